@@ -1,0 +1,13 @@
+"""cardarena's rules engine: pure Python, no I/O.
+
+>>> from engine import load_game, GAMES
+>>> "hartenjagen" in GAMES
+True
+"""
+from __future__ import annotations
+
+from engine import games as _games  # noqa: F401  (registers every game)
+from engine.core import GAMES, Game, Option, State, game_class, load_game, rank_by
+from engine.errors import IllegalAction
+
+__all__ = ["GAMES", "Game", "IllegalAction", "Option", "State", "game_class", "load_game", "rank_by"]

@@ -1,0 +1,388 @@
+"""The engine's core: game declarations, the State API of CONTRACT.md, and the game registry.
+
+A game module declares a :class:`Game` subclass (id, players, options with a one-line doc each,
+notation) and a :class:`State` subclass, and registers the game with :func:`register`.  The base
+``State`` owns what every game shares: the legal-action cache, ``apply`` with validation (an
+illegal or malformed action raises :class:`IllegalAction` and changes nothing), the action
+history, rule events, the seeded RNG and ``clone``.  Games implement the ``_``-prefixed hooks.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from engine.errors import IllegalAction
+from engine.notation import canonical, form_of, parse_action
+
+JSON = Any
+
+
+@dataclass(frozen=True)
+class Option:
+    """A game option: name, default, one-line doc and, optionally, the accepted values."""
+
+    name: str
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] | None = None
+    check: Callable[[Any], bool] | None = field(default=None, compare=False)
+    nullable: bool = False
+    """``None`` is accepted too (e.g. 'no limit')."""
+
+    def validate(self, value: Any, game_id: str) -> Any:
+        """``value`` if it suits this option, else ``ValueError`` naming what is accepted."""
+        if value is None and (self.nullable or self.default is None):
+            return value
+        if self.choices is not None:
+            if value not in self.choices:
+                raise ValueError(f"option {self.name}={value!r} of {game_id}: accepted values are "
+                                 f"{', '.join(map(repr, self.choices))}")
+        elif self.default is not None and not _same_kind(value, self.default):
+            raise ValueError(f"option {self.name}={value!r} of {game_id}: expected "
+                             f"{type(self.default).__name__}, like the default {self.default!r}")
+        if self.check is not None and not self.check(value):
+            raise ValueError(f"option {self.name}={value!r} of {game_id} is out of range: {self.doc}")
+        return value
+
+
+def _same_kind(value: Any, default: Any) -> bool:
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(default, bool)
+    if isinstance(default, float):
+        return isinstance(value, (int, float))
+    return isinstance(value, type(default))
+
+
+class Game:
+    """A game with its options fixed; makes matches (:meth:`new_match`)."""
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    family: ClassVar[str]
+    seed_ref: ClassVar[str]
+    """Where the rules come from (seed file and section)."""
+    summary: ClassVar[str]
+    """The RULES.md card in brief, for ``cardarena rules``."""
+    notation: ClassVar[str]
+    """The actions this game uses, one per line, for ``cardarena rules``."""
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    default_players: ClassVar[int]
+    teams: ClassVar[bool] = False
+    """Partnership game: seats 0 and 2 play against 1 and 3."""
+    options_spec: ClassVar[tuple[Option, ...]] = ()
+    extra_verbs: ClassVar[dict[str, tuple[str, str]]] = {}
+    """Verbs of this game beyond CONTRACT.md's shared ones: verb -> (argument kind, form)."""
+    state_class: ClassVar[type[State]]
+
+    def __init__(self, **options: Any) -> None:
+        spec = {o.name: o for o in self.options_spec}
+        unknown = sorted(set(options) - set(spec))
+        if unknown:
+            valid = ", ".join(spec) or "none"
+            raise ValueError(f"unknown option(s) {', '.join(unknown)} for {self.id}; valid options: {valid}")
+        self.options: dict[str, Any] = {
+            name: spec[name].validate(options[name], self.id) if name in options else o.default
+            for name, o in spec.items()}
+        self._check_options()
+
+    def _check_options(self) -> None:
+        """Hook: cross-option checks; raise ``ValueError`` with a clear message."""
+
+    def __repr__(self) -> str:
+        changed = {k: v for k, v in self.options.items()
+                   if v != next(o.default for o in self.options_spec if o.name == k)}
+        args = "".join(f", {k}={v!r}" for k, v in changed.items())
+        return f"load_game({self.id!r}{args})"
+
+    def check_players(self, players: int | None) -> int:
+        n = self.default_players if players is None else players
+        if not isinstance(n, int) or not self.min_players <= n <= self.max_players:
+            seats = (str(self.min_players) if self.min_players == self.max_players
+                     else f"{self.min_players} to {self.max_players}")
+            raise ValueError(f"{self.id} takes {seats} players, got {players}")
+        return n
+
+    def new_match(self, seed: int = 0, players: int | None = None, max_deals: int | None = None,
+                  deal: dict[str, Any] | None = None) -> State:
+        """A new match; ``deal`` injects the first deal (CONTRACT.md), later deals use ``seed``."""
+        n = self.check_players(players)
+        if max_deals is not None and (not isinstance(max_deals, int) or max_deals < 1):
+            raise ValueError(f"max_deals must be a positive int or None, got {max_deals!r}")
+        state = self.state_class.__new__(self.state_class)
+        state._init_base(self, seed, n, max_deals)
+        state._setup(deal)
+        return state
+
+
+class State:
+    """One match in progress.  The public methods are CONTRACT.md's engine API."""
+
+    game: Game
+    players: int
+    seed: int
+    max_deals: int | None
+    rng: random.Random
+    events: list[dict[str, JSON]]
+    history: list[str]
+    deal_no: int
+    """The deal being played, from 1."""
+    sheet: list[list[float]]
+    """One row per finished deal: each seat's score for that deal, in the game's units."""
+    deck_mask: int
+    """Every physical card of the game (for the conservation check)."""
+    phase: str
+    _legal: list[str] | None
+    _over: bool
+
+    # ----------------------------------------------------------------- construction
+    def _init_base(self, game: Game, seed: int, players: int, max_deals: int | None) -> None:
+        self.game = game
+        self.players = players
+        self.seed = seed
+        self.max_deals = max_deals
+        self.rng = random.Random(seed)
+        self.events = []
+        self.history = []
+        self.deal_no = 0
+        self.sheet = []
+        self.deck_mask = 0
+        self.phase = "setup"
+        self._legal = None
+        self._over = False
+
+    def _setup(self, deal: dict[str, Any] | None) -> None:
+        """Hook: deal the first deal (or take the injected ``deal``)."""
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- public API
+    @property
+    def current_player(self) -> int | None:
+        """The seat to act, or None once the match is over."""
+        return None if self._over else self._current()
+
+    def legal_actions(self) -> list[str]:
+        """Legal actions in canonical notation; never empty while the match is not over."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = [] if self._over else self._legal_actions()
+        return list(legal)
+
+    def apply(self, action: str) -> None:
+        """Play ``action`` for the current player.
+
+        An illegal or malformed action raises :class:`IllegalAction` and leaves the state unchanged.
+        Actions are compared in canonical notation; a game may accept other spellings of the same
+        action (a run given in another order) through :meth:`_canonical`.
+        """
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = [] if self._over else self._legal_actions()
+        if action not in legal:
+            action = self._resolve(action, legal)
+        self._legal = None
+        self._apply(action)
+        self.history.append(action)
+
+    def is_over(self) -> bool:
+        return self._over
+
+    def scores(self) -> list[float]:
+        """The match score sheet, one entry per seat, in the game's own units."""
+        raise NotImplementedError
+
+    def ranking(self) -> list[int]:
+        """Final (or current) place per seat: 1 is best, equal places for ties."""
+        raise NotImplementedError
+
+    def observation(self, seat: int) -> dict[str, JSON]:
+        """What ``seat`` may know, as a JSON-able dict with at least ``hand`` and ``legal_actions``."""
+        if not 0 <= seat < self.players:
+            raise ValueError(f"seat must be 0..{self.players - 1}, got {seat}")
+        obs: dict[str, JSON] = {
+            "game": self.game.id,
+            "seat": seat,
+            "players": self.players,
+            "deal": self.deal_no,
+            "phase": self.phase,
+            "current_player": self.current_player,
+            "scores": self.scores(),
+            "legal_actions": self.legal_actions() if self.current_player == seat else [],
+        }
+        obs.update(self._observe(seat))
+        return obs
+
+    def clone(self) -> State:
+        """An independent copy (hand-written copy of the mutable fields; no deepcopy)."""
+        new = object.__new__(type(self))
+        d = self.__dict__.copy()
+        for k, v in d.items():
+            if isinstance(v, (list, dict, set)):
+                d[k] = _copy_data(v)
+            elif isinstance(v, random.Random):
+                r = random.Random()
+                r.setstate(v.getstate())
+                d[k] = r
+            elif hasattr(v, "clone") and not isinstance(v, (Game, type)):
+                d[k] = v.clone()
+        new.__dict__ = d
+        return new
+
+    def score_sheet(self) -> list[list[float]]:
+        """Each finished deal's score per seat, in the game's own units."""
+        return [list(row) for row in self.sheet]
+
+    def hidden_cards(self, viewer: int) -> int:
+        """Mask of the cards that other seats hold and ``viewer`` cannot know."""
+        raise NotImplementedError
+
+    def zones(self) -> dict[str, int]:
+        """Where every card of the deal is: zone name -> mask of physical cards.
+
+        Zones are disjoint and together hold :attr:`deck_mask` (see :meth:`invariant_violations`).
+        """
+        raise NotImplementedError
+
+    def invariant_violations(self) -> list[str]:
+        """The conformance invariants that fail in this state (empty when all hold).
+
+        The base checks that cards are conserved; games add their own (deal score totals).
+        """
+        out: list[str] = []
+        seen = 0
+        for name, m in self.zones().items():
+            if m & seen:
+                out.append(f"zone {name} shares cards with another zone: {m & seen:#x}")
+            seen |= m
+        if seen != self.deck_mask:
+            out.append(f"cards not conserved: missing {self.deck_mask & ~seen:#x}, "
+                       f"extra {seen & ~self.deck_mask:#x}")
+        return out + self._invariants()
+
+    def __repr__(self) -> str:
+        return (f"<{type(self).__name__} {self.game.id} deal {self.deal_no} phase {self.phase} "
+                f"to act {self.current_player} after {len(self.history)} actions>")
+
+    # ----------------------------------------------------------------- helpers for games
+    def _emit(self, name: str, seat: int | None = None, **data: JSON) -> None:
+        """Record rule event ``<game id>.<name>``.  ``ply`` is the number of actions applied before
+        the one that triggered it."""
+        ev: dict[str, JSON] = {"event": f"{self.game.id}.{name}", "deal": self.deal_no,
+                               "ply": len(self.history), "seat": seat}
+        ev.update(data)
+        self.events.append(ev)
+
+    def _deals_done(self) -> bool:
+        """True when ``max_deals`` deals have been played."""
+        return self.max_deals is not None and self.deal_no >= self.max_deals
+
+    def _finish(self) -> None:
+        self._over = True
+        self.phase = "over"
+        self._legal = None
+
+    def _resolve(self, action: str, legal: list[str]) -> str:
+        """The legal action that ``action`` spells, or raise IllegalAction saying why not."""
+        if self._over:
+            raise IllegalAction(f"the match is over; no action is legal (got {action!r})")
+        verb, args = parse_action(action, self.game.extra_verbs or None)
+        text = canonical(verb, args)
+        if text in legal:
+            return text
+        alt = self._canonical(verb, args)
+        if alt is not None and alt in legal:
+            return alt
+        reason = self._why_illegal(verb, args)
+        shown = ", ".join(legal[:12]) + (", ..." if len(legal) > 12 else "")
+        forms = sorted({a.split()[0] for a in legal})
+        hint = f"; legal now ({len(legal)}): {shown}"
+        if verb not in forms:
+            hint = f"; seat {self._current()} must now {' or '.join(forms)} ({form_of(forms[0])}){hint}"
+        raise IllegalAction(f"{text!r} is not legal now" + (f": {reason}" if reason else "") + hint)
+
+    # ----------------------------------------------------------------- hooks for games
+    def _current(self) -> int:
+        raise NotImplementedError
+
+    def _legal_actions(self) -> list[str]:
+        raise NotImplementedError
+
+    def _apply(self, action: str) -> None:
+        """Apply a legal action in canonical notation."""
+        raise NotImplementedError
+
+    def _observe(self, seat: int) -> dict[str, JSON]:
+        """The game-specific part of an observation (``hand`` at least)."""
+        raise NotImplementedError
+
+    def _canonical(self, verb: str, args: tuple[str, ...]) -> str | None:
+        """Hook: another spelling of a legal action (e.g. a run's cards in another order)."""
+        return None
+
+    def _invariants(self) -> list[str]:
+        """Hook: game-specific invariant violations (e.g. Hearts: each deal row sums to 26 or 78)."""
+        return []
+
+    def _why_illegal(self, verb: str, args: tuple[str, ...]) -> str:
+        """Hook: a short reason why a well-formed action is illegal now."""
+        return ""
+
+
+def _copy_data(v: Any) -> Any:
+    if isinstance(v, list):
+        return [_copy_data(x) if isinstance(x, (list, dict, set)) else x for x in v]
+    if isinstance(v, dict):
+        return {k: _copy_data(x) if isinstance(x, (list, dict, set)) else x for k, x in v.items()}
+    if isinstance(v, set):
+        return set(v)
+    return v
+
+
+# --------------------------------------------------------------------- registry
+_REGISTRY: dict[str, type[Game]] = {}
+GAMES: list[str] = []
+"""Ids of every implemented game, in RULES.md order."""
+
+RULES_ORDER = (
+    "genive", "geneve", "hartenjagen", "manillen", "jokeren_nl", "zenuwen", "butifarra",
+    "manille_parlee", "manille_muette", "manille_2_7", "handjas", "schutjassen", "kruisjassen",
+    "jo_jotte", "klop_bela", "klop_bela_3p", "grevjas", "honderden", "honderden_3p",
+    "amerikaans_jokeren", "jokeren_drift", "tonk", "klop_rummy", "wildcard_rummy", "loba",
+    "ramino_klop", "ramino_drift", "cincinnati_rummy",
+)
+
+
+def register(cls: type[Game]) -> type[Game]:
+    """Class decorator: add a game to the registry under its ``id``."""
+    if cls.id not in RULES_ORDER:
+        raise ValueError(f"{cls.id!r} is not a RULES.md game id")
+    _REGISTRY[cls.id] = cls
+    GAMES[:] = [g for g in RULES_ORDER if g in _REGISTRY]
+    return cls
+
+
+def game_class(game_id: str) -> type[Game]:
+    try:
+        return _REGISTRY[game_id]
+    except KeyError:
+        raise ValueError(f"unknown game {game_id!r}; known games: {', '.join(GAMES)}") from None
+
+
+def load_game(game_id: str, **options: Any) -> Game:
+    """The game ``game_id`` with ``options``; an unknown id or option raises ``ValueError``."""
+    return game_class(game_id)(**options)
+
+
+def rank_by(values: Iterable[float], lower_is_better: bool = True) -> list[int]:
+    """Competition ranking (1, 1, 3, ...) of per-seat values.
+
+    >>> rank_by([10, 3, 10, 7])
+    [3, 1, 3, 2]
+    >>> rank_by([2, 0, 2], lower_is_better=False)
+    [1, 3, 1]
+    """
+    vals = list(values)
+    sign = 1 if lower_is_better else -1
+    return [1 + sum(1 for w in vals if sign * w < sign * v) for v in vals]

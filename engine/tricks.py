@@ -1,0 +1,196 @@
+"""Shared trick-taking machinery over bitmask hands (single-pack games: physical id = base id).
+
+* :class:`Order` ranks the cards within a suit, with an optional separate order for the trump suit
+  (jass: J 9 A T K Q 8 7), and :func:`rank_order` builds one from a rank string.
+* :func:`beats` / :func:`trick_winner`: a trump beats every non-trump; otherwise only cards of the
+  led suit can win, the strongest by the order.
+* :class:`PlayRule` + :func:`legal_plays`: follow suit, and the manille family's duties (overtake
+  an opponent, trump when void, never a losing trump, partner exemption) as parameters.
+* :class:`Points` + :func:`trick_points`: card points, trump-dependent where needed.
+
+>>> o = rank_order("AKQJT98765432")
+>>> trick = [card("TH"), card("KH"), card("2S"), card("AD")]
+>>> trick_winner(trick, None, o), trick_winner(trick, SPADES, o)
+(1, 2)
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.cards import JOKER, PACK, RANKS, SPADES, SUIT_MASKS, Hand, card, make  # noqa: F401
+
+
+def suit(c: int) -> int:
+    """Suit of a card of a single pack (no jokers in trick games)."""
+    return c // 13
+
+
+@dataclass(frozen=True)
+class Order:
+    """Card strength within a suit: ``plain[c]`` for every card, ``trump[c]`` for the trump suit.
+
+    Strengths are comparable only within one suit; higher wins.
+    """
+
+    plain: tuple[int, ...]
+    trump: tuple[int, ...]
+
+    def strength(self, c: int, trump_suit: int | None) -> int:
+        return self.trump[c] if c // 13 == trump_suit else self.plain[c]
+
+
+def _table(ranks_high_first: str) -> tuple[int, ...]:
+    ranks = ranks_high_first.replace(" ", "")
+    if len(set(ranks)) != len(ranks) or not set(ranks) <= set(RANKS):
+        raise ValueError(f"bad rank order {ranks_high_first!r}: give distinct ranks from {RANKS}")
+    table = [-1] * PACK
+    for pos, r in enumerate(reversed(ranks)):
+        for s in range(4):
+            table[make(RANKS.index(r), s)] = pos
+    return tuple(table)
+
+
+def rank_order(plain: str, trump: str | None = None) -> Order:
+    """An :class:`Order` from ranks written highest first; ranks left out do not occur.
+
+    >>> manille = rank_order("TAKQJ987")
+    >>> manille.plain[card("TS")] > manille.plain[card("AS")]
+    True
+    """
+    p = _table(plain)
+    return Order(p, _table(trump) if trump else p)
+
+
+NATURAL = rank_order("AKQJT98765432")
+"""A high, ranks in their natural order (Hearts)."""
+
+
+@dataclass(frozen=True)
+class Points:
+    """Card points: ``plain[c]`` for every card, ``trump[c]`` for cards of the trump suit."""
+
+    plain: tuple[int, ...]
+    trump: tuple[int, ...]
+
+    def of(self, c: int, trump_suit: int | None) -> int:
+        return self.trump[c] if c // 13 == trump_suit else self.plain[c]
+
+
+def points_table(plain: dict[str, int], trump: dict[str, int] | None = None) -> Points:
+    """:class:`Points` from rank -> points maps (ranks not named score 0).
+
+    >>> manille = points_table({"T": 5, "A": 4, "K": 3, "Q": 2, "J": 1})
+    >>> sum(manille.plain[c] for c in range(52) if c % 13 >= 5)
+    60
+    """
+    def build(m: dict[str, int]) -> tuple[int, ...]:
+        t = [0] * PACK
+        for r, v in m.items():
+            for s in range(4):
+                t[make(RANKS.index(r), s)] = v
+        return tuple(t)
+    p = build(plain)
+    return Points(p, build(trump) if trump is not None else p)
+
+
+def trick_points(trick: Sequence[int], trump_suit: int | None, pts: Points) -> int:
+    return sum(pts.of(c, trump_suit) for c in trick)
+
+
+def beats(a: int, b: int, trump_suit: int | None, order: Order) -> bool:
+    """Does card ``a``, played after ``b``, beat ``b`` (the card winning so far)?"""
+    sa, sb = a // 13, b // 13
+    if sa == sb:
+        return order.strength(a, trump_suit) > order.strength(b, trump_suit)
+    return sa == trump_suit
+
+
+def trick_winner(trick: Sequence[int], trump_suit: int | None, order: Order) -> int:
+    """Index (0 = the lead) of the card that wins ``trick``."""
+    best, bc = 0, trick[0]
+    for i in range(1, len(trick)):
+        c = trick[i]
+        if beats(c, bc, trump_suit, order):
+            best, bc = i, c
+    return best
+
+
+def follow_mask(hand: Hand, led_suit: int) -> Hand:
+    """The cards of ``hand`` that follow ``led_suit``, or the whole hand when void."""
+    m = hand & SUIT_MASKS[led_suit]
+    return m if m else hand
+
+
+def stronger_mask(hand: Hand, than: int, trump_suit: int | None, order: Order) -> Hand:
+    """Cards of ``hand`` in ``than``'s suit that beat it."""
+    s = than // 13
+    m = hand & SUIT_MASKS[s]
+    floor = order.strength(than, trump_suit)
+    out = 0
+    while m:
+        low = m & -m
+        c = low.bit_length() - 1
+        if order.strength(c, trump_suit) > floor:
+            out |= low
+        m ^= low
+    return out
+
+
+@dataclass(frozen=True)
+class PlayRule:
+    """What a player must play to a trick beyond following suit.
+
+    The manille family (RULES.md, "Common rule for the manille family") is
+    ``PlayRule(overtake=True, trump_duty=True, no_losing_trump=True)``; Hearts is ``PlayRule()``.
+    """
+
+    overtake: bool = False
+    """Following suit while an opponent wins with a card of the led suit: beat it if you can."""
+    trump_duty: bool = False
+    """Void while an opponent wins: play a trump that beats every trump in the trick, if you can."""
+    no_losing_trump: bool = False
+    """Void while an opponent wins and no trump of yours wins: no trump, unless you hold only trumps."""
+    partner_exempt: bool = True
+    """The duties lapse while your partner wins the trick (off: the partner counts as an opponent)."""
+    partner_no_undertrump: bool = False
+    """Void while your partner wins with a trump: no lower trump unless only trumps (manillen)."""
+
+
+FOLLOW_SUIT = PlayRule()
+
+
+def legal_plays(hand: Hand, trick: Sequence[int], winner: int, trump_suit: int | None,
+                order: Order, rule: PlayRule = FOLLOW_SUIT, partner_winning: bool = False) -> Hand:
+    """The mask of cards of ``hand`` that may be played to ``trick``.
+
+    ``winner`` is the index in ``trick`` of the card winning so far; ``partner_winning`` says it
+    was played by the player's partner.
+    """
+    if not trick:
+        return hand
+    led = trick[0] // 13
+    w = trick[winner]
+    duty = not (partner_winning and rule.partner_exempt)
+    follow = hand & SUIT_MASKS[led]
+    if follow:
+        if rule.overtake and duty and (w // 13 == led):
+            higher = stronger_mask(follow, w, trump_suit, order)
+            if higher:
+                return higher
+        return follow
+    if trump_suit is None:
+        return hand
+    trumps = hand & SUIT_MASKS[trump_suit]
+    if not trumps:
+        return hand
+    beat = stronger_mask(trumps, w, trump_suit, order) if w // 13 == trump_suit else trumps
+    if duty and rule.trump_duty:
+        if beat:
+            return beat
+        if rule.no_losing_trump and trumps != hand:
+            return hand & ~trumps
+        return hand
+    if not duty and rule.partner_no_undertrump and w // 13 == trump_suit and trumps != hand:
+        return (hand & ~trumps) | beat
+    return hand
