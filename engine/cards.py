@@ -33,7 +33,7 @@ PACK = 54
 """Base ids per physical pack (52 cards and two joker slots)."""
 JOKER_TOKEN = "JK"
 
-BASE_TOKENS: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS) + (JOKER_TOKEN, JOKER_TOKEN)
+BASE_TOKENS: tuple[str, ...] = (*(r + s for s in SUITS for r in RANKS), JOKER_TOKEN, JOKER_TOKEN)
 _TOKEN_TO_BASE: dict[str, int] = {t: i for i, t in enumerate(BASE_TOKENS[:52])}
 _TOKEN_TO_BASE[JOKER_TOKEN] = JOKER
 

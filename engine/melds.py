@@ -8,7 +8,8 @@ Run ranks are *positions*: with the ace low, A=0, 2=1, ..., K=12; with the ace h
 K=12, A=13.  :class:`RunRule` says which the game allows, and whether runs may wrap (no game here).
 
 >>> rule = RunRule(ace_low=True, ace_high=False)
->>> [item_token(i) for i in check_run(parse_items(["7H", "5H", "JK=6H"], 0, [card("5H"), card("7H"), JOKER]), rule)]
+>>> items = parse_items(["7H", "5H", "JK=6H"], 0, [card("5H"), card("7H"), JOKER])
+>>> [item_token(i) for i in check_run(items, rule)]
 ['5H', 'JK=6H', '7H']
 >>> sorted(" ".join(map(item_token, r)) for r in enumerate_runs([card("5H"), card("6H"), JOKER], rule))[:3]
 ['5H 6H JK=7H', 'JK=4H 5H 6H']
@@ -19,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from engine.cards import ACE, JOKER, PACK, TOKENS, card, is_joker, make  # noqa: F401
+from engine.cards import ACE, JOKER, PACK, TOKENS, card, is_joker, make
 from engine.notation import split_joker
 
 Item = tuple[int, int | None]

@@ -1,0 +1,1 @@
+"""Built-in players.  Each module defines a class ``Bot(game, seat, seed)`` with ``act(observation)``."""

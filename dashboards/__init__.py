@@ -1,0 +1,1 @@
+"""Dashboards: one self-contained HTML report from the analysis of a tournament."""

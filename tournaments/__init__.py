@@ -1,0 +1,1 @@
+"""Tournaments: schedule, run (embedded or on a Ray cluster), log to Parquet; the CLI."""
