@@ -25,7 +25,7 @@ class FunctionPlayer:
     """Adapts a module-level ``act(observation)`` to the :class:`Player` protocol."""
 
     def __init__(self, fn: Callable[[Observation], str]) -> None:
-        self.act = fn  # type: ignore[method-assign]
+        self.act = fn
 
 
 def builtin_player(name: str, game: str, seat: int, seed: int) -> Player:

@@ -116,10 +116,9 @@ def check_run(items: Sequence[Item], rule: RunRule) -> list[Item]:
     if len(set(bases)) != len(bases):
         raise ValueError("a run holds no card twice")
     # choose ace placement (low or high) that makes the run consecutive
-    for ace_pos in ([0] if rule.ace_low else []) + ([13] if rule.ace_high else []) or [None]:
+    placements = ([0] if rule.ace_low else []) + ([13] if rule.ace_high else []) or [-99]
+    for ace_pos in placements:
         pos = [(ace_pos if b % 13 == ACE else b % 13 + 1) for b in bases]
-        if None in pos:
-            continue
         order = sorted(range(len(items)), key=lambda i: pos[i])
         ps = [pos[i] for i in order]
         if all(ps[i + 1] == ps[i] + 1 for i in range(len(ps) - 1)):
