@@ -230,6 +230,15 @@ class State:
         new.__dict__ = d
         return new
 
+    def determinize(self, seat: int, rng: random.Random) -> State:
+        """A clone in which the cards hidden from ``seat`` are redealt at random, consistently with
+        what ``seat`` knows (hand sizes, cards seen passed or taken from the discard pile, ...).
+
+        For information-set search (ISMCTS): the clone's RNG is reseeded from ``rng`` too, so the
+        future stock order is not leaked either.
+        """
+        raise NotImplementedError(f"{self.game.id} does not implement determinize()")
+
     def score_sheet(self) -> list[list[float]]:
         """Each finished deal's score per seat, in the game's own units."""
         return [list(row) for row in self.sheet]
