@@ -1,0 +1,79 @@
+"""The command line: output for people and --json for tools; bad input is one line, exit 2."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from engine import GAMES, game_class
+
+
+def cardarena(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tournaments.cli", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess[str], *needles: str) -> None:
+    assert proc.returncode == 2, proc
+    err = proc.stderr.strip()
+    assert "Traceback" not in proc.stderr and len(err.splitlines()) == 1, proc.stderr
+    for n in needles:
+        assert n in err, err
+
+
+def test_unknown_game_names_the_known_ids() -> None:
+    proc = cardarena("play", "nosuchgame")
+    assert_one_line_error(proc, "nosuchgame", *GAMES)
+    assert_one_line_error(cardarena("rules", "nosuchgame"), "known games")
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_wrong_number_of_bots_says_how_many_seats(game_id: str) -> None:
+    cls = game_class(game_id)
+    bots = ",".join(["random"] * (cls.max_players + 1))
+    seats = str(cls.min_players) if cls.min_players == cls.max_players else f"{cls.min_players} to"
+    assert_one_line_error(cardarena("play", game_id, "--bots", bots), f"takes {seats}")
+
+
+def test_bad_option_and_usage_errors_are_one_line() -> None:
+    gid = GAMES[0]
+    assert_one_line_error(cardarena("play", gid, "-o", "nosuch=1"), "valid options")
+    assert_one_line_error(cardarena("play", gid, "-o", "junk"), "KEY=VALUE")
+    assert_one_line_error(cardarena("play", gid, "--seed", "x"), "--seed")
+    assert_one_line_error(cardarena("play"), "Missing argument")
+    assert_one_line_error(cardarena("play", gid, "--bots", "random,nosuchbot,random,random"
+                                    if game_class(gid).max_players >= 4 else "random,nosuchbot"), "nosuchbot")
+
+
+def test_games_json() -> None:
+    proc = cardarena("games", "--json")
+    assert proc.returncode == 0
+    rows = json.loads(proc.stdout)
+    assert [r["id"] for r in rows] == GAMES
+    assert all(r["players"][0] <= r["default_players"] <= r["players"][1] for r in rows)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_rules_shows_card_options_and_notation(game_id: str) -> None:
+    cls = game_class(game_id)
+    proc = cardarena("rules", game_id)
+    assert proc.returncode == 0, proc.stderr
+    for o in cls.options_spec:
+        assert o.name in proc.stdout
+    first_verb = cls.notation.split()[0]
+    assert first_verb in proc.stdout
+    data = json.loads(cardarena("rules", game_id, "--json").stdout)
+    assert data["id"] == game_id and [o["name"] for o in data["options"]] == [o.name for o in cls.options_spec]
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_play_prints_moves_and_score_sheet(game_id: str) -> None:
+    proc = cardarena("play", game_id, "--seed", "7", "--deals", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert "deal 1:" in proc.stdout and "score sheet" in proc.stdout
+    data = json.loads(cardarena("play", game_id, "--seed", "7", "--deals", "1", "--json").stdout)
+    again = json.loads(cardarena("play", game_id, "--seed", "7", "--deals", "1", "--json").stdout)
+    assert data == again, "the same seed must give the same match"
+    assert len(data["sheet"]) == 1 and data["moves"] and len(data["ranking"]) == len(data["bots"])

@@ -1,0 +1,208 @@
+"""One conformance suite, run over every registered game (pgx's api_test, OpenSpiel's basic tests).
+
+A game joins by registering: every test here is parametrised over engine.GAMES.
+"""
+from __future__ import annotations
+
+import json
+import random
+import sys
+
+import pytest
+
+from engine import GAMES, IllegalAction, load_game
+from engine.cards import BASE_TOKENS
+from tests.conformance import fingerprint, leaked_cards, random_playout
+
+MATCHES = 1000
+"""Seeded random matches per game that must finish."""
+DEEP = 25
+"""Matches per game checked after every action (invariants, observations, clones)."""
+
+pytestmark = pytest.mark.skipif(not GAMES, reason="no game registered")
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_random_matches_finish(game_id: str) -> None:
+    """1,000 seeded random matches finish; the legal list is never empty before the end; cards are
+    conserved and deal scores meet the game's invariants at every deal boundary; rankings are
+    well-formed."""
+    game = load_game(game_id)
+    for seed in range(MATCHES):
+        state = game.new_match(seed=seed)
+        random_playout(state, random.Random(seed))
+        ranking, scores = state.ranking(), state.scores()
+        assert len(ranking) == len(scores) == state.players
+        assert min(ranking) == 1 and all(1 <= r <= state.players for r in ranking)
+        assert state.deal_no >= 1 and len(state.score_sheet()) >= 1
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_invariants_after_every_action(game_id: str) -> None:
+    game = load_game(game_id)
+    for seed in range(DEEP):
+        random_playout(game.new_match(seed=10_000 + seed), random.Random(seed), check_every_action=True)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_max_deals_stops_the_match(game_id: str) -> None:
+    game = load_game(game_id)
+    for seed in range(20):
+        state = game.new_match(seed=seed, max_deals=1)
+        random_playout(state, random.Random(seed))
+        assert state.deal_no == 1 and len(state.score_sheet()) == 1
+
+
+def _malformed(legal: list[str]) -> list[str]:
+    verbs = sorted({a.split()[0] for a in legal})
+    bad = ["", "   ", "play 10H", "play Q\u2660", "play qs", "frobnicate", "pass 1C", "discard JK=JK",
+           "play", "draw", "trump X", "layoff 5H x", 42]  # type: ignore[list-item]
+    bad += [f"{v} 10S" for v in verbs] + [f"{v} ZZ" for v in verbs]
+    return bad  # type: ignore[return-value]
+
+
+def _illegal(legal: list[str]) -> list[str]:
+    """Well-formed actions that are not legal now: listed verbs with every other card, and
+    shared verbs the game does not offer at this point."""
+    out = []
+    verbs = {a.split()[0] for a in legal}
+    for v in verbs:
+        for t in BASE_TOKENS[:53]:
+            a = f"{v} {t}"
+            if a not in legal:
+                out.append(a)
+    for a in ("call", "knock", "double", "trump H", "trump none", "draw stock", "pass", "delegate"):
+        if a not in legal:
+            out.append(a)
+    return out
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_illegal_and_malformed_actions_raise_and_change_nothing(game_id: str) -> None:
+    game = load_game(game_id)
+    for seed in range(8):
+        state = game.new_match(seed=seed)
+        rng = random.Random(seed)
+        step = 0
+        while not state.is_over():
+            legal = state.legal_actions()
+            if step % 7 == 0:
+                before = fingerprint(state)
+                for a in _malformed(legal) + rng.sample(_illegal(legal), k=min(40, len(_illegal(legal)))):
+                    if a in legal:
+                        continue
+                    with pytest.raises(IllegalAction) as err:
+                        state.apply(a)
+                    assert str(err.value), "IllegalAction without a message"
+                    assert "\n" not in str(err.value)
+                assert fingerprint(state) == before, f"{game_id}: a refused action changed the state"
+            state.apply(rng.choice(legal))
+            step += 1
+        with pytest.raises(IllegalAction):
+            state.apply("play 2C")
+
+
+def test_malformed_card_message_shows_the_right_form() -> None:
+    state = load_game(GAMES[0]).new_match(seed=1)
+    for bad, shown in (("play 10H", "TH"), ("play Q\u2660", "QS"), ("play qs", "QS")):
+        with pytest.raises(IllegalAction, match="rank then suit"):
+            state.apply(bad)
+        with pytest.raises(IllegalAction, match=shown):
+            state.apply(bad)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_listed_action_applies(game_id: str) -> None:
+    game = load_game(game_id)
+    for seed in range(6):
+        state = game.new_match(seed=seed)
+        rng = random.Random(seed)
+        step = 0
+        while not state.is_over():
+            legal = state.legal_actions()
+            if step % 5 == 0:
+                for a in legal:
+                    state.clone().apply(a)
+            state.apply(rng.choice(legal))
+            step += 1
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_same_seed_and_actions_give_the_same_match(game_id: str) -> None:
+    game = load_game(game_id)
+    for seed in range(5):
+        first = game.new_match(seed=seed)
+        actions = random_playout(first, random.Random(seed))
+        again = game.new_match(seed=seed)
+        for a in actions:
+            again.apply(a)
+        assert again.is_over()
+        assert fingerprint(again) == fingerprint(first)
+        twin = game.new_match(seed=seed)
+        random_playout(twin, random.Random(seed))
+        assert twin.history == first.history and twin.events == first.events
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_clone_is_independent(game_id: str) -> None:
+    game = load_game(game_id)
+    for seed in range(5):
+        state = game.new_match(seed=seed)
+        rng = random.Random(seed)
+        for _ in range(rng.randrange(1, 60)):
+            if state.is_over():
+                break
+            state.apply(rng.choice(state.legal_actions()))
+        before = fingerprint(state)
+        copy = state.clone()
+        assert fingerprint(copy) == before
+        rest = random_playout(copy, random.Random(seed + 1))
+        assert fingerprint(state) == before, f"{game_id}: playing a clone changed the original"
+        for a in rest:
+            state.apply(a)
+        assert fingerprint(state) == fingerprint(copy)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_observation_never_shows_a_hidden_card(game_id: str) -> None:
+    game = load_game(game_id)
+    for seed in range(DEEP):
+        state = game.new_match(seed=seed)
+        rng = random.Random(seed)
+        while not state.is_over():
+            for seat in range(state.players):
+                obs = state.observation(seat)
+                json.dumps(obs)
+                assert isinstance(obs["hand"], list) and "legal_actions" in obs
+                assert obs["legal_actions"] == (state.legal_actions() if seat == state.current_player
+                                                else [])
+                leaked = leaked_cards(state, seat)
+                assert not leaked, f"{game_id} seed {seed}: seat {seat} sees hidden {leaked}"
+            state.apply(rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_unknown_option_and_player_count_are_clear_errors(game_id: str) -> None:
+    with pytest.raises(ValueError, match="valid options"):
+        load_game(game_id, no_such_option=1)
+    game = load_game(game_id)
+    cls = type(game)
+    with pytest.raises(ValueError, match="players"):
+        game.new_match(seed=1, players=cls.max_players + 1)
+    with pytest.raises(ValueError, match="players"):
+        game.new_match(seed=1, players=cls.min_players - 1)
+
+
+def test_unknown_game_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match="known games: " + GAMES[0]):
+        load_game("nosuchgame")
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_game_declares_itself(game_id: str) -> None:
+    cls = type(load_game(game_id))
+    assert cls.name and cls.summary and cls.notation and cls.seed_ref and cls.family
+    assert cls.min_players <= cls.default_players <= cls.max_players
+    assert cls.__module__.endswith(game_id) and sys.modules[cls.__module__].__doc__
+    for o in cls.options_spec:
+        assert o.doc, f"option {o.name} of {game_id} has no doc"

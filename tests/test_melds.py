@@ -1,0 +1,81 @@
+"""Shared combination machinery: groups and runs with jokers naming cards."""
+from __future__ import annotations
+
+import pytest
+
+from engine.cards import JOKER, card, deck_108
+from engine.melds import (
+    GroupRule,
+    RunRule,
+    check_group,
+    check_run,
+    enumerate_groups,
+    enumerate_runs,
+    items_text,
+    parse_items,
+)
+
+LOW = RunRule(ace_low=True, ace_high=False)
+BOTH = RunRule(ace_low=True, ace_high=True, adjacent_jokers=False)
+
+
+def items(*toks: str) -> list[tuple[int, int | None]]:
+    pool = [card(t.split("=")[0]) if not t.startswith("JK") else JOKER for t in toks]
+    jokers = [c for c in deck_108() if c % 54 >= JOKER]  # physical ids of four jokers
+    for k, i in enumerate(i for i, t in enumerate(toks) if t.startswith("JK")):
+        pool[i] = jokers[k]
+    return parse_items(toks, 0, pool)
+
+
+def test_run_with_joker_in_the_middle_sorts_into_order() -> None:
+    assert items_text(check_run(items("8H", "JK=7H", "5H", "6H"), LOW)) == "5H 6H JK=7H 8H"
+
+
+@pytest.mark.parametrize(("toks", "why"), [
+    (("5H", "6H"), "at least 3"), (("5H", "6H", "7S"), "one suit"), (("5H", "6H", "8H"), "consecutive"),
+    (("JK=5H", "JK=6H", "JK=7H"), "natural"), (("5H", "JK=5H", "6H"), "twice"),
+    (("QH", "KH", "AH"), "ace is low"), (("KH", "AH", "2H"), "consecutive")])
+def test_bad_runs_say_why(toks: tuple[str, ...], why: str) -> None:
+    with pytest.raises(ValueError, match=why):
+        check_run(items(*toks), LOW)
+
+
+def test_ace_high_and_low_without_wrap() -> None:
+    assert items_text(check_run(items("QH", "KH", "AH"), BOTH)) == "QH KH AH"
+    assert items_text(check_run(items("3H", "AH", "2H"), BOTH)) == "AH 2H 3H"
+    with pytest.raises(ValueError):
+        check_run(items("KH", "AH", "2H"), BOTH)
+    with pytest.raises(ValueError, match="side by side"):
+        check_run(items("5H", "JK=6H", "JK=7H", "8H"), BOTH)
+
+
+def test_groups() -> None:
+    rule = GroupRule(min_size=2, max_size=4)
+    assert len(check_group(items("5H", "5S", "5C"), rule)) == 3
+    with pytest.raises(ValueError, match="one rank"):
+        check_group(items("5H", "6S"), rule)
+    with pytest.raises(ValueError, match="jokers may not"):
+        check_group(items("5H", "JK=5S"), rule)
+    sets = GroupRule(min_size=3, max_size=4, distinct_suits=True, jokers=True)
+    assert len(check_group(items("5H", "5S", "JK=5C"), sets)) == 3
+    with pytest.raises(ValueError, match="different suits"):
+        check_group(items("5H", "5S", "JK=5S"), sets)
+
+
+def test_enumerate_runs_fills_gaps_and_ends_with_jokers() -> None:
+    hand = [card("5H"), card("7H"), JOKER, card("KS")]
+    runs = {items_text(r) for r in enumerate_runs(hand, LOW)}
+    assert runs == {"5H JK=6H 7H"}
+    hand2 = [card("5H"), card("6H"), JOKER, JOKER + 1]
+    runs2 = {items_text(r) for r in enumerate_runs(hand2, LOW)}
+    assert "JK=3H JK=4H 5H 6H" in runs2 and "5H 6H JK=7H JK=8H" in runs2 and "JK=4H 5H 6H JK=7H" in runs2
+    assert "5H JK=6H" not in runs2  # a joker never stands for a card the hand holds
+
+
+def test_enumerate_groups_two_packs() -> None:
+    deck = deck_108()
+    fives = [c for c in deck if c % 54 in (card("5H"), card("5S"))]  # 5H 5H 5S 5S
+    groups = {items_text(g) for g in enumerate_groups(fives, GroupRule(min_size=2, max_size=4))}
+    assert groups == {"5H 5H", "5H 5S", "5S 5S", "5H 5H 5S", "5H 5S 5S", "5H 5H 5S 5S"}
+    distinct = {items_text(g) for g in enumerate_groups(fives, GroupRule(2, 4, distinct_suits=True))}
+    assert distinct == {"5H 5S"}

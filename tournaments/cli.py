@@ -1,0 +1,232 @@
+"""The ``cardarena`` command line (typer).
+
+Bad input (unknown game, wrong number of bots, malformed option or action) exits 2 with one line
+that says what was wrong and what is accepted; never a traceback.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from bots.match import MatchResult, play
+from engine import GAMES, game_class, load_game
+from engine.core import Game, State
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="cardarena: rules verification and tournaments for traditional card games.")
+out = Console(highlight=False, soft_wrap=False)
+
+
+try:  # typer >= 0.22 vendors click; older releases depend on it
+    from typer._click import exceptions as click_exc
+except ImportError:  # pragma: no cover
+    import click.exceptions as click_exc  # type: ignore[no-redef]
+
+
+class UserError(Exception):
+    """Bad input: reported as one line, exit status 2."""
+
+
+def _game_or_fail(game_id: str, options: dict[str, Any] | None = None) -> Game:
+    if game_id not in GAMES:
+        raise UserError(f"unknown game {game_id!r}; known games: {', '.join(GAMES)}")
+    try:
+        return load_game(game_id, **(options or {}))
+    except ValueError as e:
+        raise UserError(str(e)) from None
+
+
+def _parse_options(pairs: list[str]) -> dict[str, Any]:
+    opts: dict[str, Any] = {}
+    for p in pairs:
+        key, sep, raw = p.partition("=")
+        if not sep or not key:
+            raise UserError(f"bad option {p!r}: write KEY=VALUE, e.g. -o target=50 or -o long_play=true")
+        try:
+            opts[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            opts[key] = raw
+    return opts
+
+
+@app.command("games")
+def games_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False
+              ) -> None:
+    """List the implemented games."""
+    rows: list[dict[str, Any]] = []
+    for gid in GAMES:
+        cls = game_class(gid)
+        rows.append({"id": gid, "name": cls.name, "family": cls.family,
+                     "players": [cls.min_players, cls.max_players], "default_players": cls.default_players,
+                     "teams": cls.teams, "options": {o.name: o.default for o in cls.options_spec}})
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    table = Table("id", "name", "players", "family", "options")
+    for r in rows:
+        lo, hi = r["players"]
+        table.add_row(r["id"], r["name"], str(lo) if lo == hi else f"{lo}-{hi}", r["family"],
+                      ", ".join(r["options"]) or "-")
+    out.print(table)
+
+
+@app.command("rules")
+def rules_cmd(game: Annotated[str, typer.Argument(help="game id (see `cardarena games`)")],
+              as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """The rules card in brief, the options with their defaults, and the action notation."""
+    g = _game_or_fail(game)
+    cls = type(g)
+    if as_json:
+        print(json.dumps({"id": cls.id, "name": cls.name, "source": cls.seed_ref, "summary": cls.summary,
+                          "players": [cls.min_players, cls.max_players],
+                          "options": [{"name": o.name, "default": o.default, "doc": o.doc,
+                                       "choices": list(o.choices) if o.choices else None}
+                                      for o in cls.options_spec],
+                          "notation": cls.notation}, indent=2))
+        return
+    players = (str(cls.min_players) if cls.min_players == cls.max_players
+               else f"{cls.min_players}-{cls.max_players}")
+    out.print(f"[bold]{cls.name}[/bold]  ({cls.id}; {players} players; {cls.family}; source: {cls.seed_ref})")
+    out.print()
+    out.print(textwrap.dedent(cls.summary).strip(), markup=False)
+    out.print()
+    out.print("[bold]Options[/bold] (load_game(id, NAME=VALUE) or `-o NAME=VALUE`):")
+    if not cls.options_spec:
+        out.print("  none")
+    for o in cls.options_spec:
+        choices = f" (one of {', '.join(map(repr, o.choices))})" if o.choices else ""
+        out.print(f"  {o.name} = {o.default!r}{choices}: {o.doc}", markup=False)
+    out.print()
+    out.print("[bold]Actions[/bold]:")
+    out.print(textwrap.indent(textwrap.dedent(cls.notation).strip(), "  "), markup=False)
+
+
+def _brief(result: MatchResult, names: list[str], width: int = 100) -> list[str]:
+    """The moves in brief: one block per deal, ``seat:action`` entries, rule events in brackets."""
+    state = result.state
+    replay = state.game.new_match(seed=result.seed, players=state.players, max_deals=state.max_deals)
+    by_ply: dict[int, list[str]] = {}
+    for ev in state.events:
+        short = ev["event"].split(".", 1)[1]
+        seat = f" seat {ev['seat']}" if ev.get("seat") is not None else ""
+        by_ply.setdefault(ev["ply"], []).append(f"[{short}{seat}]")
+    lines: list[str] = []
+    deal, entries = -1, list[str]()
+    for ply, action in enumerate(state.history):
+        if replay.deal_no != deal:
+            if entries:
+                lines += textwrap.wrap("  ".join(entries), width, initial_indent="  ", subsequent_indent="  ")
+            deal, entries = replay.deal_no, []
+            lines.append(f"deal {deal}:")
+        entries.append(f"{replay.current_player}:{action}")
+        replay.apply(action)
+        entries += by_ply.get(ply, [])
+    if entries:
+        lines += textwrap.wrap("  ".join(entries), width, initial_indent="  ", subsequent_indent="  ")
+    return lines
+
+
+def _sheet_table(state: State, names: list[str]) -> Table:
+    table = Table("deal", *[f"seat {i} ({n})" for i, n in enumerate(names)], title="score sheet")
+    for i, row in enumerate(state.score_sheet(), 1):
+        table.add_row(str(i), *[_num(v) for v in row])
+    table.add_row("score", *[_num(v) for v in state.scores()], style="bold")
+    table.add_row("place", *[str(r) for r in state.ranking()], style="bold")
+    return table
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+def _bot_names(game: Game, bots: str | None, players: int | None) -> list[str]:
+    cls = type(game)
+    if bots is None:
+        return ["random"] * (players or cls.default_players)
+    names = [b.strip() for b in bots.split(",") if b.strip()]
+    if not cls.min_players <= len(names) <= cls.max_players:
+        seats = (str(cls.min_players) if cls.min_players == cls.max_players
+                 else f"{cls.min_players} to {cls.max_players}")
+        raise UserError(f"{cls.id} takes {seats} players; --bots names {len(names)}: {bots}")
+    if players is not None and players != len(names):
+        raise UserError(f"--players {players} but --bots names {len(names)} bots")
+    return names
+
+
+def play_and_show(game_id: str, names: list[str], seed: int, deals: int | None, options: dict[str, Any],
+                  as_json: bool) -> MatchResult:
+    try:
+        result = play(game_id, names, seed, max_deals=deals, **options)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    state = result.state
+    if as_json:
+        print(json.dumps({"game": game_id, "options": state.game.options, "seed": seed, "bots": names,
+                          "moves": [{"ply": i, "seat": s, "action": a}
+                                    for i, (s, a) in enumerate(result.moves)],
+                          "events": state.events, "sheet": state.score_sheet(), "scores": state.scores(),
+                          "ranking": state.ranking()}))
+        return result
+    out.print(f"[bold]{type(state.game).name}[/bold]  seed {seed}  bots: {', '.join(names)}"
+              f"  ({len(state.history)} moves, {state.deal_no} deals)")
+    for line in _brief(result, names):
+        out.print(line, markup=False)
+    out.print(_sheet_table(state, names))
+    return result
+
+
+@app.command("play")
+def play_cmd(
+    game: Annotated[str, typer.Argument(help="game id (see `cardarena games`)")],
+    bots: Annotated[str | None, typer.Option(help="comma-separated bots, one per seat (default: random)")
+                    ] = None,
+    seed: Annotated[int, typer.Option(help="match seed")] = 7,
+    deals: Annotated[int | None, typer.Option(help="stop after this many deals")] = None,
+    players: Annotated[int | None, typer.Option(help="number of seats (default: the game's)")] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", "-o", help="game option KEY=VALUE")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+) -> None:
+    """Play one match and print each move and the score sheet."""
+    g = _game_or_fail(game, _parse_options(option or []))
+    names = _bot_names(g, bots, players)
+    if deals is not None and deals < 1:
+        raise UserError(f"--deals must be at least 1, got {deals}")
+    play_and_show(game, names, seed, deals, g.options, as_json)
+
+
+@app.command("demo")
+def demo_cmd(seed: Annotated[int, typer.Option(help="seed of every match")] = 7) -> None:
+    """One seeded match of every implemented game with random bots."""
+    for gid in GAMES:
+        cls = game_class(gid)
+        play_and_show(gid, ["random"] * cls.default_players, seed, None, {}, False)
+        out.print()
+
+
+def main() -> None:
+    """Console entry point: one-line errors for bad input, exit status 2."""
+    try:
+        app(standalone_mode=False)
+    except UserError as e:
+        print(f"cardarena: {e}", file=sys.stderr)
+        sys.exit(2)
+    except click_exc.UsageError as e:
+        cmd = e.ctx.command_path if e.ctx else "cardarena"
+        if e.format_message():  # (empty when the help was shown for a bare command)
+            print(f"{cmd}: {e.format_message()} (see {cmd} --help)", file=sys.stderr)
+        sys.exit(e.exit_code)
+    except typer.Exit as e:
+        sys.exit(e.exit_code)
+    except typer.Abort:
+        print("cardarena: aborted", file=sys.stderr)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
