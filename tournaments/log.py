@@ -1,0 +1,311 @@
+"""Tournament logs in Parquet: the schemas of ``moves``, ``matches`` and ``events``, and the writer.
+
+Layout under a tournament output directory (documented for readers in ``data/README.md``)::
+
+    OUT/_tournaments/<tournament>.json                  the manifest (spec, spec hash, schema version)
+    OUT/matches/game=<id>/part-<tkey>-<batch>.parquet   one row per finished match
+    OUT/moves/game=<id>/part-<tkey>-<batch>.parquet     one row per action, in order
+    OUT/events/game=<id>/part-<tkey>-<batch>.parquet    one row per rule event
+
+- Hive-partitioned by game: the ``game`` column lives in the directory name, not in the files, so
+  DuckDB (``read_parquet('OUT/moves/**/*.parquet')``), Polars (``pl.scan_parquet('OUT/moves/',
+  hive_partitioning=True)``) and pyarrow (``pq.read_table('OUT/moves')``) all read the tree as-is.
+- Every part file is zstd-compressed, written under a hidden temporary name (``.part-...tmp``, which no
+  reader globs) and renamed into place with ``os.replace``, so a reader or a crash never sees half a file.
+- One batch of matches writes one part per table with the same name, ``moves`` and ``events`` first and
+  ``matches`` last: **a batch's matches part is its commit record.** A part name is a function of the
+  tournament and the match ids in the batch, so a retried batch (a Ray task re-run after its node died)
+  replaces its own files with the same content instead of adding rows. Moves or events parts whose
+  matches part never appeared (a crash between the renames) are orphans; :func:`clean_orphans` removes
+  them before a run resumes.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+SCHEMA_VERSION = 1
+"""Bump on any change of a column's name, type or meaning (and describe it in data/README.md)."""
+
+TABLES = ("moves", "events", "matches")
+"""The tables, in the order a batch writes them (matches last: it is the commit record)."""
+
+MOVE_STATUSES = ("ok", "timeout", "crash", "illegal", "memory", "fallback")
+"""``moves.status``: the bot's outcome for that move; ``fallback`` = played by the random fallback for a
+seat whose bot faulted earlier in the match.  A faulting move's action is the fallback's action."""
+
+MOVES_SCHEMA = pa.schema([
+    pa.field("tournament", pa.string(), nullable=False),
+    pa.field("match_id", pa.string(), nullable=False),
+    pa.field("deal", pa.int32(), nullable=False),
+    pa.field("ply", pa.int32(), nullable=False),
+    pa.field("seat", pa.int8(), nullable=False),
+    pa.field("bot", pa.string(), nullable=False),
+    pa.field("phase", pa.string(), nullable=False),
+    pa.field("action", pa.string(), nullable=False),
+    pa.field("legal_count", pa.int32(), nullable=False),
+    pa.field("think_us", pa.int64(), nullable=False),
+    pa.field("status", pa.string(), nullable=False),
+])
+
+FAULT_TYPE = pa.struct([
+    pa.field("seat", pa.int8()),
+    pa.field("kind", pa.string()),
+    pa.field("ply", pa.int32()),
+    pa.field("reason", pa.string()),
+])
+
+MATCHES_SCHEMA = pa.schema([
+    pa.field("tournament", pa.string(), nullable=False),
+    pa.field("match_id", pa.string(), nullable=False),
+    pa.field("group_id", pa.string(), nullable=False),
+    pa.field("options", pa.string(), nullable=False),
+    pa.field("seed", pa.int64(), nullable=False),
+    pa.field("players", pa.int8(), nullable=False),
+    pa.field("max_deals", pa.int32()),
+    pa.field("board", pa.int32(), nullable=False),
+    pa.field("rotation", pa.int8(), nullable=False),
+    pa.field("bots", pa.list_(pa.string()), nullable=False),
+    pa.field("bot_refs", pa.list_(pa.string()), nullable=False),
+    pa.field("teams", pa.list_(pa.int8()), nullable=False),
+    pa.field("scores", pa.list_(pa.float64()), nullable=False),
+    pa.field("ranking", pa.list_(pa.int8()), nullable=False),
+    pa.field("engine_ranking", pa.list_(pa.int8()), nullable=False),
+    pa.field("deals_played", pa.int32(), nullable=False),
+    pa.field("moves", pa.int32(), nullable=False),
+    pa.field("status", pa.string(), nullable=False),
+    pa.field("fault_seat", pa.int8()),
+    pa.field("fault_reason", pa.string()),
+    pa.field("faults", pa.list_(FAULT_TYPE), nullable=False),
+    pa.field("duration_s", pa.float64(), nullable=False),
+    pa.field("finished_at", pa.timestamp("ms", tz="UTC"), nullable=False),
+    pa.field("worker", pa.string(), nullable=False),
+])
+
+EVENTS_SCHEMA = pa.schema([
+    pa.field("tournament", pa.string(), nullable=False),
+    pa.field("match_id", pa.string(), nullable=False),
+    pa.field("deal", pa.int32(), nullable=False),
+    pa.field("ply", pa.int32(), nullable=False),
+    pa.field("event", pa.string(), nullable=False),
+    pa.field("seat", pa.int8()),
+    pa.field("data", pa.string(), nullable=False),
+])
+
+SCHEMAS: dict[str, pa.Schema] = {"moves": MOVES_SCHEMA, "events": EVENTS_SCHEMA, "matches": MATCHES_SCHEMA}
+
+_META = {b"cardarena.schema_version": str(SCHEMA_VERSION).encode()}
+_PART = re.compile(r"^part-([0-9a-f]{8})-([0-9a-f]{16})\.parquet$")
+_EVENT_KEYS = frozenset(("event", "deal", "ply", "seat"))
+
+
+def tournament_key(tournament: str) -> str:
+    """The 8 hex digits naming a tournament's part files (ids may hold any character)."""
+    return hashlib.sha256(tournament.encode()).hexdigest()[:8]
+
+
+def batch_key(match_ids: Iterable[str]) -> str:
+    """The 16 hex digits naming a batch's part files: a function of its match ids only."""
+    h = hashlib.sha256()
+    for m in sorted(match_ids):
+        h.update(m.encode())
+        h.update(b"\n")
+    return h.hexdigest()[:16]
+
+
+def part_name(tournament: str, match_ids: Iterable[str]) -> str:
+    return f"part-{tournament_key(tournament)}-{batch_key(match_ids)}.parquet"
+
+
+def partition_dir(root: str | os.PathLike[str], table: str, game: str) -> Path:
+    return Path(root) / table / f"game={game}"
+
+
+def options_json(options: dict[str, Any]) -> str:
+    """Game options as the canonical JSON stored in ``matches.options`` (sorted keys, no spaces)."""
+    return json.dumps(options, sort_keys=True, separators=(",", ":"))
+
+
+# ------------------------------------------------------------------------------------------ buffer
+@dataclass
+class Fault:
+    seat: int
+    kind: str
+    ply: int
+    reason: str
+
+
+class BatchLog:
+    """The rows of one batch of matches (all of one game), kept column-wise until :meth:`tables`.
+
+    The match loop collects its moves as tuples ``(deal, ply, seat, phase, action, legal_count,
+    think_us, status)``, cheap to make per action, and hands them over once per match.
+    """
+
+    def __init__(self, tournament: str, game: str) -> None:
+        self.tournament = tournament
+        self.game = game
+        self.match_ids: list[str] = []
+        self._mv: dict[str, list[Any]] = {f.name: [] for f in MOVES_SCHEMA}
+        self._ev: dict[str, list[Any]] = {f.name: [] for f in EVENTS_SCHEMA}
+        self._ma: dict[str, list[Any]] = {f.name: [] for f in MATCHES_SCHEMA}
+
+    @property
+    def moves_logged(self) -> int:
+        return len(self._mv["ply"])
+
+    def add_match(self, *, match_id: str, group_id: str, options: str, seed: int, players: int,
+                  max_deals: int | None, board: int, rotation: int, bots: Sequence[str],
+                  bot_refs: Sequence[str], teams: Sequence[int], scores: Sequence[float],
+                  ranking: Sequence[int], engine_ranking: Sequence[int], deals_played: int,
+                  moves: Sequence[tuple[int, int, int, str, str, int, int, str]],
+                  events: Sequence[dict[str, Any]], faults: Sequence[Fault], duration_s: float,
+                  finished_at_ms: int, worker: str) -> None:
+        """Add one finished match with its moves and rule events."""
+        self.match_ids.append(match_id)
+        n = len(moves)
+        mv = self._mv
+        mv["match_id"].extend([match_id] * n)
+        if n:
+            deal, ply, seat, phase, action, legal, think, status = zip(*moves, strict=True)
+            mv["deal"].extend(deal)
+            mv["ply"].extend(ply)
+            mv["seat"].extend(seat)
+            mv["bot"].extend(bots[s] for s in seat)
+            mv["phase"].extend(phase)
+            mv["action"].extend(action)
+            mv["legal_count"].extend(legal)
+            mv["think_us"].extend(think)
+            mv["status"].extend(status)
+        ev = self._ev
+        for e in events:
+            ev["match_id"].append(match_id)
+            ev["deal"].append(e["deal"])
+            ev["ply"].append(e["ply"])
+            ev["event"].append(e["event"])
+            ev["seat"].append(e.get("seat"))
+            ev["data"].append(json.dumps({k: v for k, v in e.items() if k not in _EVENT_KEYS},
+                                         sort_keys=True, separators=(",", ":")))
+        first = faults[0] if faults else None
+        row: dict[str, Any] = {
+            "match_id": match_id, "group_id": group_id, "options": options, "seed": seed,
+            "players": players, "max_deals": max_deals, "board": board, "rotation": rotation,
+            "bots": list(bots), "bot_refs": list(bot_refs), "teams": list(teams),
+            "scores": [float(x) for x in scores], "ranking": list(ranking),
+            "engine_ranking": list(engine_ranking), "deals_played": deals_played, "moves": n,
+            "status": first.kind if first else "ok",
+            "fault_seat": first.seat if first else None,
+            "fault_reason": first.reason if first else None,
+            "faults": [{"seat": f.seat, "kind": f.kind, "ply": f.ply, "reason": f.reason} for f in faults],
+            "duration_s": duration_s, "finished_at": finished_at_ms, "worker": worker,
+        }
+        for k, v in row.items():
+            self._ma[k].append(v)
+
+    def tables(self) -> dict[str, pa.Table]:
+        """The three tables of this batch, with their schemas (``game`` is in the path, not here)."""
+        out: dict[str, pa.Table] = {}
+        for name, cols in (("moves", self._mv), ("events", self._ev), ("matches", self._ma)):
+            schema = SCHEMAS[name]
+            n = len(cols["match_id"])
+            cols["tournament"] = [self.tournament] * n
+            out[name] = pa.Table.from_pydict(cols, schema=schema)
+        return out
+
+
+# ------------------------------------------------------------------------------------------ writing
+def write_part(path: Path, table: pa.Table, fsync: bool = True) -> None:
+    """Write ``table`` to ``path`` atomically: a hidden temporary file in the same directory, then
+    ``os.replace``.  A concurrent or repeated write of the same part leaves one whole file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        pq.write_table(table.replace_schema_metadata(_META), tmp, compression="zstd")
+        if fsync:
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def commit_batch(root: str | os.PathLike[str], log: BatchLog, fsync: bool = True) -> list[Path]:
+    """Write the batch's three parts (matches last, the commit record); return their paths."""
+    name = part_name(log.tournament, log.match_ids)
+    tables = log.tables()
+    paths = []
+    for t in TABLES:
+        p = partition_dir(root, t, log.game) / name
+        write_part(p, tables[t], fsync=fsync)
+        paths.append(p)
+    return paths
+
+
+# ------------------------------------------------------------------------------------------ reading
+def committed_parts(root: str | os.PathLike[str], tournament: str, table: str = "matches") -> list[Path]:
+    """The part files of ``table`` that belong to ``tournament``."""
+    base = Path(root) / table
+    if not base.is_dir():
+        return []
+    prefix = f"part-{tournament_key(tournament)}-"
+    return sorted(p for p in base.glob("game=*/part-*.parquet") if p.name.startswith(prefix))
+
+
+def finished_matches(root: str | os.PathLike[str], tournament: str) -> set[str]:
+    """Ids of the matches of ``tournament`` whose results are committed under ``root``."""
+    done: set[str] = set()
+    for p in committed_parts(root, tournament):
+        t = pq.read_table(p, columns=["tournament", "match_id"])
+        ids = t.column("match_id").to_pylist()
+        if any(x != tournament for x in t.column("tournament").unique().to_pylist()):
+            raise ValueError(f"{p} holds rows of another tournament than {tournament!r}")
+        done.update(ids)
+    return done
+
+
+def clean_orphans(root: str | os.PathLike[str], tournament: str) -> list[Path]:
+    """Remove ``tournament``'s moves/events parts without a matches part, and stale temporary files
+    (left by a killed writer).  Call only while no writer of this tournament runs."""
+    committed = {(p.parent.name, p.name) for p in committed_parts(root, tournament)}
+    removed: list[Path] = []
+    for t in TABLES:
+        base = Path(root) / t
+        if not base.is_dir():
+            continue
+        prefix = f"part-{tournament_key(tournament)}-"
+        for p in base.glob("game=*/.part-*.tmp"):
+            if p.name[1:].startswith(prefix):
+                p.unlink(missing_ok=True)
+                removed.append(p)
+        if t == "matches":
+            continue
+        for p in committed_parts(root, tournament, t):
+            if (p.parent.name, p.name) not in committed:
+                p.unlink(missing_ok=True)
+                removed.append(p)
+    return removed
+
+
+def schema_version_of(path: str | os.PathLike[str]) -> int | None:
+    """The schema version a part file was written with (None if it carries none)."""
+    meta = pq.read_schema(path).metadata or {}
+    v = meta.get(b"cardarena.schema_version")
+    return int(v) if v is not None else None
+
+
+def is_part_name(name: str) -> bool:
+    return _PART.match(name) is not None
