@@ -70,6 +70,8 @@ class Game:
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     default_players: ClassVar[int]
+    rule_events: ClassVar[tuple[str, ...]] = ()
+    """The rule events of the game's RULES.md card, without the game prefix (``"moon_shot"``)."""
     teams: ClassVar[bool] = False
     """Partnership game: seats 0 and 2 play against 1 and 3."""
     options_spec: ClassVar[tuple[Option, ...]] = ()
