@@ -139,7 +139,8 @@ def options_json(options: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------------------ buffer
 @dataclass
 class Fault:
-    seat: int
+    seat: int | None
+    """None for an engine error (status ``error``)."""
     kind: str
     ply: int
     reason: str
@@ -309,3 +310,32 @@ def schema_version_of(path: str | os.PathLike[str]) -> int | None:
 
 def is_part_name(name: str) -> bool:
     return _PART.match(name) is not None
+
+
+# ------------------------------------------------------------------------------------------ manifest
+def manifest_path(root: str | os.PathLike[str], tournament: str) -> Path:
+    return Path(root) / "_tournaments" / f"{tournament}.json"
+
+
+def read_manifest(root: str | os.PathLike[str], tournament: str) -> dict[str, Any] | None:
+    p = manifest_path(root, tournament)
+    try:
+        data: dict[str, Any] = json.loads(p.read_text())
+    except FileNotFoundError:
+        return None
+    return data
+
+
+def write_manifest(root: str | os.PathLike[str], tournament: str, data: dict[str, Any]) -> None:
+    """Write the manifest atomically (temporary file, then rename)."""
+    p = manifest_path(root, tournament)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"schema_version": SCHEMA_VERSION, **data}, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, p)
+
+
+def tournaments_in(root: str | os.PathLike[str]) -> list[str]:
+    """Ids of the tournaments with a manifest under ``root``."""
+    d = Path(root) / "_tournaments"
+    return sorted(p.stem for p in d.glob("*.json")) if d.is_dir() else []
