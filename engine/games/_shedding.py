@@ -1,0 +1,605 @@
+"""Shared machinery of the shedding family: Genive (RULES.md 2.1) and Geneve (RULES.md 2.2).
+
+Both games deal five cards, turn one card up as the first discard and let each player, in turn,
+either ``call`` (show a low hand, ending the deal) or *exchange*: discard a single card, a group of
+equal ranks or a run of one suit, **then** draw one card, either the top of the stock or one card
+of the group the *previous* player discarded (single: that card; group: any; run: its lowest or
+highest card only).  This module holds everything the two games share; the game modules add the
+card values, call limit, scoring, match end and their own rule events.
+
+Actions (CONTRACT.md):
+
+* ``discard 5H`` / ``discard 5H 5D`` / ``discard 5H JK=6H 7H``: canonical forms list a run in
+  ascending order and a group in suit order C, D, H, S; any other order of the same cards is
+  accepted too.  A joker in a run names the card it stands for (``JK=6H``); it may only stand
+  for a card the player does not hold (RULES.md clarification on G5/G6).  A lone joker may be
+  discarded as a single (``discard JK``).
+* ``draw stock`` or ``draw 5H`` (a card of the previous player's discard group; a joker at a run's
+  end is drawn as ``draw JK``).  ``draw discard`` is accepted when only one card can be taken.
+* ``call``: instead of discarding, when the hand total is at most the call limit.
+
+Stock (X3, G4, V7): when the stock is empty after a draw, every discard except the group the next
+player may still take is shuffled into a new stock (``stock_reshuffled``).  If no stock can be
+formed and nothing can be taken either (only possible in a thin injected deal), the turn ends
+after the discard.
+
+Injected deal (X6): ``{"dealer": d, "hands": [[...], ...], "stock": [... top first],
+"upcard": "QS" or None}``.  ``upcard: None`` turns the top stock card up, as the deal would.
+Without a ``"stock"`` key the cards not named are shuffled into the stock; with one, only the
+named cards are in play in that deal.  An optional ``"first"`` names the seat to play first, and
+an optional ``"totals"`` (one int per seat) starts the match from those totals, as when a match
+kept on paper is resumed (the games say which totals are allowed).
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+from engine.cards import JOKER, MAX_PACKS, PACK, TOKENS, card
+from engine.core import Game, State
+from engine.errors import IllegalAction
+from engine.melds import (
+    GroupRule,
+    Item,
+    RunRule,
+    check_group,
+    check_run,
+    enumerate_groups,
+    enumerate_runs,
+    item_token,
+    parse_items,
+)
+
+HAND_SIZE = 5
+CACHE_LIMIT = 200_000
+"""Discard lists cached per hand mask, per game object (cleared when full)."""
+
+PHYS: dict[str, tuple[int, ...]] = {}
+"""Token -> the physical ids carrying it, in pack order (jokers: both of every pack)."""
+for _p in range(MAX_PACKS):
+    for _b in range(PACK):
+        PHYS.setdefault(TOKENS[_b], ())
+        PHYS[TOKENS[_b]] += (_p * PACK + _b,)
+
+IS_JOKER: tuple[bool, ...] = tuple(c % PACK >= JOKER for c in range(MAX_PACKS * PACK))
+RANK_CHAR: tuple[str, ...] = tuple(TOKENS[c][0] for c in range(MAX_PACKS * PACK))
+DRAW: dict[str, str] = {t: "draw " + t for t in PHYS}
+SINGLE: tuple[str, ...] = tuple("discard " + TOKENS[c] for c in range(MAX_PACKS * PACK))
+
+
+def value_table(face: int) -> tuple[int, ...]:
+    """Penalty value per physical id: pips at face value, J/Q/K ``face``, A 1, joker 0."""
+    out = []
+    for c in range(MAX_PACKS * PACK):
+        b = c % PACK
+        if b >= JOKER:
+            out.append(0)
+        else:
+            r = b % 13
+            out.append(1 if r == 12 else face if r >= 9 else r + 2)
+    return tuple(out)
+
+
+def bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def hand_tokens(mask: int) -> list[str]:
+    return [TOKENS[c] for c in bits(mask)]
+
+
+class SheddingGame(Game):
+    """A shedding game (not registered itself): card values, call limit and meld rules."""
+
+    values: ClassVar[tuple[int, ...]]
+    run_rule: ClassVar[RunRule] = RunRule(min_len=3, ace_low=True, ace_high=False, min_naturals=1)
+    discard_cache: dict[int, tuple[int, tuple[str, ...]]]
+    """Hand mask -> (hand total, discard actions)."""
+    groups: GroupRule
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.discard_cache = {}
+        self.groups = self.group_rule()
+
+    def group_rule(self) -> GroupRule:
+        return GroupRule(min_size=2, max_size=4, jokers=False)
+
+    def call_limit(self) -> int:
+        return int(self.options["call_limit"])
+
+
+class SheddingState(State):
+    """The deal machinery shared by Genive and Geneve; games add scoring and the match end."""
+
+    game: SheddingGame
+    upcard_joker_back: ClassVar[bool] = False
+    """Genive: a joker turned up as the first open card goes back into the stock."""
+
+    hands: list[int]
+    known: list[int]
+    """Cards each seat is publicly known to hold (drawn from the discard pile)."""
+    stock: list[int]
+    """The stock, top card last."""
+    pile: int
+    """Dead discards (no longer takeable), a mask."""
+    offer: list[Item]
+    """The previous player's discard group (what the player to act may take)."""
+    offer_kind: str
+    fresh: list[Item]
+    """The group the player to act has just discarded (draw phase)."""
+    fresh_kind: str
+    turn: int
+    dealer: int
+    first: int
+    active: list[bool]
+    totals: list[int]
+    start_totals: list[int]
+    """The totals the match started from (0, or an injected deal's ``"totals"``)."""
+    last: dict[str, Any] | None
+    deck: list[int]
+
+    # ----------------------------------------------------------------- deal set-up
+    def _setup(self, deal: dict[str, Any] | None) -> None:
+        n = self.players
+        self.totals = [0] * n
+        self.start_totals = [0] * n
+        self.active = [True] * n
+        self.last = None
+        self.deck = self._match_deck()
+        if deal is None:
+            dealer = self._first_dealer()
+            self._start_deal(dealer, self._first_player(dealer))
+        else:
+            self._inject(deal)
+
+    def _match_deck(self) -> list[int]:
+        raise NotImplementedError
+
+    def _start_from(self, totals: list[int], hands: list[Any]) -> None:
+        """Hook: check and take an injected deal's starting ``totals``."""
+        self.totals = list(totals)
+        self.start_totals = list(totals)
+
+    def _first_dealer(self) -> int:
+        return 0  # X1
+
+    def _first_player(self, dealer: int) -> int:
+        return self._next_active(dealer)
+
+    def _next_active(self, seat: int) -> int:
+        n = self.players
+        s = (seat + 1) % n
+        while not self.active[s]:
+            s = (s + 1) % n
+        return s
+
+    def _reset_deal(self) -> None:
+        n = self.players
+        self.hands = [0] * n
+        self.known = [0] * n
+        self.pile = 0
+        self.offer = []
+        self.offer_kind = ""
+        self.fresh = []
+        self.fresh_kind = ""
+        self.deal_no += 1
+        self._legal = None
+
+    def _start_deal(self, dealer: int, first: int) -> None:
+        """Shuffle the match deck, deal five cards to every seat still in, turn the upcard."""
+        self._reset_deal()
+        self.dealer, self.first, self.turn = dealer, first, first
+        deck = list(self.deck)
+        self.rng.shuffle(deck)
+        self.deck_mask = 0
+        for c in deck:
+            self.deck_mask |= 1 << c
+        seats = [s for s in range(self.players) if self.active[s]]
+        k = seats.index(first) if first in seats else 0
+        seats = seats[k:] + seats[:k]
+        for _ in range(HAND_SIZE):
+            for s in seats:
+                self.hands[s] |= 1 << deck.pop()
+        self.stock = deck
+        self._turn_upcard()
+        self.phase = "discard"
+
+    def _turn_upcard(self) -> None:
+        stock = self.stock
+        if not stock:
+            return
+        up = stock.pop()
+        while self.upcard_joker_back and IS_JOKER[up] and stock:
+            # Genive: a joker turned up goes back into the stock at a random place (below the
+            # top card, so that the next card is turned), and the next card is turned instead.
+            at = self.rng.randrange(len(stock))
+            stock.insert(at, up)
+            self._emit("upcard_joker_reinserted", position_from_top=len(stock) - 1 - at)
+            up = stock.pop()
+        self.offer = [(up, None)]
+        self.offer_kind = "single"
+
+    def _inject(self, deal: dict[str, Any]) -> None:
+        n = self.players
+        if not isinstance(deal, dict) or "hands" not in deal:
+            raise ValueError("an injected deal is a dict with 'hands' (and 'dealer', 'stock', 'upcard')")
+        hands = deal["hands"]
+        if (not isinstance(hands, list) or len(hands) != n
+                or not all(isinstance(h, (list, tuple)) for h in hands)):
+            raise ValueError(f"injected deal: 'hands' must list {n} hands (lists of cards), one per seat")
+        totals = deal.get("totals")
+        if totals is not None:
+            if (not isinstance(totals, list) or len(totals) != n
+                    or not all(isinstance(t, int) and not isinstance(t, bool) for t in totals)):
+                raise ValueError(f"injected deal: 'totals' must list {n} ints, one per seat")
+            self._start_from(list(totals), hands)
+        dealer = deal.get("dealer", self._first_dealer())
+        if not isinstance(dealer, int) or not 0 <= dealer < n:
+            raise ValueError(f"injected deal: 'dealer' must be a seat 0..{n - 1}, got {dealer!r}")
+        first = deal.get("first", self._first_player(dealer))
+        if not isinstance(first, int) or not 0 <= first < n or not self.active[first]:
+            raise ValueError(f"injected deal: 'first' must be a seat 0..{n - 1} still in, got {first!r}")
+        self._reset_deal()
+        self.dealer, self.first, self.turn = dealer, first, first
+        free = 0
+        for c in self.deck:
+            free |= 1 << c
+
+        def take(tok: Any) -> int:
+            nonlocal free
+            if not isinstance(tok, str) or tok not in PHYS:
+                raise ValueError(f"injected deal: bad card {tok!r}; write rank then suit, e.g. 'TH', or 'JK'")
+            for c in PHYS[tok]:
+                if free >> c & 1:
+                    free &= ~(1 << c)
+                    return c
+            raise ValueError(f"injected deal: {tok} appears more often than the deck holds it")
+
+        for s, h in enumerate(hands):
+            for tok in h:
+                self.hands[s] |= 1 << take(tok)
+        up_tok = deal.get("upcard")
+        up = take(up_tok) if up_tok is not None else None
+        if "stock" in deal and deal["stock"] is not None:
+            stock = [take(t) for t in deal["stock"]]
+            stock.reverse()  # internal: top card last
+        else:
+            stock = bits(free)
+            self.rng.shuffle(stock)
+        self.stock = stock
+        if up is None:
+            self._turn_upcard()
+        else:
+            self.stock.append(up)
+            self._turn_upcard()
+        m = self.pile
+        for h in self.hands:
+            m |= h
+        for c in self.stock:
+            m |= 1 << c
+        for c, _ in self.offer:
+            m |= 1 << c
+        self.deck_mask = m
+        self.phase = "discard"
+
+    # ----------------------------------------------------------------- values
+    def hand_value(self, seat: int) -> int:
+        vals = self.game.values
+        return sum(vals[c] for c in bits(self.hands[seat]))
+
+    # ----------------------------------------------------------------- turn
+    def _current(self) -> int:
+        return self.turn
+
+    def _discards(self, hand: int) -> tuple[int, tuple[str, ...]]:
+        """The hand's total and its discard actions (cached per hand mask)."""
+        cache = self.game.discard_cache
+        out = cache.get(hand)
+        if out is None:
+            cards = bits(hand)
+            vals = self.game.values
+            seen: set[str] = set()
+            lst: list[str] = []
+            for c in cards:  # singles, in card order
+                a = SINGLE[c]
+                if a not in seen:
+                    seen.add(a)
+                    lst.append(a)
+            if len(cards) >= 2:
+                # quick filters before the melds machinery: a group needs a repeated rank, a run
+                # a suit whose naturals and the jokers make three cards
+                ranks = [RANK_CHAR[c] for c in cards if not IS_JOKER[c]]
+                combos = (enumerate_groups(cards, self.game.groups)  # suit order C D H S
+                          if len(set(ranks)) < len(ranks) else [])
+                jokers = [c for c in cards if IS_JOKER[c]]
+                per_suit = [0, 0, 0, 0]
+                for c in cards:
+                    if not IS_JOKER[c]:
+                        per_suit[c % PACK // 13] += 1
+                viable = [c for c in cards
+                          if not IS_JOKER[c] and per_suit[c % PACK // 13] + len(jokers) >= 3]
+                if viable:
+                    combos += enumerate_runs(viable + jokers, self.game.run_rule)  # ascending
+                for items in combos:
+                    a = "discard " + " ".join(item_token(i) for i in items)
+                    if a not in seen:
+                        seen.add(a)
+                        lst.append(a)
+            out = (sum(vals[c] for c in cards), tuple(lst))
+            if len(cache) >= CACHE_LIMIT:
+                cache.clear()
+            cache[hand] = out
+        return out
+
+    def _takeable(self) -> list[Item]:
+        offer = self.offer
+        if self.offer_kind == "run":
+            return [offer[0], offer[-1]]
+        return offer
+
+    def _legal_actions(self) -> list[str]:
+        if self.phase == "discard":
+            total, discards = self._discards(self.hands[self.turn])
+            if total <= self.game.call_limit():
+                return ["call", *discards]
+            return list(discards)
+        out = ["draw stock"] if self.stock else []
+        for c, _ in self._takeable():
+            a = DRAW[TOKENS[c]]
+            if a not in out:
+                out.append(a)
+        return out
+
+    def _apply(self, action: str) -> None:
+        seat = self.turn
+        if action[0] == "d" and action[1] == "i":  # discard
+            self._do_discard(seat, action.split()[1:])
+        elif action[0] == "d":  # draw
+            self._do_draw(seat, action[5:])
+        else:  # call
+            self._score_call(seat)
+
+    def _pick(self, seat: int, hand: int, tok: str) -> int:
+        """A physical card of ``hand`` with token ``tok``; publicly known copies first."""
+        known = self.known[seat]
+        cands = PHYS[tok]
+        for c in cands:
+            if (hand & known) >> c & 1:
+                return c
+        for c in cands:
+            if hand >> c & 1:
+                return c
+        raise IllegalAction(f"seat {seat} does not hold {tok}")
+
+    def _do_discard(self, seat: int, args: list[str]) -> None:
+        hand = self.hands[seat]
+        items: list[Item] = []
+        joker_count = 0
+        for a in args:
+            if a[0] == "J" and a[1] == "K":
+                c = self._pick(seat, hand, "JK")
+                named = card(a[3:]) if len(a) > 2 else None
+                if named is not None:
+                    joker_count += 1
+            else:
+                c = self._pick(seat, hand, a)
+                named = None
+            hand &= ~(1 << c)
+            items.append((c, named))
+        removed = self.hands[seat] & ~hand
+        self.hands[seat] = hand
+        self.known[seat] &= ~removed
+        if len(items) == 1:
+            kind = "single"
+        elif joker_count == 0 and all(RANK_CHAR[c] == RANK_CHAR[items[0][0]] for c, _ in items):
+            kind = "group"
+        else:
+            kind = "run"
+        self.fresh = items
+        self.fresh_kind = kind
+        self._discard_events(seat, kind, items, joker_count)
+        self.phase = "draw"
+        if not self.stock:
+            self._reform_stock()
+        if not self.stock and not self.offer:
+            self._end_turn()  # X3 edge: nothing to draw at all
+
+    def _do_draw(self, seat: int, what: str) -> None:
+        offer = self.offer
+        if what == "stock":
+            c = self.stock.pop()
+            self.hands[seat] |= 1 << c
+            for o, _ in offer:
+                self.pile |= 1 << o
+        else:
+            take = self._takeable()
+            pick = next(it for it in take if TOKENS[it[0]] == what)
+            c = pick[0]
+            self.hands[seat] |= 1 << c
+            self.known[seat] |= 1 << c
+            if self.offer_kind == "run":
+                self._run_end_taken(seat, c, "low" if pick is offer[0] else "high")
+            for o, _ in offer:
+                if o != c:
+                    self.pile |= 1 << o
+        self.offer = []
+        self._end_turn()
+        if not self.stock:
+            self._reform_stock()
+
+    def _end_turn(self) -> None:
+        self.offer = self.fresh
+        self.offer_kind = self.fresh_kind
+        self.fresh = []
+        self.fresh_kind = ""
+        self.turn = self._next_active(self.turn)
+        self.phase = "discard"
+
+    def _reform_stock(self) -> None:
+        """X3/G4/V7: every dead discard (not the group still takeable) becomes the new stock."""
+        if not self.pile:
+            return
+        new = bits(self.pile)
+        self.rng.shuffle(new)
+        self.pile = 0
+        self.stock = new
+        self._emit("stock_reshuffled", cards=len(new))
+
+    # ----------------------------------------------------------------- hooks for the games
+    def _discard_events(self, seat: int, kind: str, items: list[Item], jokers: int) -> None:
+        """Emit the game's events for a discard."""
+
+    def _run_end_taken(self, seat: int, c: int, end: str) -> None:
+        """Hook: a card was taken from an end of the previous player's run."""
+
+    def _score_call(self, caller: int) -> None:
+        raise NotImplementedError
+
+    def _show_hands(self, caller: int) -> list[list[str]]:
+        return [hand_tokens(h) for h in self.hands]
+
+    # ----------------------------------------------------------------- canonical / reasons
+    def _canonical(self, verb: str, args: tuple[str, ...]) -> str | None:
+        legal = self.legal_actions()
+        if verb == "discard":
+            key = sorted(args)
+            for a in legal:
+                if a.startswith("discard ") and sorted(a.split()[1:]) == key:
+                    return a
+        elif verb == "draw" and args == ("discard",):
+            takes = [a for a in legal if a != "draw stock"]
+            if len(takes) == 1:
+                return takes[0]
+        return None
+
+    def _why_illegal(self, verb: str, args: tuple[str, ...]) -> str:
+        seat = self.turn
+        hand = self.hands[seat]
+        if verb not in ("discard", "draw", "call"):
+            return "this game's actions are call, discard (then draw) and draw"
+        if self.phase == "draw":
+            if verb != "draw":
+                return "you have discarded; now draw: 'draw stock' or a card the previous player discarded"
+            take = sorted({TOKENS[c] for c, _ in self._takeable()})
+            if args == ("stock",):
+                return "the stock is empty and cannot be re-formed"
+            if args == ("discard",):
+                return f"name the card to take: {', '.join(take)}"
+            where = {"run": " (from a run only its lowest or highest card)"}.get(self.offer_kind, "")
+            return (f"you may take the top stock card or one of {', '.join(take) or 'nothing'} from "
+                    f"the previous player's discard{where}")
+        if verb == "draw":
+            return "discard first, then draw (the order is mandatory)"
+        if verb == "call":
+            return (f"a call needs a hand total of at most {self.game.call_limit()}; "
+                    f"yours is {self.hand_value(seat)}")
+        try:
+            items = parse_items(args, hand)
+        except ValueError as e:
+            return str(e)
+        if len(items) == 1:
+            if items[0][1] is not None:
+                return "a lone joker is discarded as 'discard JK' (it names no card)"
+            return ""
+        named = [n for _, n in items if n is not None]
+        bare = [c for c, n in items if n is None and IS_JOKER[c]]
+        if bare:
+            return ("a joker stands only in a run, where it names its card (JK=6H); "
+                    "jokers do not stand in groups (G5)")
+        if named and len({RANK_CHAR[c] for c, n in items if n is None} | {TOKENS[n][0] for n in named}) == 1:
+            return "jokers do not stand in groups, only in runs (G5)"
+        try:
+            if not named and len({RANK_CHAR[c] for c, _ in items}) == 1:
+                check_group(items, self.game.groups)
+            else:
+                check_run(items, self.game.run_rule)
+        except ValueError as e:
+            return str(e)
+        held = {c % PACK for c in range(hand.bit_length()) if hand >> c & 1}
+        if any(n in held for n in named):
+            return "a joker stands only for a card you do not hold (G6)"
+        return ""
+
+    # ----------------------------------------------------------------- views
+    def zones(self) -> dict[str, int]:
+        z = {f"hand{s}": h for s, h in enumerate(self.hands)}
+        stock = 0
+        for c in self.stock:
+            stock |= 1 << c
+        offer = fresh = 0
+        for c, _ in self.offer:
+            offer |= 1 << c
+        for c, _ in self.fresh:
+            fresh |= 1 << c
+        z.update(stock=stock, pile=self.pile, offer=offer, fresh=fresh)
+        return z
+
+    def hidden_cards(self, viewer: int) -> int:
+        if self._over:
+            return 0  # the last deal ended with a call: every hand was shown
+        m = 0
+        for s, h in enumerate(self.hands):
+            if s != viewer:
+                m |= h & ~self.known[s]
+        return m
+
+    def determinize(self, seat: int, rng: random.Random) -> State:
+        new = self.clone()
+        assert isinstance(new, SheddingState)
+        pool = list(self.stock)
+        sizes: list[int] = []
+        for s, h in enumerate(self.hands):
+            hidden = 0 if s == seat else h & ~self.known[s]
+            sizes.append(hidden.bit_count())
+            pool += bits(hidden)
+        rng.shuffle(pool)
+        for s in range(self.players):
+            if s == seat:
+                continue
+            h = self.hands[s] & self.known[s]
+            for _ in range(sizes[s]):
+                h |= 1 << pool.pop()
+            new.hands[s] = h
+        new.stock = pool
+        new.rng = random.Random(rng.getrandbits(64))
+        new._legal = None
+        return new
+
+    def _observe(self, seat: int) -> dict[str, Any]:
+        top = self.fresh if self.fresh else self.offer
+        last = _copy_json(self.last)
+        if last is not None and not self._over:
+            # the shown hands of an earlier deal are in the call event; here they would repeat
+            # tokens that the new deal now hides
+            del last["hands"]
+        return {
+            "hand": hand_tokens(self.hands[seat]),
+            "hand_value": self.hand_value(seat),
+            "call_limit": self.game.call_limit(),
+            "dealer": self.dealer,
+            "first_player": self.first,
+            "offer": [item_token(i) for i in self.offer],
+            "offer_kind": self.offer_kind,
+            "takeable": sorted({TOKENS[c] for c, _ in self._takeable()}),
+            "discard_top": [item_token(i) for i in top],
+            "pile_size": self.pile.bit_count(),
+            "stock_size": len(self.stock),
+            "hand_sizes": [h.bit_count() for h in self.hands],
+            "known_cards": [hand_tokens(k) for k in self.known],
+            "active": list(self.active),
+            "last_deal": last,
+        }
+
+
+def _copy_json(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _copy_json(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_copy_json(x) for x in v]
+    return v
