@@ -1,13 +1,61 @@
-"""Play one match between players (in-process)."""
+"""Play one match between players, containing every bot fault.
+
+Each seat's player sees only its own observations.  A player that faults (``timeout``, ``crash``,
+``illegal`` or ``memory``, see :mod:`bots.sandbox`) forfeits: the fault is kept with its reason
+and a traceback excerpt, a seeded random player plays that seat's remaining moves so that the
+other seats' match completes and counts, and the faulting seat is placed last
+(:attr:`MatchResult.placement`).
+
+Players are named by :func:`make_players`: a built-in (``random``, ``greedy``, ``ismcts``; in this
+process unless ``sandbox=True``), a bot file or folder, or a submitted bot ``NAME`` / ``NAME@VERSION``
+(always sandboxed).
+"""
 from __future__ import annotations
 
 import random
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from time import perf_counter
+from typing import Any
 
-from bots.api import Player, builtin_player
-from engine import State, load_game
+from bots.api import BUILTIN, BotSource, Player, bot_source, builtin_player, looks_like_path
+from bots.builtin.random import Bot as RandomBot
+from bots.sandbox import DEFAULT_LIMITS, BotFault, Limits, SandboxPlayer, start_players
+from engine import IllegalAction, State, load_game
 from engine.core import Game
+
+
+@dataclass
+class Fault:
+    """A seat's fault, for the bot's author."""
+
+    seat: int
+    outcome: str
+    """``timeout``, ``crash``, ``illegal`` or ``memory``."""
+    reason: str
+    stage: str
+    """``start``, ``import``, ``init`` (constructing ``Bot``) or ``act``."""
+    deal: int
+    ply: int
+    """Actions played in the match before the failed move."""
+    move: int
+    """The seat's own move number (1 = its first move)."""
+    action: str | None = None
+    """The action the bot gave, when it was illegal."""
+    traceback: str = ""
+
+    def line(self) -> str:
+        """One line: where and why."""
+        where = (f"at {self.stage}" if self.stage in ("start", "import", "init")
+                 else f"deal {self.deal}, its move {self.move} (ply {self.ply})")
+        return f"seat {self.seat}: {self.outcome} {where}: {self.reason}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "outcome": self.outcome, "reason": self.reason, "stage": self.stage,
+                "deal": self.deal, "ply": self.ply, "move": self.move, "action": self.action,
+                "traceback": self.traceback}
 
 
 @dataclass
@@ -17,31 +65,195 @@ class MatchResult:
     state: State
     moves: list[tuple[int, str]] = field(default_factory=list)
     """(seat, action) for every action, in order."""
+    outcomes: list[str] = field(default_factory=list)
+    """Per seat: ``ok``, or the outcome of its fault."""
+    faults: list[Fault] = field(default_factory=list)
+    placement: list[int] = field(default_factory=list)
+    """Final place per seat (1 best): the engine's ranking among the seats that did not fault,
+    every faulting seat tied last."""
+    fallback_moves: list[int] = field(default_factory=list)
+    """Per seat: moves played by the random fallback after a fault."""
+    think_time: list[float] = field(default_factory=list)
+    """Per seat: seconds spent in the player's ``act`` (wall clock)."""
 
-
-def make_players(game: Game, names: Sequence[str], seed: int) -> list[Player]:
-    """Built-in players for each seat, seeded from the match seed and the seat."""
-    return [builtin_player(n, game.id, seat, seat_seed(seed, seat)) for seat, n in enumerate(names)]
+    @property
+    def ok(self) -> bool:
+        return not self.faults
 
 
 def seat_seed(seed: int, seat: int) -> int:
     return random.Random(seed * 1_000_003 + seat).getrandbits(63)
 
 
-def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int | None = None) -> MatchResult:
-    """Play a whole match; each player sees only its own observations."""
-    state = game.new_match(seed=seed, players=len(players), max_deals=max_deals)
-    result = MatchResult(game.id, seed, state)
+def placement(ranking: Sequence[int], outcomes: Sequence[str]) -> list[int]:
+    """Places with every faulting seat forfeiting: the others keep their order among themselves.
+
+    >>> placement([1, 2, 3, 4], ["crash", "ok", "ok", "ok"])
+    [4, 1, 2, 3]
+    >>> placement([2, 2, 1, 4], ["ok", "timeout", "ok", "illegal"])
+    [2, 3, 1, 3]
+    """
+    ok = [s for s, o in enumerate(outcomes) if o == "ok"]
+    last = len(ok) + 1
+    return [1 + sum(1 for t in ok if ranking[t] < ranking[s]) if outcomes[s] == "ok" else last
+            for s in range(len(ranking))]
+
+
+# --------------------------------------------------------------------------- the loop
+def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int | None = None,
+               deal: dict[str, Any] | None = None) -> MatchResult:
+    """Play a whole match; each player sees only its own observations; faults are contained."""
+    state = game.new_match(seed=seed, players=len(players), max_deals=max_deals, deal=deal)
+    n = len(players)
+    active: list[Any] = list(players)
+    want = [int(getattr(p, "worlds", 0) or 0) for p in players]
+    world_rng = [random.Random(seat_seed(seed, s) ^ 0x1D15EA5E) for s in range(n)]
+    result = MatchResult(game.id, seed, state, outcomes=["ok"] * n, fallback_moves=[0] * n,
+                         think_time=[0.0] * n)
+    moves = result.moves
+    think = result.think_time
+    own = [0] * n
+    fallen = [False] * n
     while not state.is_over():
         seat = state.current_player
         assert seat is not None
-        action = players[seat].act(state.observation(seat))
+        player = active[seat]
+        obs = state.observation(seat)
+        own[seat] += 1
+        if fallen[seat]:
+            action = player.act(obs)
+            state.apply(action)
+            moves.append((seat, action))
+            result.fallback_moves[seat] += 1
+            continue
+        fault: Fault | None = None
+        t0 = perf_counter()
+        try:
+            if want[seat]:
+                action = player.act_in_worlds(obs, _worlds(state, seat, want, world_rng[seat], obs))
+            else:
+                action = player.act(obs)
+        except BotFault as f:
+            fault = Fault(seat, f.outcome, f.reason, f.stage, state.deal_no, len(state.history), own[seat],
+                          None, f.traceback)
+        except Exception as e:  # an in-process player's own error is its crash; contained here
+            fault = Fault(seat, "crash", f"{type(e).__name__}: {e}"[:300], "act", state.deal_no,
+                          len(state.history), own[seat], None, _excerpt(e))
+        else:
+            think[seat] += perf_counter() - t0
+            try:
+                state.apply(action)
+            except IllegalAction as e:
+                fault = Fault(seat, "illegal", str(e), "act", state.deal_no, len(state.history), own[seat],
+                              action if isinstance(action, str) else repr(action)[:100])
+            except TypeError as e:  # an action that is not even a string
+                fault = Fault(seat, "illegal", f"act returned {type(action).__name__}, not a string: {e}",
+                              "act", state.deal_no, len(state.history), own[seat], repr(action)[:100])
+            else:
+                moves.append((seat, action))
+                continue
+        # the seat forfeits; a seeded random player finishes its moves
+        think[seat] += perf_counter() - t0
+        result.faults.append(fault)
+        result.outcomes[seat] = fault.outcome
+        _close(player)
+        active[seat] = RandomBot(game.id, seat, seat_seed(seed, seat) ^ 0xFA11BAC)
+        fallen[seat] = True
+        action = active[seat].act(obs)
         state.apply(action)
-        result.moves.append((seat, action))
+        moves.append((seat, action))
+        result.fallback_moves[seat] += 1
+    result.placement = placement(state.ranking(), result.outcomes)
     return result
 
 
-def play(game_id: str, bot_names: Sequence[str], seed: int, max_deals: int | None = None,
-         **options: object) -> MatchResult:
+def _worlds(state: State, seat: int, want: list[int], rng: random.Random, obs: dict[str, Any]) -> list[State]:
+    """``want[seat]`` determinized worlds of ``seat``'s information set (none for a forced move, or
+    when the game does not implement ``determinize``)."""
+    if len(obs["legal_actions"]) <= 1:
+        return []
+    try:
+        return [state.determinize(seat, rng) for _ in range(want[seat])]
+    except NotImplementedError:
+        want[seat] = -1 if want[seat] > 0 else want[seat]
+        return []
+
+
+def _excerpt(e: BaseException, lines: int = 12) -> str:
+    return "\n".join("".join(traceback.format_exception(e)).rstrip().splitlines()[-lines:])
+
+
+def _close(player: Any) -> None:
+    close = getattr(player, "close", None)
+    if callable(close):
+        close()
+
+
+# --------------------------------------------------------------------------- players from names
+def builtin_source(name: str) -> BotSource:
+    """The source file of a built-in player (to run it in the sandbox)."""
+    return BotSource(Path(__file__).resolve().parent / "builtin" / f"{name}.py", False)
+
+
+def resolve_bot(name: str, data_dir: str | Path | None = None) -> tuple[BotSource, bool]:
+    """(source, trusted) for a bot name: a built-in, a path, or a submitted ``NAME[@VERSION]``."""
+    if name in BUILTIN:
+        return builtin_source(name), True
+    if looks_like_path(name):
+        return bot_source(name), False
+    from bots.registry import Registry  # imported here: sqlite only when submitted bots are used
+    entry = Registry(data_dir).resolve(name)
+    return entry.source(), False
+
+
+def make_players(game: Game, names: Sequence[str], seed: int, sandbox: bool = False,
+                 limits: Limits = DEFAULT_LIMITS, data_dir: str | Path | None = None) -> list[Player]:
+    """Players for each seat, seeded from the match seed and the seat.
+
+    Built-ins run in this process unless ``sandbox``; bot files and submitted bots always run in a
+    sandbox.  Unknown names raise ``ValueError`` naming the accepted forms.  Close the players with
+    :func:`close_players` after the match.
+    """
+    players: list[Player | None] = [None] * len(names)
+    boxed: list[tuple[int, BotSource, bool, int]] = []
+    for seat, n in enumerate(names):
+        if n in BUILTIN and not sandbox:
+            players[seat] = builtin_player(n, game.id, seat, seat_seed(seed, seat))
+            continue
+        try:
+            src, trusted = resolve_bot(n, data_dir)
+        except LookupError as e:
+            why = e.args[0] if e.args else ""
+            raise ValueError(f"unknown bot {n!r}: not a built-in ({', '.join(BUILTIN)}), a bot file, or "
+                             f"a submitted bot NAME or NAME@VERSION ({why})") from None
+        worlds = 0
+        if trusted:
+            import importlib
+            worlds = int(getattr(importlib.import_module(f"bots.builtin.{n}").Bot, "worlds", 0))
+        boxed.append((seat, src, trusted, worlds))
+    if boxed:
+        started = start_players([(src, t, w) for _, src, t, w in boxed], game.id,
+                                [seat_seed(seed, s) for s, *_ in boxed], limits, [s for s, *_ in boxed])
+        for (seat, *_), p in zip(boxed, started, strict=True):
+            players[seat] = p
+    return [p for p in players if p is not None]
+
+
+def close_players(players: Sequence[Any]) -> None:
+    for p in players:
+        _close(p)
+
+
+def play(game_id: str, bot_names: Sequence[str], seed: int, max_deals: int | None = None, *,
+         sandbox: bool = False, limits: Limits = DEFAULT_LIMITS, **options: object) -> MatchResult:
+    """Load ``game_id`` with ``options``, make the players and play one match."""
     game = load_game(game_id, **options)
-    return play_match(game, make_players(game, bot_names, seed), seed, max_deals)
+    players = make_players(game, bot_names, seed, sandbox=sandbox, limits=limits)
+    try:
+        return play_match(game, players, seed, max_deals)
+    finally:
+        close_players(players)
+
+
+__all__ = ["Fault", "MatchResult", "SandboxPlayer", "close_players", "make_players", "placement", "play",
+           "play_match", "seat_seed"]

@@ -1,0 +1,203 @@
+"""The process a sandboxed bot runs in (started by :mod:`bots.sandbox`; standard library only).
+
+``python -I -S -B -u _runner.py IN_FD OUT_FD``.  The parent speaks over two pipes, one JSON object
+per line; the bot's own stdout and stderr are separate pipes that the parent captures and caps.
+
+parent -> runner                                   runner -> parent
+``{"load": {path, package, name, limits, sys_path}}``  ``{"ready": true, "games": [...] or null}``
+``{"new": [game, seat, seed]}``                    ``{"ok": true}``
+``A`` + observation JSON                           ``{"a": "play QS"}``
+``W`` + [observation, base64 pickled worlds]       ``{"a": ...}`` (trusted built-ins only)
+``{"bye": true}``                                  (exits)
+
+A fault is answered with ``{"f": outcome, "r": reason, "t": traceback excerpt, "s": stage}``,
+outcome one of ``crash``, ``illegal``, ``memory``, ``load``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from typing import Any
+
+_MEMORY_FAULT = b'{"f":"memory","r":"MemoryError: the bot ran out of memory (the memory cap)","s":"act"}\n'
+
+
+def _excerpt(exc: BaseException, bot_file: str | None, lines: int = 12) -> str:
+    """The traceback without this runner's frames, at most ``lines`` lines from its end."""
+    tb = traceback.TracebackException.from_exception(exc, limit=30)
+    frames = [f for f in tb.stack if f.filename != __file__]
+    tb.stack = traceback.StackSummary.from_list(frames)
+    text = "".join(tb.format()).rstrip().splitlines()
+    return "\n".join(text[-lines:])
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError):
+        where = f" ({os.path.basename(exc.filename or '?')}, line {exc.lineno})"
+        return f"SyntaxError: {exc.msg}{where}"
+    if isinstance(exc, SystemExit):
+        return f"the bot called sys.exit({exc.code!r})"
+    msg = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {msg}"[:300] if msg else type(exc).__name__
+
+
+class Runner:
+    def __init__(self, rfd: int, wfd: int) -> None:
+        self.rfile = os.fdopen(rfd, "rb", buffering=1 << 16)
+        self.wfd = wfd
+        self.fn: Any = None
+        self.cls: Any = None
+        self.bot_file: str | None = None
+
+    def send(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            n = os.write(self.wfd, view)
+            view = view[n:]
+
+    def reply(self, obj: dict[str, Any]) -> None:
+        self.send(json.dumps(obj, separators=(",", ":")).encode() + b"\n")
+
+    def fault(self, outcome: str, stage: str, exc: BaseException | None = None, reason: str = "") -> None:
+        self.reply({"f": outcome, "s": stage, "r": reason or (_reason(exc) if exc else outcome),
+                    "t": _excerpt(exc, self.bot_file) if exc is not None else ""})
+
+    # ------------------------------------------------------------------ stages
+    def load(self, spec: dict[str, Any]) -> bool:
+        _apply_limits(spec.get("limits", {}))
+        if spec.get("cpus"):
+            try:
+                os.sched_setaffinity(0, spec["cpus"])
+            except OSError:
+                pass
+        for p in reversed(spec.get("sys_path", [])):
+            sys.path.insert(0, p)
+        import importlib.util
+        path, name, package = spec["path"], spec["name"], spec["package"]
+        self.bot_file = path
+        try:
+            loc = [os.path.dirname(path)] if package else None
+            mspec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=loc)
+            if mspec is None or mspec.loader is None:
+                self.fault("load", "import", reason=f"cannot import {path}")
+                return False
+            module = importlib.util.module_from_spec(mspec)
+            sys.modules[name] = module
+            mspec.loader.exec_module(module)
+        except MemoryError:
+            self.send(_MEMORY_FAULT.replace(b'"act"', b'"import"'))
+            return False
+        except BaseException as e:  # the bot's own code failed on import: report it, whatever it was
+            self.fault("crash", "import", e, "will not import: " + _reason(e))
+            return False
+        cls, fn = getattr(module, "Bot", None), getattr(module, "act", None)
+        if isinstance(cls, type):
+            self.cls = cls
+        elif callable(fn):
+            self.fn = fn
+        else:
+            self.fault("load", "import", reason="defines neither act(observation) nor a class Bot")
+            return False
+        games = getattr(module, "GAMES", None)
+        if games is not None and not (isinstance(games, (list, tuple))
+                                      and all(isinstance(g, str) for g in games)):
+            self.fault("load", "import", reason="GAMES must be a list of game ids (strings)")
+            return False
+        self.reply({"ready": True, "games": list(games) if games is not None else None,
+                    "kind": "class" if self.cls is not None else "function"})
+        return True
+
+    def new(self, game: str, seat: int, seed: int) -> None:
+        if self.cls is None:
+            self.reply({"ok": True})
+            return
+        try:
+            bot = self.cls(game, seat, seed)
+            act = bot.act
+        except MemoryError:
+            self.send(_MEMORY_FAULT.replace(b'"act"', b'"init"'))
+            return
+        except BaseException as e:  # the bot's constructor failed: report it
+            self.fault("crash", "init", e, "Bot(game, seat, seed) failed: " + _reason(e))
+            return
+        self.fn = act
+        self.reply({"ok": True})
+
+    def act(self, obs: Any, worlds: Any = None) -> None:
+        try:
+            action = self.fn(obs) if worlds is None else self.fn.__self__.act_in_worlds(obs, worlds)
+        except MemoryError:
+            self.send(_MEMORY_FAULT)
+            return
+        except BaseException as e:  # the bot's act() failed: report it
+            self.fault("crash", "act", e)
+            return
+        if isinstance(action, str):
+            if len(action) > 4096:
+                self.fault("illegal", "act", reason=f"act returned a string of {len(action)} characters")
+            else:
+                self.send(b'{"a":' + json.dumps(action).encode() + b"}\n")
+        else:
+            self.fault("illegal", "act", reason=f"act returned {type(action).__name__} "
+                                                f"{_short(action)}, not a string such as 'play QS'")
+
+    def loop(self) -> None:
+        readline = self.rfile.readline
+        while True:
+            line = readline()
+            if not line:
+                return
+            head = line[:1]
+            if head == b"A":
+                self.act(json.loads(line[1:]))
+            elif head == b"W":
+                import base64
+                import pickle
+                obs, blob = json.loads(line[1:])
+                self.act(obs, pickle.loads(base64.b64decode(blob)))
+            else:
+                msg = json.loads(line)
+                if "new" in msg:
+                    self.new(*msg["new"])
+                elif "load" in msg:
+                    if not self.load(msg["load"]):
+                        return
+                elif "bye" in msg:
+                    return
+
+
+def _short(x: Any) -> str:
+    r = repr(x)
+    return r if len(r) <= 40 else r[:37] + "..."
+
+
+def _apply_limits(limits: dict[str, int]) -> None:
+    """Resource limits on this process (and what it forks), set before the bot's code runs."""
+    import resource
+    table = {"as": resource.RLIMIT_AS, "cpu": resource.RLIMIT_CPU, "fsize": resource.RLIMIT_FSIZE,
+             "nofile": resource.RLIMIT_NOFILE, "core": resource.RLIMIT_CORE, "nproc": resource.RLIMIT_NPROC}
+    for key, value in limits.items():
+        res = table.get(key)
+        if res is None or value is None:
+            continue
+        hard = value + 1 if key == "cpu" else value  # SIGXCPU at the soft limit, SIGKILL one second later
+        try:
+            resource.setrlimit(res, (value, hard))
+        except (ValueError, OSError):
+            pass  # a limit above the current hard limit: keep the stricter one already in force
+
+
+def main() -> None:
+    rfd, wfd = int(sys.argv[1]), int(sys.argv[2])
+    # stdin is not the bot's: it reads nothing
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.argv = ["bot"]
+    Runner(rfd, wfd).loop()
+
+
+if __name__ == "__main__":
+    main()

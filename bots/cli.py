@@ -1,0 +1,156 @@
+"""``cardarena bots ...``: validate, submit and list bots (mounted by tournaments/cli.py).
+
+Bad input (a missing bot file, one that will not import or defines neither ``act`` nor ``Bot``, an
+unknown game, a bad name) exits 2 with one line that says which; a bot that fails its smoke matches
+exits 1 with one line per game.  Never a traceback.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+from bots.api import BotLoadError, bot_source
+from bots.registry import Registry, check_name
+from bots.sandbox import isolation
+from bots.validate import Validation, validate
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Bots: check a bot, submit it to the registry, list the registry.")
+
+DataDir = Annotated[str | None, typer.Option("--data-dir", help="data directory (default: $CARDARENA_DATA "
+                                                                 "or the project's data/)")]
+GamesOpt = Annotated[list[str] | None, typer.Option("--games", "-g", help="game ids, comma-separated or "
+                                                                          "repeated (default: every game "
+                                                                          "the bot enters)")]
+
+
+def _fail(msg: str, code: int = 2) -> NoReturn:
+    print(f"cardarena bots: {msg}", file=sys.stderr)
+    raise typer.Exit(code)
+
+
+def _split(games: list[str] | None) -> list[str] | None:
+    if not games:
+        return None
+    return [g.strip() for item in games for g in item.split(",") if g.strip()]
+
+
+def _run_validation(path: str, games: list[str] | None, seed: int, deals: int) -> Validation:
+    if deals < 1:
+        _fail(f"--deals must be at least 1, got {deals}")
+    try:
+        src = bot_source(path)
+    except BotLoadError as e:
+        _fail(str(e))
+    try:
+        v = validate(src, _split(games), seed=seed, deals=deals)
+    except ValueError as e:
+        _fail(str(e))
+    if v.load_error is not None:
+        err = v.load_error
+        where = "does not load" if err.stage in ("import", "start") else "fails at start"
+        _fail(f"bot {path!r} {where}: {err.reason}")
+    if not v.checks:
+        why = "; ".join(f"{g}: {w}" for g, w in v.skipped.items()) or "no game is implemented"
+        _fail(f"bot {path!r} enters no game that can be played ({why})")
+    return v
+
+
+def _print_checks(v: Validation) -> None:
+    for c in v.checks:
+        print(c.line())
+        if not c.ok and c.fault is not None and c.fault.traceback:
+            for tl in c.fault.traceback.splitlines()[-6:]:
+                print(f"    {tl}")
+    for g, why in v.skipped.items():
+        print(f"{g}: skipped ({why})")
+
+
+@app.command("validate")
+def validate_cmd(
+    path: Annotated[str, typer.Argument(help="the bot: a .py file or a folder with __init__.py")],
+    games: GamesOpt = None,
+    seed: Annotated[int, typer.Option(help="seed of the smoke matches")] = 1,
+    deals: Annotated[int, typer.Option(help="deals per smoke match")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+) -> None:
+    """Load the bot in the sandbox and play one smoke match of every game it enters against random
+    bots; per game: ok, or the move that failed and why.  Exit 1 on any failure."""
+    v = _run_validation(path, games, seed, deals)
+    if as_json:
+        print(json.dumps(v.to_json(), indent=2))
+    else:
+        _print_checks(v)
+        print(("ok: " if v.ok else "FAILED: ") + f"{sum(c.ok for c in v.checks)}/{len(v.checks)} games"
+              f" ({isolation().wrapper} sandbox)")
+    if not v.ok:
+        raise typer.Exit(1)
+
+
+@app.command("submit")
+def submit_cmd(
+    path: Annotated[str, typer.Argument(help="the bot: a .py file or a folder with __init__.py")],
+    name: Annotated[str, typer.Option("--name", help="registry name (a-z 0-9 _ -)")],
+    games: GamesOpt = None,
+    seed: Annotated[int, typer.Option(help="seed of the smoke matches")] = 1,
+    deals: Annotated[int, typer.Option(help="deals per smoke match")] = 1,
+    data_dir: DataDir = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+) -> None:
+    """Validate the bot, then store an immutable copy as the next version of NAME."""
+    try:
+        check_name(name)
+    except ValueError as e:
+        _fail(str(e))
+    v = _run_validation(path, games, seed, deals)
+    if not v.ok:
+        _print_checks(v)
+        print(f"not submitted: {name} failed validation", file=sys.stderr)
+        raise typer.Exit(1)
+    try:
+        entry = Registry(data_dir).add(v.source, name, v.games, v.summary())
+    except OSError as e:
+        _fail(f"cannot store the bot under {Registry(data_dir).dir}: {e.strerror or e}", 1)
+    if as_json:
+        print(json.dumps(entry.to_json(), indent=2))
+        return
+    _print_checks(v)
+    print(f"submitted {entry.spec} (hash {entry.hash[:12]}) for {len(entry.games)} games; "
+          f"tournaments name it {entry.name} (latest) or {entry.spec}")
+
+
+@app.command("list")
+def list_cmd(
+    name: Annotated[str | None, typer.Argument(help="only this bot's versions")] = None,
+    data_dir: DataDir = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+) -> None:
+    """The registry: every submitted version, with its hash, games, time and validation result."""
+    entries = Registry(data_dir).entries(name)
+    if name is not None and not entries:
+        _fail(f"no submitted bot named {name!r}")
+    if as_json:
+        print(json.dumps([e.to_json() for e in entries], indent=2))
+        return
+    if not entries:
+        print("no bots submitted yet (cardarena bots submit PATH --name NAME)")
+        return
+    from rich.console import Console
+    from rich.table import Table
+    table = Table("bot", "hash", "submitted", "games", "validation")
+    for e in entries:
+        val: dict[str, Any] = e.validation
+        table.add_row(e.spec, e.hash[:12], e.submitted, ", ".join(e.games),
+                      "ok" if val.get("ok") else "failed")
+    Console(highlight=False, soft_wrap=False, width=200).print(table)
+
+
+def main() -> None:  # pragma: no cover - the lead mounts ``app`` under ``cardarena bots``
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

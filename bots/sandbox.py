@@ -1,0 +1,747 @@
+"""The process sandbox: each submitted bot runs in its own OS process and sees observations only.
+
+One :class:`Sandbox` is one child process running ``bots/_runner.py`` with one bot loaded.  The
+parent sends observations (JSON lines over a pipe) and reads actions back, with a per-move deadline
+and a per-match time bank.  What is enforced (see :func:`isolation` and docs/bots.md):
+
+* **bubblewrap** (``bwrap``, Debian ``bubblewrap``) when it works here: a new network namespace (no
+  network), a new PID namespace (children die with the bot; ``setsid`` cannot escape), new IPC and
+  UTS namespaces, no capabilities, a read-only view of only ``/usr``, the Python installation, the
+  runner and the bot's own file or folder (no project files, no other bot, no data directory), and a
+  private ``/tmp`` as the working directory.  The environment is cleared.
+* **cgroups** (v1 or v2, when writable): a cap on processes and threads (``pids.max``, forks fail
+  beyond it), a memory cap over the whole process group, and between its moves the bot's group is
+  made ``SCHED_IDLE`` (``cpu.idle``): a thread it leaves running gets only CPU time nobody else
+  wants, so it cannot slow the others while they think (4 µs per move; the cgroup freezer costs
+  250 µs and SIGSTOP/SIGCONT 55 µs, measured here).
+* **rlimits** set by the runner before the bot's code runs: address space (``MemoryError`` beyond
+  it), CPU seconds (SIGXCPU), file size, open files, no core dumps.
+* stdout and stderr are pipes that the parent drains and keeps up to ``Limits.output`` bytes each.
+
+Without bubblewrap it falls back to ``unshare --net --pid --fork`` (root only) or a plain process
+with a private temporary working directory; :func:`isolation` says what is then enforced.
+"""
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import os
+import pickle
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from bots.api import BotSource, Observation
+
+RUNNER = Path(__file__).with_name("_runner.py")
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+OUTCOMES = ("ok", "timeout", "crash", "illegal", "memory")
+"""Outcome of a move or a match for one seat."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a sandboxed bot may use.  Times in seconds, sizes in bytes."""
+
+    move_time: float = 1.0
+    """Per-move deadline; a slower move draws the excess from the time bank."""
+    time_bank: float = 5.0
+    """Per-match reserve for moves slower than ``move_time``; a move faults once it is spent."""
+    match_time: float | None = None
+    """Optional hard cap on the bot's total thinking time in one match (validate sets one)."""
+    start_time: float = 10.0
+    """Deadline for starting the process, importing the bot and constructing ``Bot``."""
+    memory: int = 1 << 30
+    """Address-space cap of the bot's process (``RLIMIT_AS``): ``MemoryError`` beyond it."""
+    group_memory: int = 1 << 30
+    """Memory cap of the bot and everything it forks (cgroup, where available)."""
+    cpu: int = 300
+    """CPU seconds the process may use in all (``RLIMIT_CPU``); wall-clock deadlines do the rest."""
+    pids: int = 32
+    """Processes and threads in the sandbox (cgroup ``pids.max``, where available)."""
+    output: int = 64 << 10
+    """Bytes of stdout and of stderr kept for the author; the rest is read and dropped."""
+    file_size: int = 16 << 20
+    """Largest file the bot may write in its private /tmp (``RLIMIT_FSIZE``)."""
+    open_files: int = 64
+    reply_size: int = 1 << 16
+    """Longest reply line accepted from the bot."""
+    affinity: tuple[int, ...] | None = None
+    """CPUs the bot's process runs on (None: any).  Pinning the match process and its bots to one
+    core cuts the pipe round trip from ~55 to ~11 µs here (bench/sandbox.py)."""
+    idle_between_moves: bool = True
+    """Between its moves the bot runs only on otherwise idle CPU (cgroup ``cpu.idle``)."""
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class BotFault(Exception):
+    """A bot's fault: ``outcome`` (``timeout``, ``crash``, ``illegal``, ``memory``), a one-line
+    ``reason``, the ``stage`` it happened in (``start``, ``import``, ``init``, ``act``) and a traceback
+    excerpt for the bot's author."""
+
+    def __init__(self, outcome: str, reason: str, stage: str = "act", traceback: str = "") -> None:
+        super().__init__(f"{outcome}: {reason}")
+        self.outcome = outcome
+        self.reason = reason
+        self.stage = stage
+        self.traceback = traceback
+
+
+# --------------------------------------------------------------------------- what this machine allows
+@dataclass(frozen=True)
+class Isolation:
+    """The isolation available on this machine."""
+
+    wrapper: str
+    """``bwrap``, ``unshare`` or ``none``."""
+    cgroup: str
+    """``v1``, ``v2`` or ``none``."""
+    enforced: tuple[str, ...]
+    missing: tuple[str, ...]
+
+    def describe(self) -> str:
+        out = f"sandbox: {self.wrapper}, cgroups {self.cgroup}; enforced: {', '.join(self.enforced)}"
+        if self.missing:
+            out += f"; NOT enforced here: {', '.join(self.missing)}"
+        return out
+
+
+def _run_ok(cmd: Sequence[str], timeout: float = 5.0) -> bool:
+    try:
+        return subprocess.run(list(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=timeout).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@cache
+def _bwrap_ok() -> bool:
+    exe = shutil.which("bwrap")
+    return exe is not None and _run_ok([exe, *_bwrap_base(), "--", "/bin/true"]
+                                       if os.path.exists("/bin/true") else [exe, "--version"])
+
+
+@cache
+def _unshare_ok() -> bool:
+    exe = shutil.which("unshare")
+    return exe is not None and _run_ok([exe, "--net", "--pid", "--fork", "--kill-child", "true"])
+
+
+@cache
+def isolation(force: str | None = None) -> Isolation:
+    """What the sandbox enforces on this machine (``force``: ``bwrap``, ``unshare`` or ``none``)."""
+    if force is None:
+        force = os.environ.get("CARDARENA_SANDBOX") or None
+    wrapper = force or ("bwrap" if _bwrap_ok() else "unshare" if _unshare_ok() else "none")
+    cg = _Cgroups.detect()
+    enforced = ["own process", "observations only", "per-move deadline and time bank",
+                "address-space cap (RLIMIT_AS)", "CPU cap (RLIMIT_CPU)", "file-size cap",
+                "stripped environment", "private temporary working directory",
+                "stdout/stderr captured and capped"]
+    missing: list[str] = []
+    if wrapper == "bwrap":
+        enforced += ["no network (new net namespace)", "PID namespace (no escape from kill)",
+                     "read-only filesystem view without project or other bots' files",
+                     "writes only in the private /tmp"]
+    elif wrapper == "unshare":
+        enforced += ["no network (new net namespace)", "PID namespace (no escape from kill)"]
+        missing += ["filesystem isolation (the bot can read and write what this user can)"]
+    else:
+        missing += ["network isolation", "PID namespace (a setsid double-fork escapes the kill)",
+                    "filesystem isolation (the bot can read and write what this user can)"]
+    if cg != "none":
+        enforced += ["process/thread cap (cgroup pids)", "group memory cap (cgroup memory)",
+                     "idle priority between moves (cgroup cpu.idle)"]
+    else:
+        missing += ["process/thread cap (forks are limited only by RLIMIT_NPROC, which root ignores)",
+                    "group memory cap over forked children", "idle priority between moves"]
+    return Isolation(wrapper, cg, tuple(enforced), tuple(missing))
+
+
+# --------------------------------------------------------------------------- cgroups
+class _Cgroups:
+    """A per-sandbox cgroup (v1: pids, memory, cpu hierarchies; v2: one unified group)."""
+
+    V1 = Path("/sys/fs/cgroup")
+    V2 = Path("/sys/fs/cgroup")
+    PARENT = "cardarena"
+    _count = itertools.count()
+
+    @staticmethod
+    @cache
+    def detect() -> str:
+        if os.environ.get("CARDARENA_NO_CGROUP"):
+            return "none"
+        v1 = _Cgroups.V1
+        if all((v1 / c / "cgroup.procs").exists() for c in ("pids", "memory", "cpu")):
+            try:
+                for c in ("pids", "memory", "cpu"):
+                    (v1 / c / _Cgroups.PARENT).mkdir(exist_ok=True)
+                probe = v1 / "pids" / _Cgroups.PARENT / f"probe-{os.getpid()}"
+                probe.mkdir(exist_ok=True)
+                (probe / "pids.max").write_text("8")
+                probe.rmdir()
+                return "v1"
+            except OSError:
+                pass
+        v2 = _Cgroups.V2
+        if (v2 / "cgroup.controllers").exists() and (v2 / "cgroup.subtree_control").exists():
+            try:
+                parent = v2 / _Cgroups.PARENT
+                parent.mkdir(exist_ok=True)
+                ctl = set((v2 / "cgroup.subtree_control").read_text().split())
+                want = {"pids", "memory", "cpu"} & set((v2 / "cgroup.controllers").read_text().split())
+                if not want <= ctl:
+                    (v2 / "cgroup.subtree_control").write_text(" ".join("+" + c for c in want))
+                (parent / "cgroup.subtree_control").write_text(" ".join("+" + c for c in want))
+                probe = parent / f"probe-{os.getpid()}"
+                probe.mkdir(exist_ok=True)
+                (probe / "pids.max").write_text("8")
+                probe.rmdir()
+                return "v2"
+            except OSError:
+                pass
+        return "none"
+
+    def __init__(self, limits: Limits) -> None:
+        self.kind = self.detect()
+        self.dirs: list[Path] = []
+        if self.kind == "none":
+            return
+        name = f"{os.getpid()}-{next(self._count)}-{os.urandom(3).hex()}"
+        if self.kind == "v1":
+            for c in ("pids", "memory", "cpu"):
+                d = self.V1 / c / self.PARENT / name
+                d.mkdir()
+                self.dirs.append(d)
+            (self.dirs[0] / "pids.max").write_text(str(limits.pids))
+            (self.dirs[1] / "memory.limit_in_bytes").write_text(str(limits.group_memory))
+            idle = self.dirs[2] / "cpu.idle"
+        else:
+            d = self.V2 / self.PARENT / name
+            d.mkdir()
+            self.dirs.append(d)
+            (d / "pids.max").write_text(str(limits.pids))
+            (d / "memory.max").write_text(str(limits.group_memory))
+            if (d / "memory.swap.max").exists():
+                (d / "memory.swap.max").write_text("0")
+            idle = d / "cpu.idle"
+        self.idle_file: Path | None = idle if idle.exists() else None
+        self._ffd: int | None = None
+
+    def procs_files(self) -> list[str]:
+        return [str(d / "cgroup.procs") for d in self.dirs]
+
+    def idle(self, on: bool) -> None:
+        """Make the group SCHED_IDLE (``on``) or normal again."""
+        if self.idle_file is None:
+            return
+        if self._ffd is None:
+            self._ffd = os.open(self.idle_file, os.O_WRONLY)
+        try:
+            os.write(self._ffd, b"1" if on else b"0")
+        except OSError:
+            pass
+
+    def oom_killed(self) -> bool:
+        try:
+            if self.kind == "v1":
+                text = (self.dirs[1] / "memory.oom_control").read_text()
+                killed = any(ln.startswith("oom_kill ") and ln.split()[1] != "0" for ln in text.splitlines())
+                return killed or (self.dirs[1] / "memory.failcnt").read_text().strip() != "0"
+            if self.kind == "v2":
+                for line in (self.dirs[0] / "memory.events").read_text().splitlines():
+                    k, v = line.split()
+                    if k in ("oom", "oom_kill") and v != "0":
+                        return True
+        except (OSError, IndexError, ValueError):
+            pass
+        return False
+
+    def pids(self) -> list[int]:
+        if not self.dirs:
+            return []
+        try:
+            return [int(x) for x in (self.dirs[0] / "cgroup.procs").read_text().split()]
+        except OSError:
+            return []
+
+    def kill_and_remove(self) -> None:
+        if not self.dirs:
+            return
+        if self.kind == "v2" and (self.dirs[0] / "cgroup.kill").exists():
+            try:
+                (self.dirs[0] / "cgroup.kill").write_text("1")
+            except OSError:
+                pass
+        for pid in self.pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if self._ffd is not None:
+            os.close(self._ffd)
+            self._ffd = None
+        for _ in range(200):
+            for d in list(self.dirs):
+                try:
+                    d.rmdir()
+                    self.dirs.remove(d)
+                except FileNotFoundError:
+                    self.dirs.remove(d)
+                except OSError:
+                    pass
+            if not self.dirs:
+                return
+            for pid in self.pids():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.005)
+
+
+# --------------------------------------------------------------------------- the command
+def _bwrap_base() -> list[str]:
+    args: list[str] = []
+    for d in ("/usr",):
+        args += ["--ro-bind", d, d]
+    for d in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(d):
+            args += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            args += ["--ro-bind", d, d]
+    return [*args, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--chdir", "/tmp",
+                   "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+                   "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv",
+                   "--setenv", "HOME", "/tmp", "--setenv", "PATH", "/usr/bin:/bin",
+                   "--setenv", "LANG", "C.UTF-8", "--setenv", "TMPDIR", "/tmp"]
+
+
+def _python() -> tuple[str, str]:
+    """The real interpreter (not the venv's symlink) and its installation prefix."""
+    return os.path.realpath(sys.executable), os.path.realpath(sys.base_prefix)
+
+
+def _command(src: BotSource, wrapper: str, trusted: bool, rfd: int, wfd: int
+             ) -> tuple[list[str], dict[str, Any], list[str]]:
+    """(argv, load message, sys.path entries) for a sandbox."""
+    python, prefix = _python()
+    sys_path: list[str] = []
+    if wrapper == "bwrap":
+        inside = f"/bot/{src.path.name}"
+        cmd = ["bwrap", *_bwrap_base()]
+        if not prefix.startswith("/usr/"):
+            cmd += ["--ro-bind", prefix, prefix]
+        if not python.startswith(prefix + "/") and not python.startswith("/usr/"):
+            cmd += ["--ro-bind", python, python]
+        cmd += ["--ro-bind", str(RUNNER), "/sandbox/_runner.py", "--ro-bind", str(src.path), inside]
+        if trusted:
+            for pkg in ("engine", "bots"):
+                cmd += ["--ro-bind", str(PROJECT_ROOT / pkg), f"/cardarena/{pkg}"]
+            sys_path.append("/cardarena")
+        cmd += ["--remount-ro", "/", "--unshare-cgroup-try",
+                "--", python, "-I", "-S", "-B", "-u", "/sandbox/_runner.py", str(rfd), str(wfd)]
+        path = f"{inside}/__init__.py" if src.package else inside
+    else:
+        cmd = ["unshare", "--net", "--pid", "--fork", "--kill-child"] if wrapper == "unshare" else []
+        cmd += [python, "-I", "-S", "-B", "-u", str(RUNNER), str(rfd), str(wfd)]
+        if trusted:
+            sys_path.append(str(PROJECT_ROOT))
+        path = str(src.entry)
+    if src.package:
+        sys_path.append(os.path.dirname(os.path.dirname(path)))
+    return cmd, {"path": path, "name": src.name, "package": src.package, "sys_path": sys_path}, sys_path
+
+
+# --------------------------------------------------------------------------- one sandboxed bot
+class Sandbox:
+    """One bot in its own process.  ``start()``, then ``new_match()`` and ``act()`` per move;
+    ``close()`` kills it.  Every call that fails raises :class:`BotFault` and leaves the sandbox
+    closed."""
+
+    def __init__(self, src: BotSource, limits: Limits = DEFAULT_LIMITS, trusted: bool = False,
+                 wrapper: str | None = None) -> None:
+        self.src = src
+        self.limits = limits
+        self.trusted = trusted
+        self.wrapper = wrapper or isolation().wrapper
+        self.games: list[str] | None = None
+        self.kind = ""
+        self.stdout = bytearray()
+        self.stderr = bytearray()
+        self.dropped = [0, 0]
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.closed = False
+        self.bank = limits.time_bank
+        self.used = 0.0
+        self.moves = 0
+        self._buf = bytearray()
+        self._cg: _Cgroups | None = None
+        self._tmp: str | None = None
+        self._frozen = False
+
+    # ------------------------------------------------------------------ life cycle
+    def spawn(self) -> None:
+        """Start the process and send the load request (does not wait for the answer)."""
+        c_r, p_w = os.pipe()      # parent -> child
+        p_r, c_w = os.pipe()      # child -> parent
+        o_r, o_w = os.pipe()      # child's stdout
+        e_r, e_w = os.pipe()      # child's stderr
+        cmd, load, _ = _command(self.src, self.wrapper, self.trusted, c_r, c_w)
+        lim = self.limits
+        load["limits"] = {"as": lim.memory, "cpu": lim.cpu, "fsize": lim.file_size,
+                          "nofile": lim.open_files, "core": 0, "nproc": max(lim.pids, 8)}
+        if lim.affinity is not None:
+            load["cpus"] = list(lim.affinity)
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+        cwd = None
+        if self.wrapper != "bwrap":
+            self._tmp = tempfile.mkdtemp(prefix="cardarena-bot-")
+            cwd = self._tmp
+            env.update(HOME=self._tmp, TMPDIR=self._tmp)
+        try:
+            self._cg = _Cgroups(self.limits)
+        except OSError:
+            self._cg = None
+        if self._cg is not None and self._cg.dirs:
+            env["CARDARENA_CG"] = " ".join(self._cg.procs_files())
+            cmd = ["/bin/sh", "-c", 'for f in $CARDARENA_CG; do echo $$ > "$f" || exit 97; done; '
+                   'unset CARDARENA_CG; exec "$@"', "sh", *cmd]
+        try:
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=o_w, stderr=e_w,
+                                         pass_fds=(c_r, c_w), start_new_session=True, env=env, cwd=cwd)
+        except OSError as e:
+            for fd in (c_r, p_w, p_r, c_w, o_r, o_w, e_r, e_w):
+                os.close(fd)
+            self._cleanup()
+            raise BotFault("crash", f"the sandbox could not start: {e}", "start") from None
+        for fd in (c_r, c_w, o_w, e_w):
+            os.close(fd)
+        self._w, self._r, self._out, self._err = p_w, p_r, o_r, e_r
+        for fd in (p_r, o_r, e_r):
+            os.set_blocking(fd, False)
+        self._poll = select.poll()
+        for fd in (p_r, o_r, e_r):
+            self._poll.register(fd, select.POLLIN)
+        self._start_deadline = time.monotonic() + self.limits.start_time
+        self._send(json.dumps({"load": load}).encode() + b"\n", self._start_deadline, "import")
+
+    def wait_ready(self) -> list[str] | None:
+        """Wait until the bot is imported; its ``GAMES`` (None: every game)."""
+        msg = self._await(self._start_deadline, "import")
+        if "ready" not in msg:
+            self._protocol_fault(msg, "import")
+        self.games = msg.get("games")
+        self.kind = msg.get("kind", "")
+        return self.games
+
+    def start(self) -> list[str] | None:
+        self.spawn()
+        return self.wait_ready()
+
+    def new_match(self, game: str, seat: int, seed: int) -> None:
+        """Construct the bot for a match (``Bot(game, seat, seed)``) and reset the time bank."""
+        self._thaw()
+        deadline = time.monotonic() + self.limits.start_time
+        self._send(json.dumps({"new": [game, seat, seed]}).encode() + b"\n", deadline, "init")
+        msg = self._await(deadline, "init")
+        if "ok" not in msg:
+            self._protocol_fault(msg, "init")
+        self.bank = self.limits.time_bank
+        self.used = 0.0
+        self.moves = 0
+        self._freeze()
+
+    def act(self, observation: Observation, worlds: Sequence[Any] | None = None) -> str:
+        """The bot's action for ``observation``; raises :class:`BotFault`."""
+        if worlds is None:
+            data = b"A" + json.dumps(observation, separators=(",", ":")).encode() + b"\n"
+        else:
+            blob = base64.b64encode(pickle.dumps(list(worlds), protocol=pickle.HIGHEST_PROTOCOL)).decode()
+            data = b"W" + json.dumps([observation, blob], separators=(",", ":")).encode() + b"\n"
+        lim = self.limits
+        allowed = lim.move_time + max(self.bank, 0.0)
+        if lim.match_time is not None:
+            allowed = min(allowed, lim.match_time - self.used)
+        self._thaw()
+        t0 = time.monotonic()
+        deadline = t0 + allowed
+        self._send(data, deadline, "act")
+        msg = self._await(deadline, "act", allowed)
+        spent = time.monotonic() - t0
+        self._freeze()
+        self.used += spent
+        self.moves += 1
+        if spent > lim.move_time:
+            self.bank -= spent - lim.move_time
+        a = msg.get("a")
+        if isinstance(a, str):
+            return a
+        self._protocol_fault(msg, "act")
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        """Stop the process (politely if it is idle, else kill) and release everything."""
+        if self.closed:
+            return
+        self.closed = True
+        proc = self.proc
+        if proc is not None:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            if self._cg is not None:
+                self._cg.kill_and_remove()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not wait
+                pass
+            self._drain_output()
+            for fd in (self._w, self._r, self._out, self._err):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._cleanup()
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def output_excerpt(self, limit: int = 2000) -> str:
+        """The start of what the bot wrote to stdout and stderr, for its author."""
+        parts = []
+        for name, buf, dropped in (("stdout", self.stdout, self.dropped[0]),
+                                   ("stderr", self.stderr, self.dropped[1])):
+            if buf:
+                text = buf[:limit].decode("utf-8", "replace")
+                more = len(buf) - limit + dropped
+                parts.append(f"[{name}] {text}" + (f" ... ({more} more bytes)" if more > 0 else ""))
+        return "\n".join(parts)
+
+    # ------------------------------------------------------------------ internals
+    def _cleanup(self) -> None:
+        if self._cg is not None:
+            self._cg.kill_and_remove()
+            self._cg = None
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+
+    def _freeze(self) -> None:
+        """Between moves: the bot runs only on otherwise idle CPU."""
+        if self.limits.idle_between_moves and self._cg is not None and not self._frozen:
+            self._cg.idle(True)
+            self._frozen = True
+
+    def _thaw(self) -> None:
+        if self._frozen and self._cg is not None:
+            self._cg.idle(False)
+            self._frozen = False
+
+    def _fail(self, outcome: str, reason: str, stage: str, tb: str = "") -> BotFault:
+        self.close()
+        out = self.output_excerpt()
+        return BotFault(outcome, reason, stage, (tb + ("\n" if tb and out else "") + out).strip())
+
+    def _send(self, data: bytes, deadline: float, stage: str) -> None:
+        if self.closed:
+            raise BotFault("crash", "the bot's process is gone", stage)
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(self._w, view)
+                view = view[n:]
+            except BlockingIOError:  # pragma: no cover - the pipe is blocking
+                pass
+            except BrokenPipeError:
+                raise self._died(stage) from None
+
+    def _await(self, deadline: float, stage: str, allowed: float | None = None) -> dict[str, Any]:
+        buf = self._buf
+        r = self._r
+        while True:
+            i = buf.find(b"\n")
+            if i >= 0:
+                line = bytes(buf[:i])
+                del buf[:i + 1]
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    raise self._fail("illegal", f"malformed reply on the bot channel: {line[:60]!r}",
+                                     stage) from None
+                if not isinstance(msg, dict):
+                    raise self._fail("illegal", f"malformed reply on the bot channel: {line[:60]!r}", stage)
+                return msg
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise self._timeout(stage, allowed)
+            for fd, _ in self._poll.poll(max(1, int(left * 1000 + 0.999))):
+                if fd == r:
+                    try:
+                        chunk = os.read(r, 1 << 16)
+                    except BlockingIOError:
+                        continue
+                    if not chunk:
+                        raise self._died(stage)
+                    buf += chunk
+                    if len(buf) > self.limits.reply_size:
+                        raise self._fail("illegal", f"reply longer than {self.limits.reply_size} bytes",
+                                         stage)
+                else:
+                    self._read_output(fd)
+
+    def _read_output(self, fd: int) -> None:
+        k = 0 if fd == self._out else 1
+        keep = self.stdout if k == 0 else self.stderr
+        cap = self.limits.output
+        try:
+            while True:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    self._poll.unregister(fd)
+                    return
+                room = cap - len(keep)
+                if room > 0:
+                    keep += chunk[:room]
+                self.dropped[k] += max(0, len(chunk) - max(room, 0))
+        except BlockingIOError:
+            return
+        except OSError:
+            return
+
+    def _drain_output(self) -> None:
+        for fd in (self._out, self._err):
+            try:
+                self._read_output(fd)
+            except ValueError:  # pragma: no cover - fd not registered any more
+                pass
+
+    def _timeout(self, stage: str, allowed: float | None) -> BotFault:
+        lim = self.limits
+        if stage == "act" and allowed is not None:
+            why = (f"no answer within {allowed:.3g} s (move limit {lim.move_time:g} s + time bank "
+                   f"{max(self.bank, 0):.3g} s left)")
+            if lim.match_time is not None and allowed < lim.move_time + max(self.bank, 0):
+                why = f"no answer within {allowed:.3g} s (the match limit of {lim.match_time:g} s is spent)"
+        else:
+            why = f"not ready within {lim.start_time:g} s ({stage})"
+        return self._fail("timeout", why, stage)
+
+    def _died(self, stage: str) -> BotFault:
+        proc = self.proc
+        rc = None
+        if proc is not None:
+            try:
+                rc = proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                rc = None
+        oom = self._cg is not None and self._cg.oom_killed()
+        self._drain_output()
+        sig = -rc if rc is not None and rc < 0 else (rc - 128 if rc is not None and rc > 128 else None)
+        if oom:
+            cap = self.limits.group_memory >> 20
+            return self._fail("memory", f"killed at the memory cap of {cap} MiB (all its processes)", stage)
+        if sig == signal.SIGXCPU:
+            return self._fail("timeout", f"killed at the CPU cap of {self.limits.cpu} s", stage)
+        if rc == 97:
+            return self._fail("crash", "the sandbox could not join its cgroup", stage)
+        if sig is not None:
+            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+            return self._fail("crash", f"the bot's process was killed by {name}", stage)
+        return self._fail("crash", f"the bot's process exited (status {rc})", stage)
+
+    def _protocol_fault(self, msg: dict[str, Any], stage: str) -> None:
+        if "f" in msg:
+            outcome = msg["f"] if msg["f"] in OUTCOMES else "crash"
+            if msg["f"] == "load":
+                outcome = "crash"
+            raise self._fail(outcome, str(msg.get("r", "fault")), str(msg.get("s", stage)),
+                             str(msg.get("t", "")))
+        raise self._fail("illegal", f"unexpected reply on the bot channel: {json.dumps(msg)[:80]}", stage)
+
+
+# --------------------------------------------------------------------------- a player for the match loop
+@dataclass
+class SandboxPlayer:
+    """A seat played by a sandboxed bot (the :class:`bots.api.Player` protocol).
+
+    A fault at start-up is kept and raised at the seat's first move, so that it is attributed to
+    the match like any other fault.
+    """
+
+    sandbox: Sandbox
+    game: str
+    seat: int
+    seed: int
+    worlds: int = 0
+    pending: BotFault | None = field(default=None)
+
+    def act(self, observation: Observation) -> str:
+        if self.pending is not None:
+            raise self.pending
+        return self.sandbox.act(observation)
+
+    def act_in_worlds(self, observation: Observation, worlds: Sequence[Any]) -> str:
+        if self.pending is not None:
+            raise self.pending
+        return self.sandbox.act(observation, worlds)
+
+    def close(self) -> None:
+        self.sandbox.close()
+
+    @property
+    def output(self) -> str:
+        return self.sandbox.output_excerpt()
+
+
+def start_players(specs: Sequence[tuple[BotSource, bool, int]], game: str, seeds: Sequence[int],
+                  limits: Limits = DEFAULT_LIMITS, seats: Sequence[int] | None = None) -> list[SandboxPlayer]:
+    """Sandboxed players, started in parallel (each process's start-up overlaps the others').
+
+    ``specs[i]`` is (source, trusted, worlds) of the bot for ``seats[i]`` (default: seat ``i``),
+    constructed with ``seeds[i]``.  A fault at start-up is kept in :attr:`SandboxPlayer.pending`.
+    """
+    seat_of = list(seats) if seats is not None else list(range(len(specs)))
+    boxes = [Sandbox(src, limits, trusted=trusted) for src, trusted, _ in specs]
+    pending: list[BotFault | None] = [None] * len(boxes)
+    for i, box in enumerate(boxes):
+        try:
+            box.spawn()
+        except BotFault as f:
+            pending[i] = f
+    players = []
+    for i, box in enumerate(boxes):
+        if pending[i] is None:
+            try:
+                games = box.wait_ready()
+                if games is not None and game not in games:
+                    raise box._fail("crash", f"the bot does not enter {game} (its GAMES: {', '.join(games)})",
+                                    "import")
+                box.new_match(game, seat_of[i], seeds[i])
+            except BotFault as f:
+                pending[i] = f
+        players.append(SandboxPlayer(box, game, seat_of[i], seeds[i], specs[i][2], pending[i]))
+    return players
+
+
+def with_limits(limits: Limits, **changes: Any) -> Limits:
+    return replace(limits, **changes)

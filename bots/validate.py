@@ -1,0 +1,152 @@
+"""Validate a bot: load it in the sandbox, then one smoke match of every game it enters.
+
+Every stage has a deadline: loading (``Limits.start_time``), each move (``move_time`` + time bank)
+and each smoke match (``match_time``), so validation never hangs.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bots.api import BotSource
+from bots.builtin.random import Bot as RandomBot
+from bots.match import Fault, play_match, seat_seed
+from bots.sandbox import DEFAULT_LIMITS, BotFault, Limits, Sandbox, isolation, start_players
+from engine import GAMES, game_class, load_game
+from engine.core import RULES_ORDER
+
+VALIDATE_LIMITS = Limits(match_time=60.0)
+"""The sandbox limits of a validation: the tournament defaults plus 60 s of thinking per smoke match."""
+
+
+@dataclass
+class GameCheck:
+    game: str
+    ok: bool
+    moves: int = 0
+    """The bot's own moves in the smoke match."""
+    seconds: float = 0.0
+    """The bot's thinking time in the smoke match."""
+    fault: Fault | None = None
+
+    def line(self) -> str:
+        if self.ok:
+            return f"{self.game}: ok ({self.moves} moves, {self.seconds:.2f} s thinking)"
+        assert self.fault is not None
+        f = self.fault
+        where = (f"at {f.stage}" if f.stage in ("start", "import", "init")
+                 else f"at deal {f.deal}, its move {f.move} (ply {f.ply})")
+        gave = f", it played {f.action!r}" if f.action is not None else ""
+        return f"{self.game}: FAILED {where}{gave}: {f.outcome}: {f.reason}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game, "ok": self.ok, "moves": self.moves, "seconds": round(self.seconds, 4),
+                "fault": self.fault.to_json() if self.fault else None}
+
+
+@dataclass
+class Validation:
+    source: BotSource
+    declared: list[str] | None = None
+    """The bot's ``GAMES`` (None: every game)."""
+    load_error: BotFault | None = None
+    checks: list[GameCheck] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+    """Games not played, with why."""
+    sandbox: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.load_error is None and bool(self.checks) and all(c.ok for c in self.checks)
+
+    @property
+    def games(self) -> list[str]:
+        return [c.game for c in self.checks]
+
+    def to_json(self) -> dict[str, Any]:
+        err = self.load_error
+        return {"path": str(self.source.path), "ok": self.ok, "declared_games": self.declared,
+                "load_error": None if err is None else {"outcome": err.outcome, "reason": err.reason,
+                                                        "stage": err.stage, "traceback": err.traceback},
+                "games": {c.game: c.to_json() for c in self.checks}, "skipped": self.skipped,
+                "sandbox": self.sandbox}
+
+    def summary(self) -> dict[str, Any]:
+        """What the registry keeps: per game ``ok`` or the failure line."""
+        return {"ok": self.ok, "games": {c.game: "ok" if c.ok else c.line() for c in self.checks},
+                "skipped": self.skipped, "sandbox": self.sandbox}
+
+
+def load_check(src: BotSource, limits: Limits = VALIDATE_LIMITS) -> tuple[list[str] | None, BotFault | None]:
+    """Import the bot in the sandbox: (its GAMES, None) or (None, the fault)."""
+    box = Sandbox(src, limits)
+    try:
+        return box.start(), None
+    except BotFault as f:
+        return None, f
+    finally:
+        box.close()
+
+
+def choose_games(declared: list[str] | None, wanted: Sequence[str] | None
+                 ) -> tuple[list[str], dict[str, str]]:
+    """(games to play, skipped with why) from the bot's GAMES and the ``--games`` asked for."""
+    skipped: dict[str, str] = {}
+    base = list(GAMES) if declared is None else []
+    for g in declared or []:
+        if g in GAMES:
+            base.append(g)
+        elif g in RULES_ORDER:
+            skipped[g] = "not implemented yet"
+        else:
+            raise ValueError(f"the bot's GAMES names {g!r}, which is not a game id; "
+                             f"ids: {', '.join(RULES_ORDER)}")
+    if wanted is None:
+        return base, skipped
+    out = []
+    for g in wanted:
+        if g not in GAMES:
+            raise ValueError(f"unknown game {g!r}; known games: {', '.join(GAMES)}")
+        if g in base:
+            out.append(g)
+        else:
+            skipped[g] = "the bot's GAMES leaves it out"
+    return out, skipped
+
+
+def smoke_match(src: BotSource, game_id: str, seed: int = 1, deals: int | None = 1,
+                limits: Limits = VALIDATE_LIMITS, seat: int = 0) -> GameCheck:
+    """One match of ``game_id``: the bot at ``seat``, random bots elsewhere."""
+    game = load_game(game_id)
+    n = game_class(game_id).default_players
+    box = start_players([(src, False, 0)], game_id, [seat_seed(seed, seat)], limits, [seat])[0]
+    players: list[Any] = [RandomBot(game_id, s, seat_seed(seed, s)) for s in range(n)]
+    players[seat] = box
+    try:
+        result = play_match(game, players, seed, max_deals=deals)
+    finally:
+        box.close()
+    fault = next((f for f in result.faults if f.seat == seat), None)
+    own = sum(1 for s, _ in result.moves if s == seat) - result.fallback_moves[seat]
+    return GameCheck(game_id, fault is None, own, result.think_time[seat], fault)
+
+
+def validate(src: BotSource, games: Sequence[str] | None = None, seed: int = 1, deals: int | None = 1,
+             limits: Limits = VALIDATE_LIMITS) -> Validation:
+    """Load ``src`` in the sandbox, then play one smoke match of every game it enters (or of
+    ``games``).  ``ValueError`` for a game id that does not exist."""
+    v = Validation(src, sandbox=isolation().describe())
+    declared, err = load_check(src, limits)
+    if err is not None:
+        v.load_error = err
+        return v
+    v.declared = declared
+    chosen, v.skipped = choose_games(declared, games)
+    for g in chosen:
+        v.checks.append(smoke_match(src, g, seed, deals, limits))
+    return v
+
+
+__all__ = ["DEFAULT_LIMITS", "VALIDATE_LIMITS", "GameCheck", "Validation", "choose_games", "load_check",
+           "smoke_match", "validate"]

@@ -1,0 +1,45 @@
+"""Forks children until forking fails.  The first escapes its process group the classic way
+(``setsid`` and a second fork, so it is re-parented); every child execs a long ``sleep``.
+It prints how many forks worked and how the last one failed, and keeps playing."""
+import os
+from typing import Any
+
+MARK = "987654"
+forked = 0
+failed = ""
+
+
+def _sleep_forever() -> None:
+    try:
+        os.execv("/usr/bin/sleep", ["sleep", MARK])
+    finally:
+        os._exit(0)
+
+
+def _spawn() -> None:
+    global forked, failed
+    pid = os.fork()
+    if pid == 0:  # the escaping grandchild
+        os.setsid()
+        if os.fork() == 0:
+            _sleep_forever()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    forked += 1
+    for _ in range(500):
+        try:
+            pid = os.fork()
+        except OSError as e:
+            failed = f"{type(e).__name__}: {e}"
+            return
+        if pid == 0:
+            os.setsid()
+            _sleep_forever()
+        forked += 1
+
+
+def act(observation: dict[str, Any]) -> str:
+    if not forked and not failed:
+        _spawn()
+        print(f"forked {forked}; then {failed or 'no failure'}")
+    return str(observation["legal_actions"][0])
