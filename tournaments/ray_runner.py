@@ -1,0 +1,484 @@
+"""Run a tournament: the driver.  Schedules batches of matches as Ray tasks, shows progress, resumes.
+
+``run_tournament(spec)`` is what ``cardarena tournament run`` calls:
+
+1. **Prepare** (:func:`prepare`): resolve the bots (``NAME`` -> ``NAME@VERSION``), write or check the
+   manifest ``OUT/_tournaments/<id>.json`` (a directory holding this id from another spec is refused),
+   take the tournament's lock, delete orphaned parts of an interrupted run, and read which matches
+   are already committed (``matches`` parts): those are skipped.
+2. **Run**: batches of about ``batch_s`` seconds of work (the size is learnt per game from the batches
+   done so far) go to Ray tasks (``max_retries``: a task whose worker or node died runs again and
+   rewrites the same part files); at most two batches per CPU are in flight, so the driver's memory
+   does not grow with the tournament.  Each task writes its own part files (``tournaments.runner``);
+   the output directory must therefore be one every node sees.
+3. **Stop**: Ctrl-C stops submitting, lets the batches in flight finish (a second Ctrl-C cancels
+   them), and keeps everything committed; ``--resume`` or re-running the spec plays the rest.
+
+Without ``address`` Ray runs embedded on this machine (``ray.init()`` over its CPUs, or
+``[run] num_cpus``); with one, the same code runs on that cluster, shipping this project's packages
+with the job (``py_modules``).  ``executor="inline"`` runs the batches in this process, without Ray
+(tests, debugging, the benchmark's baseline).
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import socket
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from engine import GAMES, game_class
+from tournaments.log import (
+    clean_orphans,
+    finished_matches,
+    manifest_path,
+    read_manifest,
+    tournaments_in,
+    write_manifest,
+)
+from tournaments.runner import Batch, BatchResult, run_batch
+from tournaments.schedule import GamePlan, Match, plan
+from tournaments.spec import GameEntry, Spec, SpecError
+
+PROJECT = Path(__file__).resolve().parent.parent
+PACKAGES = ("engine", "bots", "tournaments")
+"""Shipped to a remote cluster with the job (``runtime_env.py_modules``)."""
+
+
+class TournamentError(Exception):
+    """A tournament that cannot run or go on; the message is one line."""
+
+
+# ------------------------------------------------------------------------------------------ bots
+def resolve_bots(spec: Spec, bots_data: str | None = None) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """(entrant label -> bot ref, game -> labels of the entrants that play it).
+
+    Built-ins play every game; a submitted bot ``NAME`` resolves to its latest version and plays the
+    games it was validated for (its ``GAMES``).
+    """
+    from bots.api import BUILTIN
+
+    refs: dict[str, str] = {}
+    games_of: dict[str, list[str] | None] = {}
+    for i, e in enumerate(spec.bots):
+        if e.bot in BUILTIN:
+            refs[e.label], games_of[e.label] = e.bot, None
+            continue
+        from bots.registry import Registry
+
+        try:
+            entry = Registry(bots_data).resolve(e.bot)
+        except LookupError as err:
+            raise SpecError(f"bots[{i}]: unknown bot {e.bot!r}: {err} (built-in bots: "
+                            f"{', '.join(BUILTIN)}; submit one with `cardarena bots submit`)") from None
+        refs[e.label], games_of[e.label] = f"{entry.name}@{entry.version}", list(entry.games)
+    by_game = {g.id: [e.label for e in spec.bots if games_of[e.label] is None
+                      or g.id in (games_of[e.label] or [])] for g in spec.games}
+    return refs, by_game
+
+
+# ------------------------------------------------------------------------------------------ prepare
+@dataclass
+class Prepared:
+    spec: Spec
+    tournament: str
+    root: Path
+    plans: list[GamePlan]
+    refs: dict[str, str]
+    total: int
+    done: set[str]
+    lock: TextIO | None = None
+    removed_orphans: int = 0
+
+    def release(self) -> None:
+        if self.lock is not None:
+            self.lock.close()
+            self.lock = None
+
+
+def prepare(spec: Spec, tournament_id: str | None = None, resume: bool = False,
+            bots_data: str | None = None, lock: bool = True) -> Prepared:
+    """Check the output directory against the spec, lock the tournament, read what is done."""
+    tid = tournament_id or spec.name
+    root = spec.output.expanduser().resolve()
+    if root.exists() and not root.is_dir():
+        raise TournamentError(f"output {str(spec.output)!r} is a file, not a directory")
+    manifest = read_manifest(root, tid)
+    others = tournaments_in(root)
+    if manifest is None:
+        if resume:
+            where = f"; it holds {', '.join(others)}" if others else ""
+            raise TournamentError(f"--resume: no tournament {tid!r} in {root}{where}")
+        if others and tournament_id is None:
+            raise TournamentError(
+                f"output {root} holds another tournament ({', '.join(others)}); choose another output, or "
+                f"pass --tournament-id NEW to add tournament NEW beside it")
+        refs, by_game = resolve_bots(spec, bots_data)
+        plans = plan(spec, by_game)
+        total = sum(p.total for p in plans)
+        root.mkdir(parents=True, exist_ok=True)
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        write_manifest(root, tid, {
+            "tournament": tid, "spec_hash": spec.spec_hash(), "spec": spec.identity(), "name": spec.name,
+            "games": spec.game_entries(), "bots": refs, "entrants": by_game, "total_matches": total,
+            "created_at": now, "updated_at": now, "complete": False})
+    else:
+        if manifest.get("spec_hash") != spec.spec_hash():
+            raise TournamentError(
+                f"output {root} holds tournament {tid!r} from another spec (spec hash "
+                f"{manifest.get('spec_hash')} here, {spec.spec_hash()} now); re-run its own spec to resume "
+                "it, choose another output, or pass --tournament-id NEW for a new tournament")
+        spec, refs, by_game = _frozen(spec, manifest, root)
+        plans = plan(spec, by_game)
+        total = sum(p.total for p in plans)
+    prepared = Prepared(spec, tid, root, plans, refs, total, set())
+    if lock:
+        prepared.lock = _lock(root, tid)
+    try:
+        prepared.removed_orphans = len(clean_orphans(root, tid))
+        prepared.done = finished_matches(root, tid)
+    except BaseException:
+        prepared.release()
+        raise
+    return prepared
+
+
+def _frozen(spec: Spec, manifest: dict[str, Any],
+            root: Path) -> tuple[Spec, dict[str, str], dict[str, list[str]]]:
+    """The spec with the games and bots frozen when the tournament started."""
+    games = []
+    for g in manifest["games"]:
+        if g["id"] not in GAMES:
+            raise TournamentError(f"tournament in {root} plays {g['id']}, which is no longer registered")
+        games.append(GameEntry(g["id"], dict(g["options"]), int(g["players"]), g["max_deals"]))
+    entrants = {k: list(v) for k, v in manifest["entrants"].items()}
+    return spec.with_games(tuple(games)), dict(manifest["bots"]), entrants
+
+
+def _lock(root: Path, tid: str) -> TextIO:
+    path = manifest_path(root, tid).with_suffix(".lock")
+    f = open(path, "a+")  # held for the whole run
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip()
+        f.close()
+        raise TournamentError(f"tournament {tid!r} in {root} is being run by another process "
+                              f"({holder or 'unknown'}); wait for it or stop it first") from None
+    f.seek(0)
+    f.truncate()
+    f.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
+    f.flush()
+    return f
+
+
+# ------------------------------------------------------------------------------------------ batching
+class Sizer:
+    """Matches per batch for each game, learnt from the batches done: about ``target`` seconds."""
+
+    def __init__(self, target: float, first: int = 2, cap: int = 1000) -> None:
+        self.target, self.first, self.cap = target, first, cap
+        self.seconds: dict[str, float] = {}
+        self.matches: dict[str, int] = {}
+
+    def learn(self, r: BatchResult) -> None:
+        self.seconds[r.game] = self.seconds.get(r.game, 0.0) + r.seconds
+        self.matches[r.game] = self.matches.get(r.game, 0) + r.matches
+
+    def size(self, game: str) -> int:
+        n = self.matches.get(game, 0)
+        if not n:
+            return self.first
+        per = max(self.seconds[game] / n, 1e-6)
+        return max(1, min(self.cap, round(self.target / per)))
+
+
+def batches(p: Prepared, sizer: Sizer, fsync: bool = True, bots_data: str | None = None) -> Iterator[Batch]:
+    """The remaining matches in batches, taking the games in turn (so every game progresses)."""
+    streams: list[tuple[GamePlan, Iterator[Match]]] = [
+        (gp, (m for m in gp.matches() if m.match_id not in p.done)) for gp in p.plans]
+    while streams:
+        alive = []
+        for gp, it in streams:
+            chunk: list[Match] = []
+            for m in it:
+                chunk.append(m)
+                if len(chunk) >= sizer.size(gp.game.id):
+                    break
+            if chunk:
+                g = gp.game
+                yield Batch(p.tournament, str(p.root), g.id, g.options, g.players, g.max_deals, tuple(chunk),
+                            p.refs, p.spec.limits, bots_data, fsync)
+                alive.append((gp, it))
+        streams = alive
+
+
+# ------------------------------------------------------------------------------------------ Ray
+def check_address(address: str, timeout: float = 3.0) -> None:
+    """Fail within ``timeout`` seconds when nothing listens at a ``HOST:PORT`` (or ``ray://``) address."""
+    if address in ("auto", "local"):
+        return
+    hostport = address.split("://", 1)[-1].rstrip("/")
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit():
+        raise TournamentError(f"--address {address!r}: expected HOST:PORT (e.g. 10.0.0.5:6379), "
+                              "ray://HOST:10001 or auto")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as e:
+        raise TournamentError(f"cannot reach a Ray cluster at {address}: {e.strerror or e}") from None
+
+
+def start_ray(address: str | None, num_cpus: int = 0) -> bool:
+    """Connect to ``address``, or start embedded Ray; True if this call started it."""
+    import logging
+
+    import ray
+
+    if ray.is_initialized():
+        return False
+    quiet: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": False}
+    if address is None:
+        ray.init(num_cpus=num_cpus or None, include_dashboard=False, object_store_memory=128 << 20, **quiet)
+        return True
+    check_address(address)
+    env = {"py_modules": [str(PROJECT / pkg) for pkg in PACKAGES]}
+    try:
+        ray.init(address=address, runtime_env=env, **quiet)
+    except (ConnectionError, RuntimeError, ValueError) as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise TournamentError(f"cannot connect to the Ray cluster at {address}: {first}") from None
+    return True
+
+
+_remote: Any = None
+
+
+def _ray_task() -> Any:
+    global _remote
+    if _remote is None:
+        import ray
+
+        _remote = ray.remote(num_cpus=1, max_retries=5, retry_exceptions=False)(run_batch)
+    return _remote
+
+
+# ------------------------------------------------------------------------------------------ progress
+@dataclass
+class Summary:
+    tournament: str
+    root: Path
+    total: int
+    done_before: int
+    done_now: int = 0
+    moves: int = 0
+    faults: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    stopped: bool = False
+    resubmitted: int = 0
+    removed_orphans: int = 0
+    workers: set[str] = field(default_factory=set)
+
+    @property
+    def done(self) -> int:
+        return self.done_before + self.done_now
+
+    @property
+    def complete(self) -> bool:
+        return self.done >= self.total
+
+
+class Progress:
+    """A rich progress bar: matches done of total, rate, ETA, faults so far (or nothing)."""
+
+    def __init__(self, summary: Summary, enabled: bool) -> None:
+        self.s = summary
+        self.bar: Any = None
+        if enabled:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+            from rich.progress import Progress as RichProgress
+
+            self.bar = RichProgress(
+                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("matches"), TextColumn("{task.fields[rate]:>7.1f}/s"), TimeElapsedColumn(),
+                TextColumn("ETA"), TimeRemainingColumn(), TextColumn("faults {task.fields[faults]}"),
+                TextColumn("{task.fields[note]}"), refresh_per_second=4, transient=False)
+            self.task = self.bar.add_task(summary.tournament, total=summary.total,
+                                          completed=summary.done_before, rate=0.0, faults=0, note="")
+        self.t0 = time.monotonic()
+
+    def __enter__(self) -> Progress:
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.update()
+            self.bar.stop()
+
+    def update(self, note: str | None = None) -> None:
+        if self.bar is None:
+            return
+        dt = max(time.monotonic() - self.t0, 1e-9)
+        fields: dict[str, Any] = {"rate": self.s.done_now / dt, "faults": self.s.faults}
+        if note is not None:
+            fields["note"] = note
+        self.bar.update(self.task, completed=self.s.done, **fields)
+
+
+# ------------------------------------------------------------------------------------------ run
+OnBatch = Callable[[BatchResult, Summary], None]
+
+
+def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool = False,
+                   address: str | None = None, executor: str = "ray", progress: bool = True,
+                   on_batch: OnBatch | None = None, fsync: bool = True, bots_data: str | None = None,
+                   max_in_flight: int | None = None) -> Summary:
+    """Run (or resume) the tournament of ``spec`` to its end or to Ctrl-C; see the module doc."""
+    p = prepare(spec, tournament_id, resume, bots_data)
+    summary = Summary(p.tournament, p.root, p.total, len(p.done), removed_orphans=p.removed_orphans)
+    try:
+        if summary.complete:
+            _finish_manifest(p, summary)
+            return summary
+        sizer = Sizer(p.spec.batch_s)
+        work = batches(p, sizer, fsync, bots_data)
+        t0 = time.monotonic()
+        with Progress(summary, progress) as bar:
+            if executor == "inline":
+                _run_inline(work, sizer, summary, bar, on_batch)
+            elif executor == "ray":
+                _run_ray(work, sizer, summary, bar, on_batch, address or p.spec.address, p.spec.num_cpus,
+                         max_in_flight)
+            else:
+                raise ValueError(f"executor must be 'ray' or 'inline', got {executor!r}")
+        summary.seconds = time.monotonic() - t0
+        _finish_manifest(p, summary)
+    finally:
+        p.release()
+    return summary
+
+
+def _finish_manifest(p: Prepared, s: Summary) -> None:
+    m = read_manifest(p.root, p.tournament) or {}
+    m.pop("schema_version", None)
+    m.update(updated_at=datetime.now(UTC).isoformat(timespec="seconds"), complete=s.complete,
+             done_matches=s.done)
+    write_manifest(p.root, p.tournament, m)
+
+
+def _account(r: BatchResult, sizer: Sizer, s: Summary, bar: Progress, on_batch: OnBatch | None) -> None:
+    if r.parts and not Path(r.parts[-1]).exists():
+        raise TournamentError(f"worker {r.worker} wrote {r.parts[-1]}, which this machine cannot see: on a "
+                              "cluster the output must be a directory every node shares")
+    sizer.learn(r)
+    s.done_now += r.matches
+    s.moves += r.moves
+    s.faults += r.faults
+    s.errors += r.errors
+    s.workers.add(r.worker)
+    bar.update()
+    if on_batch is not None:
+        on_batch(r, s)
+
+
+def _run_inline(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress,
+                on_batch: OnBatch | None) -> None:
+    try:
+        for b in work:
+            _account(run_batch(b), sizer, s, bar, on_batch)
+    except KeyboardInterrupt:
+        s.stopped = True
+
+
+def _run_ray(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress, on_batch: OnBatch | None,
+             address: str | None, num_cpus: int, max_in_flight: int | None) -> None:
+    import ray
+    from ray.exceptions import GetTimeoutError, RayError, RayTaskError, TaskCancelledError
+
+    started = start_ray(address, num_cpus)
+    try:
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        limit = max_in_flight or max(2, 2 * cpus)
+        task = _ray_task()
+        pending: dict[Any, Batch] = {}
+        attempts: dict[str, int] = {}
+        exhausted = False
+
+        def submit(b: Batch) -> None:
+            pending[task.remote(b)] = b
+
+        def collect(ref: Any) -> None:
+            b = pending.pop(ref)
+            try:
+                r = ray.get(ref)
+            except RayTaskError as e:  # an exception inside run_batch: a bug, not a lost worker
+                cause = e.cause if e.cause is not None else e
+                raise TournamentError(f"a batch of {b.game} failed: {type(cause).__name__}: "
+                                      f"{str(cause).splitlines()[0] if str(cause) else ''}") from e
+            except TaskCancelledError:
+                return
+            except RayError as e:  # worker, node or object lost beyond Ray's own retries: run it again
+                key = b.match_ids[0]
+                attempts[key] = attempts.get(key, 0) + 1
+                if attempts[key] > 5:
+                    raise TournamentError(f"a batch of {b.game} failed 5 times: {type(e).__name__}") from e
+                s.resubmitted += 1
+                submit(b)
+                return
+            _account(r, sizer, s, bar, on_batch)
+
+        try:
+            while True:
+                while not exhausted and len(pending) < limit:
+                    b = next(work, None)
+                    if b is None:
+                        exhausted = True
+                    else:
+                        submit(b)
+                if not pending:
+                    break
+                ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.25)
+                for ref in ready:
+                    collect(ref)
+                bar.update()
+        except KeyboardInterrupt:
+            s.stopped = True
+            bar.update(note="stopping: finishing the batches in flight (Ctrl-C again to cancel them)")
+            try:
+                deadline = time.monotonic() + 30.0
+                while pending and time.monotonic() < deadline:
+                    ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.25)
+                    for ref in ready:
+                        with contextlib.suppress(TournamentError, GetTimeoutError):
+                            collect(ref)
+                    bar.update()
+            except KeyboardInterrupt:
+                pass
+            for ref in list(pending):
+                ray.cancel(ref, force=True)
+            pending.clear()
+            bar.update(note="stopped")
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def describe_game(g: GameEntry) -> str:
+    cls = game_class(g.id)
+    return f"{g.id} ({g.players} players{', partnership' if cls.teams else ''})"

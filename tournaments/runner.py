@@ -1,0 +1,240 @@
+"""Play a batch of matches and commit its logs: the work of one Ray task (no Ray in here).
+
+A :class:`Batch` is a handful of scheduled matches of one game, about a second of work.
+:func:`run_batch` plays them one after the other, keeps every move, event and result in a
+:class:`~tournaments.log.BatchLog` and commits the three part files (matches last).  Given the same
+batch it writes the same files with the same rows, which is what makes a retried task harmless.
+
+The match loop is ``bots.match.play_match``'s, move for move: players made by
+``bots.match.make_players`` from the match seed and the seat (so ``cardarena play GAME --bots ...
+--seed SEED`` replays a tournament match), a faulting bot (timeout, crash, illegal or malformed
+action, memory) forfeits, a seeded random player finishes its seat's moves so the match completes for
+the others, and ``bots.match.placement`` places the faulting seats last.  What it adds, per move: the
+seat's thinking time, the number of legal actions, the phase and the bot's outcome, for the logs.
+(``tests/tournaments/test_runner.py`` checks that both loops play the same match.)
+"""
+from __future__ import annotations
+
+import os
+import random
+import socket
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bots.api import Player
+from bots.builtin.random import Bot as RandomBot
+from bots.match import close_players, make_players, placement, seat_seed
+from bots.sandbox import BotFault
+from bots.sandbox import Limits as BotLimits
+from engine import IllegalAction, game_class, load_game
+from engine.core import Game, State
+from tournaments.log import BatchLog, Fault, commit_batch, options_json
+from tournaments.schedule import Match
+from tournaments.spec import Limits
+
+FALLBACK_SALT = 0xFA11BAC
+"""As in ``bots.match``: a faulting seat's fallback is seeded ``seat_seed(seed, seat) ^ FALLBACK_SALT``."""
+WORLDS_SALT = 0x1D15EA5E
+"""As in ``bots.match``: a seat's worlds come from ``Random(seat_seed(seed, seat) ^ WORLDS_SALT)``."""
+
+
+def bot_limits(limits: Limits) -> BotLimits:
+    """The sandbox limits of the bots issue from the spec's ``[limits]``."""
+    mem = limits.memory_mb << 20
+    return BotLimits(move_time=limits.move_s, time_bank=limits.bank_s, memory=mem, group_memory=mem)
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What one Ray task plays: small and picklable."""
+
+    tournament: str
+    root: str
+    """Absolute output directory (shared by every node)."""
+    game: str
+    options: dict[str, Any]
+    players: int
+    max_deals: int | None
+    matches: tuple[Match, ...]
+    bot_refs: dict[str, str]
+    """Entrant label -> bot: a built-in name or ``NAME@VERSION``."""
+    limits: Limits = field(default_factory=Limits)
+    bots_data: str | None = None
+    """The data directory of the bots registry (None: its default)."""
+    fsync: bool = True
+
+    @property
+    def match_ids(self) -> list[str]:
+        return [m.match_id for m in self.matches]
+
+
+@dataclass
+class BatchResult:
+    game: str
+    matches: int
+    moves: int
+    faults: int
+    errors: int
+    seconds: float
+    """Wall time of the matches (not counting the writing)."""
+    write_seconds: float
+    worker: str
+    parts: list[str]
+
+
+PlayersFactory = Callable[[Game, Sequence[str], int], list[Player]]
+"""(game, bot refs by seat, match seed) -> players; default ``bots.match.make_players``."""
+
+
+# ------------------------------------------------------------------------------------------ one match
+MoveRow = tuple[int, int, int, str, str, int, int, str]
+"""(deal, ply, seat, phase, action, legal_count, think_us, status): one row of ``moves``."""
+
+
+@dataclass
+class Played:
+    state: State
+    moves: list[MoveRow]
+    faults: list[Fault]
+    placement: list[int]
+    seconds: float
+    error: str | None = None
+
+
+def play_logged(game: Game, players: Sequence[Player], seed: int, max_deals: int | None) -> Played:
+    """Play one match as ``bots.match.play_match`` does, keeping a :data:`MoveRow` per action.
+
+    An exception from the engine itself (a bug) ends the match with ``error`` set: the tournament
+    goes on and the match is recorded with status ``error``.  The players are not closed here.
+    """
+    t0 = time.perf_counter()
+    state = game.new_match(seed=seed, players=len(players), max_deals=max_deals)
+    n = len(players)
+    active: list[Any] = list(players)
+    want = [int(getattr(p, "worlds", 0) or 0) for p in players]
+    world_rng = [random.Random(seat_seed(seed, s) ^ WORLDS_SALT) for s in range(n)]
+    outcomes = ["ok"] * n
+    moves: list[MoveRow] = []
+    faults: list[Fault] = []
+    clock = time.perf_counter_ns
+    history = state.history
+    error: str | None = None
+    try:
+        while not state.is_over():
+            seat = state.current_player
+            assert seat is not None
+            obs = state.observation(seat)
+            legal_count = len(obs["legal_actions"])
+            deal, phase = state.deal_no, state.phase
+            player = active[seat]
+            if outcomes[seat] != "ok":
+                t = clock()
+                state.apply(player.act(obs))
+                moves.append((deal, len(history) - 1, seat, phase, history[-1], legal_count,
+                              (clock() - t) // 1000, "fallback"))
+                continue
+            kind = reason = ""
+            t = clock()
+            try:
+                if want[seat]:
+                    action = player.act_in_worlds(obs, _worlds(state, seat, want, world_rng[seat], obs))
+                else:
+                    action = player.act(obs)
+            except BotFault as f:
+                kind, reason = f.outcome, f.reason + (f"\n{f.traceback}" if f.traceback else "")
+            except Exception as e:  # an in-process player's own error is its crash; contained here
+                kind, reason = "crash", f"{type(e).__name__}: {e}"[:300] + f"\n{_excerpt(e)}"
+            else:
+                try:
+                    state.apply(action)
+                except IllegalAction as e:
+                    kind, reason = "illegal", f"{action!r}: {e}"
+                except TypeError as e:  # an action that is not even a string
+                    kind, reason = "illegal", f"act returned {type(action).__name__}, not a string: {e}"
+            think = (clock() - t) // 1000
+            if kind:  # the seat forfeits; a seeded random player finishes its moves
+                faults.append(Fault(seat, kind, len(history), reason[:4000]))
+                outcomes[seat] = kind
+                _close(player)
+                active[seat] = RandomBot(game.id, seat, seat_seed(seed, seat) ^ FALLBACK_SALT)
+                state.apply(active[seat].act(obs))
+            moves.append((deal, len(history) - 1, seat, phase, history[-1], legal_count, think,
+                          kind or "ok"))
+    except Exception as e:  # the engine failed (a bug): the match is recorded as an error, not lost
+        error = f"{type(e).__name__}: {e}\n{_excerpt(e)}"
+    for seat, p in enumerate(active):
+        if p is not players[seat]:
+            _close(p)
+    place = placement(state.ranking(), outcomes) if error is None else [n] * n
+    return Played(state, moves, faults, place, time.perf_counter() - t0, error)
+
+
+def _worlds(state: State, seat: int, want: list[int], rng: random.Random, obs: dict[str, Any]) -> list[State]:
+    """As ``bots.match``: ``want[seat]`` determinized worlds (none for a forced move, or when the game
+    does not implement ``determinize``)."""
+    if len(obs["legal_actions"]) <= 1:
+        return []
+    try:
+        return [state.determinize(seat, rng) for _ in range(want[seat])]
+    except NotImplementedError:
+        want[seat] = -1 if want[seat] > 0 else want[seat]
+        return []
+
+
+def _close(player: Any) -> None:
+    close = getattr(player, "close", None)
+    if callable(close):
+        close()
+
+
+def _excerpt(e: BaseException, lines: int = 12) -> str:
+    return "\n".join("".join(traceback.format_exception(e)).rstrip().splitlines()[-lines:])
+
+
+# ------------------------------------------------------------------------------------------ a batch
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
+    """Play ``batch`` and commit its three part files; return counts for the driver."""
+    game = load_game(batch.game, **batch.options)
+    if make is None:
+        limits = bot_limits(batch.limits)
+
+        def make(g: Game, refs: Sequence[str], seed: int) -> list[Player]:
+            return make_players(g, refs, seed, sandbox=batch.limits.sandbox_builtins, limits=limits,
+                                data_dir=batch.bots_data)
+    opts = options_json(game.options)
+    teams = ([s % 2 for s in range(batch.players)] if game_class(batch.game).teams
+             else list(range(batch.players)))
+    log = BatchLog(batch.tournament, batch.game)
+    worker = worker_name()
+    faults = errors = 0
+    t0 = time.perf_counter()
+    for m in batch.matches:
+        refs = [batch.bot_refs[label] for label in m.seats]
+        players = make(game, refs, m.seed)
+        try:
+            p = play_logged(game, players, m.seed, batch.max_deals)
+        finally:
+            close_players(players)
+        faults += len(p.faults)
+        fl = list(p.faults)
+        if p.error is not None:
+            errors += 1
+            fl.insert(0, Fault(None, "error", len(p.state.history), p.error[:4000]))
+        st = p.state
+        log.add_match(match_id=m.match_id, group_id=m.group_id, options=opts, seed=m.seed,
+                      players=batch.players, max_deals=batch.max_deals, board=m.board, rotation=m.rotation,
+                      bots=m.seats, bot_refs=refs, teams=teams, scores=st.scores(), ranking=p.placement,
+                      engine_ranking=st.ranking(), deals_played=st.deal_no, moves=p.moves,
+                      events=st.events, faults=fl, duration_s=p.seconds,
+                      finished_at_ms=int(time.time() * 1000), worker=worker)
+    played = time.perf_counter() - t0
+    paths = commit_batch(batch.root, log, fsync=batch.fsync)
+    return BatchResult(batch.game, len(batch.matches), log.moves_logged, faults, errors, played,
+                       time.perf_counter() - t0 - played, worker, [str(p) for p in paths])

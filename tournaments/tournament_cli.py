@@ -1,0 +1,266 @@
+"""``cardarena tournament ...``: run a tournament on Ray, show its leaderboard and status.
+
+Mounted by ``tournaments/cli.py`` (``app.add_typer(tournament_app, name="tournament")``).  Bad input
+(a malformed spec, an unknown game or bot, too few entrants, an unreachable address, an output
+directory holding another tournament) exits 2 with one line naming the field; never a traceback.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+if TYPE_CHECKING:  # the heavy modules (pyarrow, the engine) load when a command runs
+    from tournaments.ray_runner import Summary
+    from tournaments.spec import Spec
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Duplicate round-robin tournaments over every game, on Ray; logs in Parquet.")
+out = Console(highlight=False, soft_wrap=False)
+PROG = "cardarena tournament"
+
+
+def _fail(msg: str) -> typer.Exit:
+    print(f"{PROG}: {msg}", file=sys.stderr)
+    return typer.Exit(2)
+
+
+def _build_spec(spec_path: Path | None, overrides: dict[str, Any]) -> Spec:
+    from tournaments.spec import SpecError, load_spec, parse_spec
+
+    if spec_path is not None:
+        return load_spec(spec_path, overrides)
+    if overrides.get("bots") is None:
+        raise SpecError("bots: give a SPEC file, or at least --bots "
+                        "(e.g. --bots random,greedy,ismcts,r2=random)")
+    raw = {k: v for k, v in overrides.items() if v is not None}
+    raw.setdefault("name", "cli")
+    return parse_spec(raw)
+
+
+def _bots_flag(text: str | None) -> list[Any] | None:
+    """``random,greedy,r2=random``: ``LABEL=BOT`` enters a bot under another label."""
+    if text is None:
+        return None
+    items: list[Any] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        label, sep, bot = part.partition("=")
+        items.append({"name": label.strip(), "bot": bot.strip()} if sep else part)
+    return items
+
+
+@app.command("run")
+def run_cmd(
+    spec: Annotated[Path | None, typer.Argument(help="tournament spec (TOML); see examples/demo.toml")
+                    ] = None,
+    address: Annotated[str | None, typer.Option(help="Ray cluster address (default: embedded local Ray)")
+                       ] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="continue the tournament in the output directory")
+                      ] = False,
+    tournament_id: Annotated[str | None, typer.Option("--tournament-id", help="a new tournament id beside "
+                                                      "those already in the output directory")] = None,
+    output: Annotated[str | None, typer.Option("--out", help="output directory (default: data/<name>)")
+                      ] = None,
+    games: Annotated[str | None, typer.Option(help="comma-separated game ids, or 'all'")] = None,
+    bots: Annotated[str | None, typer.Option(help="comma-separated bots; LABEL=BOT enters a bot again")
+                    ] = None,
+    matches: Annotated[int | None, typer.Option("--matches", help="matches per seating (boards)")] = None,
+    seed: Annotated[int | None, typer.Option(help="tournament seed")] = None,
+    max_deals: Annotated[int | None, typer.Option("--max-deals", help="stop each match after this many deals")
+                         ] = None,
+    inline: Annotated[bool, typer.Option("--inline", help="run in this process without Ray (debugging)")
+                      ] = False,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="show the progress bar")] = True,
+    leaderboard: Annotated[bool, typer.Option("--leaderboard/--no-leaderboard", help="print it at the end")
+                           ] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable summary")] = False,
+) -> None:
+    """Run (or resume) a tournament: every match once, logged to Parquet, with a progress bar."""
+    from tournaments.ray_runner import TournamentError, run_tournament
+    from tournaments.spec import SpecError
+
+    overrides: dict[str, Any] = {
+        "output": output, "bots": _bots_flag(bots), "matches_per_seating": matches, "seed": seed,
+        "max_deals": max_deals,
+        "games": None if games is None else ("all" if games == "all" else
+                                             [g.strip() for g in games.split(",") if g.strip()])}
+    try:
+        sp = _build_spec(spec, overrides)
+        if not as_json and progress:
+            out.print(f"[bold]{sp.name}[/bold]: {len(sp.games)} games, {len(sp.bots)} entrants, "
+                      f"{sp.matches_per_seating} board(s) per seating -> {sp.output}"
+                      + (f" on {address or sp.address}" if (address or sp.address) else " (embedded Ray)"))
+        summary = run_tournament(sp, tournament_id=tournament_id, resume=resume, address=address,
+                                 executor="inline" if inline else "ray", progress=progress and not as_json)
+    except (SpecError, TournamentError) as e:
+        raise _fail(str(e)) from None
+    board = leaderboard_rows(summary.root, summary.tournament)
+    if as_json:
+        print(json.dumps({**_summary_json(summary), "leaderboard": board}))
+    else:
+        _print_summary(summary)
+        if leaderboard:
+            print_leaderboard(board, summary.tournament)
+    if summary.stopped:
+        raise typer.Exit(130)
+
+
+def _summary_json(s: Summary) -> dict[str, Any]:
+    return {"tournament": s.tournament, "output": str(s.root), "total": s.total, "done": s.done,
+            "done_before": s.done_before, "done_now": s.done_now, "moves": s.moves, "faults": s.faults,
+            "errors": s.errors, "seconds": round(s.seconds, 3), "stopped": s.stopped, "complete": s.complete,
+            "resubmitted": s.resubmitted}
+
+
+def _print_summary(s: Summary) -> None:
+    rate = s.done_now / s.seconds if s.seconds else 0.0
+    state = "complete" if s.complete else ("stopped" if s.stopped else "incomplete")
+    out.print(f"{s.tournament}: {s.done} of {s.total} matches ({state}); this run {s.done_now} matches, "
+              f"{s.moves} moves in {s.seconds:.1f} s ({rate:.1f} matches/s), faults {s.faults}"
+              + (f", engine errors {s.errors}" if s.errors else "") + f"; logs in {s.root}")
+    if s.stopped:
+        out.print("resume with: cardarena tournament run SPEC --resume (or re-run the same spec)")
+
+
+# ------------------------------------------------------------------------------------------ leaderboard
+def _matches_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
+    import pyarrow.parquet as pq
+
+    from tournaments.log import committed_parts
+
+    rows: list[dict[str, Any]] = []
+    cols = ["bots", "ranking", "teams", "faults"]
+    for p in committed_parts(root, tournament):
+        game = p.parent.name.partition("=")[2]
+        for r in pq.read_table(p, columns=cols).to_pylist():
+            r["game"] = game
+            rows.append(r)
+    return rows
+
+
+def leaderboard_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
+    """Per entrant: matches, wins, mean place, faults, mean score per game and overall.
+
+    A seat's *score* in a match is the share of its opponents (the seats not on its team) it placed
+    above, a tie counting half: 1 = beat everyone, 0 = last; in a partnership game 1 for a win,
+    0 for a loss.  The overall score is the mean over games of the entrant's mean score per game
+    (every game weighs the same), with a 95% confidence half-width.
+    """
+    acc: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    wins: dict[str, int] = defaultdict(int)
+    faults: dict[str, int] = defaultdict(int)
+    places: dict[str, list[int]] = defaultdict(list)
+    for r in _matches_rows(root, tournament):
+        rank, teams = r["ranking"], r["teams"]
+        faulted = {f["seat"] for f in r["faults"] if f["seat"] is not None}
+        for seat, label in enumerate(r["bots"]):
+            opp = [o for o in range(len(rank)) if teams[o] != teams[seat]]
+            won = sum(1.0 if rank[seat] < rank[o] else 0.5 if rank[seat] == rank[o] else 0.0 for o in opp)
+            acc[label][r["game"]].append(won / len(opp))
+            wins[label] += rank[seat] == 1
+            faults[label] += seat in faulted
+            places[label].append(rank[seat])
+    rows: list[dict[str, Any]] = []
+    for label, per_game in acc.items():
+        means = {g: sum(v) / len(v) for g, v in per_game.items()}
+        var = sum(_var(v) / len(v) for v in per_game.values()) / len(per_game) ** 2
+        rows.append({"bot": label, "matches": len(places[label]), "wins": wins[label],
+                     "mean_place": sum(places[label]) / len(places[label]), "faults": faults[label],
+                     "score": sum(means.values()) / len(means), "ci95": 1.96 * math.sqrt(var),
+                     "games": {g: round(m, 4) for g, m in sorted(means.items())}})
+    rows.sort(key=lambda r: -r["score"])
+    return rows
+
+
+def _var(v: list[float]) -> float:
+    if len(v) < 2:
+        return 0.0
+    m = sum(v) / len(v)
+    return sum((x - m) ** 2 for x in v) / (len(v) - 1)
+
+
+def print_leaderboard(rows: list[dict[str, Any]], title: str) -> None:
+    """The leaderboard, then each entrant's mean score per game."""
+    if not rows:
+        out.print("no finished matches yet")
+        return
+    table = Table("#", "bot", "score", "±95%", "matches", "wins", "mean place", "faults",
+                  title=f"leaderboard: {title}")
+    for i, r in enumerate(rows, 1):
+        table.add_row(str(i), r["bot"], f"{r['score']:.3f}", f"{r['ci95']:.3f}", str(r["matches"]),
+                      str(r["wins"]), f"{r['mean_place']:.2f}", str(r["faults"]))
+    out.print(table)
+    games = sorted({g for r in rows for g in r["games"]})
+    per = Table("game", *[r["bot"] for r in rows], title="mean score per game")
+    for g in games:
+        per.add_row(g, *[f"{r['games'][g]:.3f}" if g in r["games"] else "-" for r in rows])
+    out.print(per)
+    out.print("score: share of opponents placed below (ties half; partnership: 1 win, 0 loss); a faulting "
+              "bot is placed last; overall: the mean over games")
+
+
+@app.command("leaderboard")
+def leaderboard_cmd(
+    output: Annotated[Path, typer.Argument(help="a tournament output directory, e.g. data/demo")],
+    tournament: Annotated[str | None, typer.Option(help="tournament id (default: the only one there)")
+                          ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+) -> None:
+    """The leaderboard of a tournament (finished or not) from its Parquet logs."""
+    tid = _one_tournament(output, tournament)
+    rows = leaderboard_rows(output, tid)
+    if as_json:
+        print(json.dumps(rows))
+    else:
+        print_leaderboard(rows, tid)
+
+
+@app.command("status")
+def status_cmd(
+    output: Annotated[Path, typer.Argument(help="a tournament output directory, e.g. data/demo")],
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+) -> None:
+    """The tournaments in an output directory: matches done of total."""
+    from tournaments.log import finished_matches, read_manifest, tournaments_in
+
+    ids = tournaments_in(output)
+    if not ids:
+        raise _fail(f"no tournament in {output} (no _tournaments/*.json manifest)")
+    rows = []
+    for tid in ids:
+        m = read_manifest(output, tid) or {}
+        done = len(finished_matches(output, tid))
+        rows.append({"tournament": tid, "done": done, "total": m.get("total_matches"),
+                     "games": [g["id"] for g in m.get("games", [])], "bots": m.get("bots", {}),
+                     "created_at": m.get("created_at"), "updated_at": m.get("updated_at")})
+    if as_json:
+        print(json.dumps(rows))
+        return
+    table = Table("tournament", "matches done", "games", "bots", "updated")
+    for r in rows:
+        table.add_row(r["tournament"], f"{r['done']} / {r['total']}", ", ".join(r["games"]),
+                      ", ".join(r["bots"]), str(r["updated_at"]))
+    out.print(table)
+
+
+def _one_tournament(output: Path, tournament: str | None) -> str:
+    from tournaments.log import tournaments_in
+
+    ids = tournaments_in(output)
+    if tournament is not None:
+        if tournament not in ids:
+            raise _fail(f"no tournament {tournament!r} in {output}; it holds: {', '.join(ids) or 'none'}")
+        return tournament
+    if len(ids) != 1:
+        raise _fail(f"{output} holds {len(ids)} tournaments ({', '.join(ids) or 'none'}); pick one with "
+                    "--tournament")
+    return ids[0]
