@@ -514,9 +514,13 @@ class SheddingState(State):
                     "jokers do not stand in groups (G5)")
         if named and len({RANK_CHAR[c] for c, n in items if n is None} | {TOKENS[n][0] for n in named}) == 1:
             return "jokers do not stand in groups, only in runs (G5)"
+        groups = self.game.groups
         try:
             if not named and len({RANK_CHAR[c] for c, _ in items}) == 1:
-                check_group(items, self.game.groups)
+                if len(items) > groups.max_size:
+                    return ("only pairs of equal rank may be discarded" if groups.max_size == 2 else
+                            f"at most {groups.max_size} cards of equal rank may be discarded together")
+                check_group(items, groups)
             else:
                 check_run(items, self.game.run_rule)
         except ValueError as e:
