@@ -209,6 +209,15 @@ def demo_cmd(seed: Annotated[int, typer.Option(help="seed of every match")] = 7)
         out.print()
 
 
+def _mount_analysis() -> None:
+    """``query``, ``rank``, ``verify``, ``coverage``, ``fuzz`` (tournaments/analysis/cli.py)."""
+    from tournaments.analysis.cli import register
+    register(app)
+
+
+_mount_analysis()
+
+
 def main() -> None:
     """Console entry point: one-line errors for bad input, exit status 2."""
     try:

@@ -1,0 +1,371 @@
+"""Who is best, and how sure are we: ratings per game and overall from the ``matches`` table.
+
+For each entrant (the ``bots`` label of a seat) this computes
+
+* **openskill** Plackett-Luce ratings (``mu``, ``sigma``, ``ordinal = mu - 3 sigma``), updated match by
+  match in ``match_id`` order (a fixed pseudo-random order, so two runs of one spec agree), with the
+  seats of a team (``teams``) rated as one openskill team.  Overall: per-game ratings are combined
+  with equal weight per game (mean ``mu``, ``sigma = sqrt(sum sigma^2) / k``).
+* **mean placement** (of ``ranking``, after forfeits) and **mean score** (``scores``, the game's own
+  units; no overall mean score, as units differ between games), and the **number of matches**.
+* a **Plackett-Luce strength** (maximum likelihood, log-strength ``theta`` centred on 0, a team's
+  utility is the sum of its members'; ties by Breslow's rule; a weak Gaussian prior keeps an entrant
+  that always wins finite) with a **bootstrap 95% interval**: duplicate groups (``group_id``, the
+  rotations of one seating over one board) are resampled with replacement, so correlated rotations
+  move together.  Identical outcomes are counted once (weight = how often), so a bootstrap
+  replicate is a reweighting and costs milliseconds.
+* a **head-to-head** table: for each pair, the share of matches in which one placed above the other
+  (ties half, partners never compared), with its bootstrap 95% interval; a pair whose interval
+  contains 0.5 is marked not significant.  In the leaderboard an entrant whose strength interval
+  difference to the next entrant contains 0 is marked too (``~``).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from tournaments.analysis.views import TournamentLog
+
+PRIOR = 0.05
+"""Weight of the Gaussian prior on each log-strength (pseudo-observations; keeps estimates finite)."""
+BATCH = 50
+"""Bootstrap replicates fitted together (vectorised Newton steps)."""
+
+
+@dataclass
+class MatchRec:
+    game: str
+    match_id: str
+    group_id: str
+    bots: list[str]
+    teams: list[int]
+    ranking: list[int]
+    scores: list[float]
+
+
+@dataclass
+class Entrant:
+    name: str
+    matches: int
+    mean_place: float
+    mean_score: float | None
+    mu: float
+    sigma: float
+    ordinal: float
+    strength: float
+    lo: float
+    hi: float
+    tied_with_next: bool = False
+
+
+@dataclass
+class HeadToHead:
+    a: str
+    b: str
+    wins: int
+    losses: int
+    ties: int
+    score: float
+    lo: float
+    hi: float
+
+    @property
+    def significant(self) -> bool:
+        return not self.lo <= 0.5 <= self.hi
+
+
+@dataclass
+class Board:
+    scope: str
+    """A game id, or ``overall``."""
+    matches: int
+    entrants: list[Entrant]
+    h2h: list[HeadToHead] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scope": self.scope, "matches": self.matches,
+                "entrants": [vars(e) for e in self.entrants],
+                "head_to_head": [dict(vars(h), significant=h.significant) for h in self.h2h]}
+
+
+# ------------------------------------------------------------------------------------------ loading
+def load_matches(log: TournamentLog, game: str | None = None) -> list[MatchRec]:
+    con = log.connect()
+    try:
+        q = "SELECT game, match_id, group_id, bots, teams, ranking, scores FROM matches"
+        params: list[Any] = []
+        if game is not None:
+            q += " WHERE game = ?"
+            params.append(game)
+        table = con.execute(q + " ORDER BY game, match_id", params).arrow()
+    finally:
+        con.close()
+    if hasattr(table, "read_all"):  # duckdb >= 1.4 returns a RecordBatchReader
+        table = table.read_all()
+    cols = {c: table.column(c).to_pylist() for c in table.column_names}
+    return [MatchRec(*row) for row in zip(cols["game"], cols["match_id"], cols["group_id"], cols["bots"],
+                                          cols["teams"], cols["ranking"], cols["scores"], strict=True)]
+
+
+def units(m: MatchRec) -> list[tuple[tuple[str, ...], int]]:
+    """The competing units of a match: (labels of the seats of one team, its place), by place."""
+    by_team: dict[int, list[int]] = defaultdict(list)
+    for seat, t in enumerate(m.teams):
+        by_team[t].append(seat)
+    out = [(tuple(m.bots[s] for s in seats), min(m.ranking[s] for s in seats)) for seats in by_team.values()]
+    out.sort(key=lambda u: (u[1], u[0]))
+    return out
+
+
+# ------------------------------------------------------------------------------------------ openskill
+def openskill_ratings(matches: list[MatchRec]) -> dict[str, tuple[float, float]]:
+    """openskill Plackett-Luce (mu, sigma) per entrant after all ``matches`` in order."""
+    from openskill.models import PlackettLuce
+    model = PlackettLuce()
+    ratings: dict[str, Any] = {}
+    rate, rating = model.rate, model.rating
+    for m in matches:
+        us = units(m)
+        teams = []
+        for labels, _ in us:
+            team = []
+            for lab in labels:
+                r = ratings.get(lab)
+                if r is None:
+                    r = ratings[lab] = rating(name=lab)
+                team.append(r)
+            teams.append(team)
+        new = rate(teams, ranks=[float(p) for _, p in us])
+        for (labels, _), team in zip(us, new, strict=True):
+            for lab, r in zip(labels, team, strict=True):
+                ratings[lab] = r
+    return {k: (float(r.mu), float(r.sigma)) for k, r in ratings.items()}
+
+
+# ------------------------------------------------------------------------------------------ PL model
+@dataclass
+class Block:
+    """The patterns with ``k`` units, as dense arrays (units sorted by place)."""
+
+    members: np.ndarray   # (P, k, N) seats of each entrant in each unit (a team's utility is the sum)
+    start: np.ndarray     # (P, k) index of the first unit tied with this one (its risk set starts there)
+    end: np.ndarray       # (P, k) index of the last unit tied with this one
+    pattern: np.ndarray   # (P,) the patterns' global numbers
+
+
+@dataclass
+class Patterns:
+    """Distinct match outcomes, with how often each occurred and the likelihood's design."""
+
+    names: list[str]
+    counts: np.ndarray          # (P,) matches per pattern
+    group_counts: sp.csr_matrix  # (G, P) matches per duplicate group and pattern
+    blocks: list[Block]
+    pair_wins: sp.csr_matrix    # (P, N*N) a placed above b
+    pair_ties: sp.csr_matrix    # (P, N*N)
+
+
+def build_patterns(matches: list[MatchRec]) -> Patterns:
+    names = sorted({b for m in matches for b in m.bots})
+    idx = {n: i for i, n in enumerate(names)}
+    n = len(names)
+    pat_id: dict[tuple[tuple[tuple[str, ...], int], ...], int] = {}
+    group_id: dict[str, int] = {}
+    g_rows: list[int] = []
+    g_cols: list[int] = []
+    for m in matches:
+        key = tuple(units(m))
+        p = pat_id.setdefault(key, len(pat_id))
+        g = group_id.setdefault(f"{m.game}/{m.group_id}", len(group_id))
+        g_rows.append(g)
+        g_cols.append(p)
+    npat = len(pat_id)
+    gc = sp.csr_matrix((np.ones(len(g_rows)), (g_rows, g_cols)), shape=(len(group_id), npat))
+    counts = np.asarray(gc.sum(axis=0)).ravel()
+    by_k: dict[int, list[tuple[int, tuple[tuple[tuple[str, ...], int], ...]]]] = defaultdict(list)
+    w_r: list[int] = []
+    w_c: list[int] = []
+    t_r: list[int] = []
+    t_c: list[int] = []
+    for key, p in pat_id.items():
+        by_k[len(key)].append((p, key))
+        for j, (la, pa) in enumerate(key):
+            for k, (lb, pb) in enumerate(key):
+                if j == k or pa > pb:
+                    continue
+                for a in la:
+                    for b in lb:
+                        if a == b:
+                            continue
+                        if pa < pb:
+                            w_r.append(p)
+                            w_c.append(idx[a] * n + idx[b])
+                        else:
+                            t_r.append(p)
+                            t_c.append(idx[a] * n + idx[b])
+    blocks = []
+    for k, pats in sorted(by_k.items()):
+        mem = np.zeros((len(pats), k, n))
+        start = np.zeros((len(pats), k), dtype=np.int64)
+        end = np.zeros((len(pats), k), dtype=np.int64)
+        for r, (_, key) in enumerate(pats):
+            places = [pl for _, pl in key]
+            for j, (labels, pl) in enumerate(key):
+                for lab in labels:
+                    mem[r, j, idx[lab]] += 1.0
+                start[r, j] = places.index(pl)
+                end[r, j] = len(places) - 1 - places[::-1].index(pl)
+        blocks.append(Block(mem, start, end, np.array([p for p, _ in pats], dtype=np.int64)))
+    return Patterns(
+        names=names, counts=counts, group_counts=gc, blocks=blocks,
+        pair_wins=sp.csr_matrix((np.ones(len(w_r)), (w_r, w_c)), shape=(npat, n * n)),
+        pair_ties=sp.csr_matrix((np.ones(len(t_r)), (t_r, t_c)), shape=(npat, n * n)),
+    )
+
+
+def _newton_terms(theta: np.ndarray, pt: Patterns, weights: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For a batch of ``theta`` (B, N) and pattern ``weights`` (B, P): the log-likelihoods (B,), their
+    gradients (B, N) and minus their Hessians (B, N, N).  Breslow ties; a team's utility is the sum."""
+    nb, n = theta.shape
+    ll, grad, info = np.zeros(nb), np.zeros((nb, n)), np.zeros((nb, n, n))
+    for b in pt.blocks:
+        w = weights[:, b.pattern]                                       # (B, P)
+        a = b.members                                                   # (P, k, N)
+        u = np.einsum("pkn,bn->bpk", a, theta)
+        u -= u.max(axis=2, keepdims=True)
+        e = np.exp(u)
+        tail = np.cumsum(e[:, :, ::-1], axis=2)[:, :, ::-1]             # sum of e over units >= l
+        d = np.take_along_axis(tail, b.start[None], axis=2)             # each term's risk-set sum
+        ll += np.einsum("bp,bp->b", w, (u - np.log(d)).sum(axis=2))
+        c = np.take_along_axis(np.cumsum(1.0 / d, axis=2), b.end[None], axis=2)  # sum of 1/D, l at risk
+        ec = w[:, :, None] * e * c
+        grad += np.einsum("bpk,pkn->bn", w[:, :, None] - ec, a)
+        tail_a = np.cumsum(np.einsum("bpk,pkn->bpkn", e, a)[:, :, ::-1], axis=2)[:, :, ::-1]
+        q = np.take_along_axis(tail_a, b.start[None, :, :, None], axis=2) / d[:, :, :, None]
+        info += np.einsum("bpk,pkn,pkm->bnm", ec, a, a, optimize=True)
+        info -= np.einsum("bp,bpkn,bpkm->bnm", w, q, q, optimize=True)
+    return ll, grad, info
+
+
+def fit_pl(pt: Patterns, weights: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+    """Maximum a-posteriori Plackett-Luce log-strengths, centred, by Newton's method.
+
+    ``weights`` is one weight per pattern (P,), or a batch (B, P) fitted together (then (B, N) out).
+    """
+    single = weights.ndim == 1
+    wb = weights[None] if single else weights
+    n = len(pt.names)
+    theta = np.zeros((len(wb), n)) if start is None else np.broadcast_to(start, (len(wb), n)).copy()
+    eye = PRIOR * np.eye(n)
+    for _ in range(100):
+        _, grad, info = _newton_terms(theta, pt, wb)
+        step = np.linalg.solve(info + eye, (grad - PRIOR * theta)[:, :, None])[:, :, 0]
+        theta += step
+        if np.abs(step).max() < 1e-9:
+            break
+    out: np.ndarray = theta - theta.mean(axis=1, keepdims=True)
+    return out[0] if single else out
+
+
+def h2h_scores(pt: Patterns, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(wins, ties, share) matrices for pattern ``weights``; share = (wins + ties/2) / games."""
+    n = len(pt.names)
+    wins = (pt.pair_wins.T @ weights).reshape(n, n)
+    ties = (pt.pair_ties.T @ weights).reshape(n, n)
+    games = wins + wins.T + ties
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(games > 0, (wins + 0.5 * ties) / games, np.nan)
+    return wins, ties, share
+
+
+# ------------------------------------------------------------------------------------------ boards
+def board(scope: str, matches: list[MatchRec], bootstrap: int = 200, seed: int = 0,
+          openskill: dict[str, tuple[float, float]] | None = None, with_scores: bool = True) -> Board:
+    """The leaderboard of ``matches`` (one game, or several for ``overall``)."""
+    if not matches:
+        return Board(scope, 0, [])
+    pt = build_patterns(matches)
+    names = pt.names
+    n = len(names)
+    theta = fit_pl(pt, pt.counts)
+    rng = np.random.default_rng(seed)
+    ngroups = pt.group_counts.shape[0]
+    boots = np.empty((bootstrap, n))
+    gw = rng.multinomial(ngroups, np.full(ngroups, 1.0 / ngroups), size=bootstrap).astype(float)
+    wb = np.asarray((pt.group_counts.T @ gw.T).T)
+    for lo_b in range(0, bootstrap, BATCH):
+        boots[lo_b:lo_b + BATCH] = fit_pl(pt, wb[lo_b:lo_b + BATCH], start=theta)
+    wins_b = np.asarray((pt.pair_wins.T @ wb.T).T).reshape(bootstrap, n, n)
+    ties_b = np.asarray((pt.pair_ties.T @ wb.T).T).reshape(bootstrap, n, n)
+    games_b = wins_b + wins_b.transpose(0, 2, 1) + ties_b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = np.where(games_b > 0, (wins_b + 0.5 * ties_b) / games_b, np.nan)
+    lo, hi = (np.percentile(boots, [2.5, 97.5], axis=0) if bootstrap else (theta, theta))
+    os_r = openskill if openskill is not None else openskill_ratings(matches)
+    place_sum: dict[str, float] = defaultdict(float)
+    score_sum: dict[str, float] = defaultdict(float)
+    seats: dict[str, int] = defaultdict(int)
+    played: dict[str, set[str]] = defaultdict(set)
+    for m in matches:
+        for s, lab in enumerate(m.bots):
+            place_sum[lab] += m.ranking[s]
+            score_sum[lab] += m.scores[s]
+            seats[lab] += 1
+            played[lab].add(m.match_id)
+    entrants = []
+    for i, nm in enumerate(names):
+        mu, sigma = os_r.get(nm, (math.nan, math.nan))
+        entrants.append(Entrant(nm, len(played[nm]), place_sum[nm] / seats[nm],
+                                score_sum[nm] / seats[nm] if with_scores else None,
+                                mu, sigma, mu - 3 * sigma, float(theta[i]), float(lo[i]), float(hi[i])))
+    order = sorted(range(n), key=lambda i: -theta[i])
+    entrants = [entrants[i] for i in order]
+    for a, b in itertools.pairwise(order):
+        if bootstrap:
+            d = boots[:, a] - boots[:, b]
+            dlo, dhi = np.percentile(d, [2.5, 97.5])
+            entrants[order.index(a)].tied_with_next = bool(dlo <= 0 <= dhi)
+        else:
+            entrants[order.index(a)].tied_with_next = True
+    wins, ties, share = h2h_scores(pt, pt.counts)
+    h2h = []
+    for x, i in enumerate(order):
+        for j in order[x + 1:]:
+            g = wins[i, j] + wins[j, i] + ties[i, j]
+            if g == 0:
+                continue
+            col = shares[:, i, j]
+            col = col[~np.isnan(col)]
+            slo, shi = (np.percentile(col, [2.5, 97.5]) if col.size else (0.0, 1.0))
+            h2h.append(HeadToHead(names[i], names[j], int(wins[i, j]), int(wins[j, i]), int(ties[i, j]),
+                                  float(share[i, j]), float(slo), float(shi)))
+    return Board(scope, len(matches), entrants, h2h)
+
+
+def rank(log: TournamentLog, game: str | None = None, bootstrap: int = 200, seed: int = 0) -> list[Board]:
+    """Leaderboards: one per game (or only ``game``), then ``overall`` when there are several games."""
+    matches = load_matches(log, game)
+    by_game: dict[str, list[MatchRec]] = defaultdict(list)
+    for m in matches:
+        by_game[m.game].append(m)
+    boards = []
+    per_game_os: dict[str, dict[str, tuple[float, float]]] = {}
+    for g in sorted(by_game):
+        per_game_os[g] = openskill_ratings(by_game[g])
+        boards.append(board(g, by_game[g], bootstrap, seed, per_game_os[g]))
+    if game is None and len(by_game) > 1:
+        combined: dict[str, list[tuple[float, float]]] = defaultdict(list)
+        for r in per_game_os.values():
+            for k, v in r.items():
+                combined[k].append(v)
+        os_all = {k: (sum(mu for mu, _ in v) / len(v), math.sqrt(sum(s * s for _, s in v)) / len(v))
+                  for k, v in combined.items()}
+        boards.append(board("overall", matches, bootstrap, seed, os_all, with_scores=False))
+    return boards

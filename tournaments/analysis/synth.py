@@ -1,0 +1,153 @@
+"""Synthetic tournament logs: real matches played by the engine, written with :mod:`tournaments.log`.
+
+Until (and besides) the tournament runner, the analysis needs logs it can replay.  :func:`write_log`
+plays duplicate round-robin style matches (every rotation of one seating over each board's seed) with
+simple seeded players and writes them through :class:`tournaments.log.BatchLog` and
+:func:`tournaments.log.commit_batch`, exactly the schema the runner writes.
+
+Players (``PLAYERS``): ``random`` (uniform choice), ``first`` (always the first legal action) and
+``last`` (always the last).  They differ in strength, which gives the ratings something to find.
+
+:func:`replicate` makes a big log fast for benchmarks: it copies every part ``factor`` times under new
+match ids (the moves, events and results are those of real matches, so the copy replays and verifies).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from engine import game_class, load_game
+from engine.core import State
+from tournaments.log import TABLES, BatchLog, commit_batch, options_json, write_part
+
+Chooser = Callable[[list[str], random.Random], str]
+
+PLAYERS: dict[str, Chooser] = {
+    "random": lambda legal, rng: rng.choice(legal),
+    "first": lambda legal, rng: legal[0],
+    "last": lambda legal, rng: legal[-1],
+}
+"""Built-in synthetic players: name -> choice function over the legal actions."""
+
+
+def _player_kind(label: str) -> Chooser:
+    """The chooser for an entrant label: ``random``, ``random-2``, ``first`` ... (text before '-')."""
+    kind = label.split("-", 1)[0]
+    if kind not in PLAYERS:
+        raise ValueError(f"unknown synthetic player {label!r}; known: {', '.join(PLAYERS)} "
+                         "(optionally with a suffix, e.g. random-2)")
+    return PLAYERS[kind]
+
+
+def match_id(tournament_seed: int, game: str, arrangement: Sequence[str], rotation: int, board: int) -> str:
+    text = json.dumps([tournament_seed, game, list(arrangement), rotation, board])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def play_logged(state: State, bots: Sequence[str], seed: int
+                ) -> list[tuple[int, int, int, str, str, int, int, str]]:
+    """Play ``state`` to its end; return the move tuples :meth:`BatchLog.add_match` takes."""
+    choosers = [_player_kind(b) for b in bots]
+    rngs = [random.Random(seed * 1_000_003 + s) for s in range(len(bots))]
+    moves: list[tuple[int, int, int, str, str, int, int, str]] = []
+    ply = 0
+    while not state.is_over():
+        seat = state.current_player
+        assert seat is not None
+        legal = state.legal_actions()
+        deal, phase = state.deal_no, state.phase
+        t0 = time.perf_counter_ns()
+        action = choosers[seat](legal, rngs[seat])
+        think = (time.perf_counter_ns() - t0) // 1000
+        state.apply(action)
+        moves.append((deal, ply, seat, phase, action, len(legal), think, "ok"))
+        ply += 1
+    return moves
+
+
+def write_log(out: str | Path, games: Sequence[str], bots: Sequence[str], boards: int = 2, seed: int = 1,
+              tournament: str = "synth", max_deals: int | None = None,
+              options: dict[str, dict[str, Any]] | None = None, batch_size: int = 16,
+              players: int | None = None) -> int:
+    """Play and log matches of ``games`` between ``bots``; return the number of matches written.
+
+    For each game and board, the first ``players`` entrants of ``bots`` (the game's default seat
+    count) sit in every rotation: entrant ``i`` at seat ``(i + rotation) % players``; all rotations of
+    a board share its seed (duplicate deals).  Entrants rotate through ``bots`` board by board, so
+    every bot plays when there are more bots than seats.
+    """
+    root = Path(out)
+    written = 0
+    for game_id in games:
+        cls = game_class(game_id)
+        opts = (options or {}).get(game_id, {})
+        game = load_game(game_id, **opts)
+        n = game.check_players(players)
+        if len(bots) < n:
+            raise ValueError(f"{game_id} needs {n} entrants, got {len(bots)}")
+        log = BatchLog(tournament, game_id)
+        for board in range(boards):
+            arrangement = [bots[(board + i) % len(bots)] for i in range(n)]
+            board_seed = int(hashlib.sha256(f"{seed}/{game_id}/{board}".encode()).hexdigest()[:15], 16)
+            group = match_id(seed, game_id, arrangement, -1, board)
+            for rotation in range(n):
+                seat_bots = [""] * n
+                for i, b in enumerate(arrangement):
+                    seat_bots[(i + rotation) % n] = b
+                t0 = time.perf_counter()
+                state = game.new_match(seed=board_seed, players=n, max_deals=max_deals)
+                moves = play_logged(state, seat_bots, board_seed + rotation)
+                ranking = state.ranking()
+                log.add_match(
+                    match_id=match_id(seed, game_id, arrangement, rotation, board), group_id=group,
+                    options=options_json(game.options), seed=board_seed, players=n, max_deals=max_deals,
+                    board=board, rotation=rotation, bots=seat_bots, bot_refs=seat_bots,
+                    teams=[s % 2 for s in range(n)] if cls.teams else list(range(n)),
+                    scores=state.scores(), ranking=ranking, engine_ranking=ranking,
+                    deals_played=state.deal_no, moves=moves, events=state.events, faults=[],
+                    duration_s=time.perf_counter() - t0, finished_at_ms=int(time.time() * 1000),
+                    worker="synth:0")
+                written += 1
+                if len(log.match_ids) >= batch_size:
+                    commit_batch(root, log, fsync=False)
+                    log = BatchLog(tournament, game_id)
+        if log.match_ids:
+            commit_batch(root, log, fsync=False)
+    return written
+
+
+def replicate(src: str | Path, dst: str | Path, factor: int) -> int:
+    """Copy every part of the log ``src`` into ``dst`` ``factor`` times under new match ids.
+
+    Copy ``k`` of a match gets id ``match_id[:12] + f"{k:04x}"``.  Returns the number of moves written.
+    """
+    src, dst = Path(src), Path(dst)
+    total = 0
+    for part in sorted((src / "matches").glob("game=*/part-*.parquet")):
+        game_dir, name = part.parent.name, part.name
+        tables = {t: pq.read_table(src / t / game_dir / name) for t in TABLES}
+        for k in range(factor):
+            suffix = f"{k:04x}"
+            stem = name[:-len(".parquet")]
+            for t, table in tables.items():
+                ids = table.column("match_id")
+                new_ids = pc.binary_join_element_wise(pc.utf8_slice_codeunits(ids, 0, 12), suffix, "")
+                col = table.schema.get_field_index("match_id")
+                if t == "matches":
+                    groups = table.column("group_id")
+                    g_new = pc.binary_join_element_wise(pc.utf8_slice_codeunits(groups, 0, 12), suffix, "")
+                    table = table.set_column(table.schema.get_field_index("group_id"),
+                                             table.schema.field("group_id"), g_new)
+                out = table.set_column(col, table.schema.field("match_id"), new_ids)
+                write_part(dst / t / game_dir / f"{stem[:-4]}{suffix}.parquet", out, fsync=False)
+                if t == "moves":
+                    total += out.num_rows
+    return total

@@ -1,0 +1,397 @@
+"""Verify a tournament log: replay every match from the engine, and run the invariant SQL.
+
+Replay (:func:`replay_part`): for each committed batch, the matches part gives each match's game,
+options, seed, players and max_deals; the moves part with the same name gives its actions.  Each
+match is replayed with ``load_game(game, **options).new_match(seed, players, max_deals)`` and
+``state.apply(action)`` by ply.  Every action must be legal (and be taken by the logged seat, in the
+logged deal, from as many legal actions as logged); at the end the match must be over, with the
+logged scores, engine ranking, number of deals, and the logged rule events (name, deal, ply, seat).
+With ``deep=True`` the conformance invariants (``state.invariant_violations()``) are checked after
+every action too.  Batches run in parallel worker processes.
+
+Invariant SQL (:func:`run_queries`): ``queries/_common.sql`` for every game and
+``queries/<game>.sql`` per game (see the files for the format).  Each query's rows are violations.
+
+Every :class:`Violation` carries the match id and a command that replays it:
+``cardarena verify DIR --match ID``.
+"""
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import re
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from engine import GAMES, IllegalAction, load_game
+from engine.core import State
+from tournaments.analysis.views import LogError, TournamentLog
+
+QUERIES = Path(__file__).with_name("queries")
+_BLOCK = re.compile(r"^-- (invariant|setup):?[ \t]*([A-Za-z0-9_]*)[ \t]*$", re.M)
+_ABS_TOL = 1e-9
+
+
+@dataclass
+class Violation:
+    check: str
+    """``replay`` or the invariant query's name."""
+    game: str
+    match_id: str
+    detail: str
+    replay: str = ""
+
+    def line(self) -> str:
+        return f"[{self.game}] {self.check}: match {self.match_id}: {self.detail}\n    replay: {self.replay}"
+
+
+@dataclass
+class ReplayStats:
+    matches: int = 0
+    moves: int = 0
+    seconds: float = 0.0
+    violations: list[Violation] = field(default_factory=list)
+
+    def add(self, other: ReplayStats) -> None:
+        self.matches += other.matches
+        self.moves += other.moves
+        self.seconds += other.seconds
+        self.violations += other.violations
+
+
+def replay_command(root: str | os.PathLike[str], match_id: str) -> str:
+    return f"cardarena verify {root} --match {match_id}"
+
+
+# ------------------------------------------------------------------------------------------ replay
+def replay_match(row: dict[str, Any], actions: list[str], seats: list[int], deals: list[int],
+                 legal_counts: list[int], events: list[tuple[int, int, str, int | None]] | None,
+                 deep: bool = False) -> list[str]:
+    """Replay one match; return what disagrees with the log (empty when all agrees)."""
+    problems: list[str] = []
+    try:
+        game = load_game(row["game"], **json.loads(row["options"]))
+        state = game.new_match(seed=row["seed"], players=row["players"], max_deals=row["max_deals"])
+    except ValueError as e:
+        return [f"cannot start the match: {e}"]
+    ply = -1
+    try:
+        for ply, action in enumerate(actions):
+            if state.is_over():
+                return [*problems, f"ply {ply}: the match is already over, but {len(actions) - ply} "
+                        f"more actions are logged (first {action!r})"]
+            if state.current_player != seats[ply]:
+                problems.append(f"ply {ply}: logged seat {seats[ply]} but seat {state.current_player} "
+                                "is to act")
+            if state.deal_no != deals[ply]:
+                problems.append(f"ply {ply}: logged deal {deals[ply]} but the engine is in deal "
+                                f"{state.deal_no}")
+            if legal_counts and len(state.legal_actions()) != legal_counts[ply]:
+                problems.append(f"ply {ply}: logged {legal_counts[ply]} legal actions but the engine has "
+                                f"{len(state.legal_actions())}")
+            try:
+                state.apply(action)
+            except IllegalAction as e:
+                return [*problems, f"ply {ply}: illegal action {action!r} (seat {seats[ply]}): {e}"]
+            if deep:
+                bad = state.invariant_violations()
+                if bad:
+                    return [*problems, f"ply {ply} ({action!r}): invariant violated: {'; '.join(bad)}"]
+            if len(problems) > 20:
+                return [*problems, "(more problems not shown)"]
+    except Exception as e:  # an engine crash is a finding to report, not a reason to stop verifying
+        tb = traceback.format_exception_only(type(e), e)[-1].strip()
+        return [*problems, f"ply {ply}: the engine crashed: {tb}"]
+    if not state.is_over():
+        problems.append(f"after all {len(actions)} logged actions the match is not over "
+                        f"(deal {state.deal_no}, phase {state.phase})")
+        return problems
+    scores = state.scores()
+    if len(scores) != len(row["scores"]) or any(abs(a - b) > _ABS_TOL for a, b in zip(scores, row["scores"],
+                                                                                     strict=False)):
+        problems.append(f"logged scores {_nums(row['scores'])} but the replay gives {_nums(scores)}")
+    ranking = state.ranking()
+    if list(ranking) != list(row["engine_ranking"]):
+        problems.append(f"logged engine_ranking {list(row['engine_ranking'])} but the replay gives {ranking}")
+    if state.deal_no != row["deals_played"]:
+        problems.append(f"logged deals_played {row['deals_played']} but the replay played {state.deal_no}")
+    if events is not None:
+        got = [(e["deal"], e["ply"], e["event"], e.get("seat")) for e in state.events]
+        if got != events:
+            problems.append(_event_diff(events, got))
+    bad = state.invariant_violations()
+    if bad:
+        problems.append("invariants violated at the end: " + "; ".join(bad))
+    return problems
+
+
+def _nums(xs: Any) -> str:
+    return "[" + ", ".join(f"{x:g}" for x in xs) + "]"
+
+
+EventKey = tuple[int, int, str, int | None]
+
+
+def _event_diff(logged: list[EventKey], got: list[EventKey]) -> str:
+    for i, (a, b) in enumerate(zip(logged, got, strict=False)):
+        if a != b:
+            return f"rule event {i}: logged {_ev(a)} but the replay emits {_ev(b)}"
+    if len(logged) > len(got):
+        return (f"{len(logged) - len(got)} logged rule events the replay does not emit, "
+                f"first {_ev(logged[len(got)])}")
+    return (f"the replay emits {len(got) - len(logged)} more rule events than logged, "
+            f"first {_ev(got[len(logged)])}")
+
+
+def _ev(e: tuple[int, int, str, int | None]) -> str:
+    deal, ply, name, seat = e
+    return f"{name} (deal {deal}, ply {ply}, seat {seat})"
+
+
+def _read(path: Path, columns: list[str]) -> pa.Table:
+    try:
+        return pq.read_table(path, columns=columns)
+    except (OSError, pa.ArrowException) as e:
+        raise LogError(f"{path}: unreadable Parquet part, truncated or corrupted "
+                       f"({' '.join(str(e).split())})") from None
+
+
+def replay_part(root: str, game: str, name: str, deep: bool = False, only: str | None = None,
+                check_events: bool = True) -> ReplayStats:
+    """Replay the matches of one committed batch (``matches/game=G/NAME`` and its moves part)."""
+    t0 = time.perf_counter()
+    base = Path(root)
+    stats = ReplayStats()
+    mpath = base / "matches" / f"game={game}" / name
+    matches = _read(mpath, ["match_id", "options", "seed", "players", "max_deals", "scores",
+                            "engine_ranking", "deals_played", "moves"])
+    if only is not None:
+        matches = matches.filter(pc.equal(matches.column("match_id"), only))
+        if matches.num_rows == 0:
+            return stats
+    moves = _read(base / "moves" / f"game={game}" / name, ["match_id", "ply", "seat", "deal", "action",
+                                                           "legal_count"])
+    moves = moves.sort_by([("match_id", "ascending"), ("ply", "ascending")])
+    events_by_match: dict[str, list[tuple[int, int, str, int | None]]] = {}
+    if check_events:
+        ev = _read(base / "events" / f"game={game}" / name, ["match_id", "deal", "ply", "event", "seat"])
+        ev_cols = [ev.column(c).to_pylist() for c in ("match_id", "deal", "ply", "event", "seat")]
+        for mid, deal, ply, event, seat in zip(*ev_cols, strict=True):
+            events_by_match.setdefault(mid, []).append((deal, ply, event, seat))
+    ids = moves.column("match_id").to_pylist()
+    actions = moves.column("action").to_pylist()
+    seats = moves.column("seat").to_pylist()
+    deals = moves.column("deal").to_pylist()
+    legal = moves.column("legal_count").to_pylist()
+    spans: dict[str, tuple[int, int]] = {}
+    start = 0
+    for i in range(1, len(ids) + 1):
+        if i == len(ids) or ids[i] != ids[start]:
+            spans[ids[start]] = (start, i)
+            start = i
+    rows = matches.to_pylist()
+    for row in rows:
+        row["game"] = game
+        mid = row["match_id"]
+        a, b = spans.get(mid, (0, 0))
+        if b - a != row["moves"]:
+            stats.violations.append(Violation("replay", game, mid, f"matches.moves = {row['moves']} but the "
+                                              f"moves part has {b - a} rows", replay_command(root, mid)))
+        problems = replay_match(row, actions[a:b], seats[a:b], deals[a:b], legal[a:b],
+                                events_by_match.get(mid, []) if check_events else None, deep=deep)
+        stats.matches += 1
+        stats.moves += b - a
+        for p in problems:
+            stats.violations.append(Violation("replay", game, mid, p, replay_command(root, mid)))
+    stats.seconds = time.perf_counter() - t0
+    return stats
+
+
+def _replay_task(args: tuple[str, str, str, bool, str | None]) -> ReplayStats | str:
+    root, game, name, deep, only = args
+    try:
+        return replay_part(root, game, name, deep=deep, only=only)
+    except LogError as e:
+        return str(e)
+
+
+def replay_all(log: TournamentLog, workers: int | None = None, deep: bool = False, only: str | None = None,
+               progress: Callable[[int, int], None] | None = None) -> ReplayStats:
+    """Replay every committed batch of ``log`` (in ``workers`` processes; 1 = in this process)."""
+    tasks = [(str(log.root), p.game, p.path.name, deep, only) for p in log.parts["matches"]]
+    total = ReplayStats()
+    t0 = time.perf_counter()
+    workers = workers or min(len(tasks), os.cpu_count() or 1) or 1
+    results: Iterator[ReplayStats | str]
+    if workers <= 1 or len(tasks) <= 1:
+        results = map(_replay_task, tasks)
+        for i, r in enumerate(results, 1):
+            _collect(total, r)
+            if progress:
+                progress(i, len(tasks))
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
+            for i, r in enumerate(pool.map(_replay_task, tasks, chunksize=1), 1):
+                _collect(total, r)
+                if progress:
+                    progress(i, len(tasks))
+    total.seconds = time.perf_counter() - t0
+    return total
+
+
+def _collect(total: ReplayStats, r: ReplayStats | str) -> None:
+    if isinstance(r, str):
+        raise LogError(r)
+    total.add(r)
+
+
+# ------------------------------------------------------------------------------------------ SQL
+@dataclass
+class Query:
+    name: str
+    doc: str
+    sql: str
+    source: Path
+
+
+def load_queries(game: str | None) -> tuple[list[str], list[Query]]:
+    """(setup statements, invariant queries) of ``queries/<game>.sql`` (``None``: ``_common.sql``)."""
+    path = QUERIES / ("_common.sql" if game is None else f"{game}.sql")
+    if not path.is_file():
+        return [], []
+    return parse_queries(path.read_text(encoding="utf-8"), path)
+
+
+def parse_queries(text: str, source: Path) -> tuple[list[str], list[Query]]:
+    """Split a queries file into its ``-- setup`` statements and its ``-- invariant: NAME`` queries."""
+    setup: list[str] = []
+    queries: list[Query] = []
+    marks = list(_BLOCK.finditer(text))
+    for i, m in enumerate(marks):
+        body = text[m.end():marks[i + 1].start() if i + 1 < len(marks) else len(text)]
+        if m.group(1) == "setup":
+            setup += [s.strip() for s in _statements(body) if s.strip()]
+            continue
+        doc_lines = []
+        for line in body.strip().splitlines():
+            if not line.startswith("--"):
+                break
+            doc_lines.append(line[2:].strip())
+        sql = _strip_comments(body).strip().rstrip(";").strip()
+        if not m.group(2):
+            raise ValueError(f"{source}: an invariant block without a name")
+        queries.append(Query(m.group(2), " ".join(doc_lines), sql, source))
+    return setup, queries
+
+
+def _strip_comments(sql: str) -> str:
+    return "\n".join(line for line in sql.splitlines() if not line.lstrip().startswith("--"))
+
+
+def _statements(sql: str) -> list[str]:
+    return [s for s in _strip_comments(sql).split(";")]
+
+
+def run_queries(log: TournamentLog, games: list[str] | None = None, limit: int = 1000) -> tuple[
+        list[Violation], list[str]]:
+    """Run the common and per-game invariant queries; (violations, names of the queries run)."""
+    import duckdb
+    con = log.connect()
+    violations: list[Violation] = []
+    ran: list[str] = []
+    present = games if games is not None else log.games
+    try:
+        for game in [None, *present]:
+            setup, queries = load_queries(game)
+            for stmt in setup:
+                con.execute(stmt)
+            for q in queries:
+                ran.append(q.name)
+                try:
+                    rel = con.execute(f"SELECT * FROM ({q.sql}) LIMIT {int(limit)}")
+                    cols = [d[0] for d in rel.description]
+                    rows = rel.fetchall()
+                except duckdb.Error as e:
+                    raise LogError(f"invariant {q.name} ({q.source.name}) failed: {e}") from None
+                gi = cols.index("game") if "game" in cols else None
+                for r in rows:
+                    rec = dict(zip(cols, r, strict=True))
+                    g = game or (str(r[gi]) if gi is not None else _game_of(con, rec["match_id"]))
+                    violations.append(Violation(q.name, g, str(rec["match_id"]), str(rec.get("detail", "")),
+                                                replay_command(log.root, str(rec["match_id"]))))
+    finally:
+        con.close()
+    return violations, ran
+
+
+def _game_of(con: Any, match_id: str) -> str:
+    row = con.execute("SELECT game FROM matches WHERE match_id = ? UNION ALL "
+                      "SELECT game FROM moves WHERE match_id = ? LIMIT 1", [match_id, match_id]).fetchone()
+    return str(row[0]) if row else "?"
+
+
+# ------------------------------------------------------------------------------------------ all
+@dataclass
+class VerifyReport:
+    matches: int
+    moves: int
+    replay_seconds: float
+    sql_seconds: float
+    queries: list[str]
+    violations: list[Violation]
+    unknown_games: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["ok"] = not self.violations
+        return d
+
+
+def verify(root: str | os.PathLike[str], workers: int | None = None, deep: bool = False,
+           only: str | None = None, replay: bool = True, sql: bool = True,
+           progress: Callable[[int, int], None] | None = None) -> VerifyReport:
+    """Replay and check a tournament directory (see the module docstring)."""
+    log = TournamentLog(Path(root))
+    unknown = [g for g in log.games if g not in GAMES]
+    stats = ReplayStats()
+    violations: list[Violation] = []
+    if unknown:
+        for g in unknown:
+            violations.append(Violation("replay", g, "-", f"game {g!r} is not implemented by this engine "
+                                        f"(known: {', '.join(GAMES)}); its matches cannot be replayed"))
+    if replay:
+        sub = log
+        if unknown:
+            sub = TournamentLog(log.root, check=False)
+            sub.parts["matches"] = [p for p in log.parts["matches"] if p.game not in unknown]
+        stats = replay_all(sub, workers=workers, deep=deep, only=only, progress=progress)
+        violations += stats.violations
+    t0 = time.perf_counter()
+    ran: list[str] = []
+    if sql and only is None:
+        v, ran = run_queries(log)
+        violations += v
+    elif sql:
+        v, ran = run_queries(log)
+        violations += [x for x in v if x.match_id == only]
+    return VerifyReport(stats.matches, stats.moves, stats.seconds, time.perf_counter() - t0, ran, violations,
+                        unknown)
+
+
+def state_after(row: dict[str, Any], actions: list[str]) -> State:
+    """The state of a logged match after ``actions`` (for ``--match`` explanations)."""
+    game = load_game(row["game"], **json.loads(row["options"]))
+    state = game.new_match(seed=row["seed"], players=row["players"], max_deals=row["max_deals"])
+    for a in actions:
+        state.apply(a)
+    return state

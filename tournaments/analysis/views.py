@@ -1,0 +1,195 @@
+"""Read a tournament directory: DuckDB views ``moves``, ``matches``, ``events``, and Polars frames.
+
+The layout and columns are ``data/README.md``'s (schema version 1).  :class:`TournamentLog` checks the
+directory before anything reads it: it must hold a ``matches/`` folder (or a ``_tournaments/``
+manifest folder), every part file must have a readable Parquet footer with the schema's columns, and
+every committed batch (a ``matches`` part) must have its ``moves`` and ``events`` parts.  Anything
+else raises :class:`LogError` with a message that names the file; nothing is skipped silently.
+
+For notebooks::
+
+    from tournaments.analysis import open_log
+    log = open_log("data/demo")
+    log.matches()                       # polars.DataFrame, one row per match (``game`` included)
+    log.moves(game="hartenjagen")       # the moves of one game
+    log.events(match_id="0123456789abcdef")
+    log.sql("SELECT bot, avg(think_us) FROM moves GROUP BY bot")   # any DuckDB SQL -> polars
+    con = log.connect()                 # a duckdb connection with the three views
+
+In SQL the three views are ``moves``, ``matches`` and ``events``; ``game`` is a column of each (from
+the hive partition ``game=<id>``).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from tournaments.log import SCHEMA_VERSION, SCHEMAS, TABLES
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
+
+
+class LogError(Exception):
+    """A directory that is not a tournament, or a part file that is missing or unreadable."""
+
+
+@dataclass(frozen=True)
+class Part:
+    table: str
+    game: str
+    path: Path
+
+
+@dataclass
+class TournamentLog:
+    """A checked tournament directory.  ``tables`` limits the check (and the views) to some tables."""
+
+    root: Path
+    tables: tuple[str, ...] = TABLES
+    check: bool = True
+    parts: dict[str, list[Part]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.root = Path(self.root)
+        root = self.root
+        if not root.exists():
+            raise LogError(f"{root}: no such directory")
+        if not root.is_dir():
+            raise LogError(f"{root} is not a directory (expected a tournament directory, see data/README.md)")
+        if not (root / "matches").is_dir() and not (root / "_tournaments").is_dir():
+            raise LogError(f"{root} is not a tournament directory: it has no matches/ folder "
+                           "(expected matches/game=<id>/part-*.parquet, as data/README.md describes)")
+        for t in TABLES:
+            self.parts[t] = _list_parts(root, t)
+        if self.check:
+            self._check()
+
+    # ------------------------------------------------------------------ checking
+    def _check(self) -> None:
+        for t in self.tables:
+            for p in self.parts[t]:
+                check_part(p.path, t)
+        # every committed batch has its moves and events parts (written before the matches part)
+        for p in self.parts["matches"]:
+            for t in ("moves", "events"):
+                sib = self.root / t / p.path.parent.name / p.path.name
+                if not sib.is_file():
+                    raise LogError(f"{sib}: missing part file (its batch's matches part {p.path} exists; "
+                                   "a batch writes moves, events, then matches)")
+
+    @property
+    def games(self) -> list[str]:
+        """The games with at least one logged match."""
+        return sorted({p.game for p in self.parts["matches"]})
+
+    # ------------------------------------------------------------------ DuckDB
+    def connect(self, threads: int | None = None) -> duckdb.DuckDBPyConnection:
+        """A DuckDB connection (in memory) with the views ``moves``, ``matches`` and ``events``."""
+        import duckdb
+        con = duckdb.connect(":memory:")
+        if threads:
+            con.execute(f"SET threads TO {int(threads)}")
+        for t in self.tables:
+            files = [str(p.path) for p in self.parts[t]]
+            if files:
+                lst = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+                con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet([{lst}], "
+                            "hive_partitioning = true, union_by_name = true)")
+            else:
+                empty = pa.schema([*list(SCHEMAS[t]), pa.field("game", pa.string())]).empty_table()
+                con.register(f"_empty_{t}", empty)
+                con.execute(f"CREATE VIEW {t} AS SELECT * FROM _empty_{t}")
+        return con
+
+    # ------------------------------------------------------------------ Polars
+    def sql(self, query: str, params: list[Any] | None = None) -> pl.DataFrame:
+        """Run DuckDB SQL over the views; the result as a Polars DataFrame."""
+        con = self.connect()
+        try:
+            return con.execute(query, params or []).pl()
+        finally:
+            con.close()
+
+    def _frame(self, table: str, game: str | None, match_id: str | None,
+               columns: list[str] | None) -> pl.DataFrame:
+        cols = ", ".join(f'"{c}"' for c in columns) if columns else "*"
+        where, params = [], []
+        if game is not None:
+            where.append("game = ?")
+            params.append(game)
+        if match_id is not None:
+            where.append("match_id = ?")
+            params.append(match_id)
+        order = {"moves": " ORDER BY match_id, ply", "events": " ORDER BY match_id, ply",
+                 "matches": " ORDER BY game, match_id"}[table]
+        q = f"SELECT {cols} FROM {table}" + (" WHERE " + " AND ".join(where) if where else "")
+        if not columns:
+            q += order
+        return self.sql(q, params)
+
+    def matches(self, game: str | None = None, match_id: str | None = None,
+                columns: list[str] | None = None) -> pl.DataFrame:
+        """One row per finished match (columns of data/README.md, plus ``game``)."""
+        return self._frame("matches", game, match_id, columns)
+
+    def moves(self, game: str | None = None, match_id: str | None = None,
+              columns: list[str] | None = None) -> pl.DataFrame:
+        """One row per action, ordered by match and ply."""
+        return self._frame("moves", game, match_id, columns)
+
+    def events(self, game: str | None = None, match_id: str | None = None,
+               columns: list[str] | None = None) -> pl.DataFrame:
+        """One row per rule event, ordered by match and ply."""
+        return self._frame("events", game, match_id, columns)
+
+
+def open_log(root: str | os.PathLike[str], tables: tuple[str, ...] = TABLES, check: bool = True
+             ) -> TournamentLog:
+    """Open and check a tournament directory (see :class:`TournamentLog`)."""
+    return TournamentLog(Path(root), tables=tuple(tables), check=check)
+
+
+def _list_parts(root: Path, table: str) -> list[Part]:
+    base = root / table
+    if not base.is_dir():
+        return []
+    out = []
+    for d in sorted(base.iterdir()):
+        if not d.is_dir() or not d.name.startswith("game="):
+            continue
+        game = d.name[len("game="):]
+        for f in sorted(d.glob("*.parquet")):
+            out.append(Part(table, game, f))
+    return out
+
+
+def check_part(path: Path, table: str) -> None:
+    """Raise :class:`LogError` naming ``path`` unless it is a readable part of ``table``'s schema."""
+    if not path.exists():
+        raise LogError(f"{path}: missing part file (a dangling link?)")
+    if not os.access(path, os.R_OK):
+        raise LogError(f"{path}: part file is not readable (permissions)")
+    try:
+        meta = pq.read_metadata(path)
+        schema = meta.schema.to_arrow_schema()
+    except (OSError, pa.ArrowException) as e:
+        raise LogError(f"{path}: unreadable Parquet part, truncated or corrupted ({_one_line(e)})") from None
+    missing = [f.name for f in SCHEMAS[table] if f.name not in schema.names]
+    if missing:
+        raise LogError(f"{path}: not a {table} part of schema version {SCHEMA_VERSION}: "
+                       f"missing column(s) {', '.join(missing)}")
+    version = (schema.metadata or {}).get(b"cardarena.schema_version")
+    if version is not None and version != str(SCHEMA_VERSION).encode():
+        raise LogError(f"{path}: schema version {version.decode()}; this analysis reads version "
+                       f"{SCHEMA_VERSION}")
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split())
