@@ -218,6 +218,15 @@ def _mount_analysis() -> None:
 _mount_analysis()
 
 
+def _mount_dashboard() -> None:
+    """``dashboard`` (dashboards/cli.py)."""
+    from dashboards.cli import dashboard_cmd
+    app.command("dashboard")(dashboard_cmd)
+
+
+_mount_dashboard()
+
+
 def main() -> None:
     """Console entry point: one-line errors for bad input, exit status 2."""
     try:

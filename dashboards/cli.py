@@ -1,0 +1,65 @@
+"""``cardarena dashboard DIR -o report.html``: the tournament report as one self-contained HTML file.
+
+:func:`dashboard_cmd` is a typer command; ``tournaments/cli.py`` mounts it with
+``app.command("dashboard")(dashboard_cmd)``.  Bad input (no such directory, not a tournament, an
+unreadable part file, an unknown ``--match``) exits 2 with one line on stderr; never a traceback.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+PROG = "cardarena dashboard"
+
+
+def dashboard_cmd(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="the tournament's output directory")],
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="the HTML file to write "
+                                                "(default: DIR/report.html)")] = None,
+    sample: Annotated[int, typer.Option(help="matches to embed in the match viewer (-1: all; 0: none)")] = 20,
+    match: Annotated[list[str] | None, typer.Option("--match", help="embed this match id too (repeatable)")
+                     ] = None,
+    verify: Annotated[bool, typer.Option("--verify/--no-verify", help="replay every match for the "
+                                         "verification status (`cardarena verify`)")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable summary")] = False,
+) -> None:
+    """Write the tournament report: leaderboards with intervals, head-to-head, rating convergence,
+    faults, rule coverage, verification, spec and size, and a match viewer; one HTML file that
+    needs no network."""
+    from dashboards.report import DashboardError, build_report
+
+    if sample < -1:
+        _fail(f"--sample must be -1 (all), 0 (none) or a number of matches, got {sample}")
+    if output is not None and output.is_dir():
+        _fail(f"--output {output} is a directory; give a file name such as {output / 'report.html'}")
+    try:
+        path, summary = build_report(directory, output, sample=sample, include=match or [], verify=verify)
+    except DashboardError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"cannot write the report: {e}")
+    if as_json:
+        print(json.dumps(summary))
+        return
+    kb = summary["bytes"] / 1024
+    print(f"{path.resolve()}")
+    print(f"  {summary['matches']:,} matches, {summary['viewer_matches']} in the viewer, {summary['charts']} "
+          f"charts, {kb:,.0f} KiB, {summary['seconds']} s", file=sys.stderr)
+
+
+def _fail(msg: str) -> NoReturn:
+    """One line on stderr, exit status 2 (SystemExit: the main command runs typer with
+    ``standalone_mode=False``, where a typer.Exit's code would be lost)."""
+    print(f"{PROG}: {msg}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+app.command("dashboard")(dashboard_cmd)
+
+if __name__ == "__main__":
+    app()

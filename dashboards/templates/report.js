@@ -1,0 +1,390 @@
+// cardarena dashboard: tabs, charts (vega-embed, inlined above) and the match viewer.
+// Everything this script needs is in the page: no network.
+"use strict";
+
+(function () {
+  const $ = (sel, root) => (root || document).querySelector(sel);
+  const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  };
+
+  // ------------------------------------------------------------------ tabs
+  for (const b of $$(".tab")) {
+    b.addEventListener("click", () => {
+      const bar = b.parentElement;
+      for (const o of $$(".tab", bar)) {
+        o.classList.toggle("active", o === b);
+        const pane = document.getElementById(o.dataset.tab);
+        if (pane) pane.classList.toggle("active", o === b);
+      }
+    });
+  }
+
+  // ------------------------------------------------------------------ charts
+  const charts = JSON.parse($("#charts-data").textContent);
+  const pending = [];
+  for (const [id, spec] of Object.entries(charts)) {
+    if (typeof window.vegaEmbed !== "function") break;
+    pending.push(window.vegaEmbed("#" + id, spec, { actions: false, renderer: "svg" })
+      .catch((err) => { console.error("chart " + id + ": " + err); }));
+  }
+  Promise.all(pending).then(() => { document.body.dataset.charts = String(pending.length); });
+
+  // ------------------------------------------------------------------ cards
+  const SUIT = { C: "♣", D: "♦", H: "♥", S: "♠" };
+  const CARD = /^(?:[2-9TJQKA][CDHS]|JK(?:=[2-9TJQKA][CDHS])?)$/;
+  const isCard = (x) => typeof x === "string" && CARD.test(x);
+
+  function card(tok, extra) {
+    if (tok.startsWith("JK")) {
+      const c = el("span", "card joker" + (extra ? " " + extra : ""));
+      c.append(el("b", null, "JK"));
+      if (tok.length > 2) c.append(el("i", null, tok.slice(3)));
+      c.title = tok;
+      return c;
+    }
+    const r = tok[0] === "T" ? "10" : tok[0];
+    const s = tok[1];
+    const c = el("span", "card" + (s === "H" || s === "D" ? " red" : "") + (extra ? " " + extra : ""));
+    c.append(el("b", null, r), el("i", null, SUIT[s]));
+    c.title = tok;
+    return c;
+  }
+  function backs(n) {
+    const w = el("span", "cards");
+    for (let i = 0; i < n; i++) w.append(el("span", "card back"));
+    if (n === 0) w.append(el("span", "none", "no cards"));
+    return w;
+  }
+  function cardRow(arr, fresh) {
+    const w = el("span", "cards");
+    if (!arr.length) w.append(el("span", "none", "none"));
+    for (const t of arr) w.append(card(t, fresh && fresh.has(t) ? "new" : ""));
+    return w;
+  }
+
+  // A value from an observation, drawn by its shape: card lists as cards, [seat, card] pairs as a
+  // trick, {leader, cards, winner} as a trick, lists of card lists as groups (melds, known cards).
+  function render(key, v, n, ctx) {
+    if (v === null || v === undefined) return el("span", "none", "–");
+    if (isCard(v)) return card(v);
+    if (Array.isArray(v)) {
+      if (v.every(isCard)) return cardRow(v, ctx && ctx.fresh);
+      if (v.every((x) => Array.isArray(x) && x.length === 2 && Number.isInteger(x[0]) && isCard(x[1]))) {
+        const t = el("span", "trick");
+        for (const [s, c] of v) { const p = el("span", "play"); p.append(card(c), el("span", null, "s" + s)); t.append(p); }
+        return t;
+      }
+      if (v.every((x) => x && typeof x === "object" && !Array.isArray(x) && Array.isArray(x.cards))) {
+        const w = el("span");
+        for (const t of v) w.append(trickObj(t, n));
+        return w;
+      }
+      if (v.length && v.every((x) => Array.isArray(x))) {
+        const w = el("span");
+        const meldish = /meld|table|run|group/i.test(key);
+        v.forEach((x, i) => {
+          const g = el("span", "group");
+          g.append(el("span", "lbl", meldish || v.length !== n ? "#" + (i + 1) : "s" + i));
+          g.append(render(key, x, n, ctx));
+          w.append(g);
+        });
+        return w;
+      }
+      if (v.every((x) => x === null || typeof x !== "object")) {
+        if (v.length === n && n > 1) return el("span", null, v.map((x, i) => "s" + i + " " + fmt(x)).join(" · "));
+        return el("span", null, v.length ? v.map(fmt).join(", ") : "none");
+      }
+      const w = el("span");
+      v.forEach((x, i) => { const g = el("span", "group"); g.append(el("span", "lbl", "#" + (i + 1)), render(key, x, n, ctx)); w.append(g); });
+      return w;
+    }
+    if (typeof v === "object") {
+      if (Array.isArray(v.cards)) return trickObj(v, n);
+      const w = el("span", "kvs");
+      for (const [k, x] of Object.entries(v)) {
+        const s = el("span");
+        s.append(el("span", null, k + ": "), render(k, x, n, ctx));
+        w.append(s);
+      }
+      return w;
+    }
+    return el("span", null, fmt(v));
+  }
+  function trickObj(t, n) {
+    const w = el("span", "trick");
+    const lead = Number.isInteger(t.leader) ? t.leader : null;
+    t.cards.forEach((c, j) => {
+      const seat = lead === null ? null : (lead + j) % n;
+      const p = el("span", "play" + (seat !== null && seat === t.winner ? " win" : ""));
+      p.append(isCard(c) ? card(c) : el("span", null, fmt(c)), el("span", null, seat === null ? "" : "s" + seat));
+      w.append(p);
+    });
+    return w;
+  }
+  function fmt(x) {
+    if (x === null || x === undefined) return "–";
+    if (typeof x === "number") return Number.isInteger(x) ? String(x) : x.toFixed(2);
+    if (typeof x === "object") return JSON.stringify(x);
+    return String(x);
+  }
+  function field(k, node) {
+    const f = el("div", "field");
+    f.append(el("span", "k", k.replace(/_/g, " ")), node);
+    node.classList.add("v");
+    return f;
+  }
+
+  // ------------------------------------------------------------------ viewer data
+  const MATCHES = JSON.parse($("#matches-data").textContent);
+  const META = new Set(["game", "players", "seat", "scores", "legal_actions", "hand"]);
+  const SIZES = ["hand_sizes", "hand_counts", "cards_in_hand", "hand_size"];
+  const CENTRE_FIRST = ["trick", "last_trick", "offer", "takeable", "discard_top", "discard", "discard_pile",
+    "pile", "melds", "table_melds", "table", "tricks", "upcard", "trump"];
+  const view = { m: null, body: null, C: [], S: [], k: 0, seat: "all", evFrames: [] };
+
+  async function inflate(b64) {
+    const bin = atob(b64);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+    return JSON.parse(await new Response(stream).text());
+  }
+  function applyDelta(prev, d) {
+    const o = Object.assign({}, prev, d[0]);
+    if (d[1]) for (const k of d[1]) delete o[k];
+    return o;
+  }
+
+  function initPickers() {
+    const gsel = $("#v-game"), bsel = $("#v-bot");
+    if (!MATCHES.length) { $("#v-pick").hidden = true; document.body.dataset.viewer = "none"; return; }
+    const games = [...new Set(MATCHES.map((m) => m.game))];
+    const bots = [...new Set(MATCHES.flatMap((m) => m.bots))].sort();
+    gsel.append(new Option("all games", ""));
+    for (const g of games) gsel.append(new Option(g, g));
+    bsel.append(new Option("all bots", ""));
+    for (const b of bots) bsel.append(new Option(b, b));
+    gsel.addEventListener("change", fillMatches);
+    bsel.addEventListener("change", fillMatches);
+    $("#v-match").addEventListener("change", () => openMatch($("#v-match").value));
+    fillMatches();
+  }
+  function fillMatches() {
+    const g = $("#v-game").value, b = $("#v-bot").value, msel = $("#v-match");
+    const keep = msel.value;
+    msel.textContent = "";
+    const list = MATCHES.filter((m) => (!g || m.game === g) && (!b || m.bots.includes(b)));
+    for (const m of list) {
+      const label = m.id + " · " + m.game + " · " + m.bots.join(", ") + " · " + m.nmoves + " moves" +
+        (m.status !== "ok" ? " · " + m.status : "");
+      msel.append(new Option(label, m.id));
+    }
+    if (!list.length) { msel.append(new Option("no included match fits these filters", "")); return; }
+    const pick = list.some((m) => m.id === keep) ? keep : list[0].id;
+    msel.value = pick;
+    if (!view.m || view.m.id !== pick) openMatch(pick);
+  }
+
+  async function openMatch(id) {
+    const m = MATCHES.find((x) => x.id === id);
+    if (!m) return;
+    $("#v-main").dataset.ready = "";
+    const body = await inflate(m.z);
+    const C = [], S = [];
+    let c = {}, s = Array.from({ length: m.players }, () => ({}));
+    for (const f of body.frames) {
+      c = applyDelta(c, f.c);
+      s = s.map((o, i) => applyDelta(o, f.s[i]));
+      C.push(c); S.push(s);
+    }
+    Object.assign(view, { m, body, C, S, k: 0 });
+    view.evFrames = [...new Set(body.events.map((e) => e[0]))].sort((a, b) => a - b);
+    const seatSel = $("#v-seat");
+    const keepSeat = seatSel.value || "all";
+    seatSel.textContent = "";
+    seatSel.append(new Option("all hands (the match is over)", "all"));
+    m.bots.forEach((b, i) => seatSel.append(new Option("as seat " + i + " (" + b + ") sees it", String(i))));
+    seatSel.value = keepSeat === "all" || Number(keepSeat) < m.players ? keepSeat : "all";
+    view.seat = seatSel.value;
+    const slider = $("#v-slider");
+    slider.max = String(C.length - 1);
+    renderHead();
+    $("#v-main").hidden = false;
+    go(0);
+    $("#v-main").dataset.ready = m.id;
+    document.body.dataset.viewer = m.id;
+  }
+
+  function renderHead() {
+    const m = view.m, h = $("#v-head");
+    h.textContent = "";
+    const p = el("p");
+    p.append(el("b", null, m.game), " · match ", el("code", null, m.id), " · tournament " + m.tournament +
+      " · seed " + m.seed + " · " + m.nmoves + " moves, " + m.deals + " deal(s)" +
+      (Object.keys(m.options).length ? " · options " + JSON.stringify(m.options) : ""));
+    h.append(p);
+    const t = el("table", "grid");
+    const hr = el("tr");
+    for (const x of ["seat", "bot", "team", "final score", "place", "fault"]) hr.append(el("th", null, x));
+    t.append(hr);
+    m.bots.forEach((b, i) => {
+      const r = el("tr");
+      const f = m.faults.filter((x) => x.seat === i).map((x) => x.kind + " at ply " + x.ply + ": " + (x.reason || "").split("\n")[0]).join("; ");
+      for (const x of [i, b, m.teams[i], fmt(m.scores[i]), m.ranking[i], f || "–"]) r.append(el("td", null, x));
+      t.append(r);
+    });
+    h.append(t);
+    if (view.body.error) h.append(el("p", "err", view.body.error));
+  }
+
+  function go(k) {
+    if (!view.m) return;
+    view.k = Math.max(0, Math.min(view.C.length - 1, k));
+    renderFrame();
+  }
+
+  function sizeOf(C, i) {
+    for (const key of SIZES) if (Array.isArray(C[key]) && C[key].length > i) return C[key][i];
+    return null;
+  }
+
+  function renderFrame() {
+    const { m, body, C: CC, S: SS, k } = view;
+    const C = CC[k], S = SS[k], n = m.players, last = CC.length - 1;
+    const seatView = view.seat === "all" ? null : Number(view.seat);
+    $("#v-ply").textContent = "move " + k + " / " + last + (C.phase ? " · " + C.phase : "");
+    $("#v-slider").value = String(k);
+    $("#v-first").disabled = $("#v-prev").disabled = k === 0;
+    $("#v-last").disabled = $("#v-next").disabled = k === last;
+    $("#v-prev-ev").disabled = !view.evFrames.some((f) => f < k);
+    $("#v-next-ev").disabled = !view.evFrames.some((f) => f > k);
+
+    // the move that led here and the rule events it fired
+    const mv = $("#v-move");
+    mv.textContent = "";
+    const fresh = body.events.filter((e) => e[0] === k).map((e) => e[1]);
+    if (k === 0) mv.append(el("span", null, "The deal before the first move" + (C.deal ? " (deal " + C.deal + ")" : "") + "."));
+    else {
+      const [seat, action, status, deal] = body.moves[k - 1];
+      mv.append(el("span", null, "ply " + (k - 1) + " · deal " + deal + " · seat " + seat + " (" + m.bots[seat] + ") → "));
+      const a = el("span", "act");
+      for (const w of action.split(" ")) { a.append(isCard(w) ? card(w) : el("span", null, w + " ")); }
+      mv.append(a);
+      if (status !== "ok") mv.append(el("span", "evt", status === "fallback" ? "random fallback (the bot had faulted)" : "fault: " + status));
+    }
+    for (const e of fresh) mv.append(eventBadge(e, true));
+
+    // the table: one box per seat, then the shared centre
+    const tbl = $("#v-table");
+    tbl.textContent = "";
+    const justPlayed = new Set();
+    if (k > 0) for (const w of body.moves[k - 1][1].split(" ")) if (isCard(w)) justPlayed.add(w);
+    const cp = C.current_player;
+    for (let i = 0; i < n; i++) {
+      const own = S[i];
+      const visible = seatView === null || seatView === i;
+      const box = el("div", "seat" + (cp === i ? " to-act" : "") + (seatView === i ? " viewer" : ""));
+      box.dataset.seat = String(i);
+      const h = el("h5");
+      const scores = C.scores || own.scores;
+      h.append(el("span", null, "seat " + i + " · " + m.bots[i] + (m.teams[i] !== i ? " (team " + m.teams[i] + ")" : "")),
+        el("span", "score", scores ? "score " + fmt(scores[i]) : ""));
+      box.append(h);
+      const hand = own.hand !== undefined ? own.hand : C.hand;
+      if (visible && Array.isArray(hand)) box.append(field("hand", cardRow(hand)));
+      else {
+        const sz = sizeOf(C, i);
+        box.append(field("hand", sz === null ? el("span", "none", "hidden") : backs(sz)));
+      }
+      if (visible) {
+        for (const [key, v] of Object.entries(own)) {
+          if (META.has(key) || key === "current_player" || key === "deal" || key === "phase") continue;
+          box.append(field(key, render(key, v, n)));
+        }
+        if (Array.isArray(own.legal_actions) && own.legal_actions.length) {
+          const la = own.legal_actions;
+          box.append(field("legal", el("span", "kvs", la.slice(0, 24).join(" | ") + (la.length > 24 ? " | … (" + la.length + ")" : ""))));
+        }
+      }
+      tbl.append(box);
+    }
+    const centre = el("div", "centre");
+    const keys = Object.keys(C).filter((x) => !META.has(x) && !SIZES.includes(x));
+    keys.sort((a, b) => rankKey(a) - rankKey(b));
+    const scalars = el("div", "kvs");
+    for (const key of keys) {
+      const v = C[key];
+      if (v === null || typeof v !== "object") {
+        const s = el("span");
+        s.append(el("b", null, key.replace(/_/g, " ") + ": "), el("span", null, fmt(v)));
+        scalars.append(s);
+      } else centre.append(field(key, render(key, v, n, { fresh: justPlayed })));
+    }
+    centre.prepend(scalars);
+    tbl.append(centre);
+
+    // the rule events so far, newest first; a click goes to the move that fired it
+    const list = $("#v-events");
+    list.textContent = "";
+    const past = body.events.filter((e) => e[0] <= k);
+    for (const [f, e] of past.slice(-300).reverse()) {
+      const li = el("li", f === k ? "fresh" : "", "move " + f + ": " + eventText(e));
+      li.addEventListener("click", () => go(f));
+      list.append(li);
+    }
+    if (!past.length) list.append(el("li", "none", "none yet"));
+
+    // the score sheet, the current deal marked
+    const sh = $("#v-sheet");
+    sh.textContent = "";
+    if (!body.sheet.length) sh.append(el("p", "small", "No deal finished."));
+    else {
+      const t = el("table");
+      const hr = el("tr");
+      hr.append(el("th", null, "deal"));
+      for (let i = 0; i < n; i++) hr.append(el("th", null, "s" + i));
+      t.append(hr);
+      body.sheet.forEach((row, d) => {
+        const r = el("tr", C.deal === d + 1 ? "now" : "");
+        r.append(el("td", null, d + 1));
+        for (const x of row) r.append(el("td", null, fmt(x)));
+        if (C.deal !== undefined && d + 1 > C.deal) r.style.opacity = "0.4";
+        t.append(r);
+      });
+      sh.append(t);
+    }
+  }
+  function rankKey(k) { const i = CENTRE_FIRST.indexOf(k); return i < 0 ? 100 : i; }
+  function eventText(e) {
+    const extra = Object.entries(e).filter(([k]) => !["event", "deal", "ply", "seat"].includes(k))
+      .map(([k, v]) => k + "=" + (typeof v === "object" ? JSON.stringify(v) : v));
+    return e.event + (e.seat !== null && e.seat !== undefined ? " · seat " + e.seat : "") + " · deal " + e.deal +
+      (extra.length ? " · " + extra.join(", ") : "");
+  }
+  function eventBadge(e, fresh) { return el("span", "evt" + (fresh ? " fresh" : ""), eventText(e)); }
+
+  // ------------------------------------------------------------------ controls
+  $("#v-first").addEventListener("click", () => go(0));
+  $("#v-prev").addEventListener("click", () => go(view.k - 1));
+  $("#v-next").addEventListener("click", () => go(view.k + 1));
+  $("#v-last").addEventListener("click", () => go(view.C.length - 1));
+  $("#v-prev-ev").addEventListener("click", () => { const f = view.evFrames.filter((x) => x < view.k); if (f.length) go(f[f.length - 1]); });
+  $("#v-next-ev").addEventListener("click", () => { const f = view.evFrames.find((x) => x > view.k); if (f !== undefined) go(f); });
+  $("#v-slider").addEventListener("input", (e) => go(Number(e.target.value)));
+  $("#v-seat").addEventListener("change", (e) => { view.seat = e.target.value; if (view.m) renderFrame(); });
+  document.addEventListener("keydown", (e) => {
+    if (!view.m || /^(INPUT|SELECT|TEXTAREA)$/.test(e.target.tagName)) return;
+    if (e.key === "ArrowRight") go(view.k + 1);
+    else if (e.key === "ArrowLeft") go(view.k - 1);
+    else if (e.key === "Home") go(0);
+    else if (e.key === "End") go(view.C.length - 1);
+    else return;
+    e.preventDefault();
+  });
+  initPickers();
+})();

@@ -1,0 +1,275 @@
+"""The dashboard report: its sections from real tournament logs, the viewer's embedded replay, the
+sampling of matches, bad input.  (The real-browser test is test_browser.py.)"""
+from __future__ import annotations
+
+import base64
+import json
+import re
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from dashboards.report import (
+    Analysis,
+    DashboardError,
+    build_report,
+    read_logs,
+    replay_for_viewer,
+    sample_matches,
+)
+from engine import load_game
+from tests.dashboards.conftest import cardarena
+from tests.dashboards.tourney import empty_tournament, write_matches
+
+
+def embedded(page: str, script_id: str) -> Any:
+    m = re.search(rf'<script type="application/json" id="{script_id}">(.*?)</script>', page, re.S)
+    assert m, script_id
+    return json.loads(m.group(1))
+
+
+Frame = tuple[dict[str, Any], list[dict[str, Any]]]
+
+
+def frames_of(match: dict[str, Any]) -> tuple[dict[str, Any], list[Frame]]:
+    """Decode a viewer match as the page's script does: the body, and per frame (common, seats)."""
+    body = json.loads(zlib.decompress(base64.b64decode(match["z"])))
+    out = []
+    common: dict[str, Any] = {}
+    seats: list[dict[str, Any]] = [{} for _ in range(match["players"])]
+
+    def apply(prev: dict[str, Any], d: list[Any]) -> dict[str, Any]:
+        new = {**prev, **d[0]}
+        for k in d[1] if len(d) > 1 else []:
+            del new[k]
+        return new
+    for f in body["frames"]:
+        common = apply(common, f["c"])
+        seats = [apply(o, d) for o, d in zip(seats, f["s"], strict=True)]
+        out.append((common, seats))
+    return body, out
+
+
+def replay(m: dict[str, Any]) -> Any:
+    state = load_game(m["game"], **m["options"]).new_match(seed=m["seed"], players=m["players"],
+                                                           max_deals=m["max_deals"])
+    return state
+
+
+# ------------------------------------------------------------------------------------------ sections
+@pytest.fixture(scope="module")
+def faulty_report(faulty_tournament: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    out = tmp_path_factory.mktemp("rep") / "faulty.html"
+    path, summary = build_report(faulty_tournament, out, sample=3, verify=True, bootstrap=50)
+    assert path == out and summary["viewer_matches"] == 3
+    return out.read_text()
+
+
+def test_report_has_every_section_and_needs_no_network(faulty_report: str) -> None:
+    page = faulty_report
+    for section in ("overview", "leaderboards", "faults", "coverage", "viewer"):
+        assert f'<section id="{section}">' in page
+    assert "@@" not in page.replace("/*@@", "").replace("@@*/", ""), "an unfilled placeholder"
+    # nothing is fetched: no external script, stylesheet, image or font; the chart library is inline
+    markup = re.sub(r"(<script[^>]*>).*?</script>", r"\1</script>", page, flags=re.S)
+    assert not re.search(r"<(script|link|img|iframe)[^>]+(src|href)=", markup)
+    assert markup.count("<script") == 4
+    assert "window.vegaEmbed=" in page
+    assert "default-src 'none'" in page  # the page's CSP forbids loading anything anyway
+
+
+def test_faults_per_bot_with_their_reasons(faulty_tournament: Path, faulty_report: str) -> None:
+    logs = read_logs(faulty_tournament)
+    crashes = sum(1 for m in logs.matches for f in m["faults"] if m["bots"][f["seat"]] == "crashy")
+    assert crashes > 0
+    row = re.search(r'<tr class="fault-row"><td class="bot">crashy</td>.*?</tr>', faulty_report, re.S)
+    assert row, "no fault row for crashy"
+    cells = re.findall(r"<td>(\d+)</td>", row.group(0))
+    assert cells == [str(crashes)]
+    assert "crashy gives up on its seventh move" in row.group(0)
+    assert '<span class="kind crash">crash</span>' in row.group(0)
+
+
+def test_leaderboards_overall_and_per_game_with_intervals(faulty_tournament: Path) -> None:
+    logs = read_logs(faulty_tournament)
+    an = Analysis(logs, bootstrap=50)
+    game = logs.matches[0]["game"]
+    for scope in (None, game):
+        rows = an.leaderboard(scope)
+        assert {r["bot"] for r in rows} == {"random", "r2", "r3", "crashy"}
+        for r in rows:
+            assert r["strength_lo"] - 1e-9 <= r["strength"] <= r["strength_hi"] + 1e-9
+            assert r["lo"] < r["mu"] < r["hi"]
+        # crashy forfeits every match: placed last every time, it is last on the board
+        assert rows[-1]["bot"] == "crashy" and rows[-1]["mean_place"] == 4
+        assert rows[-1]["faults"] == rows[-1]["matches"]
+    h2h = an.head_to_head(None)
+    pairs = {(r["a"], r["b"]): r for r in h2h}
+    for (a, b), r in pairs.items():  # both directions, complementary shares
+        assert pairs[(b, a)]["share"] == pytest.approx(1 - r["share"])
+    assert pairs[("random", "crashy")]["share"] == 1.0
+
+
+def test_convergence_ends_at_the_leaderboard_rating(cli_tournament: Path) -> None:
+    logs = read_logs(cli_tournament)
+    an = Analysis(logs, bootstrap=20)
+    for scope in [None, *sorted({m["game"] for m in logs.matches})]:
+        board = {r["bot"]: r for r in an.leaderboard(scope)}
+        conv = an.convergence(scope)
+        for bot, row in board.items():
+            series = [p for p in conv if p["bot"] == bot]
+            assert series, (scope, bot)
+            assert series[-1]["mu"] == pytest.approx(row["mu"]), (scope, bot)
+            assert [p["match"] for p in series] == sorted(p["match"] for p in series)
+
+
+def test_coverage_counts_every_logged_event(cli_tournament: Path) -> None:
+    logs = read_logs(cli_tournament)
+    rows = Analysis(logs, bootstrap=10).coverage()
+    fired = {(r["game"], r["event"]): r["count"] for r in rows}
+    q = "SELECT game, event, count(*) AS n FROM events GROUP BY ALL"
+    logged = {(r["game"], r["event"]): r["n"] for r in logs.sql(q)}
+    assert logged and all(fired[k] == n for k, n in logged.items())
+    assert all(r["count"] == 0 for r in rows if (r["game"], r["event"]) not in logged)
+
+
+def test_verification_status_reports_a_tampered_log(tmp_path: Path) -> None:
+    root = write_matches(tmp_path / "t", "tamper", "hartenjagen", [["a", "b", "c", "d"]] * 2)
+    assert 'class="status ok"' in build_report(root, tmp_path / "ok.html", sample=0)[0].read_text()
+    # rewrite one match's logged scores: the replay no longer agrees
+    [part] = (root / "matches").glob("game=*/*.parquet")
+    t = pq.read_table(part)
+    scores = t.column("scores").to_pylist()
+    scores[0] = [s + 1 for s in scores[0]]
+    col = pa.array(scores, t.schema.field("scores").type)
+    t = t.set_column(t.schema.get_field_index("scores"), "scores", col)
+    pq.write_table(t, part)
+    page = build_report(root, tmp_path / "bad.html", sample=0)[0].read_text()
+    assert 'class="status bad"' in page and "violation" in page
+    assert "cardarena verify" in page and t.column("match_id")[0].as_py() in page
+
+
+# ------------------------------------------------------------------------------------------ viewer data
+def test_viewer_frames_are_each_seats_observation_after_each_move(faulty_tournament: Path) -> None:
+    logs = read_logs(faulty_tournament)
+    m = next(x for x in logs.matches if x["faults"])
+    moves = logs.moves_of([m["match_id"]])[m["match_id"]]
+    vm = replay_for_viewer(m, moves)
+    body, frames = frames_of(vm)
+    assert vm["error"] is None and len(frames) == len(moves) + 1
+    state = replay({**m, "options": json.loads(m["options"])})
+    for k, (common, seats) in enumerate(frames):
+        for seat in range(state.players):
+            assert {**common, **seats[seat]} == json.loads(json.dumps(state.observation(seat))), (k, seat)
+        if k < len(moves):
+            state.apply(moves[k]["action"])
+    # the rule events sit on the frame of the move that fired them, all of them
+    assert [e for _, e in body["events"]] == json.loads(json.dumps(state.events))
+    for k, e in body["events"]:
+        assert k == 0 or e["ply"] == k - 1
+    # the logged move statuses come along: the crash, then the fallback's moves
+    statuses = [mv[2] for mv in body["moves"]]
+    assert "crash" in statuses and statuses[statuses.index("crash") + 1:].count("fallback") > 0
+    assert body["sheet"] == state.score_sheet()
+
+
+def test_viewer_says_where_a_replay_breaks(tmp_path: Path) -> None:
+    root = write_matches(tmp_path / "t", "broken", "hartenjagen", [["a", "b", "c", "d"]])
+    logs = read_logs(root)
+    m = logs.matches[0]
+    moves = logs.moves_of([m["match_id"]])[m["match_id"]]
+    moves[5] = {**moves[5], "action": "play ZZ"}
+    vm = replay_for_viewer(m, moves)
+    assert vm["error"] and "ply 5" in vm["error"] and "'play ZZ'" in vm["error"]
+    assert len(frames_of(vm)[1]) == 6
+
+
+def test_sample_takes_every_game_faults_first_and_asked_ids(cli_tournament: Path,
+                                                            faulty_tournament: Path) -> None:
+    ms = read_logs(cli_tournament).matches
+    games = {m["game"] for m in ms}
+    pick = sample_matches(ms, 4)
+    assert len(pick) == 4 and {m["game"] for m in pick} == games
+    assert sample_matches(ms, 4) == pick  # deterministic
+    assert len(sample_matches(ms, -1)) == len(ms) and sample_matches(ms, 0) == []
+    extra = [m["match_id"] for m in ms if m not in pick][:2]
+    more = sample_matches(ms, 4, include=extra)
+    assert len(more) == 6 and set(extra) <= {m["match_id"] for m in more}
+    with pytest.raises(DashboardError, match="no match 'nosuchmatch'"):
+        sample_matches(ms, 4, include=["nosuchmatch"])
+    faulty = read_logs(faulty_tournament).matches
+    assert sample_matches(faulty, 1)[0]["faults"]
+
+
+def test_viewer_embeds_the_sample_and_says_how_many(cli_tournament: Path, tmp_path: Path) -> None:
+    total = len(read_logs(cli_tournament).matches)
+    small = build_report(cli_tournament, tmp_path / "s.html", sample=2, verify=False)[0]
+    big = build_report(cli_tournament, tmp_path / "b.html", sample=8, verify=False)[0]
+    assert len(embedded(small.read_text(), "matches-data")) == 2
+    assert len(embedded(big.read_text(), "matches-data")) == 8
+    assert f"2 of {total:,} matches are included" in small.read_text()
+    assert "--sample N" in small.read_text() and big.stat().st_size > small.stat().st_size
+
+
+# ------------------------------------------------------------------------------------------ bad input
+def nodata(page: str) -> list[str]:
+    return re.findall(r'<p class="nodata">(.*?)</p>', page)
+
+
+def test_empty_tournament_renders_with_explanations(tmp_path: Path) -> None:
+    root = empty_tournament(tmp_path / "e")
+    page = build_report(root, tmp_path / "e.html")[0].read_text()
+    notes = " ".join(nodata(page))
+    assert "no leaderboard" in notes and "no faults" in notes and "no rule coverage" in notes
+    assert "Nothing to verify" in notes
+    assert "nothing to step through" in page
+    assert embedded(page, "charts-data") == {} and embedded(page, "matches-data") == []
+
+
+def test_single_bot_and_single_game_render_with_explanations(tmp_path: Path) -> None:
+    solo = write_matches(tmp_path / "s", "solo", "hartenjagen", [["solo"] * 4] * 2)
+    page = build_report(solo, tmp_path / "s.html", verify=False)[0].read_text()
+    notes = " ".join(nodata(page))
+    assert "A single entrant: nobody to meet." in notes
+    assert "A single entrant: there is no rating to converge." in notes
+    assert page.count('<tr class="lb-row" data-bot="solo">') == 2  # overall and the game's tab
+    assert "The tournament has one game, so this is its leaderboard." in page
+    assert len(embedded(page, "matches-data")) == 2
+    charts = embedded(page, "charts-data")
+    assert list(charts) == [k for k in charts if "coverage" in k]  # the coverage heatmap only
+
+
+def test_cli_writes_the_report_and_prints_its_path(cli_tournament: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    proc = cardarena("dashboard", str(cli_tournament), "-o", str(out), "--sample", "1", "--no-verify")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(out.resolve()) and out.stat().st_size > 100_000
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["/nonexistent/dir"], "no such directory"),
+    (["{tmp}"], "not a tournament directory"),
+    (["{t}", "--match", "nosuchmatch"], "no match 'nosuchmatch'"),
+    (["{t}", "-o", "{tmp}"], "is a directory"),
+    (["{t}", "--sample", "-5"], "--sample"),
+])
+def test_cli_bad_input_is_one_line(args: list[str], needle: str, cli_tournament: Path,
+                                   tmp_path: Path) -> None:
+    proc = cardarena("dashboard", *[a.format(tmp=tmp_path, t=cli_tournament) for a in args])
+    assert proc.returncode == 2, proc
+    err = proc.stderr.strip()
+    assert "Traceback" not in proc.stderr and len(err.splitlines()) == 1, proc.stderr
+    assert needle in err, err
+
+
+def test_cli_names_a_corrupted_part(tmp_path: Path) -> None:
+    root = write_matches(tmp_path / "t", "c", "hartenjagen", [["a", "b", "c", "d"]])
+    [part] = (root / "moves").glob("game=*/*.parquet")
+    part.write_bytes(part.read_bytes()[:100])
+    proc = cardarena("dashboard", str(root), "-o", str(tmp_path / "r.html"))
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert str(part) in proc.stderr and "Traceback" not in proc.stderr
