@@ -51,8 +51,8 @@ from engine.melds import (
 )
 
 HAND_SIZE = 5
-CACHE_LIMIT = 200_000
-"""Discard lists cached per hand mask, per game object (cleared when full)."""
+CACHE_LIMIT = 100_000
+"""Discard lists cached per hand mask, per game object (cleared when full; about 230 bytes each)."""
 
 PHYS: dict[str, tuple[int, ...]] = {}
 """Token -> the physical ids carrying it, in pack order (jokers: both of every pack)."""
@@ -97,6 +97,7 @@ class SheddingGame(Game):
     """A shedding game (not registered itself): card values, call limit and meld rules."""
 
     values: ClassVar[tuple[int, ...]]
+    # G6 (and Geneve likewise): 3+ cards of one suit, at least one natural, the ace low only, no wrap
     run_rule: ClassVar[RunRule] = RunRule(min_len=3, ace_low=True, ace_high=False, min_naturals=1)
     discard_cache: dict[int, tuple[int, tuple[str, ...]]]
     """Hand mask -> (hand total, discard actions)."""
@@ -108,7 +109,7 @@ class SheddingGame(Game):
         self.groups = self.group_rule()
 
     def group_rule(self) -> GroupRule:
-        return GroupRule(min_size=2, max_size=4, jokers=False)
+        return GroupRule(min_size=2, max_size=4, jokers=False)  # G5: 2-4 natural cards, no joker
 
     def call_limit(self) -> int:
         return int(self.options["call_limit"])
@@ -346,7 +347,7 @@ class SheddingState(State):
     def _legal_actions(self) -> list[str]:
         if self.phase == "discard":
             total, discards = self._discards(self.hands[self.turn])
-            if total <= self.game.call_limit():
+            if total <= self.game.call_limit():  # G8: on any turn, the first one included
                 return ["call", *discards]
             return list(discards)
         out = ["draw stock"] if self.stock else []

@@ -213,7 +213,7 @@ class Geneve(SheddingGame):
                "literal +30 only)"),
     )
     state_class = GeneveState
-    values: ClassVar[tuple[int, ...]] = value_table(11)
+    values: ClassVar[tuple[int, ...]] = value_table(11)  # V1: faces 11 (Genive: 10); V2: joker 0
 
     def group_rule(self) -> GroupRule:
         return GroupRule(min_size=2, max_size=self.options["max_group"], jokers=False)  # V6

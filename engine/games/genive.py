@@ -7,7 +7,9 @@ Genive-only upcard-joker rule, and X1, X3, X6.
 Five cards each; the next card is turned up as the open pot (a joker turned up goes back into
 the stock at a random place below the top card and the next card is turned: event
 ``upcard_joker_reinserted``).  Seat 0 (the youngest) plays first in the first deal (X1, G9);
-later deals are started by the previous deal's winner; play goes clockwise (seat + 1).
+later deals are started by the previous deal's winner; play goes clockwise (seat + 1).  An
+injected deal (X6) also starts with seat 0 unless it names ``"first"``; its ``"dealer"`` only
+deals.
 
 A turn is ``call`` (hand total at most 5, G8: even on the first turn) or ``discard`` then ``draw``
 (see ``engine.games._shedding`` for the action forms).  Groups are 2-4 natural cards of one rank
