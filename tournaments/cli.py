@@ -17,9 +17,11 @@ from rich.table import Table
 from bots.match import MatchResult, play
 from engine import GAMES, game_class, load_game
 from engine.core import Game, State
+from tournaments.tournament_cli import app as tournament_app
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="cardarena: rules verification and tournaments for traditional card games.")
+app.add_typer(tournament_app, name="tournament")
 out = Console(highlight=False, soft_wrap=False)
 
 

@@ -7,17 +7,17 @@
    take the tournament's lock, delete orphaned parts of an interrupted run, and read which matches
    are already committed (``matches`` parts): those are skipped.
 2. **Run**: batches of about ``batch_s`` seconds of work (the size is learnt per game from the batches
-   done so far) go to Ray tasks (``max_retries``: a task whose worker or node died runs again and
-   rewrites the same part files); at most two batches per CPU are in flight, so the driver's memory
-   does not grow with the tournament.  Each task writes its own part files (``tournaments.runner``);
+   done so far) go to Ray tasks; a batch whose worker or node died is submitted again and rewrites
+   the same part files.  At most two batches per CPU are in flight, so the driver's memory does not
+   grow with the tournament.  Each task writes its own part files (``tournaments.runner``);
    the output directory must therefore be one every node sees.
 3. **Stop**: Ctrl-C stops submitting, lets the batches in flight finish (a second Ctrl-C cancels
    them), and keeps everything committed; ``--resume`` or re-running the spec plays the rest.
 
 Without ``address`` Ray runs embedded on this machine (``ray.init()`` over its CPUs, or
 ``[run] num_cpus``); with one, the same code runs on that cluster, shipping this project's packages
-with the job (``py_modules``).  ``executor="inline"`` runs the batches in this process, without Ray
-(tests, debugging, the benchmark's baseline).
+with the job (``py_modules``) when a node is another machine.  ``executor="inline"`` runs the
+batches in this process, without Ray (tests, debugging, the benchmark's baseline).
 """
 from __future__ import annotations
 
@@ -246,28 +246,46 @@ def start_ray(address: str | None, num_cpus: int = 0) -> bool:
         return False
     quiet: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": False}
     if address is None:
-        ray.init(num_cpus=num_cpus or None, include_dashboard=False, object_store_memory=128 << 20, **quiet)
+        # "local": a new instance of our own, never a cluster that happens to run on this machine
+        ray.init(address="local", num_cpus=num_cpus or None, include_dashboard=False,
+                 object_store_memory=128 << 20, **quiet)
         return True
     check_address(address)
-    env = {"py_modules": [str(PROJECT / pkg) for pkg in PACKAGES]}
     try:
-        ray.init(address=address, runtime_env=env, **quiet)
+        ray.init(address=address, **quiet)
     except (ConnectionError, RuntimeError, ValueError) as e:
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise TournamentError(f"cannot connect to the Ray cluster at {address}: {first}") from None
     return True
 
 
-_remote: Any = None
+def remote_nodes() -> list[str]:
+    """Addresses of the cluster's live nodes that are not this machine."""
+    import ray
+
+    here = {ray.util.get_node_ip_address(), "127.0.0.1"}
+    return sorted({n["NodeManagerAddress"] for n in ray.nodes() if n.get("Alive")} - here)
 
 
-def _ray_task() -> Any:
-    global _remote
-    if _remote is None:
-        import ray
+def _run_batch_on_node(batch: Batch) -> tuple[BatchResult, str]:
+    """The Ray task: :func:`run_batch`, and the id of the node it ran on."""
+    import ray
 
-        _remote = ray.remote(num_cpus=1, max_retries=5, retry_exceptions=False)(run_batch)
-    return _remote
+    return run_batch(batch), ray.get_runtime_context().get_node_id()
+
+
+def ray_task() -> Any:
+    """The remote function, with this project's packages shipped when some node is another machine.
+
+    ``max_retries=0``: a batch whose worker or node died comes back to the driver as an error and the
+    driver submits it again (counted in :attr:`Summary.resubmitted`); the rerun rewrites the same parts.
+    """
+    import ray
+
+    options: dict[str, Any] = {"num_cpus": 1, "max_retries": 0, "retry_exceptions": False}
+    if remote_nodes():
+        options["runtime_env"] = {"py_modules": [str(PROJECT / pkg) for pkg in PACKAGES]}
+    return ray.remote(**options)(_run_batch_on_node)
 
 
 # ------------------------------------------------------------------------------------------ progress
@@ -286,6 +304,8 @@ class Summary:
     resubmitted: int = 0
     removed_orphans: int = 0
     workers: set[str] = field(default_factory=set)
+    nodes: set[str] = field(default_factory=set)
+    """Ray node ids that ran batches."""
 
     @property
     def done(self) -> int:
@@ -415,7 +435,7 @@ def _run_ray(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress, on_
     try:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         limit = max_in_flight or max(2, 2 * cpus)
-        task = _ray_task()
+        task = ray_task()
         pending: dict[Any, Batch] = {}
         attempts: dict[str, int] = {}
         exhausted = False
@@ -426,7 +446,7 @@ def _run_ray(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress, on_
         def collect(ref: Any) -> None:
             b = pending.pop(ref)
             try:
-                r = ray.get(ref)
+                r, node = ray.get(ref)
             except RayTaskError as e:  # an exception inside run_batch: a bug, not a lost worker
                 cause = e.cause if e.cause is not None else e
                 raise TournamentError(f"a batch of {b.game} failed: {type(cause).__name__}: "
@@ -441,6 +461,8 @@ def _run_ray(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress, on_
                 s.resubmitted += 1
                 submit(b)
                 return
+            r.node = node
+            s.nodes.add(node)
             _account(r, sizer, s, bar, on_batch)
 
         try:

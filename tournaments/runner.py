@@ -83,6 +83,8 @@ class BatchResult:
     write_seconds: float
     worker: str
     parts: list[str]
+    node: str | None = None
+    """The Ray node id that ran the batch (set by the Ray driver)."""
 
 
 PlayersFactory = Callable[[Game, Sequence[str], int], list[Player]]

@@ -184,8 +184,9 @@ def parse_spec(raw: dict[str, Any], known_bots: set[str] | None = None) -> Spec:
         entering = len(bots)
         if entering < g.players:
             raise SpecError(f"{_where(raw, g)}: {g.id} seats {g.players} players but only {entering} "
-                            f"bots are entered ({', '.join(e.label for e in bots)}); add bots (the same "
-                            "bot may enter twice as {{ name = \"x-2\", bot = \"x\" }}) or set players")
+                            f"bots are entered ({', '.join(e.label for e in bots)}); add bots (a bot may "
+                            "enter again under another name: { name = \"x-2\", bot = \"x\" } in a spec, "
+                            "x-2=x with --bots) or set players")
     return Spec(name=name, seed=seed, games=games, bots=bots, matches_per_seating=mps, max_deals=max_deals,
                 limits=limits,
                 schedule=mode, seatings=seatings, output=Path(output), address=address or None,

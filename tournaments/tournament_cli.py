@@ -27,9 +27,11 @@ out = Console(highlight=False, soft_wrap=False)
 PROG = "cardarena tournament"
 
 
-def _fail(msg: str) -> typer.Exit:
+def _fail(msg: str) -> SystemExit:
+    """One line on stderr, exit status 2.  (SystemExit, not typer.Exit: the main command runs typer
+    with ``standalone_mode=False``, where an Exit's code would be returned and lost.)"""
     print(f"{PROG}: {msg}", file=sys.stderr)
-    return typer.Exit(2)
+    return SystemExit(2)
 
 
 def _build_spec(spec_path: Path | None, overrides: dict[str, Any]) -> Spec:
@@ -111,7 +113,7 @@ def run_cmd(
         if leaderboard:
             print_leaderboard(board, summary.tournament)
     if summary.stopped:
-        raise typer.Exit(130)
+        raise SystemExit(130)
 
 
 def _summary_json(s: Summary) -> dict[str, Any]:

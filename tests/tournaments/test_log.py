@@ -1,0 +1,106 @@
+"""The Parquet layout: the schema data/README.md documents, atomic parts, hive partitions that
+DuckDB, Polars and pyarrow read as-is, and the clean-up of an interrupted batch."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+
+from engine import GAMES
+from tests.tournaments.conftest import FOUR, raw_spec
+from tournaments.log import (
+    SCHEMA_VERSION,
+    SCHEMAS,
+    TABLES,
+    clean_orphans,
+    committed_parts,
+    finished_matches,
+    schema_version_of,
+)
+from tournaments.runner import Batch, run_batch
+from tournaments.schedule import plan
+from tournaments.spec import parse_spec
+
+README = Path(__file__).resolve().parents[2] / "data" / "README.md"
+
+
+@pytest.fixture
+def two_games(tmp_path: Path) -> Path:
+    """A log of two games (three batches) under tmp_path/out."""
+    games = GAMES[:2]
+    spec = parse_spec(raw_spec(tmp_path, games=games, bots=FOUR))
+    for i, gp in enumerate(plan(spec)):
+        ms = list(gp.matches())
+        g = gp.game
+        for chunk in (ms[:2], ms[2:4]) if i == 0 else (ms[:3],):
+            run_batch(Batch("t", str(tmp_path / "out"), g.id, g.options, g.players, g.max_deals, tuple(chunk),
+                            {e.label: e.bot for e in spec.bots}))
+    return tmp_path / "out"
+
+
+def documented_columns(table: str) -> list[str]:
+    """Column names of ``table``'s section in data/README.md (``a``, ``b`` rows count as two)."""
+    text = README.read_text()
+    section = text.split(f"## `{table}`", 1)[1].split("\n## ", 1)[0]
+    cols: list[str] = []
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            cols += re.findall(r"`([a-z_0-9]+)`", line.split("|")[1])
+    return cols
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_schema_is_the_documented_one(table: str) -> None:
+    assert f"schema version {SCHEMA_VERSION}" in README.read_text()
+    assert sorted(documented_columns(table)) == sorted([*SCHEMAS[table].names, "game"])
+
+
+def test_parts_carry_the_schema_version_and_no_temporary_file_remains(two_games: Path) -> None:
+    for t in TABLES:
+        parts = sorted((two_games / t).rglob("*.parquet"))
+        assert len(parts) == 3
+        for p in parts:
+            assert schema_version_of(p) == SCHEMA_VERSION
+            assert pq.read_schema(p).remove_metadata() == SCHEMAS[t]
+        assert not [p for p in (two_games / t).rglob("*") if p.name.startswith(".")]
+
+
+def test_duckdb_polars_and_pyarrow_read_the_layout_as_is(two_games: Path) -> None:
+    per_game = {g: 0 for g in GAMES[:2]}
+    for r in pq.read_table(two_games / "matches").to_pylist():
+        per_game[r["game"]] += 1
+    assert sorted(per_game.values()) == [3, 4]
+    for t in TABLES:
+        arrow = pq.read_table(two_games / t)
+        duck = duckdb.sql(f"SELECT game, count(*) FROM read_parquet('{two_games}/{t}/**/*.parquet') "
+                          "GROUP BY game ORDER BY game").fetchall()
+        polars = (pl.scan_parquet(two_games / t, hive_partitioning=True).group_by("game").len()
+                  .sort("game").collect().rows())
+        games = arrow.column("game").to_pylist()
+        by_game = sorted((g, games.count(g)) for g in set(games))
+        assert duck == by_game == [tuple(r) for r in polars]
+    moves = duckdb.sql(f"SELECT m.game, count(*) FROM read_parquet('{two_games}/moves/**/*.parquet') m "
+                       f"JOIN read_parquet('{two_games}/matches/**/*.parquet') x USING (match_id) "
+                       "GROUP BY m.game").fetchall()
+    assert sum(n for _, n in moves) == pq.read_table(two_games / "moves").num_rows
+
+
+def test_orphans_of_an_interrupted_batch_are_cleaned(two_games: Path) -> None:
+    done = finished_matches(two_games, "t")
+    assert len(done) == 7
+    # a batch killed between its renames: moves and events written, matches not; and a temporary file
+    victim = committed_parts(two_games, "t")[0]
+    victim.unlink()
+    tmp = victim.with_name(f".{victim.name}.123-abc.tmp")
+    tmp.write_bytes(b"partial")
+    removed = clean_orphans(two_games, "t")
+    assert sorted(p.parent.parent.name for p in removed) == ["events", "matches", "moves"]
+    assert len(finished_matches(two_games, "t")) < 7
+    for t in TABLES:
+        assert len(list((two_games / t).rglob("*.parquet"))) == 2
+    # another tournament's parts are not touched
+    assert clean_orphans(two_games, "other") == []

@@ -1,0 +1,175 @@
+"""Exactly once on Ray: (a) a node removed from a two-node cluster mid-tournament, (b) the driver
+killed with SIGKILL mid-run and resumed, and Ctrl-C; in each, every scheduled match is logged once
+and the logs equal an uninterrupted run of the same spec."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.tournaments.conftest import FOUR, comparable, fastest_game, raw_spec, toml_of
+from tournaments.log import committed_parts, finished_matches
+from tournaments.ray_runner import Summary, TournamentError, check_address, run_tournament
+from tournaments.runner import BatchResult
+from tournaments.schedule import schedule
+from tournaments.spec import parse_spec
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def long_spec(tmp_path: Path, out: str, boards: int, **over: Any) -> dict[str, Any]:
+    """Enough small matches (2 deals each) that a run lasts some seconds on 2 CPUs."""
+    return raw_spec(tmp_path, games=[fastest_game()], bots=FOUR, matches_per_seating=boards, max_deals=2,
+                    output=str(tmp_path / out), run={"batch_s": 0.5}, **over)
+
+
+def reference(tmp_path: Path, raw: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The logs of an uninterrupted run of the same spec (in this process, without Ray)."""
+    ref = dict(raw, output=str(tmp_path / "reference"))
+    s = run_tournament(parse_spec(ref), executor="inline", progress=False)
+    assert s.complete
+    return comparable(tmp_path / "reference")
+
+
+def assert_exactly_once(root: Path, raw: dict[str, Any], ref: dict[str, list[dict[str, Any]]]) -> None:
+    scheduled = {m.match_id for m in schedule(parse_spec(raw))}
+    got = comparable(root)
+    ids = [m["match_id"] for m in got["matches"]]
+    assert len(ids) == len(set(ids)) == len(scheduled) and set(ids) == scheduled
+    assert got == ref
+
+
+def driver(args: list[str]) -> subprocess.Popen[str]:
+    """``cardarena tournament ...`` in its own session (so its whole process group can be killed)."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    return subprocess.Popen([sys.executable, "-m", "tournaments.cli", "tournament", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def wait_for_parts(root: Path, tid: str, n: int, proc: subprocess.Popen[str], timeout: float = 120) -> int:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        k = len(committed_parts(root, tid))
+        if k >= n:
+            return k
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    raise AssertionError(f"no {n} parts after {timeout} s")
+
+
+def killpg(proc: subprocess.Popen[str], sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def test_b_driver_killed_with_sigkill_then_resumed(tmp_path: Path) -> None:
+    raw = long_spec(tmp_path, "out", boards=100)
+    spec_file = tmp_path / "spec.toml"
+    spec_file.write_text(toml_of(raw))
+    root = tmp_path / "out"
+    proc = driver(["run", str(spec_file), "--no-progress", "--json"])
+    try:
+        wait_for_parts(root, "t", 3, proc)
+    finally:
+        killpg(proc, signal.SIGKILL)
+        proc.wait(timeout=30)
+    done = len(finished_matches(root, "t"))
+    total = sum(1 for _ in schedule(parse_spec(raw)))
+    assert 0 < done < total, "the driver was killed mid-run"
+    resumed = driver(["run", str(spec_file), "--resume", "--no-progress", "--json"])
+    out, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, err
+    summary = json.loads(out)
+    assert summary["complete"] and summary["done_before"] >= done and summary["total"] == total
+    assert_exactly_once(root, raw, reference(tmp_path, raw))
+
+
+def test_ctrl_c_stops_cleanly_and_keeps_what_finished(tmp_path: Path) -> None:
+    raw = long_spec(tmp_path, "out", boards=100)
+    spec_file = tmp_path / "spec.toml"
+    spec_file.write_text(toml_of(raw))
+    root = tmp_path / "out"
+    proc = driver(["run", str(spec_file), "--no-progress"])
+    try:
+        wait_for_parts(root, "t", 3, proc)
+        killpg(proc, signal.SIGINT)   # what a terminal's Ctrl-C sends: the whole foreground group
+        out, err = proc.communicate(timeout=60)
+    finally:
+        killpg(proc, signal.SIGKILL)
+    assert proc.returncode == 130, (out, err)
+    assert "Traceback" not in err and "stopped" in out
+    kept = finished_matches(root, "t")
+    total = sum(1 for _ in schedule(parse_spec(raw)))
+    assert 0 < len(kept) < total
+    s = run_tournament(parse_spec(raw), resume=True, executor="inline", progress=False)
+    assert s.done_before == len(kept) and s.complete
+    assert_exactly_once(root, raw, reference(tmp_path, raw))
+
+
+def test_a_node_removed_mid_tournament(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ray
+    from ray.cluster_utils import Cluster
+
+    monkeypatch.setenv("RAY_health_check_period_ms", "1000")
+    monkeypatch.setenv("RAY_health_check_failure_threshold", "3")
+    raw = long_spec(tmp_path, "out", boards=150)
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "resources": {"head": 1},
+                                                            "include_dashboard": False})
+    try:
+        node = cluster.add_node(num_cpus=1)
+        killer: list[threading.Thread] = []
+
+        def remove_soon() -> None:
+            time.sleep(0.3)   # while the node is busy with a batch
+            cluster.remove_node(node)
+
+        def on_batch(r: BatchResult, s: Summary) -> None:
+            if not killer and len(s.nodes) == 2:   # both nodes have run batches
+                killer.append(threading.Thread(target=remove_soon))
+                killer[0].start()
+
+        s = run_tournament(parse_spec(raw), address=cluster.address, progress=False, on_batch=on_batch)
+        killer[0].join()
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+    assert s.complete and len(s.nodes) == 2
+    assert s.resubmitted >= 1, "a batch was running on the removed node and ran again elsewhere"
+    assert_exactly_once(tmp_path / "out", raw, reference(tmp_path, raw))
+
+
+def test_embedded_ray_run_equals_the_inline_run_and_a_rerun_adds_nothing(tmp_path: Path) -> None:
+    raw = long_spec(tmp_path, "out", boards=5)
+    s = run_tournament(parse_spec(raw), progress=False)
+    assert s.complete and s.done_now == s.total == 20 and s.nodes
+    assert_exactly_once(tmp_path / "out", raw, reference(tmp_path, raw))
+    again = run_tournament(parse_spec(raw), progress=False)
+    assert again.done_before == 20 and again.done_now == 0
+
+
+def test_unreachable_address_says_so_within_seconds(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a local port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    t = time.monotonic()
+    with pytest.raises(TournamentError, match=f"cannot reach a Ray cluster at 127.0.0.1:{port}"):
+        check_address(f"127.0.0.1:{port}")
+    proc = driver(["run", "--bots", "random,r2=random,r3=random,r4=random", "--games", fastest_game(),
+                   "--out", str(tmp_path / "o"), "--address", f"127.0.0.1:{port}"])
+    _, err = proc.communicate(timeout=60)
+    assert time.monotonic() - t < 20
+    assert proc.returncode == 2 and "cannot reach a Ray cluster" in err and len(err.strip().splitlines()) == 1
+    with pytest.raises(TournamentError, match="expected HOST:PORT"):
+        check_address("nonsense")

@@ -1,0 +1,174 @@
+"""The batch runner: the same match as bots.match.play_match, every move logged, faults contained,
+matches replayable from the logs alone, and a retried batch harmless."""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+from bots.api import Player
+from bots.match import make_players, play_match
+from engine import GAMES, load_game
+from engine.core import Game
+from tests.tournaments.conftest import FOUR, comparable, raw_spec
+from tournaments.log import TABLES
+from tournaments.runner import Batch, play_logged, run_batch
+from tournaments.schedule import plan
+from tournaments.spec import parse_spec
+
+
+class Faulty:
+    """Plays randomly, then on its ``at``-th move answers ``how``: an illegal action, a malformed
+    one, an exception, or a non-string."""
+
+    def __init__(self, seed: int, at: int, how: str) -> None:
+        import random
+        self.rng, self.at, self.how, self.n = random.Random(seed), at, how, 0
+
+    def act(self, obs: dict[str, Any]) -> Any:
+        self.n += 1
+        if self.n == self.at:
+            if self.how == "illegal":
+                return "play ZZ" if "play" not in " ".join(obs["legal_actions"]) else "meld 2C 3C 4C"
+            if self.how == "malformed":
+                return "dance"
+            if self.how == "crash":
+                raise RuntimeError("the bot broke")
+            return 42
+        return self.rng.choice(obs["legal_actions"])
+
+
+def batch_of(tmp_path: Path, gid: str, n: int = 3, **over: Any) -> Batch:
+    spec = parse_spec(raw_spec(tmp_path, games=[gid], bots=FOUR, **over))
+    gp = plan(spec)[0]
+    ms = tuple(m for _, m in zip(range(n), gp.matches(), strict=False))
+    g = gp.game
+    return Batch("t", str(tmp_path / "out"), gid, g.options, g.players, g.max_deals, ms,
+                 {e.label: e.bot for e in spec.bots}, spec.limits)
+
+
+@pytest.mark.parametrize("gid", GAMES)
+@pytest.mark.parametrize("how", ["none", "illegal", "malformed", "crash", "not-a-string"])
+def test_the_same_match_as_bots_play_match(gid: str, how: str) -> None:
+    game = load_game(gid)
+    n = game.check_players(None)
+
+    def players() -> list[Player]:
+        ps = make_players(game, ["random"] * n, 5)
+        if how != "none":
+            ps[1] = Faulty(7, 4, how)
+        return ps
+
+    ref = play_match(game, players(), 5, max_deals=1)
+    got = play_logged(game, players(), 5, max_deals=1)
+    assert got.state.history == ref.state.history
+    assert got.placement == ref.placement
+    assert [(f.seat, f.kind, f.ply) for f in got.faults] == [(f.seat, f.outcome, f.ply) for f in ref.faults]
+    assert [m[4] for m in got.moves] == got.state.history
+    assert [m[1] for m in got.moves] == list(range(len(got.state.history)))
+    if how == "none":
+        assert not got.faults and {m[7] for m in got.moves} == {"ok"}
+    else:
+        kind = "crash" if how == "crash" else "illegal"
+        assert got.faults[0].seat == 1 and got.faults[0].kind == kind
+        rows = [m for m in got.moves if m[2] == 1]
+        assert rows[3][7] == kind and {m[7] for m in rows[4:]} <= {"fallback"}
+        assert {m[7] for m in rows[:3]} == {"ok"}
+        assert got.placement[1] == max(got.placement)
+
+
+@pytest.mark.parametrize("gid", GAMES)
+def test_logs_replay_through_the_engine(tmp_path: Path, gid: str) -> None:
+    b = batch_of(tmp_path, gid, n=4)
+    r = run_batch(b)
+    assert r.matches == 4 and r.moves > 0
+    root = Path(b.root)
+    matches = pq.read_table(root / "matches").to_pylist()
+    moves = pq.read_table(root / "moves").to_pylist()
+    events = pq.read_table(root / "events").to_pylist()
+    assert {m["game"] for m in matches} == {gid} and len(matches) == 4
+    for m in matches:
+        state = load_game(m["game"], **json.loads(m["options"])).new_match(
+            seed=m["seed"], players=m["players"], max_deals=m["max_deals"])
+        mine = sorted((x for x in moves if x["match_id"] == m["match_id"]), key=lambda x: x["ply"])
+        assert len(mine) == m["moves"]
+        for x in mine:
+            assert (x["deal"], x["seat"], x["phase"]) == (state.deal_no, state.current_player, state.phase)
+            assert x["legal_count"] == len(state.legal_actions())
+            assert x["bot"] == m["bots"][x["seat"]]
+            state.apply(x["action"])
+        assert state.is_over()
+        assert state.scores() == m["scores"] and state.ranking() == m["engine_ranking"]
+        assert state.deal_no == m["deals_played"]
+        evs = [(e["event"], e["deal"], e["ply"], e["seat"]) for e in events if e["match_id"] == m["match_id"]]
+        assert sorted(evs, key=str) == sorted(((e["event"], e["deal"], e["ply"], e["seat"])
+                                               for e in state.events), key=str)
+
+
+def test_a_faulting_bot_is_logged_and_placed_last(tmp_path: Path) -> None:
+    gid = GAMES[0]
+    b = batch_of(tmp_path, gid, n=2)
+
+    def make(game: Game, refs: Sequence[str], seed: int) -> list[Player]:
+        ps = make_players(game, refs, seed)
+        ps[2] = Faulty(seed, 3, "crash")
+        return ps
+
+    run_batch(b, make)
+    matches = pq.read_table(Path(b.root) / "matches").to_pylist()
+    moves = pq.read_table(Path(b.root) / "moves").to_pylist()
+    for m in matches:
+        assert m["status"] == "crash" and m["fault_seat"] == 2 and "the bot broke" in m["fault_reason"]
+        assert m["faults"][0]["kind"] == "crash" and m["faults"][0]["seat"] == 2
+        assert m["ranking"][2] == max(m["ranking"])
+        assert sum(1 for r in m["ranking"] if r == m["ranking"][2]) == 1
+        seat2 = sorted((x for x in moves if x["match_id"] == m["match_id"] and x["seat"] == 2),
+                       key=lambda x: x["ply"])
+        assert [x["status"] for x in seat2[:3]] == ["ok", "ok", "crash"]
+        assert {x["status"] for x in seat2[3:]} <= {"fallback"}
+
+
+def test_an_engine_error_is_recorded_not_lost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    gid = GAMES[0]
+    b = batch_of(tmp_path, gid, n=1)
+    cls = type(load_game(gid).new_match(seed=1))
+    real = cls._apply
+
+    def broken(self: Any, action: str) -> None:
+        if len(self.history) == 5:
+            raise KeyError("engine bug")
+        real(self, action)
+
+    monkeypatch.setattr(cls, "_apply", broken)
+    r = run_batch(b)
+    assert r.errors == 1
+    (m,) = pq.read_table(Path(b.root) / "matches").to_pylist()
+    assert m["status"] == "error" and m["fault_seat"] is None and "engine bug" in m["fault_reason"]
+    assert m["moves"] == 5
+
+
+def test_a_retried_batch_rewrites_the_same_files(tmp_path: Path) -> None:
+    b = batch_of(tmp_path, GAMES[0], n=3)
+    first = run_batch(b)
+    before = comparable(Path(b.root))
+    second = run_batch(b)
+    assert first.parts == second.parts
+    for t in TABLES:
+        assert len(list((Path(b.root) / t).rglob("*.parquet"))) == 1
+        assert not list((Path(b.root) / t).rglob(".*"))
+    assert comparable(Path(b.root)) == before
+
+
+def test_tournament_match_replays_with_cardarena_play(tmp_path: Path) -> None:
+    """The README's promise: a logged match is ``play(game, bots by seat, seed, max_deals)``."""
+    from bots.match import play
+
+    b = batch_of(tmp_path, GAMES[0], n=2)
+    run_batch(b)
+    for m in pq.read_table(Path(b.root) / "matches").to_pylist():
+        res = play(m["game"], m["bot_refs"], m["seed"], m["max_deals"], **json.loads(m["options"]))
+        assert res.state.scores() == m["scores"] and res.placement == m["ranking"]
