@@ -134,6 +134,7 @@
   }
   function field(k, node) {
     const f = el("div", "field");
+    f.dataset.key = k;
     f.append(el("span", "k", k.replace(/_/g, " ")), node);
     node.classList.add("v");
     return f;

@@ -1,0 +1,215 @@
+"""The report in a real browser: headless Chromium (Debian's ``chromium``) driven by Playwright.
+
+The test plays a tournament (``cardarena tournament run``), writes its report, opens the file and
+checks what a person would: the leaderboard rows, every chart drawn, the match viewer stepping
+forward and back with the cards each seat held (checked against the engine), the filters, the rule
+events as they fire; and that the page logged no console error and made no network request.
+
+It installs what it needs: when ``/usr/bin/chromium`` is missing it runs ``apt-get install chromium``
+(as root, as CI runs).  Playwright only drives that binary: ``playwright install`` is never needed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dashboards.report import build_report, read_logs
+from engine import load_game
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--no-first-run"]
+
+
+def ensure_chromium() -> Path:
+    """Debian's chromium, installed with apt-get when missing (root only)."""
+    if CHROMIUM.exists():
+        return CHROMIUM
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        pytest.skip("needs /usr/bin/chromium: run `apt-get install chromium` as root")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, timeout=900)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"], check=True,
+                   env=env, timeout=1800)
+    assert CHROMIUM.exists(), "apt-get installed chromium but /usr/bin/chromium is missing"
+    return CHROMIUM
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+    path = ensure_chromium()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(path), args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture(scope="module")
+def report(cli_tournament: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("browser") / "report.html"
+    build_report(cli_tournament, out, sample=6, verify=True, bootstrap=50)
+    return out
+
+
+def new_match(m: dict[str, Any]) -> Any:
+    """The engine's state at the start of a logged match."""
+    return load_game(m["game"], **json.loads(m["options"])).new_match(seed=m["seed"], players=m["players"],
+                                                                      max_deals=m["max_deals"])
+
+
+class Page:
+    """A loaded report, with what it logged and requested."""
+
+    def __init__(self, browser: Any, path: Path) -> None:
+        self.url = path.resolve().as_uri()
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.blocked: list[str] = []
+        self.context = browser.new_context(viewport={"width": 1300, "height": 1000})
+        self.context.route("**/*", self._route)
+        page = self.context.new_page()
+        page.on("console", lambda m: self.errors.append(f"console.{m.type}: {m.text}")
+                if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+        page.on("request", lambda r: self.requests.append(r.url))
+        page.on("requestfailed", lambda r: self.errors.append(f"request failed: {r.url}"))
+        page.goto(self.url)
+        page.wait_for_function("document.body.dataset.charts !== undefined", timeout=60_000)
+        page.wait_for_function("document.body.dataset.viewer !== undefined", timeout=60_000)
+        self.page = page
+
+    def _route(self, route: Any) -> None:
+        url = route.request.url
+        if url == self.url or url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            self.blocked.append(url)
+            route.abort()
+
+    def text(self, sel: str) -> str:
+        return str(self.page.locator(sel).inner_text())
+
+    def cards(self, sel: str) -> list[str]:
+        return [str(t) for t in self.page.locator(sel).evaluate_all("els => els.map(e => e.title)")]
+
+    def offline(self) -> None:
+        """No console error, and no request but the report file itself."""
+        assert not self.errors, self.errors
+        assert not self.blocked, self.blocked
+        assert [u for u in self.requests if not u.startswith(("data:", "blob:"))] == [self.url]
+
+
+def test_report_in_chromium(browser: Any, report: Path, cli_tournament: Path) -> None:
+    pg = Page(browser, report)
+    page = pg.page
+    logs = read_logs(cli_tournament)
+    entrants = sorted({b for m in logs.matches for b in m["bots"]})
+
+    # the leaderboards: one row per entrant in the overall tab and in each game's tab
+    rows = page.locator("#lb-overall tr.lb-row")
+    assert sorted(rows.evaluate_all("rs => rs.map(r => r.dataset.bot)")) == entrants
+    games = sorted({m["game"] for m in logs.matches})
+    for g in games:
+        page.click(f'button.tab[data-tab="lb-{g}"]')
+        assert page.locator(f"#lb-{g}").is_visible() and not page.locator("#lb-overall").is_visible()
+        assert page.locator(f"#lb-{g} tr.lb-row").count() == len(entrants)
+    # every chart is drawn (an SVG in each chart slot)
+    slots = page.locator("div.chart").count()
+    assert slots >= 1 + 3 * (1 + len(games)) - 1
+    assert page.locator("div.chart svg.marks").count() == slots
+    assert "replay as logged" in pg.text("#verify-status")
+
+    # the match viewer: the first match of the list, stepped forward and back
+    mid = page.locator("#v-match").input_value()
+    m = next(x for x in logs.matches if x["match_id"] == mid)
+    moves = logs.moves_of([mid])[mid]
+    state = new_match(m)
+    states = [state.clone()]
+    for mv in moves[:6]:
+        state.apply(mv["action"])
+        states.append(state.clone())
+    assert pg.text("#v-ply").startswith(f"move 0 / {len(moves)}")
+
+    def shows(k: int) -> None:
+        assert pg.text("#v-ply").startswith(f"move {k} / {len(moves)}")
+        for seat in range(m["players"]):  # "all hands": each seat's hand, as the engine had it
+            held = pg.cards(f'.seat[data-seat="{seat}"] .field[data-key="hand"] .card')
+            assert held == states[k].observation(seat)["hand"], (k, seat)
+        if k:
+            mv = moves[k - 1]
+            line = pg.text("#v-move")
+            assert f"ply {k - 1}" in line and f"seat {mv['seat']}" in line, line
+            assert mv["action"].split()[0] in line
+
+    for k in (1, 2, 3):
+        page.click("#v-next")
+        shows(k)
+    page.click("#v-prev")
+    shows(2)
+    page.keyboard.press("ArrowRight")
+    shows(3)
+    page.click("#v-first")
+    shows(0)
+    assert page.locator("#v-prev").is_disabled()
+
+    # as seat 1 sees it: its own hand face up, the others' as backs
+    page.select_option("#v-seat", "1")
+    page.click("#v-next")
+    assert pg.cards('.seat[data-seat="1"] .field[data-key="hand"] .card') == states[1].observation(1)["hand"]
+    for seat in (0, 2):
+        backs = page.locator(f'.seat[data-seat="{seat}"] .field[data-key="hand"] .card.back').count()
+        assert backs == len(states[1].observation(seat)["hand"])
+        assert pg.cards(f'.seat[data-seat="{seat}"] .field[data-key="hand"] .card:not(.back)') == []
+    page.select_option("#v-seat", "all")
+
+    # rule events appear as they fire: jump to the first, it is on the move line and in the list
+    final = new_match(m)
+    for mv in moves:
+        final.apply(mv["action"])
+    if final.events:
+        page.click("#v-first")
+        page.click("#v-next-ev")
+        ev = final.events[0]
+        assert ev["event"] in pg.text("#v-move .evt.fresh")
+        assert pg.text("#v-ply").startswith(f"move {ev['ply'] + 1} /")
+        assert ev["event"] in pg.text("#v-events li.fresh")
+    # the end of the match: the last move, the forward button off
+    page.click("#v-last")
+    assert pg.text("#v-ply").startswith(f"move {len(moves)} / {len(moves)}")
+    assert page.locator("#v-next").is_disabled()
+    assert page.locator(".card").count() > 0
+
+    # the filters: by game, then by entrant
+    other = next(g for g in games if g != m["game"])
+    page.select_option("#v-game", other)
+    labels = page.locator("#v-match option").all_inner_texts()
+    assert labels and all(f" · {other} · " in t for t in labels)
+    page.select_option("#v-game", "")
+    page.select_option("#v-bot", "greedy")
+    labels = page.locator("#v-match option").all_inner_texts()
+    assert labels and all("greedy" in t for t in labels)
+    assert pg.text("#v-ply").startswith("move 0 /")  # a new match opened at its start
+
+    pg.offline()
+    pg.context.close()
+
+
+def test_empty_report_in_chromium(browser: Any, tmp_path: Path) -> None:
+    from tests.dashboards.tourney import empty_tournament
+    out = build_report(empty_tournament(tmp_path / "e"), tmp_path / "e.html")[0]
+    pg = Page(browser, out)
+    assert pg.page.locator("p.nodata").count() >= 4
+    assert pg.page.locator("#v-pick").is_hidden() and pg.page.locator("#v-main").is_hidden()
+    pg.offline()
+    pg.context.close()
