@@ -217,13 +217,13 @@ def verify_cmd(
     else:
         vs = report.violations if shown <= 0 else report.violations[:shown]
         for v in vs:
-            out.print(v.line(), markup=False)
+            print(v.line())
         if len(vs) < len(report.violations):
-            out.print(f"... {len(report.violations) - len(vs)} more (--show 0 prints all)")
+            print(f"... {len(report.violations) - len(vs)} more (--show 0 prints all)")
         rate = report.moves / report.replay_seconds if report.replay_seconds else 0.0
-        out.print(f"replayed {report.matches} matches, {report.moves} moves in {report.replay_seconds:.1f} s "
-                  f"({rate:,.0f} moves/s); {len(report.queries)} invariant queries in "
-                  f"{report.sql_seconds:.1f} s; {len(report.violations)} violation(s)", markup=False)
+        print(f"replayed {report.matches} matches, {report.moves} moves in {report.replay_seconds:.1f} s "
+              f"({rate:,.0f} moves/s); {len(report.queries)} invariant queries in "
+              f"{report.sql_seconds:.1f} s; {len(report.violations)} violation(s)")
     if report.violations:
         sys.exit(1)
 
@@ -280,9 +280,9 @@ def fuzz_cmd(
             fail(f"cannot read case {replay_case}: {e}")
         failure = fuzz.run_case(case)
         if failure is None:
-            out.print(f"case {replay_case}: no failure now (fixed?)", markup=False)
+            print(f"case {replay_case}: no failure now (fixed?)")
             return
-        out.print(f"case {replay_case}: {failure.kind}: {failure.message}", markup=False)
+        print(f"case {replay_case}: {failure.kind}: {failure.message}")
         sys.exit(1)
     games = list(GAMES) if game == "all" else [game]
     for g in games:
@@ -294,11 +294,11 @@ def fuzz_cmd(
     reports = []
     for g in games:
         rep = fuzz.fuzz(g, seconds=minutes * 60, seed=seed, out_dir=out_dir,
-                        log=None if as_json else (lambda s: out.print(s, markup=False)))
+                        log=None if as_json else print)
         reports.append(rep)
         found |= bool(rep.failures)
         if not as_json:
-            fuzz.print_report(rep, lambda s: out.print(s, markup=False))
+            fuzz.print_report(rep, print)
     if as_json:
         print(json.dumps([r.to_json() for r in reports]))
     if found:

@@ -117,9 +117,9 @@ def check_state(state: State, ply: int) -> Failure | None:
 
 def _fingerprint(state: State) -> tuple[Any, ...]:
     seat = state.current_player
+    obs = json.dumps(state.observation(seat), sort_keys=True) if seat is not None else ""
     return (len(state.history), len(state.events), seat, tuple(state.legal_actions()), tuple(state.scores()),
-            state.phase, state.deal_no, json.dumps(state.observation(seat), sort_keys=True) if seat is not None
-            else "")
+            state.phase, state.deal_no, obs)
 
 
 def probe(state: State, action: str, ply: int) -> Failure | None:
@@ -191,14 +191,15 @@ def _choices(case: Case) -> list[int] | None:
     return out
 
 
-def _from_choices(base: Case, choices: list[int], probe_action: str | None) -> Case | None:
-    """The case that takes ``choices`` (indices, modulo the legal list) from ``base``'s start."""
+def _from_choices(base: Case, choices: list[int], probe_action: str | None, extend: int = 0) -> Case | None:
+    """The case that takes ``choices`` (indices, modulo the legal list) from ``base``'s start, then up to
+    ``extend`` more first-legal actions (so that a changed prefix may still run into the failure)."""
     try:
         state = new_state(base)
     except ValueError:
         return None
     actions = []
-    for c in choices:
+    for c in [*choices, *([0] * extend)]:
         if state.is_over():
             break
         legal = state.legal_actions()
@@ -218,6 +219,9 @@ def shrink(case: Case, failure: Failure, seconds: float = SHRINK_SECONDS) -> tup
     """A smaller case with the same failure signature (greedy, within ``seconds``)."""
     deadline = time.monotonic() + seconds
     sig = failure.signature()
+    if case.probe is None and 0 <= failure.ply < len(case.actions) - 1:
+        case = Case(case.game, case.options, case.seed, case.players, case.max_deals, case.deal,
+                    case.actions[:failure.ply + 1])
     best, best_f = case, failure
 
     def attempt(c: Case | None) -> bool:
@@ -233,21 +237,20 @@ def shrink(case: Case, failure: Failure, seconds: float = SHRINK_SECONDS) -> tup
         if (len(c.actions), _size(c)) < (len(best.actions), _size(best)):
             best, best_f = c, f
             return True
-        if c.options != best.options or c.deal != best.deal:
+        if len(c.options) < len(best.options) or (c.deal is None and best.deal is not None):
             best, best_f = c, f
             return True
         return False
 
     # 1. drop the injected deal, reset options one by one
     if best.deal is not None:
-        attempt(Case(best.game, best.options, best.seed, best.players, best.max_deals, None,
-                     best.actions, best.probe))
+        attempt(_rechoose(best, best.options, None))
     defaults = {o.name: o.default for o in game_class(best.game).options_spec}
     for name in list(best.options):
         if best.options[name] != defaults.get(name):
             opts = dict(best.options)
-            opts[name] = defaults[name]
-            attempt(_rechoose(best, opts))
+            del opts[name]
+            attempt(_rechoose(best, opts, best.deal))
     # 2. the choice sequence: delete chunks, then lower each index
     choices = _choices(best) or []
     chunk = max(1, len(choices) // 2)
@@ -255,7 +258,7 @@ def shrink(case: Case, failure: Failure, seconds: float = SHRINK_SECONDS) -> tup
         i = 0
         while i < len(choices) and time.monotonic() < deadline:
             cand = choices[:i] + choices[i + chunk:]
-            if attempt(_from_choices(best, cand, best.probe)):
+            if attempt(_from_choices(best, cand, best.probe, extend=chunk if best.probe is None else 0)):
                 choices = _choices(best) or []
             else:
                 i += chunk
@@ -271,10 +274,11 @@ def shrink(case: Case, failure: Failure, seconds: float = SHRINK_SECONDS) -> tup
     return best, best_f
 
 
-def _rechoose(case: Case, options: dict[str, Any]) -> Case | None:
-    c = Case(case.game, options, case.seed, case.players, case.max_deals, case.deal, [], case.probe)
-    choices = _choices(case)
-    return _from_choices(c, choices or [], case.probe)
+def _rechoose(case: Case, options: dict[str, Any], deal: dict[str, Any] | None) -> Case | None:
+    """``case`` with other options or deal, taking the same choices (indices into the legal lists)."""
+    c = Case(case.game, options, case.seed, case.players, case.max_deals, deal, [], case.probe)
+    choices = _choices(case) or []
+    return _from_choices(c, choices, case.probe, extend=len(choices) + 200 if case.probe is None else 0)
 
 
 def _size(c: Case) -> int:
@@ -398,7 +402,8 @@ class Fuzzer:
             state = new_state(case)
         if rng.random() < 0.25:
             deal = chaos_deal(state, rng)
-            for extra in ({}, {"stock": [], "upcard": None}):
+            extras: tuple[dict[str, Any], ...] = ({}, {"stock": [], "upcard": None})
+            for extra in extras:
                 if deal is None:
                     break
                 trial = Case(case.game, case.options, case.seed, case.players, case.max_deals,

@@ -19,12 +19,12 @@ WHERE coalesce(mv.n, 0) <> m.moves OR mv.lo <> 0 OR mv.hi <> m.moves - 1 OR mv.n
 
 -- invariant: moves_without_match
 -- Every logged move belongs to a committed match (else: an orphan part; `tournament run --resume` cleans them).
-SELECT match_id, count(*) || ' moves of a match that has no matches row (' || any_value(game) || ')' AS detail
-FROM moves WHERE match_id NOT IN (SELECT match_id FROM matches) GROUP BY match_id;
+SELECT match_id, count(*) || ' moves of a match that has no matches row in game ' || game AS detail
+FROM moves ANTI JOIN matches USING (game, match_id) GROUP BY match_id, game;
 
 -- invariant: events_without_match
-SELECT match_id, count(*) || ' events of a match that has no matches row (' || any_value(game) || ')' AS detail
-FROM events WHERE match_id NOT IN (SELECT match_id FROM matches) GROUP BY match_id;
+SELECT match_id, count(*) || ' events of a match that has no matches row in game ' || game AS detail
+FROM events ANTI JOIN matches USING (game, match_id) GROUP BY match_id, game;
 
 -- invariant: event_names_of_the_game
 -- X5: events are named <game id>.<event name>.

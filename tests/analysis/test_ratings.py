@@ -1,0 +1,148 @@
+"""cardarena rank: ratings that find planted strengths, with intervals that know when they cannot."""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tournaments.analysis import open_log
+from tournaments.analysis.ratings import build_patterns, fit_pl, rank
+from tournaments.log import BatchLog, commit_batch
+
+from .conftest import cardarena
+
+
+def _pl_order(rng: random.Random, strengths: list[float]) -> list[int]:
+    """A Plackett-Luce draw: indices from first to last place."""
+    left = list(range(len(strengths)))
+    order = []
+    while left:
+        w = [math.exp(strengths[i]) for i in left]
+        x = rng.random() * sum(w)
+        for k, i in enumerate(left):
+            x -= w[k]
+            if x <= 0 or k == len(left) - 1:
+                order.append(i)
+                left.pop(k)
+                break
+    return order
+
+
+def write_planted(root: Path, game: str, names: list[str], theta: list[float], groups: int, seed: int,
+                  teams: bool = False) -> None:
+    """Matches whose placements are drawn from Plackett-Luce with log-strengths ``theta``; each group is
+    the 4 rotations of one seating.  With ``teams``, seats 0+2 and 1+3 are teams of two entrants whose
+    utility is the sum."""
+    rng = random.Random(seed)
+    log = BatchLog("planted", game)
+    for g in range(groups):
+        arrangement = names[:]
+        rng.shuffle(arrangement)
+        gid = hashlib.sha256(f"{game}/{g}".encode()).hexdigest()[:16]
+        for rot in range(4):
+            bots = [""] * 4
+            for i, b in enumerate(arrangement):
+                bots[(i + rot) % 4] = b
+            if teams:
+                util = [theta[names.index(bots[0])] + theta[names.index(bots[2])],
+                        theta[names.index(bots[1])] + theta[names.index(bots[3])]]
+                order = _pl_order(rng, util)
+                ranking = [1 + order.index(s % 2) for s in range(4)]
+                team_of = [0, 1, 0, 1]
+            else:
+                order = _pl_order(rng, [theta[names.index(b)] for b in bots])
+                ranking = [1 + order.index(s) for s in range(4)]
+                team_of = [0, 1, 2, 3]
+            mid = hashlib.sha256(f"{gid}/{rot}".encode()).hexdigest()[:16]
+            log.add_match(match_id=mid, group_id=gid, options="{}", seed=g, players=4, max_deals=None,
+                          board=g, rotation=rot, bots=bots, bot_refs=bots, teams=team_of,
+                          scores=[float(5 - r) for r in ranking], ranking=ranking, engine_ranking=ranking,
+                          deals_played=1, moves=[], events=[], faults=[], duration_s=0.0,
+                          finished_at_ms=0, worker="test")
+        if len(log.match_ids) >= 200:
+            commit_batch(root, log, fsync=False)
+            log = BatchLog("planted", game)
+    if log.match_ids:
+        commit_batch(root, log, fsync=False)
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("planted")
+    # "twin-a" and "twin-b" are equally strong: their order must not be called significant
+    write_planted(root, "hartenjagen", ["strong", "twin-a", "twin-b", "weak"], [1.2, 0.0, 0.0, -1.2],
+                  groups=150, seed=1)
+    write_planted(root, "manillen", ["strong", "twin-a", "twin-b", "weak"], [1.0, 0.0, 0.0, -1.0],
+                  groups=150, seed=2, teams=True)
+    return root
+
+
+def test_planted_strengths_are_found_with_honest_intervals(planted: Path) -> None:
+    boards = {b.scope: b for b in rank(open_log(planted), bootstrap=200)}
+    assert set(boards) == {"hartenjagen", "manillen", "overall"}
+    hj = boards["hartenjagen"]
+    names = [e.name for e in hj.entrants]
+    assert names[0] == "strong" and names[-1] == "weak"
+    est = {e.name: e for e in hj.entrants}
+    # centred truth: [1.2, 0, 0, -1.2] has mean 0; each 95% interval should cover it
+    for name, truth in (("strong", 1.2), ("twin-a", 0.0), ("twin-b", 0.0), ("weak", -1.2)):
+        assert est[name].lo <= truth <= est[name].hi, (name, est[name])
+    # strong above the twins and the twins above weak: significant; the twins: not
+    twins = [e for e in hj.entrants if e.name.startswith("twin")]
+    assert twins[0].tied_with_next
+    assert not est["strong"].tied_with_next
+    pair = {(h.a, h.b): h for h in hj.h2h}
+    twin_pair = pair.get(("twin-a", "twin-b")) or pair[("twin-b", "twin-a")]
+    assert not twin_pair.significant
+    assert pair[("strong", "weak")].significant and pair[("strong", "weak")].score > 0.5
+    assert est["strong"].mean_place < est["weak"].mean_place
+    assert est["strong"].mu > est["weak"].mu and est["strong"].matches == 600
+
+
+def test_partnerships_rate_teams(planted: Path) -> None:
+    mn = next(b for b in rank(open_log(planted), game="manillen", bootstrap=100) if b.scope == "manillen")
+    names = [e.name for e in mn.entrants]
+    assert names[0] == "strong" and names[-1] == "weak"
+    # partners are never compared head to head with each other as opponents
+    assert all(h.wins + h.losses + h.ties > 0 for h in mn.h2h)
+    assert mn.entrants[0].mu > mn.entrants[-1].mu
+
+
+def test_pl_fit_matches_a_direct_maximisation() -> None:
+    """The Newton fit solves the likelihood equations: its gradient (with the prior) vanishes."""
+    from tournaments.analysis.ratings import PRIOR, MatchRec, _newton_terms
+    rng = random.Random(3)
+    names = ["a", "b", "c", "d", "e"]
+    theta = [0.8, 0.3, 0.0, -0.4, -0.7]
+    ms = []
+    for i in range(300):
+        seat_names = rng.sample(names, 4)
+        order = _pl_order(rng, [theta[names.index(n)] for n in seat_names])
+        ranking = [1 + order.index(s) for s in range(4)]
+        if i % 10 == 0:
+            ranking = [min(ranking[0], ranking[1]) if s < 2 else r for s, r in enumerate(ranking)]  # ties
+        ms.append(MatchRec("g", str(i), str(i), seat_names, [0, 1, 2, 3], ranking, [0.0] * 4))
+    pt = build_patterns(ms)
+    est = fit_pl(pt, pt.counts)
+    _, grad, _ = _newton_terms(est[None], pt, pt.counts[None])
+    assert np.abs(grad[0] - PRIOR * est).max() < 1e-6
+    assert abs(est.sum()) < 1e-9 and est[0] > est[-1]
+
+
+def test_rank_cli_json_and_table(planted: Path) -> None:
+    proc = cardarena("rank", str(planted), "--game", "hartenjagen", "--json", "--bootstrap", "50")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data[0]["scope"] == "hartenjagen" and data[0]["entrants"][0]["name"] == "strong"
+    assert {"mu", "sigma", "mean_place", "mean_score", "strength", "lo", "hi", "matches"} <= set(
+        data[0]["entrants"][0])
+    assert all("significant" in h for h in data[0]["head_to_head"])
+    table = cardarena("rank", str(planted), "--bootstrap", "20")
+    assert table.returncode == 0 and "overall" in table.stdout and "head-to-head" in table.stdout
+    bad = cardarena("rank", str(planted), "--game", "nosuch")
+    assert bad.returncode == 2 and "nosuch" in bad.stderr
