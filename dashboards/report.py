@@ -486,6 +486,7 @@ def faults_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def coverage_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """Rule events down, games across: how often each fired; never-fired cells in red."""
     if not rows:
         return None
     alt = _alt()
@@ -493,9 +494,10 @@ def coverage_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
                                             "fired" if r["listed"] else "fired, not on the card"),
                              "label": str(r["count"])} for r in rows])
     games = _game_order({r["game"] for r in rows})
+    events = list(dict.fromkeys(r["short"] for r in sorted(rows, key=lambda r: games.index(r["game"]))))
     base = alt.Chart(data).encode(
-        x=alt.X("short:N", title="rule event", sort=None, axis=alt.Axis(labelAngle=-40)),
-        y=alt.Y("game:N", title=None, sort=games))
+        x=alt.X("game:N", title=None, sort=games, axis=alt.Axis(orient="top", labelAngle=-30)),
+        y=alt.Y("short:N", title="rule event", sort=events))
     rect = base.mark_rect(stroke="#fff").encode(
         color=alt.condition("datum.count == 0", alt.value("#f3c1bd"),
                             alt.Color("count:Q", scale=alt.Scale(type="symlog", scheme="greens"),
@@ -504,8 +506,7 @@ def coverage_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
                  alt.Tooltip("matches:Q", title="in matches"), "state:N"])
     text = base.mark_text(fontSize=10).encode(
         text="label:N", color=alt.condition("datum.count == 0", alt.value("#a61b0f"), alt.value("#222")))
-    nev = len({r["short"] for r in rows})
-    return _vl((rect + text).properties(width=max(200, 30 * nev), height=max(40, 28 * len(games))))
+    return _vl((rect + text).properties(width=max(120, 64 * len(games)), height=max(40, 17 * len(events))))
 
 
 def vega_bundle() -> str:
@@ -565,7 +566,7 @@ class _Charts:
             return _nodata(why_empty)
         cid = f"chart-{len(self.specs)}-{key}"
         self.specs[cid] = spec
-        return f'<div class="chart" id="{_e(cid)}"></div>'
+        return f'<div class="chart-wrap"><div class="chart" id="{_e(cid)}"></div></div>'
 
 
 def leaderboard_table(rows: Sequence[dict[str, Any]], per_game: bool) -> str:
@@ -646,8 +647,9 @@ def _verify_block(v: dict[str, Any] | None, total: int) -> str:
            f"<code>cardarena verify</code>: each match replayed with the engine from its game, options, seed "
            f"and logged actions ({v['matches']:,} matches, {v['moves']:,} moves): every action legal for the "
            f"seat to act, final scores, ranking, deals and rule events as logged; and "
-           f"{len(v['queries'])} invariant queries over the logs ({_e(', '.join(v['queries']))}). "
-           f"{v['seconds']:.1f} s.</p>")
+           f"{len(v['queries'])} invariant queries over the logs. {v['seconds']:.1f} s.</p>"
+           f'<details class="small"><summary>the invariant queries</summary>{_e(", ".join(v["queries"]))}'
+           "</details>")
     if v["unknown_games"]:
         out += f'<p class="warn">Games this engine does not know: {_e(", ".join(v["unknown_games"]))}.</p>'
     if probs:

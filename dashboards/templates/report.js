@@ -96,6 +96,7 @@
         return w;
       }
       if (v.every((x) => x === null || typeof x !== "object")) {
+        if (/team/.test(key) && v.length > 1 && v.length < n) return el("span", null, v.map((x, i) => "team " + i + " " + fmt(x)).join(" · "));
         if (v.length === n && n > 1) return el("span", null, v.map((x, i) => "s" + i + " " + fmt(x)).join(" · "));
         return el("span", null, v.length ? v.map(fmt).join(", ") : "none");
       }
@@ -293,7 +294,8 @@
       box.dataset.seat = String(i);
       const h = el("h5");
       const scores = C.scores || own.scores;
-      h.append(el("span", null, "seat " + i + " · " + m.bots[i] + (m.teams[i] !== i ? " (team " + m.teams[i] + ")" : "")),
+      const teamGame = m.teams.some((t, j) => t !== j);
+      h.append(el("span", null, "seat " + i + " · " + m.bots[i] + (teamGame ? " (team " + m.teams[i] + ")" : "")),
         el("span", "score", scores ? "score " + fmt(scores[i]) : ""));
       box.append(h);
       const hand = own.hand !== undefined ? own.hand : C.hand;

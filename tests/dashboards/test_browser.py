@@ -213,3 +213,43 @@ def test_empty_report_in_chromium(browser: Any, tmp_path: Path) -> None:
     assert pg.page.locator("#v-pick").is_hidden() and pg.page.locator("#v-main").is_hidden()
     pg.offline()
     pg.context.close()
+
+
+@pytest.fixture(scope="module")
+def every_game_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tournament over every implemented game, its report holding two matches of each."""
+    from engine import GAMES
+    from tests.dashboards.conftest import cardarena
+    base = tmp_path_factory.mktemp("every-game")
+    proc = cardarena("tournament", "run", "--inline", "--out", str(base / "t"), "--games", "all",
+                     "--bots", "random,greedy,r2=random,g2=greedy", "--matches", "1", "--max-deals", "1",
+                     "--seed", "3", "--no-progress", "--no-leaderboard", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = build_report(base / "t", base / "report.html", sample=2 * len(GAMES), verify=False, bootstrap=20)[0]
+    return out
+
+
+def test_every_game_draws_in_the_viewer(browser: Any, every_game_report: Path) -> None:
+    """Each embedded match (two per game) opens, draws its start, middle (cards on the table) and end,
+    and steps back from the end, without a script error."""
+    from engine import GAMES
+    pg = Page(browser, every_game_report)
+    page = pg.page
+    ids = page.locator("#v-match option").evaluate_all("os => os.map(o => o.value)")
+    seen = set()
+    for mid in ids:
+        page.select_option("#v-match", mid)
+        page.wait_for_function(f"document.body.dataset.viewer === '{mid}'")
+        game = pg.text("#v-head b")
+        seen.add(game)
+        total = int(pg.text("#v-ply").split("/")[1].split("·")[0])
+        for k in (0, total // 2, total):
+            page.locator("#v-slider").fill(str(k))
+            assert pg.text("#v-ply").startswith(f"move {k} / {total}"), (game, k)
+            if k == total // 2:  # (before a cut or at the end a table may hold no card)
+                assert page.locator("#v-table .card").count() > 0, (game, k)
+        page.click("#v-prev")
+        assert pg.text("#v-ply").startswith(f"move {total - 1} /")
+    assert seen == set(GAMES)
+    pg.offline()
+    pg.context.close()
