@@ -343,8 +343,11 @@ def replay_for_viewer(m: dict[str, Any], moves: Sequence[dict[str, Any]]) -> dic
     A rule event is attached to the frame in which it fired.
     """
     from engine import IllegalAction, load_game
-    state = load_game(m["game"], **json.loads(m["options"])).new_match(
-        seed=m["seed"], players=m["players"], max_deals=m["max_deals"])
+    try:
+        state = load_game(m["game"], **json.loads(m["options"])).new_match(
+            seed=m["seed"], players=m["players"], max_deals=m["max_deals"])
+    except ValueError as e:
+        raise DashboardError(f"match {m['match_id']} cannot be replayed by this engine: {e}") from None
     n = state.players
     obs = [[state.observation(s) for s in range(n)]]
     ev_frames: list[list[Any]] = [[0, e] for e in state.events]
@@ -353,10 +356,14 @@ def replay_for_viewer(m: dict[str, Any], moves: Sequence[dict[str, Any]]) -> dic
         before = len(state.events)
         try:
             state.apply(mv["action"])
+            seen = [state.observation(s) for s in range(n)]
         except IllegalAction as e:
             error = f"the replay stops at ply {mv['ply']}: {mv['action']!r} is illegal: {e}"
             break
-        obs.append([state.observation(s) for s in range(n)])
+        except Exception as e:  # an engine bug (a match logged with status "error"): show where it broke
+            error = f"the engine failed at ply {mv['ply']} ({mv['action']!r}): {type(e).__name__}: {e}"
+            break
+        obs.append(seen)
         ev_frames += [[k, e] for e in state.events[before:]]
     keys: set[str] = set()
     for f in obs:
@@ -775,7 +782,9 @@ def build_report(root: str | Path, output: str | Path | None = None, sample: int
     t0 = time.perf_counter()
     logs = read_logs(root)
     out = Path(output) if output is not None else logs.root / "report.html"
-    picked = sample_matches(logs.matches, sample, include)
+    from engine import GAMES
+    picked = sample_matches([m for m in logs.matches if m["game"] in GAMES or m["match_id"] in include],
+                            sample, include)
     an = Analysis(logs, bootstrap=bootstrap)
     charts = _Charts()
     verification = an.verification() if verify and logs.matches else None

@@ -188,6 +188,25 @@ def test_viewer_says_where_a_replay_breaks(tmp_path: Path) -> None:
     assert len(frames_of(vm)[1]) == 6
 
 
+def test_viewer_shows_where_the_engine_failed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine import game_class
+    root = write_matches(tmp_path / "t", "bug", "hartenjagen", [["a", "b", "c", "d"]])
+    logs = read_logs(root)
+    m = logs.matches[0]
+    moves = logs.moves_of([m["match_id"]])[m["match_id"]]
+    cls = game_class("hartenjagen").state_class
+    apply = cls.apply
+
+    def failing(self: Any, action: str) -> None:
+        if len(self.history) == 4:
+            raise KeyError("a bug")
+        apply(self, action)
+    monkeypatch.setattr(cls, "apply", failing)
+    vm = replay_for_viewer(m, moves)
+    assert vm["error"] and "engine failed at ply 4" in vm["error"] and "KeyError" in vm["error"]
+    assert len(frames_of(vm)[1]) == 5
+
+
 def test_sample_takes_every_game_faults_first_and_asked_ids(cli_tournament: Path,
                                                             faulty_tournament: Path) -> None:
     ms = read_logs(cli_tournament).matches
