@@ -55,6 +55,12 @@ class TournamentError(Exception):
 
 
 # ------------------------------------------------------------------------------------------ bots
+def _builtins() -> tuple[str, ...]:
+    from bots.api import BUILTIN
+
+    return tuple(BUILTIN)
+
+
 def resolve_bots(spec: Spec, bots_data: str | None = None) -> tuple[dict[str, str], dict[str, list[str]]]:
     """(entrant label -> bot ref, game -> labels of the entrants that play it).
 
@@ -108,7 +114,11 @@ def prepare(spec: Spec, tournament_id: str | None = None, resume: bool = False,
     root = spec.output.expanduser().resolve()
     if root.exists() and not root.is_dir():
         raise TournamentError(f"output {str(spec.output)!r} is a file, not a directory")
-    manifest = read_manifest(root, tid)
+    try:
+        manifest = read_manifest(root, tid)
+    except (OSError, ValueError) as e:
+        raise TournamentError(f"the manifest of tournament {tid!r} in {root} cannot be read ({e}); move "
+                              "the directory away or choose another output") from None
     others = tournaments_in(root)
     if manifest is None:
         if resume:
@@ -214,7 +224,8 @@ def batches(p: Prepared, sizer: Sizer, fsync: bool = True, bots_data: str | None
             if chunk:
                 g = gp.game
                 yield Batch(p.tournament, str(p.root), g.id, g.options, g.players, g.max_deals, tuple(chunk),
-                            p.refs, p.spec.limits, bots_data, fsync)
+                            p.refs, {e.label: e.options for e in p.spec.bots if e.options}, p.spec.limits,
+                            bots_data, fsync)
                 alive.append((gp, it))
         streams = alive
 
@@ -300,6 +311,8 @@ class Summary:
     faults: int = 0
     errors: int = 0
     seconds: float = 0.0
+    startup_seconds: float = 0.0
+    """Of :attr:`seconds`: starting or connecting to Ray, until the first batch could be submitted."""
     stopped: bool = False
     resubmitted: int = 0
     removed_orphans: int = 0
@@ -370,6 +383,10 @@ def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool
                    on_batch: OnBatch | None = None, fsync: bool = True, bots_data: str | None = None,
                    max_in_flight: int | None = None) -> Summary:
     """Run (or resume) the tournament of ``spec`` to its end or to Ctrl-C; see the module doc."""
+    if bots_data is None and any(e.bot not in _builtins() for e in spec.bots):
+        from bots.registry import data_dir
+
+        bots_data = str(data_dir().resolve())   # the workers must read the same registry
     p = prepare(spec, tournament_id, resume, bots_data)
     summary = Summary(p.tournament, p.root, p.total, len(p.done), removed_orphans=p.removed_orphans)
     try:
@@ -431,11 +448,13 @@ def _run_ray(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress, on_
     import ray
     from ray.exceptions import GetTimeoutError, RayError, RayTaskError, TaskCancelledError
 
+    t0 = time.monotonic()
     started = start_ray(address, num_cpus)
     try:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         limit = max_in_flight or max(2, 2 * cpus)
         task = ray_task()
+        s.startup_seconds = time.monotonic() - t0
         pending: dict[Any, Batch] = {}
         attempts: dict[str, int] = {}
         exhausted = False

@@ -61,6 +61,8 @@ class Batch:
     matches: tuple[Match, ...]
     bot_refs: dict[str, str]
     """Entrant label -> bot: a built-in name or ``NAME@VERSION``."""
+    bot_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Entrant label -> keyword arguments of its built-in bot's constructor (if any)."""
     limits: Limits = field(default_factory=Limits)
     bots_data: str | None = None
     """The data directory of the bots registry (None: its default)."""
@@ -197,6 +199,19 @@ def _excerpt(e: BaseException, lines: int = 12) -> str:
 
 
 # ------------------------------------------------------------------------------------------ a batch
+def builtin_with_options(name: str, game: str, seat: int, seed: int, options: dict[str, Any]) -> Player:
+    """A built-in bot constructed with keyword options, seeded as ``bots.match.make_players`` seeds it."""
+    import importlib
+
+    player: Player = importlib.import_module(f"bots.builtin.{name}").Bot(game, seat, seed, **options)
+    return player
+
+
+def _options_text(options: dict[str, Any]) -> str:
+    """How a bot's options show in ``matches.bot_refs``: ``ismcts(iterations=50)``."""
+    return "(" + ",".join(f"{k}={v}" for k, v in sorted(options.items())) + ")" if options else ""
+
+
 def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
@@ -210,6 +225,8 @@ def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
         def make(g: Game, refs: Sequence[str], seed: int) -> list[Player]:
             return make_players(g, refs, seed, sandbox=batch.limits.sandbox_builtins, limits=limits,
                                 data_dir=batch.bots_data)
+    shown = {label: ref + _options_text(batch.bot_options.get(label, {}))
+             for label, ref in batch.bot_refs.items()}
     opts = options_json(game.options)
     teams = ([s % 2 for s in range(batch.players)] if game_class(batch.game).teams
              else list(range(batch.players)))
@@ -220,6 +237,11 @@ def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
     for m in batch.matches:
         refs = [batch.bot_refs[label] for label in m.seats]
         players = make(game, refs, m.seed)
+        for seat, label in enumerate(m.seats):
+            if batch.bot_options.get(label):   # a built-in with constructor options (spec.py)
+                _close(players[seat])
+                players[seat] = builtin_with_options(refs[seat], game.id, seat, seat_seed(m.seed, seat),
+                                                     batch.bot_options[label])
         try:
             p = play_logged(game, players, m.seed, batch.max_deals)
         finally:
@@ -232,7 +254,8 @@ def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
         st = p.state
         log.add_match(match_id=m.match_id, group_id=m.group_id, options=opts, seed=m.seed,
                       players=batch.players, max_deals=batch.max_deals, board=m.board, rotation=m.rotation,
-                      bots=m.seats, bot_refs=refs, teams=teams, scores=st.scores(), ranking=p.placement,
+                      bots=m.seats, bot_refs=[shown[label] for label in m.seats], teams=teams,
+                      scores=st.scores(), ranking=p.placement,
                       engine_ranking=st.ranking(), deals_played=st.deal_no, moves=p.moves,
                       events=st.events, faults=fl, duration_s=p.seconds,
                       finished_at_ms=int(time.time() * 1000), worker=worker)

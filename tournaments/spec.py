@@ -9,7 +9,8 @@ output = "data/demo"            # optional (default: data/<name>); relative to t
 address = "10.0.0.5:6379"       # optional: an existing Ray cluster (default: embedded local Ray)
 games = "all"                   # or a list: "hartenjagen", or a table with per-game settings:
 # games = ["hartenjagen", { id = "genive", players = 4, max_deals = 3, options = { long_play = true } }]
-bots = ["random", "greedy", "mybot", "mybot@2", { name = "random-2", bot = "random" }]
+bots = ["random", "greedy", "mybot", "mybot@2", { name = "random-2", bot = "random" },
+        { name = "ismcts-50", bot = "ismcts", options = { iterations = 50 } }]
 
 [limits]                        # per-move limits, as the bots sandbox enforces them
 move_s = 1.0                    # deadline per move, seconds
@@ -27,8 +28,10 @@ num_cpus = 0                    # embedded Ray: CPUs to use (0: all)
 ```
 
 An entrant is a bot under a label.  A bare string is both (``"random"``, ``"mybot@2"``); a table
-``{name, bot}`` enters the same bot twice under two labels.  ``NAME`` is the latest submitted version
-when the tournament starts; the manifest freezes that choice so a resumed run plays the same bots.
+``{name, bot}`` enters the same bot twice under two labels, and ``options`` passes keyword arguments
+to a built-in bot's constructor (``ismcts``: ``iterations``, ``time_limit``).  ``NAME`` is the latest
+submitted version when the tournament starts; the manifest freezes that choice so a resumed run plays
+the same bots.
 """
 from __future__ import annotations
 
@@ -36,6 +39,7 @@ import hashlib
 import json
 import re
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -71,6 +75,8 @@ class Entrant:
     label: str
     bot: str
     """A built-in name, ``NAME`` or ``NAME@VERSION``."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """Keyword arguments of a built-in bot's constructor, e.g. ``{"iterations": 50}`` for ismcts."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +111,8 @@ class Spec:
         return {
             "seed": self.seed, "matches_per_seating": self.matches_per_seating, "max_deals": self.max_deals,
             "games": "all" if self.raw.get("games", "all") == "all" else self.game_entries(),
-            "bots": [{"name": e.label, "bot": e.bot} for e in self.bots],
+            "bots": [{"name": e.label, "bot": e.bot, **({"options": e.options} if e.options else {})}
+                     for e in self.bots],
             "limits": {"move_s": self.limits.move_s, "bank_s": self.limits.bank_s,
                        "memory_mb": self.limits.memory_mb,
                        "sandbox_builtins": self.limits.sandbox_builtins},
@@ -166,6 +173,11 @@ def parse_spec(raw: dict[str, Any], known_bots: set[str] | None = None) -> Spec:
     bots = _bots(raw.get("bots"), known_bots)
     limits = _limits(raw.get("limits", {}))
     mode, seatings = _schedule(raw.get("schedule", {}))
+    if limits.sandbox_builtins:
+        for i, e in enumerate(bots):
+            if e.options:
+                raise SpecError(f"bots[{i}].options: a bot with options runs in-process; "
+                                "limits.sandbox_builtins = true cannot pass them")
     run = raw.get("run", {})
     if not isinstance(run, dict):
         raise SpecError("run: expected a table like [run] batch_s = 1.0")
@@ -298,13 +310,20 @@ def _bots(value: Any, known: set[str] | None) -> tuple[Entrant, ...]:
     labels: set[str] = set()
     for i, item in enumerate(value):
         where = f"bots[{i}]"
+        options: dict[str, Any] = {}
+        label: Any
+        bot: Any
         if isinstance(item, str):
             label, bot = item, item
         elif isinstance(item, dict):
-            bad = sorted(set(item) - {"name", "bot"})
+            bad = sorted(set(item) - {"name", "bot", "options"})
             if bad:
-                raise SpecError(f"{where}.{bad[0]}: unknown field; an entrant has name and bot")
-            label, bot = item.get("name"), item.get("bot")  # type: ignore[assignment]
+                raise SpecError(f"{where}.{bad[0]}: unknown field; an entrant has name, bot and options")
+            label, bot = item.get("name"), item.get("bot")
+            options = item.get("options", {})
+            if not isinstance(options, dict):
+                raise SpecError(f"{where}.options: expected a table like {{ iterations = 50 }}, "
+                                f"got {options!r}")
             if not isinstance(label, str) or not _ID.match(label):
                 raise SpecError(f"{where}.name: expected a label (letters, digits, '.', '_', '-'), "
                                 f"got {label!r}")
@@ -325,9 +344,28 @@ def _bots(value: Any, known: set[str] | None) -> tuple[Entrant, ...]:
         if label in labels:
             raise SpecError(f"{where}: entrant {label!r} is listed twice; enter a bot again under another "
                             f"name: {{ name = \"{label}-2\", bot = \"{bot}\" }}")
+        if options:
+            _check_bot_options(where, bot, options, BUILTIN)
         labels.add(label)
-        out.append(Entrant(label, bot))
+        out.append(Entrant(label, bot, options))
     return tuple(out)
+
+
+def _check_bot_options(where: str, bot: str, options: dict[str, Any], builtin: Sequence[str]) -> None:
+    """Options are keyword arguments of a built-in bot's constructor (``Bot(game, seat, seed, ...)``)."""
+    if bot not in builtin:
+        raise SpecError(f"{where}.options: only built-in bots take options; {bot!r} is not one")
+    import importlib
+    import inspect
+
+    params = inspect.signature(importlib.import_module(f"bots.builtin.{bot}").Bot).parameters
+    accepted = [n for n, p in params.items() if n not in ("game", "seat", "seed")
+                and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    for k, v in options.items():
+        if k not in accepted:
+            raise SpecError(f"{where}.options.{k}: {bot} accepts {', '.join(accepted) or 'no options'}")
+        if not isinstance(v, (int, float, str, bool)):
+            raise SpecError(f"{where}.options.{k}: expected a number, string or boolean, got {v!r}")
 
 
 def _limits(value: Any) -> Limits:

@@ -130,3 +130,17 @@ def test_cli_bad_input_is_one_line_exit_2(tmp_path: Path, args: list[str], needl
     assert res.exit_code == 2, res.output
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0] and "Traceback" not in res.output
+
+
+def test_a_built_in_with_options_plays_with_them(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    from bots.api import BUILTIN
+
+    if "ismcts" not in BUILTIN:
+        pytest.skip("needs the ismcts built-in")
+    sp = spec(tmp_path, matches_per_seating=1,
+              bots=[*FOUR[:3], {"name": "i", "bot": "ismcts", "options": {"iterations": 3}}])
+    assert run_tournament(sp, executor="inline", progress=False).complete
+    for m in pq.read_table(tmp_path / "out" / "matches").to_pylist():
+        assert m["bot_refs"][m["bots"].index("i")] == "ismcts(iterations=3)"

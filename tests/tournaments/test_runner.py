@@ -48,7 +48,7 @@ def batch_of(tmp_path: Path, gid: str, n: int = 3, **over: Any) -> Batch:
     ms = tuple(m for _, m in zip(range(n), gp.matches(), strict=False))
     g = gp.game
     return Batch("t", str(tmp_path / "out"), gid, g.options, g.players, g.max_deals, ms,
-                 {e.label: e.bot for e in spec.bots}, spec.limits)
+                 {e.label: e.bot for e in spec.bots}, limits=spec.limits)
 
 
 @pytest.mark.parametrize("gid", GAMES)

@@ -118,3 +118,24 @@ def test_identity_ignores_where_and_how(tmp_path: Path) -> None:
                             run={"batch_s": 3.0}))
     c = parse_spec(raw_spec(tmp_path, seed=12))
     assert a.spec_hash() == b.spec_hash() != c.spec_hash()
+
+
+def test_bot_options_are_constructor_keywords_of_built_ins(tmp_path: Path) -> None:
+    from bots.api import BUILTIN
+
+    if "ismcts" not in BUILTIN:
+        pytest.skip("needs the ismcts built-in")
+    ok = parse_spec(raw_spec(tmp_path, bots=[*FOUR[:3], {"name": "i", "bot": "ismcts",
+                                                          "options": {"iterations": 5}}]))
+    assert ok.bots[3].options == {"iterations": 5}
+    assert ok.spec_hash() != parse_spec(raw_spec(tmp_path, bots=[*FOUR[:3], {"name": "i", "bot": "ismcts"}])
+                                        ).spec_hash()
+    for options, field in (({"iteratons": 5}, "bots[3].options.iteratons: ismcts accepts"),
+                           ({"iterations": [1]}, "bots[3].options.iterations: expected")):
+        assert field in spec_error(raw_spec(tmp_path, bots=[*FOUR[:3], {"name": "i", "bot": "ismcts",
+                                                                         "options": options}]))
+    assert "only built-in bots take options" in spec_error(
+        raw_spec(tmp_path, bots=[*FOUR[:3], {"name": "i", "bot": "mine", "options": {"x": 1}}]))
+    assert "sandbox_builtins" in spec_error(
+        raw_spec(tmp_path, bots=[*FOUR[:3], {"name": "i", "bot": "ismcts", "options": {"iterations": 5}}],
+                 limits={"sandbox_builtins": True}))
