@@ -5,7 +5,9 @@
 * :func:`beats` / :func:`trick_winner`: a trump beats every non-trump; otherwise only cards of the
   led suit can win, the strongest by the order.
 * :class:`PlayRule` + :func:`legal_plays`: follow suit, and the manille family's duties (overtake
-  an opponent, trump when void, never a losing trump, partner exemption) as parameters.
+  an opponent, trump when void, never a losing trump, partner exemption) as parameters;
+  :func:`legal_mask` is the same rule for a trick given as its led suit and winning card;
+  :func:`absent_after_play`: what a play shows everyone about the player's hand (for determinize).
 * :class:`Points` + :func:`trick_points`: card points, trump-dependent where needed.
 
 >>> o = rank_order("AKQJT98765432")
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from engine.cards import JOKER, PACK, RANKS, SPADES, SUIT_MASKS, Hand, card, make  # noqa: F401
 
@@ -38,6 +41,27 @@ class Order:
 
     def strength(self, c: int, trump_suit: int | None) -> int:
         return self.trump[c] if c // 13 == trump_suit else self.plain[c]
+
+    @cached_property
+    def above(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """``above[0][c]``: mask of the cards of ``c``'s suit that beat it as plain cards;
+        ``above[1][c]``: the same within the trump suit (built once per order)."""
+        def table(st: tuple[int, ...]) -> tuple[int, ...]:
+            out = []
+            for c in range(len(st)):
+                s = c // 13
+                m = 0
+                if s < 4:
+                    for x in range(13 * s, 13 * s + 13):
+                        if st[x] > st[c]:
+                            m |= 1 << x
+                out.append(m)
+            return tuple(out)
+        return table(self.plain), table(self.trump)
+
+    def beaters(self, c: int, trump_suit: int | None) -> int:
+        """Mask of the cards of ``c``'s suit that beat ``c``."""
+        return self.above[1 if c // 13 == trump_suit else 0][c]
 
 
 def _table(ranks_high_first: str) -> tuple[int, ...]:
@@ -124,17 +148,7 @@ def follow_mask(hand: Hand, led_suit: int) -> Hand:
 
 def stronger_mask(hand: Hand, than: int, trump_suit: int | None, order: Order) -> Hand:
     """Cards of ``hand`` in ``than``'s suit that beat it."""
-    s = than // 13
-    m = hand & SUIT_MASKS[s]
-    floor = order.strength(than, trump_suit)
-    out = 0
-    while m:
-        low = m & -m
-        c = low.bit_length() - 1
-        if order.strength(c, trump_suit) > floor:
-            out |= low
-        m ^= low
-    return out
+    return hand & order.above[1 if than // 13 == trump_suit else 0][than]
 
 
 @dataclass(frozen=True)
@@ -155,6 +169,9 @@ class PlayRule:
     """The duties lapse while your partner wins the trick (off: the partner counts as an opponent)."""
     partner_no_undertrump: bool = False
     """Void while your partner wins with a trump: no lower trump unless only trumps (manillen)."""
+    partner_trump_duty: bool = False
+    """Void while your partner wins: play a trump (any trump) if you hold one (Butifarra option B5,
+    ``must_trump_when_partner_wins``; the official Botifarra rule as in andreuts/botifarra)."""
 
 
 FOLLOW_SUIT = PlayRule()
@@ -169,13 +186,18 @@ def legal_plays(hand: Hand, trick: Sequence[int], winner: int, trump_suit: int |
     """
     if not trick:
         return hand
-    led = trick[0] // 13
-    w = trick[winner]
+    return legal_mask(hand, trick[0] // 13, trick[winner], trump_suit, order, rule, partner_winning)
+
+
+def legal_mask(hand: Hand, led: int, w: int, trump_suit: int | None, order: Order,
+               rule: PlayRule = FOLLOW_SUIT, partner_winning: bool = False) -> Hand:
+    """:func:`legal_plays` for a trick already begun, given by its led suit and the card ``w``
+    winning so far (for games that keep the trick as a few ints on their hot path)."""
     duty = not (partner_winning and rule.partner_exempt)
     follow = hand & SUIT_MASKS[led]
     if follow:
         if rule.overtake and duty and (w // 13 == led):
-            higher = stronger_mask(follow, w, trump_suit, order)
+            higher = follow & order.above[1 if led == trump_suit else 0][w]
             if higher:
                 return higher
         return follow
@@ -184,13 +206,71 @@ def legal_plays(hand: Hand, trick: Sequence[int], winner: int, trump_suit: int |
     trumps = hand & SUIT_MASKS[trump_suit]
     if not trumps:
         return hand
-    beat = stronger_mask(trumps, w, trump_suit, order) if w // 13 == trump_suit else trumps
+    beat = trumps & order.above[1][w] if w // 13 == trump_suit else trumps
     if duty and rule.trump_duty:
         if beat:
             return beat
         if rule.no_losing_trump and trumps != hand:
             return hand & ~trumps
         return hand
+    if not duty and rule.partner_trump_duty:
+        return trumps
     if not duty and rule.partner_no_undertrump and w // 13 == trump_suit and trumps != hand:
         return (hand & ~trumps) | beat
     return hand
+
+
+def absent_after_play(trick: Sequence[int], winner: int, c: int, trump_suit: int | None, order: Order,
+                      rule: PlayRule = FOLLOW_SUIT, partner_winning: bool = False) -> Hand:
+    """Cards the player cannot have held when he played ``c`` to ``trick`` (a public inference).
+
+    Everyone at the table can draw it from :func:`legal_plays`: a player who does not follow is void
+    in the led suit; one who follows below an opponent's card holds nothing of that suit above it;
+    one who discards while bound to trump holds no winning trump; one who plays a losing trump where
+    that is barred holds only trumps.  Hands only shrink during play, so the cards stay absent for
+    the rest of the deal.  The mask may name cards outside the game's deck; intersect as needed.
+
+    >>> o = rank_order("TAKQJ987")
+    >>> rule = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True)
+    >>> [t for t in ("TC", "AC", "KC", "9C") if absent_after_play([card("KC")], 0, card("9C"), SPADES,
+    ...                                                          o, rule) >> card(t) & 1]
+    ['TC', 'AC']
+    """
+    if not trick:
+        return 0
+    led = trick[0] // 13
+    cs = c // 13
+    w = trick[winner]
+    duty = not (partner_winning and rule.partner_exempt)
+    if cs == led:
+        if rule.overtake and duty and w // 13 == led and not beats(c, w, trump_suit, order):
+            return _stronger_in_suit(w, trump_suit, order)
+        return 0
+    out = SUIT_MASKS[led]
+    if trump_suit is None or led == trump_suit:
+        return out
+    trumps = SUIT_MASKS[trump_suit]
+    others = _ALL_SUITS & ~trumps
+    beat = _stronger_in_suit(w, trump_suit, order) if w // 13 == trump_suit else trumps
+    if duty:
+        if not rule.trump_duty:
+            return out
+        if cs != trump_suit:
+            return out | beat
+        if beat >> c & 1:
+            return out
+        return out | beat | (others if rule.no_losing_trump else 0)
+    if rule.partner_trump_duty:
+        return out | (trumps if cs != trump_suit else 0)
+    if (rule.partner_no_undertrump and cs == trump_suit and w // 13 == trump_suit
+            and not beat >> c & 1):
+        return out | others
+    return out
+
+
+_ALL_SUITS = SUIT_MASKS[0] | SUIT_MASKS[1] | SUIT_MASKS[2] | SUIT_MASKS[3]
+
+
+def _stronger_in_suit(w: int, trump_suit: int | None, order: Order) -> Hand:
+    """Every card of ``w``'s suit that beats it."""
+    return order.beaters(w, trump_suit)

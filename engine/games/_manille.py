@@ -1,0 +1,627 @@
+"""Shared machinery of the manille family (RULES.md "Common rule for the manille family").
+
+Not a game: the five games (``manillen``, ``butifarra``, ``manille_parlee``, ``manille_muette``,
+``manille_2_7``) build on :class:`ManilleState`, which owns the trick play:
+
+* the legal-move rule is :func:`engine.tricks.legal_plays` with the game's
+  :class:`~engine.tricks.PlayRule` (partner exemption on or off, manillen's undertrump ban while the
+  partner wins, Butifarra's ``must_trump_when_partner_wins``);
+* trick winner (:func:`engine.tricks.beats`), card points (:class:`~engine.tricks.Points`) and the
+  trick point of the seed-003 games;
+* the family's rule events, emitted when the rule is decisive: ``overtake_forced`` (following suit,
+  the legal cards were narrowed to those that beat an opponent's card), ``overtrump_forced`` (void,
+  narrowed to the trumps that win), ``undertrump_blocked`` (void, an opponent wins, no winning trump:
+  the losing trumps were barred), ``partner_exemption_used`` (the card played would have been
+  illegal had an opponent been winning), ``trick_point_awarded`` (once per deal, with each seat's
+  trick count, in the games that count tricks);
+* zones, hidden cards, per-deal point invariants and ``determinize`` (hidden cards redealt
+  consistently with hand sizes, publicly known cards and what the plays have shown:
+  :func:`engine.tricks.absent_after_play`).
+
+Seats play in the order ``nxt`` (normally ``seat + 1``; Manillen's club format re-seats players);
+``partner[seat]`` is -1 in games without partnerships.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from engine.cards import SUITS, TOKENS, card
+from engine.core import JSON, State
+from engine.tricks import (
+    Order,
+    PlayRule,
+    Points,
+    absent_after_play,
+    legal_mask,
+    points_table,
+    rank_order,
+)
+
+# ----------------------------------------------------------------------------- tables
+MANILLE_ORDER = rank_order("TAKQJ987")
+"""10 (manille) > A (manillon) > K > Q > J > 9 > 8 > 7, in every suit."""
+MANILLE_POINTS = points_table({"T": 5, "A": 4, "K": 3, "Q": 2, "J": 1})
+BUTIFARRA_ORDER = rank_order("9AKQJ8765432")
+"""9 (manilla) > A > K > Q > J > 8 > ... > 2 (no tens)."""
+BUTIFARRA_POINTS = points_table({"9": 5, "A": 4, "K": 3, "Q": 2, "J": 1})
+
+MANILLE_RULE = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True)
+"""The family rule with partner exemption (seed 003 L25-27)."""
+
+PLAY: tuple[str, ...] = tuple("play " + TOKENS[c] for c in range(52))
+PLAY_CARD: dict[str, int] = {a: c for c, a in enumerate(PLAY)}
+TRUMP: tuple[str, ...] = tuple("trump " + s for s in SUITS)
+TRUMP_SUIT: dict[str, int | None] = {a: i for i, a in enumerate(TRUMP)}
+TRUMP_SUIT["trump none"] = None
+SUIT_OF_LETTER = {s: i for i, s in enumerate(SUITS)}
+
+_BIT = tuple(1 << c for c in range(54))
+SUIT_MASK: tuple[int, ...] = tuple(0x1FFF << 13 * s for s in range(4))
+
+
+def _suit_tables(strings: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """For each suit, the action strings of every 13-bit subset of its cards (lowest card first)."""
+    out = []
+    for s in range(4):
+        table: list[tuple[str, ...]] = [()] * 8192
+        for x in range(1, 8192):
+            top = x.bit_length() - 1
+            table[x] = table[x ^ (1 << top)] + (strings[s * 13 + top],)
+        out.append(tuple(table))
+    return tuple(out)
+
+
+PLAY_T = _suit_tables(PLAY)
+
+
+def play_list(m: int) -> list[str]:
+    """``play XX`` for every card of mask ``m``, lowest card first."""
+    t = PLAY_T
+    if m >> 39:
+        return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26 & 8191], *t[3][m >> 39]]
+    if m >> 26:
+        return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26]]
+    if m >> 13:
+        return [*t[0][m & 8191], *t[1][m >> 13]]
+    return list(t[0][m])
+
+
+def bits(m: int) -> list[int]:
+    """Card ids of a mask, lowest first."""
+    out = []
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
+
+
+def tokens(m: int) -> list[str]:
+    return [TOKENS[c] for c in bits(m)]
+
+
+def mask_of_tokens(toks: Sequence[str], deck: int, what: str) -> int:
+    """Mask of the strict tokens ``toks``; ``ValueError`` for a card outside ``deck`` or repeated."""
+    m = 0
+    for t in toks:
+        c = card(t)
+        if not deck >> c & 1:
+            raise ValueError(f"{what}: {t} is not a card of this game's deck")
+        if m >> c & 1:
+            raise ValueError(f"{what}: {t} is given twice")
+        m |= 1 << c
+    return m
+
+
+def points_of(m: int, pts: Points) -> int:
+    table = pts.plain
+    return sum(table[c] for c in bits(m))
+
+
+_DECK_LISTS: dict[int, tuple[int, ...]] = {}
+_PACKET_OFFSETS: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
+"""(players, packets) -> for each dealt position, the receiver counted from the dealer's left."""
+
+# ----------------------------------------------------------------------------- redeal
+def constrained_deal(pool: int, sizes: Sequence[int], forbid: Sequence[int],
+                     rng: random.Random) -> list[int] | None:
+    """Deal the cards of ``pool`` into holders of ``sizes`` so that no holder gets a card of its
+    ``forbid`` mask.  Randomised greedy (most constrained card first) with retries, then an exact
+    matching; ``None`` only if no deal satisfies the constraints."""
+    cards = bits(pool)
+    k = len(sizes)
+    if sum(sizes) != len(cards):
+        raise ValueError(f"redeal of {len(cards)} cards into holders of sizes {list(sizes)}")
+    allowed = [[h for h in range(k) if sizes[h] and not forbid[h] >> c & 1] for c in cards]
+    order = list(range(len(cards)))
+    for _ in range(12):
+        rng.shuffle(order)
+        order.sort(key=lambda i: len(allowed[i]))
+        room = list(sizes)
+        out = [0] * k
+        for i in order:
+            opts = [h for h in allowed[i] if room[h]]
+            if not opts:
+                break
+            h = rng.choices(opts, weights=[room[x] for x in opts])[0] if len(opts) > 1 else opts[0]
+            room[h] -= 1
+            out[h] |= 1 << cards[i]
+        else:
+            return out
+    # exact fallback: bipartite matching of cards to holder slots (Kuhn's augmenting paths)
+    slots = [h for h in range(k) for _ in range(sizes[h])]
+    rng.shuffle(slots)
+    slot_card = [-1] * len(slots)
+
+    def augment(i: int, seen: list[bool]) -> bool:
+        for j, h in enumerate(slots):
+            if not seen[j] and h in allowed[i]:
+                seen[j] = True
+                if slot_card[j] < 0 or augment(slot_card[j], seen):
+                    slot_card[j] = i
+                    return True
+        return False
+
+    idx = list(range(len(cards)))
+    rng.shuffle(idx)
+    for i in idx:
+        if not augment(i, [False] * len(slots)):
+            return None
+    out = [0] * k
+    for j, i in enumerate(slot_card):
+        out[slots[j]] |= 1 << cards[i]
+    return out
+
+
+# ----------------------------------------------------------------------------- state
+class ManilleState(State):
+    """Trick play, zones, observations and determinize shared by the manille family.
+
+    Subclasses set the class tables, call :meth:`_start_play` once trump is known, and implement
+    :meth:`_deal_over` (score the deal, then start the next one or finish).  The trick in progress
+    is kept as a few ints (``tn`` cards, ``led`` suit, winning card ``wcard`` of seat ``wseat``); its
+    cards in order are the last ``tn`` entries of ``plays``.
+    """
+
+    ORDER: ClassVar[Order] = MANILLE_ORDER
+    STRENGTH: ClassVar[tuple[int, ...]] = MANILLE_ORDER.plain
+    """``ORDER.plain``: no game of the family has a separate trump order."""
+    POINTS: ClassVar[Points] = MANILLE_POINTS
+    TRICK_POINT: ClassVar[int] = 1
+    """Points for each trick won (seed 003); 0 in seed-002 manillen."""
+    PARTNERS: ClassVar[bool] = True
+    TRUMPING_EVENT: ClassVar[str] = ""
+    """Event emitted whenever a trump is played to a plain lead (manillen: ``kopen``)."""
+    UNDERTRUMP_EVENT: ClassVar[str] = ""
+    """Event emitted when a void player's trumps below the winning trump were barred, whoever
+    wins (manillen: ``undertrump_refused``)."""
+    TRACK_TRICK: ClassVar[bool] = False
+    """Keep each play's legal mask in ``tlegal`` and call :meth:`_trick_done` after every trick
+    (for games with per-trick rule events, like manillen's ``vetten``)."""
+
+    rule: PlayRule
+    nxt: list[int]
+    """Seat that plays after each seat."""
+    partner: list[int]
+    """Partner of each seat, -1 when none."""
+    dealer: int
+    turn: int
+    hands: list[int]
+    stock: list[int]
+    """Face-down cards, top first (the pack before the deal; Manille 2-7's stock)."""
+    trump: int | None
+    tn: int
+    led: int
+    wcard: int
+    wseat: int
+    won: list[int]
+    """Cards of the tricks each seat has won this deal."""
+    pts: list[int]
+    """Card points plus trick points each seat has won this deal."""
+    ntricks: list[int]
+    plays: list[int]
+    """This deal's plays in order, each ``seat << 6 | card`` (for the public inferences)."""
+    last_trick: list[int]
+    """The previous trick's plays (``seat << 6 | card``)."""
+    deal_totals: list[int]
+    """Points won in each finished deal, all seats together (the per-deal invariant)."""
+    tlegal: list[int]
+    """With ``TRACK_TRICK``: the legal mask of each play of the trick in progress."""
+    tricks_per_deal: int
+    _deck_list: tuple[int, ...]
+    _lmask: int
+    """In the play phase: the legal mask of the seat to act."""
+    _fast: bool
+
+    # ------------------------------------------------------------------ setup helpers
+    def _init_family(self, rule: PlayRule, deck: int) -> None:
+        n = self.players
+        self.rule = rule
+        self.deck_mask = deck
+        dl = _DECK_LISTS.get(deck)
+        if dl is None:
+            dl = _DECK_LISTS[deck] = tuple(bits(deck))
+        self._deck_list = dl
+        self.nxt = [(s + 1) % n for s in range(n)]
+        self.partner = [(s + 2) % n for s in range(n)] if self.PARTNERS else [-1] * n
+        self.deal_totals = []
+        self.tricks_per_deal = 0
+        self.turn = 0
+        self.dealer = 0
+        self._reset_deal()
+
+    def _reset_deal(self) -> None:
+        n = self.players
+        self.hands = [0] * n
+        self.stock = []
+        self.trump = None
+        self.tn = self.led = self.wcard = self.wseat = 0
+        self.won = [0] * n
+        self.pts = [0] * n
+        self.ntricks = [0] * n
+        self.plays = []
+        self.last_trick = []
+        self.tlegal = []
+        self._lmask = 0
+        self._fast = False
+
+    def _shuffled(self) -> list[int]:
+        deck = list(self._deck_list)
+        self.rng.shuffle(deck)
+        return deck
+
+    def _deal_packets(self, deck: list[int], packets: Sequence[int]) -> list[int]:
+        """Deal ``deck`` (top first) in packets, starting left of the dealer; return the rest."""
+        n = self.players
+        seats = [self.nxt[self.dealer]]
+        for _ in range(n - 1):
+            seats.append(self.nxt[seats[-1]])
+        key = (n, tuple(packets))
+        offsets = _PACKET_OFFSETS.get(key)
+        if offsets is None:
+            offsets = _PACKET_OFFSETS[key] = tuple(i for size in packets for i in range(n)
+                                                   for _ in range(size))
+        hands = [0] * n
+        for i, c in zip(offsets, deck, strict=False):
+            hands[i] |= _BIT[c]
+        self.hands = [0] * n
+        for i in range(n):
+            self.hands[seats[i]] = hands[i]
+        return deck[len(offsets):]
+
+    def _injected_hands(self, deal: dict[str, Any], size: int | None) -> None:
+        """Take ``deal["dealer"]`` and ``deal["hands"]`` (X6), checking them."""
+        n = self.players
+        if not isinstance(deal, dict):
+            raise ValueError("deal must be a dict such as {'dealer': 0, 'hands': [[...], ...]}")
+        dealer = deal.get("dealer", 0)
+        if not isinstance(dealer, int) or not 0 <= dealer < n:
+            raise ValueError(f"deal['dealer'] must be a seat 0..{n - 1}, got {dealer!r}")
+        hands = deal.get("hands")
+        if not isinstance(hands, list) or len(hands) != n:
+            raise ValueError(f"deal['hands'] must list {n} hands of card tokens")
+        seen = 0
+        masks = []
+        for i, h in enumerate(hands):
+            m = mask_of_tokens(h, self.deck_mask, f"deal['hands'][{i}]")
+            if size is not None and len(h) != size:
+                raise ValueError(f"deal['hands'][{i}] has {len(h)} cards; each hand holds {size}")
+            if m & seen:
+                raise ValueError(f"deal['hands'][{i}] repeats a card of another hand: "
+                                 f"{' '.join(tokens(m & seen))}")
+            seen |= m
+            masks.append(m)
+        self.dealer = dealer
+        self.hands = masks
+
+    # ------------------------------------------------------------------ trick play
+    # In the play phase ``_fast`` is set and ``_lmask`` is always the legal mask of the seat to
+    # act, so ``legal_actions`` is a table lookup and ``apply`` of a card one dict lookup and one
+    # bit test (tournaments run these millions of times).
+    def legal_actions(self) -> list[str]:
+        if self._fast:
+            return play_list(self._lmask)
+        return super().legal_actions()
+
+    def apply(self, action: str) -> None:
+        if self._fast:
+            code = PLAY_CARD.get(action) if action.__class__ is str else None
+            if code is not None and self._lmask >> code & 1:
+                self._legal = None
+                self._play(code)
+                self.history.append(action)
+                return
+        super().apply(action)
+
+    def _finish(self) -> None:
+        super()._finish()
+        self._fast = False
+        self._lmask = 0
+
+    def _start_play(self, leader: int) -> None:
+        self.phase = "play"
+        self.turn = leader
+        self.tn = 0
+        self.tricks_per_deal = self.hands[leader].bit_count()
+        self._lmask = self.hands[leader]
+        self._fast = True
+
+    def _play_mask(self) -> int:
+        hand = self.hands[self.turn]
+        if not self.tn:
+            return hand
+        return legal_mask(hand, self.led, self.wcard, self.trump, self.ORDER, self.rule,
+                          self.partner[self.turn] == self.wseat)
+
+    def _play_actions(self) -> list[str]:
+        return play_list(self._lmask)
+
+    def _play(self, c: int) -> None:
+        seat = self.turn
+        hands = self.hands
+        hand = hands[seat]
+        hands[seat] = hand ^ _BIT[c]
+        plays = self.plays
+        plays.append(seat << 6 | c)
+        legal = self._lmask
+        if self.TRACK_TRICK:
+            self.tlegal.append(legal)
+        tn = self.tn
+        if not tn:
+            led = self.led = c // 13
+            self.wcard = c
+            self.wseat = seat
+            self.tn = 1
+            nxt = self.turn = self.nxt[seat]
+            self._lmask = legal_mask(hands[nxt], led, c, self.trump, self.ORDER, self.rule,
+                                     self.partner[nxt] == seat)
+            return
+        led = self.led
+        w = self.wcard
+        trump = self.trump
+        pw = self.partner[seat] == self.wseat
+        # the family's rule events, when the rule was decisive (see the module docstring)
+        if legal != hand:
+            follow = hand & SUIT_MASK[led]
+            if follow:
+                if legal != follow:
+                    self._emit("overtake_forced", seat=seat, card=TOKENS[c])
+            elif trump is not None and hand & SUIT_MASK[trump]:
+                if not pw:
+                    if legal & SUIT_MASK[trump]:
+                        self._emit("overtrump_forced", seat=seat, card=TOKENS[c])
+                    else:
+                        self._emit("undertrump_blocked", seat=seat, card=TOKENS[c])
+                if (self.UNDERTRUMP_EVENT and w // 13 == trump
+                        and hand & SUIT_MASK[trump] & ~legal):
+                    self._emit(self.UNDERTRUMP_EVENT, seat=seat, card=TOKENS[c])
+        if pw and self.rule.partner_exempt:
+            self._exemption_event(seat, c, hand, w)
+        if c // 13 == w // 13:
+            if self.STRENGTH[c] > self.STRENGTH[w]:
+                self.wcard = c
+                self.wseat = seat
+        elif c // 13 == trump:
+            self.wcard = c
+            self.wseat = seat
+        if c // 13 == trump and led != trump and self.TRUMPING_EVENT:
+            self._emit(self.TRUMPING_EVENT, seat=seat, card=TOKENS[c])
+        w = self.wcard
+        tn += 1
+        if tn < self.players:
+            self.tn = tn
+            nxt = self.turn = self.nxt[seat]
+            self._lmask = legal_mask(hands[nxt], led, w, trump, self.ORDER, self.rule,
+                                     self.partner[nxt] == self.wseat)
+            return
+        # the trick is complete
+        taker = self.wseat
+        table = self.POINTS.plain
+        trick = plays[-tn:]
+        m = 0
+        p = self.TRICK_POINT
+        for x in trick:
+            m |= _BIT[x & 63]
+            p += table[x & 63]
+        self.pts[taker] += p
+        self.ntricks[taker] += 1
+        self.won[taker] |= m
+        self.last_trick = trick
+        self.tn = 0
+        if self.TRACK_TRICK:
+            self._trick_done(taker)
+            self.tlegal = []
+        self.turn = taker
+        self._lmask = hands[taker]
+        if not self._lmask:
+            self._fast = False
+            if self.TRICK_POINT:
+                self._emit("trick_point_awarded", tricks=list(self.ntricks))
+            self.deal_totals.append(sum(self.pts))
+            self._deal_over()
+
+    def _exemption_event(self, seat: int, c: int, hand: int, w: int) -> None:
+        """``partner_exemption_used``: ``c`` would have been illegal had an opponent been winning."""
+        # A card that beats the winning card is legal under any duty, and a follower of a trumped
+        # plain trick has no duty to overtake.  Otherwise ask the rule itself.
+        cs, ws = c // 13, w // 13
+        if cs == ws:
+            if self.STRENGTH[c] > self.STRENGTH[w]:
+                return
+        elif cs == self.trump or (cs == self.led and ws == self.trump):
+            return
+        strict = legal_mask(hand, self.led, w, self.trump, self.ORDER, self.rule, False)
+        if not strict >> c & 1:
+            self._emit("partner_exemption_used", seat=seat, card=TOKENS[c])
+
+    def _trick_done(self, taker: int) -> None:
+        """Hook (``TRACK_TRICK``): the trick is complete and taken by ``taker``; its plays are
+        ``plays[-players:]`` and their legal masks ``tlegal``."""
+
+    def _deal_over(self) -> None:
+        """Hook: the last trick is taken; score the deal, then deal again or finish."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ public helpers
+    def _trick_mask(self) -> int:
+        m = 0
+        for p in self.plays[len(self.plays) - self.tn:]:
+            m |= _BIT[p & 63]
+        return m
+
+    def _trick_obs(self) -> list[list[Any]]:
+        if not self.tn:
+            return []
+        return [[p >> 6, TOKENS[p & 63]] for p in self.plays[-self.tn:]]
+
+    def _observe_play(self, seat: int, show_hand: bool = True) -> dict[str, JSON]:
+        return {
+            "hand": tokens(self.hands[seat]) if show_hand else [],
+            "dealer": self.dealer,
+            "partner": self.partner[seat] if self.partner[seat] >= 0 else None,
+            "trump": (None if self.phase in ("cut", "trump", "delegated", "bid", "exchange")
+                      else ("none" if self.trump is None else SUITS[self.trump])),
+            "trick": self._trick_obs(),
+            "last_trick": [[p >> 6, TOKENS[p & 63]] for p in self.last_trick],
+            "played": [TOKENS[p & 63] for p in self.plays],
+            "hand_sizes": [h.bit_count() for h in self.hands],
+            "tricks_won": list(self.ntricks),
+            "points_won": list(self.pts),
+        }
+
+    def _deal_total(self) -> int:
+        """The points of a whole deal: card points plus trick points."""
+        return points_of(self.deck_mask, self.POINTS) + self.TRICK_POINT * self.tricks_per_deal
+
+    # ------------------------------------------------------------------ conformance
+    def zones(self) -> dict[str, int]:
+        z: dict[str, int] = {}
+        for s in range(self.players):
+            z[f"hand{s}"] = self.hands[s]
+            z[f"won{s}"] = self.won[s]
+        z["trick"] = self._trick_mask()
+        st = 0
+        for x in self.stock:
+            st |= _BIT[x]
+        z["stock"] = st
+        return z
+
+    def _known_to(self, viewer: int) -> int:
+        """Cards in other hands or the stock whose place ``viewer`` knows (hook)."""
+        return 0
+
+    def hidden_cards(self, viewer: int) -> int:
+        m = 0
+        for s in range(self.players):
+            if s != viewer:
+                m |= self.hands[s]
+        for x in self.stock:
+            m |= _BIT[x]
+        return m & ~self._known_to(viewer)
+
+    def _invariants(self) -> list[str]:
+        out = []
+        for i, t in enumerate(self.deal_totals):
+            exp = self._deal_total_expected(i)
+            if t != exp:
+                out.append(f"deal {i + 1}: {t} points won in all, expected {exp}")
+        if self.phase == "play" and not self._over:
+            total = self._deal_total()
+            left = self._trick_mask()
+            for h in self.hands:
+                left |= h
+            for x in self.stock:
+                left |= _BIT[x]
+            tricks_left = self.tricks_per_deal - sum(self.ntricks)
+            have = sum(self.pts) + points_of(left, self.POINTS) + self.TRICK_POINT * tricks_left
+            if have != total:
+                out.append(f"deal {self.deal_no}: points won {sum(self.pts)} + points still out "
+                           f"{have - sum(self.pts)} = {have}, expected {total}")
+        return out
+
+    def _deal_total_expected(self, i: int) -> int:
+        """What finished deal ``i`` must total (60 manillen, 68 Parlée/Muette, 72 Butifarra)."""
+        return self._deal_total()
+
+    # ------------------------------------------------------------------ determinize
+    def _absent(self) -> list[int]:
+        """Per seat: cards everyone knows the seat does not hold (from this deal's plays)."""
+        n = self.players
+        absent = [0] * n
+        trump, order, rule, partner = self.trump, self.ORDER, self.rule, self.partner
+        trick: list[int] = []
+        wseat = win = 0
+        for p in self.plays:
+            seat, c = p >> 6, p & 63
+            if trick:
+                absent[seat] |= absent_after_play(trick, win, c, trump, order, rule,
+                                                  partner[seat] == wseat)
+                w = trick[win]
+                if (c // 13 == w // 13 and order.plain[c] > order.plain[w]) or \
+                        (c // 13 != w // 13 and c // 13 == trump):
+                    win, wseat = len(trick), seat
+            else:
+                wseat = seat
+            trick.append(c)
+            if len(trick) == n:
+                trick, win = [], 0
+        return absent
+
+    def _own_hand_unknown(self, seat: int) -> bool:
+        """Hook: the seat may not look at its own hand yet (X4, manillen)."""
+        return False
+
+    def _forbidden(self, seat: int) -> int:
+        """Hook: cards publicly known not to be in ``seat``'s hand besides the plays' inferences."""
+        return 0
+
+    def _redeal_ok(self, hands: list[int]) -> bool:
+        """Hook: extra public constraints a redeal must meet (checked by rejection)."""
+        return True
+
+    def determinize(self, seat: int, rng: random.Random) -> State:
+        """A clone with the cards hidden from ``seat`` redealt among the other hands (and the
+        stock), keeping hand sizes, publicly known cards and what the plays have shown."""
+        new = self.clone()
+        assert isinstance(new, ManilleState)
+        new.rng = random.Random(rng.getrandbits(64))
+        new._legal = None
+        n = self.players
+        own_unknown = self._own_hand_unknown(seat)
+        known = self._known_to(seat)
+        hidden = self.hidden_cards(seat) | (self.hands[seat] if own_unknown else 0)
+        holders = [s for s in range(n) if s != seat or own_unknown]
+        stock_free = [i for i, x in enumerate(self.stock) if not known >> x & 1]
+        absent = self._absent()
+        forbid = [absent[s] | self._forbidden(s) for s in holders] + [0]
+        sizes = [(self.hands[s] & hidden).bit_count() for s in holders] + [len(stock_free)]
+        hands = None
+        for _ in range(40):
+            hands = constrained_deal(hidden, sizes, forbid, rng)
+            if hands is None:
+                break
+            trial = list(self.hands)
+            for i, s in enumerate(holders):
+                trial[s] = (self.hands[s] & ~hidden) | hands[i]
+            if self._redeal_ok(trial):
+                break
+        if hands is None:  # the inferences cannot all hold (should not happen): sizes only
+            hands = constrained_deal(hidden, sizes, [0] * len(sizes), rng)
+            assert hands is not None
+        for i, s in enumerate(holders):
+            new.hands[s] = (self.hands[s] & ~hidden) | hands[i]
+        free = bits(hands[-1])
+        rng.shuffle(free)
+        stock = list(self.stock)
+        for i, x in zip(stock_free, free, strict=True):
+            stock[i] = x
+        new.stock = stock
+        if new._fast:
+            new._lmask = new._play_mask()
+        new._after_redeal(seat)
+        return new
+
+    def _after_redeal(self, seat: int) -> None:
+        """Hook: fix derived fields after a redeal."""

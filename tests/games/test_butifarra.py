@@ -1,0 +1,323 @@
+"""Butifarra (RULES.md 2.7, seed 003 L3-29): decisions B1-B7, the card's rule events and the
+family's rule events."""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from engine import IllegalAction, State, load_game
+from engine.cards import TOKENS, cards_of, deck_48_no_tens
+
+SUITS = "CDHS"
+RANKS = "23456789JQKA"  # no tens
+
+
+def suit(s: str) -> list[str]:
+    return [r + s for r in RANKS]
+
+
+# seats 0 and 2 hold hearts and spades, seats 1 and 3 clubs and diamonds
+SPLIT = [suit("H")[:6] + suit("S")[:6], suit("C")[:6] + suit("D")[:6],
+         suit("H")[6:] + suit("S")[6:], suit("C")[6:] + suit("D")[6:]]
+
+
+def new(hands: list[list[str]], dealer: int = 0, seed: int = 1, **options: Any) -> State:
+    return load_game("butifarra", **options).new_match(seed=seed, deal={"dealer": dealer, "hands": hands})
+
+
+def events(state: State, name: str) -> list[dict[str, Any]]:
+    return [e for e in state.events if e["event"] == name]
+
+
+def play(state: State, *actions: str) -> None:
+    for a in actions:
+        state.apply(a)
+
+
+def hand_of(state: State, seat: int) -> list[str]:
+    return sorted(TOKENS[c] for c in cards_of(state.zones()[f"hand{seat}"]))
+
+
+def finish_deal(state: State, rng: random.Random) -> None:
+    deal = state.deal_no
+    while state.deal_no == deal and not state.is_over():
+        state.apply(rng.choice(state.legal_actions()))
+
+
+def random_deals(n: int, start: int = 0, **options: Any) -> list[State]:
+    game = load_game("butifarra", **options)
+    out = []
+    for seed in range(start, start + n):
+        st = game.new_match(seed=seed, max_deals=1)
+        finish_deal(st, random.Random(seed))
+        out.append(st)
+    return out
+
+
+def sides(state: State) -> tuple[int, int]:
+    pts = state.observation(0)["points_won"]
+    return pts[0] + pts[2], pts[1] + pts[3]
+
+
+# --------------------------------------------------------------------- B1: scoring
+def test_b1_winner_scores_points_above_36_times_multipliers() -> None:
+    for st in random_deals(150):
+        a, b = sides(st)
+        assert a + b == 72
+        obs = st.observation(0)
+        mult = obs["multiplier"]
+        assert mult == (2 if obs["trump"] == "none" else 1) * {None: 1, "dubbel": 2, "herdubbel": 4}[
+            obs["doubling"]]
+        row = st.score_sheet()[0]
+        want = [max(0, a - 36) * mult, max(0, b - 36) * mult] * 2
+        assert row == want
+        ev = events(st, "butifarra.score_multiplier")
+        assert bool(ev) == (mult > 1 and a != b)
+        if ev:
+            assert ev[0]["x"] == mult and ev[0]["score"] == max(row)
+
+
+def test_b1_36_36_scores_nothing() -> None:
+    tied = [st for st in random_deals(600) if sides(st) == (36, 36)]
+    assert tied
+    for st in tied:
+        assert st.score_sheet() == [[0.0] * 4]
+        assert events(st, "butifarra.deal_tied_36")[0]["points"] == 36
+
+
+# --------------------------------------------------------------------- B2: target
+def test_b2_match_to_101() -> None:
+    game = load_game("butifarra")
+    for seed in range(6):
+        st = game.new_match(seed=seed)
+        rng = random.Random(seed)
+        while not st.is_over():
+            st.apply(rng.choice(st.legal_actions()))
+        sc = st.scores()
+        assert sc[0] == sc[2] and sc[1] == sc[3] and max(sc) >= 101
+        before = [sum(r[s] for r in st.score_sheet()[:-1]) for s in range(4)]
+        assert max(before) < 101
+    st = load_game("butifarra", target=20).new_match(seed=1)
+    rng = random.Random(1)
+    while not st.is_over():
+        st.apply(rng.choice(st.legal_actions()))
+    assert max(st.scores()) >= 20
+    assert max(sum(r[s] for r in st.score_sheet()[:-1]) for s in range(4)) < 20
+
+
+# --------------------------------------------------------------------- B3: doubling
+def test_b3_opponents_double_voorhand_first_then_declaring_side_redoubles() -> None:
+    st = new(SPLIT, dealer=0)
+    play(st, "trump H")
+    assert st.phase == "double" and st.current_player == 1  # voorhand
+    assert sorted(st.legal_actions()) == ["double", "pass"]
+    play(st, "pass")
+    assert st.current_player == 3  # the other opponent
+    play(st, "double")
+    assert [e["seat"] for e in events(st, "butifarra.dubbel")] == [3]
+    # the dealer's side, in play order after the doubler: seat 0 then seat 2
+    assert st.phase == "redouble" and st.current_player == 0
+    assert sorted(st.legal_actions()) == ["pass", "redouble"]
+    play(st, "pass")
+    assert st.current_player == 2
+    play(st, "redouble")
+    assert [e["seat"] for e in events(st, "butifarra.herdubbel")] == [2]
+    # no third level without sant_vicenc: the play starts, voorhand leads
+    assert st.phase == "play" and st.current_player == 1
+    assert st.observation(1)["multiplier"] == 4
+
+
+def test_b3_nobody_doubles() -> None:
+    st = new(SPLIT, dealer=2)
+    play(st, "trump S", "pass", "pass")
+    assert st.phase == "play" and st.current_player == 3
+    assert st.observation(0)["multiplier"] == 1
+
+
+def test_b3_sant_vicenc_option_third_level() -> None:
+    st = new(SPLIT, dealer=0, sant_vicenc=True)
+    play(st, "trump none")  # Butifarra: x2
+    play(st, "double")  # voorhand doubles: x4
+    assert st.current_player == 2  # after the doubler (seat 1) comes seat 2
+    play(st, "redouble")  # x8
+    assert st.phase == "sant_vicenc" and st.current_player == 3
+    assert sorted(st.legal_actions()) == ["double", "pass"]
+    with pytest.raises(IllegalAction, match="B3"):
+        st.apply("redouble")
+    play(st, "pass", "double")
+    assert [e["seat"] for e in events(st, "butifarra.sant_vicenc")] == [1]
+    assert st.observation(0)["multiplier"] == 16
+    rng = random.Random(2)
+    finish_deal(st, rng)
+    a, b = sides(st)
+    row = st.score_sheet()[0]
+    assert row == [max(0, a - 36) * 16, max(0, b - 36) * 16] * 2
+
+
+# --------------------------------------------------------------------- B4: deal
+def test_b4_twelve_each_four_at_a_time() -> None:
+    for seed in range(5):
+        st = load_game("butifarra").new_match(seed=seed)
+        # the engine's dealing, replayed from the seed: dealer drawn, pack shuffled, 4-4-4
+        rng = random.Random(seed)
+        dealer = rng.randrange(4)
+        deck = deck_48_no_tens()
+        rng.shuffle(deck)
+        assert st.observation(0)["dealer"] == dealer and st.current_player == dealer
+        for k in range(4):
+            seat = (dealer + 1 + k) % 4
+            want = [c for p in range(3) for c in deck[16 * p + 4 * k:16 * p + 4 * k + 4]]
+            assert hand_of(st, seat) == sorted(TOKENS[c] for c in want)
+        assert not any("T" in t for s in range(4) for t in hand_of(st, s))
+
+
+# --------------------------------------------------------------------- B5: partner winning
+# dealer 0, voorhand 1 holds every diamond; hearts will be trump
+B5_HANDS = [
+    ["2H", "3H", "4C", "5C", "6C", "7C", "8C", "2S", "3S", "4S", "5S", "6S"],
+    ["2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "JD", "QD", "KD", "AD"],
+    ["9H", "JH", "QH", "KH", "AH", "7S", "8S", "9S", "JS", "QS", "KS", "AS"],
+    ["4H", "5H", "6H", "7H", "8H", "2C", "3C", "9C", "JC", "QC", "KC", "AC"],
+]
+
+
+def b5_start(**options: Any) -> State:
+    st = new(B5_HANDS, dealer=0, **options)
+    play(st, "trump H", "pass", "pass", "play AD")
+    # seat 2, void, the opponent wins: a winning trump (every heart wins)
+    assert sorted(st.legal_actions()) == sorted("play " + t for t in B5_HANDS[2][:5])
+    play(st, "play AH")
+    # seat 3, void, the opponent wins with AH, no trump of his wins: no (losing) trump
+    assert sorted(st.legal_actions()) == sorted("play " + t for t in B5_HANDS[3][5:])
+    play(st, "play 2C")
+    return st
+
+
+def test_b5_void_partner_winning_need_not_trump() -> None:
+    st = b5_start()
+    # seat 0, void in diamonds, partner seat 2 wins with AH: anything, a low trump too
+    assert sorted(st.legal_actions()) == sorted("play " + t for t in B5_HANDS[0])
+    play(st, "play 2H")
+    assert [e["seat"] for e in events(st, "butifarra.partner_exemption_used")] == [0]
+
+
+def test_b5_option_must_trump_when_partner_wins() -> None:
+    st = b5_start(must_trump_when_partner_wins=True)
+    assert sorted(st.legal_actions()) == ["play 2H", "play 3H"]
+    with pytest.raises(IllegalAction, match="B5"):
+        st.apply("play 4C")
+    play(st, "play 3H")
+    assert st.current_player == 2  # seat 2 took the trick with AH
+
+
+def test_overtrump_forced_and_undertrump_blocked() -> None:
+    st = b5_start()
+    assert [e["seat"] for e in events(st, "butifarra.overtrump_forced")] == [2]
+    assert [(e["seat"], e["card"]) for e in events(st, "butifarra.undertrump_blocked")] == [(3, "2C")]
+
+
+def test_overtake_forced_in_suit() -> None:
+    hands = [
+        suit("H"),
+        ["2S", "3S", "7S", "2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "JD"],
+        ["4S", "5S", "6S", "8S", "9S", "JS", "QS", "KS", "AS", "QD", "KD", "AD"],
+        suit("C"),
+    ]
+    st = new(hands, dealer=0)
+    play(st, "trump C", "pass", "pass", "play 7S")
+    # seat 2 follows spades under his opponent's seven: he must beat it
+    assert sorted(st.legal_actions()) == sorted("play " + t for t in ["8S", "9S", "JS", "QS", "KS", "AS"])
+    with pytest.raises(IllegalAction, match="beat his card"):
+        st.apply("play 4S")
+    play(st, "play 8S")
+    assert [(e["seat"], e["card"]) for e in events(st, "butifarra.overtake_forced")] == [(2, "8S")]
+    # seat 3, void, holds only trumps (all of them win): every card
+    assert len(st.legal_actions()) == 12
+
+
+# --------------------------------------------------------------------- B6: delegation
+def test_b6_delegated_partner_must_choose_suit_or_butifarra() -> None:
+    st = new(SPLIT, dealer=1)
+    assert sorted(st.legal_actions()) == sorted(["trump C", "trump D", "trump H", "trump S",
+                                                 "trump none", "delegate"])
+    play(st, "delegate")
+    assert [e["seat"] for e in events(st, "butifarra.trump_delegated")] == [1]
+    assert st.current_player == 3 and st.phase == "delegated"
+    assert sorted(st.legal_actions()) == sorted(["trump C", "trump D", "trump H", "trump S",
+                                                 "trump none"])
+    with pytest.raises(IllegalAction, match="B6"):
+        st.apply("delegate")
+    with pytest.raises(IllegalAction):
+        st.apply("pass")
+    play(st, "trump none")
+    assert [e["seat"] for e in events(st, "butifarra.butifarra_declared")] == [3]
+    assert st.phase == "double" and st.current_player == 2  # voorhand of dealer 1
+    assert st.observation(0)["declarer"] == 3 and st.observation(0)["trump"] == "none"
+
+
+# --------------------------------------------------------------------- B7: dealer
+def test_b7_random_first_dealer_passes_clockwise() -> None:
+    game = load_game("butifarra")
+    firsts = set()
+    for seed in range(24):
+        st = game.new_match(seed=seed, max_deals=2)
+        d = st.observation(0)["dealer"]
+        firsts.add(d)
+        finish_deal(st, random.Random(seed))
+        if not st.is_over():  # (a redoubled deal can reach 101 at once)
+            assert st.observation(0)["dealer"] == (d + 1) % 4
+    assert len(firsts) >= 3
+
+
+# --------------------------------------------------------------------- events
+def test_capot_all_twelve_tricks() -> None:
+    # seats 0-2 hold every heart and spade, hearts trump: the other side cannot take a trick
+    for seed in range(5):
+        st = new(SPLIT, dealer=0, seed=seed)
+        play(st, "trump H", "double", "pass", "pass")
+        finish_deal(st, random.Random(seed))
+        assert st.score_sheet()[0][0] == (72 - 36) * 2
+        assert events(st, "butifarra.capot")[0]["seat"] in (0, 2)
+        tricks = events(st, "butifarra.trick_point_awarded")[0]["tricks"]
+        assert tricks[0] + tricks[2] == 12 and tricks[1] == tricks[3] == 0
+
+
+def test_family_events_fire() -> None:
+    names = {"butifarra.overtake_forced", "butifarra.overtrump_forced", "butifarra.undertrump_blocked",
+             "butifarra.partner_exemption_used", "butifarra.trick_point_awarded"}
+    seen: set[str] = set()
+    for st in random_deals(60):
+        seen |= {e["event"] for e in st.events}
+    assert names <= seen
+
+
+def test_naming_trump_out_of_turn_is_illegal() -> None:
+    st = new(SPLIT, dealer=0)
+    play(st, "trump C", "pass", "pass")
+    with pytest.raises(IllegalAction, match="trump is named"):
+        st.apply("trump D")
+
+
+def test_seventy_two_points_per_deal() -> None:
+    for st in random_deals(40, start=1000):
+        assert sum(sides(st)) == 72
+        assert not st.invariant_violations()
+        assert sum(st.observation(0)["tricks_won"]) == 12
+
+
+def test_determinize_respects_voids_and_sizes() -> None:
+    for seed in range(10):
+        st = load_game("butifarra").new_match(seed=seed)
+        rng = random.Random(seed)
+        for _ in range(rng.randrange(4, 30)):
+            st.apply(rng.choice(st.legal_actions()))
+        seat = st.current_player
+        assert seat is not None
+        for k in range(5):
+            d = st.determinize(seat, random.Random(k))
+            assert hand_of(d, seat) == hand_of(st, seat)
+            assert [len(hand_of(d, s)) for s in range(4)] == [len(hand_of(st, s)) for s in range(4)]
+            assert not d.invariant_violations()
+            assert d.legal_actions() == st.legal_actions()

@@ -1,0 +1,197 @@
+"""The shared trick machinery: the manille family's legal-move rule (RULES.md "Common rule for the
+manille family") with its parameters, the public inferences drawn from a play, and rank tables."""
+from __future__ import annotations
+
+import random
+
+from engine.cards import SPADES, card, mask_of
+from engine.tricks import (
+    FOLLOW_SUIT,
+    PlayRule,
+    absent_after_play,
+    beats,
+    legal_mask,
+    legal_plays,
+    rank_order,
+    stronger_mask,
+    trick_winner,
+)
+
+MANILLE = rank_order("TAKQJ987")
+BUTIFARRA = rank_order("9AKQJ8765432")
+FAMILY = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True)
+MANILLEN = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True, partner_no_undertrump=True)
+SOLO = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True, partner_exempt=False)
+B5 = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True, partner_trump_duty=True)
+DECK32 = [c for c in range(52) if c % 13 >= 5]
+
+
+def m(*toks: str) -> int:
+    return mask_of(card(t) for t in toks)
+
+
+def toks(mask: int) -> set[str]:
+    from engine.cards import TOKENS, cards_of
+    return {TOKENS[c] for c in cards_of(mask)}
+
+
+def family_reference(hand: int, trick: list[int], trump: int | None, order, partner_winning: bool,
+                     exempt: bool = True, undertrump_ban: bool = False,
+                     trump_when_partner: bool = False) -> int:
+    """The RULES.md pseudo-code, written out card by card (slow and literal)."""
+    if not trick:
+        return hand
+    cards = [c for c in range(52) if hand >> c & 1]
+    led = trick[0] // 13
+    w = trick[trick_winner(trick, trump, order)]
+    opp = not (partner_winning and exempt)
+
+    def wins(c: int) -> bool:
+        return beats(c, w, trump, order)
+
+    led_cards = [c for c in cards if c // 13 == led]
+    if led_cards:
+        if opp and w // 13 == led:
+            higher = [c for c in led_cards if wins(c)]
+            if higher:
+                return mask_of(higher)
+        return mask_of(led_cards)
+    trumps = [c for c in cards if trump is not None and c // 13 == trump]
+    if opp:
+        if trumps:
+            winning = [c for c in trumps if wins(c)]
+            if winning:
+                return mask_of(winning)
+            if len(trumps) < len(cards):
+                return mask_of([c for c in cards if c not in trumps])
+        return hand
+    if trump_when_partner and trumps:
+        return mask_of(trumps)
+    if undertrump_ban and trumps and w // 13 == trump and len(trumps) < len(cards):
+        return mask_of([c for c in cards if c not in trumps or wins(c)])
+    return hand
+
+
+def random_situation(rng: random.Random, deck: list[int]) -> tuple[int, list[int], int | None, bool]:
+    cards = rng.sample(deck, rng.randrange(2, 13))
+    n = rng.randrange(0, 4)
+    trick, hand = cards[:n], mask_of(cards[n:])
+    trump = rng.choice([None, 0, 1, 2, 3])
+    return hand, trick, trump, rng.random() < 0.5
+
+
+def test_family_rule_matches_the_rules_md_pseudo_code_on_random_situations() -> None:
+    rng = random.Random(7)
+    for _ in range(4000):
+        hand, trick, trump, pw = random_situation(rng, DECK32)
+        w = trick_winner(trick, trump, MANILLE) if trick else 0
+        got = legal_plays(hand, trick, w, trump, MANILLE, FAMILY, pw)
+        assert got == family_reference(hand, trick, trump, MANILLE, pw), (toks(hand), trick, trump, pw)
+        got = legal_plays(hand, trick, w, trump, MANILLE, MANILLEN, pw)
+        assert got == family_reference(hand, trick, trump, MANILLE, pw, undertrump_ban=True)
+        got = legal_plays(hand, trick, w, trump, MANILLE, SOLO, pw)
+        assert got == family_reference(hand, trick, trump, MANILLE, pw, exempt=False)
+        got = legal_plays(hand, trick, w, trump, MANILLE, B5, pw)
+        assert got == family_reference(hand, trick, trump, MANILLE, pw, trump_when_partner=True)
+        if trick:
+            assert legal_mask(hand, trick[0] // 13, trick[w], trump, MANILLE, FAMILY, pw) == \
+                legal_plays(hand, trick, w, trump, MANILLE, FAMILY, pw)
+
+
+def test_butifarra_order_and_no_trump_use_the_same_rule() -> None:
+    deck48 = [c for c in range(52) if c % 13 != 8]
+    rng = random.Random(11)
+    for _ in range(2000):
+        hand, trick, trump, pw = random_situation(rng, deck48)
+        w = trick_winner(trick, trump, BUTIFARRA) if trick else 0
+        assert legal_plays(hand, trick, w, trump, BUTIFARRA, FAMILY, pw) == \
+            family_reference(hand, trick, trump, BUTIFARRA, pw)
+
+
+def test_opponent_winning_must_overtake_in_suit() -> None:
+    trick = [card("KC")]
+    got = legal_plays(m("9C", "AC", "TC", "7H"), trick, 0, SPADES, MANILLE, FAMILY)
+    assert toks(got) == {"AC", "TC"}
+
+
+def test_partner_winning_need_not_overtake_but_must_follow() -> None:
+    trick = [card("KC")]
+    got = legal_plays(m("9C", "AC", "7H"), trick, 0, SPADES, MANILLE, FAMILY, partner_winning=True)
+    assert toks(got) == {"9C", "AC"}
+
+
+def test_void_opponent_winning_must_trump_to_win_else_no_losing_trump() -> None:
+    trick = [card("KC"), card("9S")]  # clubs led, trumped with the nine of spades
+    assert toks(legal_plays(m("8S", "AS", "7H"), trick, 1, SPADES, MANILLE, FAMILY)) == {"AS"}
+    # no trump that wins: anything but a (losing) trump
+    assert toks(legal_plays(m("8S", "7H", "QD"), trick, 1, SPADES, MANILLE, FAMILY)) == {"7H", "QD"}
+    # only trumps: any of them
+    assert toks(legal_plays(m("8S", "7S"), trick, 1, SPADES, MANILLE, FAMILY)) == {"8S", "7S"}
+
+
+def test_void_partner_winning_free_discard_unless_manillen_undertrump() -> None:
+    trick = [card("KC"), card("9S")]
+    hand = m("8S", "AS", "7H")
+    assert legal_plays(hand, trick, 1, SPADES, MANILLE, FAMILY, True) == hand
+    # manillen: "mag niet onderkopen" still bars the 8S below the partner's 9S
+    assert toks(legal_plays(hand, trick, 1, SPADES, MANILLE, MANILLEN, True)) == {"AS", "7H"}
+
+
+def test_b5_option_must_trump_when_partner_wins() -> None:
+    trick = [card("KC"), card("AC")]
+    hand = m("8S", "AS", "7H")
+    assert legal_plays(hand, trick, 1, SPADES, MANILLE, FAMILY, True) == hand
+    assert toks(legal_plays(hand, trick, 1, SPADES, MANILLE, B5, True)) == {"8S", "AS"}
+    # with an opponent winning B5 changes nothing: a winning trump is due anyway
+    assert toks(legal_plays(hand, trick, 1, SPADES, MANILLE, B5, False)) == {"8S", "AS"}
+    # no trump in hand: free
+    assert legal_plays(m("7H", "QD"), trick, 1, SPADES, MANILLE, B5, True) == m("7H", "QD")
+
+
+def test_follow_suit_rule_of_hearts_is_unchanged() -> None:
+    trick = [card("KC")]
+    assert legal_plays(m("9C", "AC", "7H"), trick, 0, None, MANILLE, FOLLOW_SUIT) == m("9C", "AC")
+    assert legal_plays(m("7H", "QD"), trick, 0, None, MANILLE, FOLLOW_SUIT) == m("7H", "QD")
+
+
+def test_stronger_mask_and_beaters_agree_with_strength() -> None:
+    for order in (MANILLE, BUTIFARRA, rank_order("AKQJT98765432", "J9AKQT876")):
+        for trump in (None, 0, 3):
+            for c in range(52):
+                if order.plain[c] < 0:
+                    continue
+                want = mask_of(x for x in range(13 * (c // 13), 13 * (c // 13) + 13)
+                               if order.strength(x, trump) > order.strength(c, trump))
+                assert order.beaters(c, trump) == want
+                assert stronger_mask((1 << 52) - 1, c, trump, order) == want
+
+
+def test_absent_after_play_is_sound() -> None:
+    """Whatever a play shows absent was really absent from every hand that could play it."""
+    rng = random.Random(3)
+    for _ in range(3000):
+        hand, trick, trump, pw = random_situation(rng, DECK32)
+        if not trick:
+            continue
+        w = trick_winner(trick, trump, MANILLE)
+        for rule in (FAMILY, MANILLEN, SOLO, B5):
+            legal = legal_plays(hand, trick, w, trump, MANILLE, rule, pw)
+            for c in range(52):
+                if legal >> c & 1:
+                    absent = absent_after_play(trick, w, c, trump, MANILLE, rule, pw)
+                    assert not absent & hand, (toks(hand), trick, trump, pw, rule, c)
+
+
+def test_absent_after_play_shows_voids_and_missing_winners() -> None:
+    trick = [card("KC")]
+    # discarding on clubs shows a void in clubs and, bound to trump, no spade at all
+    absent = absent_after_play(trick, 0, card("7H"), SPADES, MANILLE, FAMILY)
+    assert toks(absent) >= {"TC", "AC", "9C", "TS", "AS", "7S"}
+    # following low under an opponent's king: no ten or ace of clubs
+    assert toks(absent_after_play(trick, 0, card("9C"), SPADES, MANILLE, FAMILY)) == {"TC", "AC"}
+    # ... but under the partner's king nothing is shown
+    assert absent_after_play(trick, 0, card("9C"), SPADES, MANILLE, FAMILY, True) == 0
+    # a losing trump where that is barred: only trumps were held
+    trick = [card("KC"), card("AS")]
+    absent = absent_after_play(trick, 1, card("7S"), SPADES, MANILLE, FAMILY)
+    assert toks(absent) >= {"7H", "AD", "TS"} and not absent & m("9S", "8S", "KS")
