@@ -74,18 +74,24 @@ class Runner:
                 pass
         for p in reversed(spec.get("sys_path", [])):
             sys.path.insert(0, p)
+        import importlib
         import importlib.util
         path, name, package = spec["path"], spec["name"], spec["package"]
         self.bot_file = path
         try:
-            loc = [os.path.dirname(path)] if package else None
-            mspec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=loc)
-            if mspec is None or mspec.loader is None:
-                self.fault("load", "import", reason=f"cannot import {path}")
-                return False
-            module = importlib.util.module_from_spec(mspec)
-            sys.modules[name] = module
-            mspec.loader.exec_module(module)
+            if spec.get("module"):  # a trusted built-in, imported by its dotted name
+                module = importlib.import_module(spec["module"])
+            else:
+                if not package or name in sys.stdlib_module_names or name in sys.modules:
+                    name = "__bot__"  # a bot file named random.py must not shadow the standard library
+                loc = [os.path.dirname(path)] if package else None
+                mspec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=loc)
+                if mspec is None or mspec.loader is None:
+                    self.fault("load", "import", reason=f"cannot import {path}")
+                    return False
+                module = importlib.util.module_from_spec(mspec)
+                sys.modules[name] = module
+                mspec.loader.exec_module(module)
         except MemoryError:
             self.send(_MEMORY_FAULT.replace(b'"act"', b'"import"'))
             return False
@@ -152,11 +158,16 @@ class Runner:
             head = line[:1]
             if head == b"A":
                 self.act(json.loads(line[1:]))
-            elif head == b"W":
+            elif head == b"W":  # trusted built-ins only: the parent pickled engine states
                 import base64
                 import pickle
                 obs, blob = json.loads(line[1:])
-                self.act(obs, pickle.loads(base64.b64decode(blob)))
+                try:
+                    worlds = pickle.loads(base64.b64decode(blob))
+                except Exception as e:  # e.g. a game module not importable here
+                    self.fault("crash", "act", e, "cannot load the worlds: " + _reason(e))
+                    continue
+                self.act(obs, worlds)
             else:
                 msg = json.loads(line)
                 if "new" in msg:

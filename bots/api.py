@@ -33,7 +33,7 @@ class Player(Protocol):
     def act(self, observation: Observation) -> str: ...
 
 
-BUILTIN = ("random",)
+BUILTIN = ("random", "greedy", "ismcts")
 """Names of the built-in players."""
 
 

@@ -364,7 +364,10 @@ def _command(src: BotSource, wrapper: str, trusted: bool, rfd: int, wfd: int
         path = str(src.entry)
     if src.package:
         sys_path.append(os.path.dirname(os.path.dirname(path)))
-    return cmd, {"path": path, "name": src.name, "package": src.package, "sys_path": sys_path}, sys_path
+    load = {"path": path, "name": src.name, "package": src.package, "sys_path": sys_path}
+    if trusted and src.path.parent == PROJECT_ROOT / "bots" / "builtin":
+        load["module"] = f"bots.builtin.{src.path.stem}"
+    return cmd, load, sys_path
 
 
 # --------------------------------------------------------------------------- one sandboxed bot
@@ -435,6 +438,7 @@ class Sandbox:
         for fd in (p_r, o_r, e_r):
             os.set_blocking(fd, False)
         self._poll = select.poll()
+        self._open = {p_r, o_r, e_r}
         for fd in (p_r, o_r, e_r):
             self._poll.register(fd, select.POLLIN)
         self._start_deadline = time.monotonic() + self.limits.start_time
@@ -617,7 +621,9 @@ class Sandbox:
             while True:
                 chunk = os.read(fd, 1 << 16)
                 if not chunk:
-                    self._poll.unregister(fd)
+                    if fd in self._open:
+                        self._open.discard(fd)
+                        self._poll.unregister(fd)
                     return
                 room = cap - len(keep)
                 if room > 0:
@@ -630,10 +636,7 @@ class Sandbox:
 
     def _drain_output(self) -> None:
         for fd in (self._out, self._err):
-            try:
-                self._read_output(fd)
-            except ValueError:  # pragma: no cover - fd not registered any more
-                pass
+            self._read_output(fd)
 
     def _timeout(self, stage: str, allowed: float | None) -> BotFault:
         lim = self.limits

@@ -78,9 +78,9 @@ class Validation:
                 "skipped": self.skipped, "sandbox": self.sandbox}
 
 
-def load_check(src: BotSource, limits: Limits = VALIDATE_LIMITS) -> tuple[list[str] | None, BotFault | None]:
+def load_check(src: BotSource, limits: Limits | None = None) -> tuple[list[str] | None, BotFault | None]:
     """Import the bot in the sandbox: (its GAMES, None) or (None, the fault)."""
-    box = Sandbox(src, limits)
+    box = Sandbox(src, limits or VALIDATE_LIMITS)
     try:
         return box.start(), None
     except BotFault as f:
@@ -116,8 +116,9 @@ def choose_games(declared: list[str] | None, wanted: Sequence[str] | None
 
 
 def smoke_match(src: BotSource, game_id: str, seed: int = 1, deals: int | None = 1,
-                limits: Limits = VALIDATE_LIMITS, seat: int = 0) -> GameCheck:
+                limits: Limits | None = None, seat: int = 0) -> GameCheck:
     """One match of ``game_id``: the bot at ``seat``, random bots elsewhere."""
+    limits = limits or VALIDATE_LIMITS
     game = load_game(game_id)
     n = game_class(game_id).default_players
     box = start_players([(src, False, 0)], game_id, [seat_seed(seed, seat)], limits, [seat])[0]
@@ -133,9 +134,10 @@ def smoke_match(src: BotSource, game_id: str, seed: int = 1, deals: int | None =
 
 
 def validate(src: BotSource, games: Sequence[str] | None = None, seed: int = 1, deals: int | None = 1,
-             limits: Limits = VALIDATE_LIMITS) -> Validation:
+             limits: Limits | None = None) -> Validation:
     """Load ``src`` in the sandbox, then play one smoke match of every game it enters (or of
     ``games``).  ``ValueError`` for a game id that does not exist."""
+    limits = limits or VALIDATE_LIMITS
     v = Validation(src, sandbox=isolation().describe())
     declared, err = load_check(src, limits)
     if err is not None:
