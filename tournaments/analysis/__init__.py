@@ -12,6 +12,17 @@ Notebook use::
 """
 from __future__ import annotations
 
-from tournaments.analysis.views import LogError, TournamentLog, open_log
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tournaments.analysis.views import LogError, TournamentLog, open_log
 
 __all__ = ["LogError", "TournamentLog", "open_log"]
+
+
+def __getattr__(name: str) -> Any:
+    # lazy: `cardarena games` must not pay for pyarrow/duckdb imports
+    if name in __all__:
+        from tournaments.analysis import views
+        return getattr(views, name)
+    raise AttributeError(name)

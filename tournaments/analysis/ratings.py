@@ -23,7 +23,10 @@ from __future__ import annotations
 
 import itertools
 import math
+import multiprocessing as mp
+import os
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +41,10 @@ BATCH = 50
 """Bootstrap replicates fitted together (vectorised Newton steps)."""
 
 
+Unit = tuple[tuple[str, ...], int]
+"""A competing unit of a match: the entrant labels of one team's seats, and its place."""
+
+
 @dataclass
 class MatchRec:
     game: str
@@ -47,6 +54,12 @@ class MatchRec:
     teams: list[int]
     ranking: list[int]
     scores: list[float]
+    units: list[Unit] = field(default_factory=list)
+    """By place (then label); filled by :func:`make_units`."""
+
+    def __post_init__(self) -> None:
+        if not self.units:
+            self.units = make_units(self.bots, self.teams, self.ranking)
 
 
 @dataclass
@@ -108,19 +121,38 @@ def load_matches(log: TournamentLog, game: str | None = None) -> list[MatchRec]:
         con.close()
     if hasattr(table, "read_all"):  # duckdb >= 1.4 returns a RecordBatchReader
         table = table.read_all()
-    cols = {c: table.column(c).to_pylist() for c in table.column_names}
+    cols = {c: _lists(table.column(c)) if c in ("bots", "teams", "ranking", "scores")
+            else table.column(c).to_numpy(zero_copy_only=False).tolist() for c in table.column_names}
     return [MatchRec(*row) for row in zip(cols["game"], cols["match_id"], cols["group_id"], cols["bots"],
                                           cols["teams"], cols["ranking"], cols["scores"], strict=True)]
 
 
-def units(m: MatchRec) -> list[tuple[tuple[str, ...], int]]:
+def _lists(col: Any) -> list[list[Any]]:
+    """A list column as Python lists (flattened through numpy: much faster than ``to_pylist``)."""
+    import pyarrow as pa
+    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    flat = arr.flatten().to_numpy(zero_copy_only=False).tolist()
+    offs = arr.offsets.to_numpy().tolist()
+    base = offs[0] if offs else 0
+    return [flat[a - base:b - base] for a, b in itertools.pairwise(offs)]
+
+
+def make_units(bots: list[str], teams: list[int], ranking: list[int]) -> list[Unit]:
     """The competing units of a match: (labels of the seats of one team, its place), by place."""
-    by_team: dict[int, list[int]] = defaultdict(list)
-    for seat, t in enumerate(m.teams):
-        by_team[t].append(seat)
-    out = [(tuple(m.bots[s] for s in seats), min(m.ranking[s] for s in seats)) for seats in by_team.values()]
-    out.sort(key=lambda u: (u[1], u[0]))
+    out: list[Unit]
+    if len(set(teams)) == len(teams):  # no partnerships: one unit per seat
+        out = [((b,), r) for b, r in zip(bots, ranking, strict=True)]
+    else:
+        by_team: dict[int, list[int]] = defaultdict(list)
+        for seat, t in enumerate(teams):
+            by_team[t].append(seat)
+        out = [(tuple(bots[s] for s in seats), min(ranking[s] for s in seats)) for seats in by_team.values()]
+    out.sort(key=_unit_key)
     return out
+
+
+def _unit_key(u: Unit) -> tuple[int, tuple[str, ...]]:
+    return u[1], u[0]
 
 
 # ------------------------------------------------------------------------------------------ openskill
@@ -131,7 +163,7 @@ def openskill_ratings(matches: list[MatchRec]) -> dict[str, tuple[float, float]]
     ratings: dict[str, Any] = {}
     rate, rating = model.rate, model.rating
     for m in matches:
-        us = units(m)
+        us = m.units
         teams = []
         for labels, _ in us:
             team = []
@@ -180,7 +212,7 @@ def build_patterns(matches: list[MatchRec]) -> Patterns:
     g_rows: list[int] = []
     g_cols: list[int] = []
     for m in matches:
-        key = tuple(units(m))
+        key = tuple(m.units)
         p = pat_id.setdefault(key, len(pat_id))
         g = group_id.setdefault(f"{m.game}/{m.group_id}", len(group_id))
         g_rows.append(g)
@@ -349,23 +381,61 @@ def board(scope: str, matches: list[MatchRec], bootstrap: int = 200, seed: int =
     return Board(scope, len(matches), entrants, h2h)
 
 
-def rank(log: TournamentLog, game: str | None = None, bootstrap: int = 200, seed: int = 0) -> list[Board]:
-    """Leaderboards: one per game (or only ``game``), then ``overall`` when there are several games."""
+_WORK: dict[str, list[MatchRec]] = {}
+"""The matches of each scope, set before forking the workers of :func:`rank` (inherited, not pickled)."""
+
+
+def _scope_task(args: tuple[str, int, int]) -> tuple[Board, dict[str, tuple[float, float]]]:
+    scope, bootstrap, seed = args
+    matches = _WORK[scope]
+    if scope == OVERALL:
+        return board(scope, matches, bootstrap, seed, openskill={}, with_scores=False), {}
+    os_r = openskill_ratings(matches)
+    return board(scope, matches, bootstrap, seed, os_r), os_r
+
+
+OVERALL = "overall"
+PARALLEL_FROM = 2000
+"""Matches from which :func:`rank` spreads the games over worker processes."""
+
+
+def rank(log: TournamentLog, game: str | None = None, bootstrap: int = 200, seed: int = 0,
+         workers: int | None = None) -> list[Board]:
+    """Leaderboards: one per game (or only ``game``), then ``overall`` when there are several games.
+
+    Games (and the overall board) are computed in ``workers`` forked processes when the log is big."""
     matches = load_matches(log, game)
     by_game: dict[str, list[MatchRec]] = defaultdict(list)
     for m in matches:
         by_game[m.game].append(m)
-    boards = []
-    per_game_os: dict[str, dict[str, tuple[float, float]]] = {}
-    for g in sorted(by_game):
-        per_game_os[g] = openskill_ratings(by_game[g])
-        boards.append(board(g, by_game[g], bootstrap, seed, per_game_os[g]))
+    scopes = sorted(by_game, key=lambda g: -len(by_game[g]))
+    work = dict(by_game)
     if game is None and len(by_game) > 1:
+        work[OVERALL] = matches
+        scopes.insert(0, OVERALL)
+    tasks = [(sc, bootstrap, seed) for sc in scopes]
+    n = workers if workers is not None else min(os.cpu_count() or 1, len(tasks))
+    _WORK.clear()
+    _WORK.update(work)
+    try:
+        if n > 1 and len(matches) >= PARALLEL_FROM and "fork" in mp.get_all_start_methods():
+            with ProcessPoolExecutor(max_workers=n, mp_context=mp.get_context("fork")) as pool:
+                results = dict(zip(scopes, pool.map(_scope_task, tasks), strict=True))
+        else:
+            results = {sc: _scope_task(t) for sc, t in zip(scopes, tasks, strict=True)}
+    finally:
+        _WORK.clear()
+    boards = [results[g][0] for g in sorted(by_game)]
+    if OVERALL in results:
         combined: dict[str, list[tuple[float, float]]] = defaultdict(list)
-        for r in per_game_os.values():
-            for k, v in r.items():
+        for g in by_game:
+            for k, v in results[g][1].items():
                 combined[k].append(v)
-        os_all = {k: (sum(mu for mu, _ in v) / len(v), math.sqrt(sum(s * s for _, s in v)) / len(v))
-                  for k, v in combined.items()}
-        boards.append(board("overall", matches, bootstrap, seed, os_all, with_scores=False))
+        overall = results[OVERALL][0]
+        for e in overall.entrants:
+            per_game = combined[e.name]
+            e.mu = sum(mu for mu, _ in per_game) / len(per_game)
+            e.sigma = math.sqrt(sum(sg * sg for _, sg in per_game)) / len(per_game)
+            e.ordinal = e.mu - 3 * e.sigma
+        boards.append(overall)
     return boards

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
@@ -124,30 +125,34 @@ def write_log(out: str | Path, games: Sequence[str], bots: Sequence[str], boards
     return written
 
 
-def replicate(src: str | Path, dst: str | Path, factor: int) -> int:
-    """Copy every part of the log ``src`` into ``dst`` ``factor`` times under new match ids.
+def replicate(src: str | Path, dst: str | Path, factor: int, per_part: int = 4) -> int:
+    """Copy every match of the log ``src`` into ``dst`` ``factor`` times under new match ids.
 
-    Copy ``k`` of a match gets id ``match_id[:12] + f"{k:04x}"``.  Returns the number of moves written.
+    Copy ``k`` of a match gets id ``match_id[:12] + f"{k:04x}"`` (and its group likewise); ``per_part``
+    copies of a batch share one part file, as a runner batch of that many matches would.  Returns the
+    number of moves written.
     """
     src, dst = Path(src), Path(dst)
     total = 0
     for part in sorted((src / "matches").glob("game=*/part-*.parquet")):
         game_dir, name = part.parent.name, part.name
         tables = {t: pq.read_table(src / t / game_dir / name) for t in TABLES}
-        for k in range(factor):
-            suffix = f"{k:04x}"
-            stem = name[:-len(".parquet")]
+        stem = name[:-len(".parquet")]
+        for k0 in range(0, factor, per_part):
+            ks = range(k0, min(factor, k0 + per_part))
             for t, table in tables.items():
-                ids = table.column("match_id")
-                new_ids = pc.binary_join_element_wise(pc.utf8_slice_codeunits(ids, 0, 12), suffix, "")
-                col = table.schema.get_field_index("match_id")
-                if t == "matches":
-                    groups = table.column("group_id")
-                    g_new = pc.binary_join_element_wise(pc.utf8_slice_codeunits(groups, 0, 12), suffix, "")
-                    table = table.set_column(table.schema.get_field_index("group_id"),
-                                             table.schema.field("group_id"), g_new)
-                out = table.set_column(col, table.schema.field("match_id"), new_ids)
-                write_part(dst / t / game_dir / f"{stem[:-4]}{suffix}.parquet", out, fsync=False)
+                copies = []
+                for k in ks:
+                    suffix = f"{k:04x}"
+                    copy = table
+                    for col in ("match_id", "group_id") if t == "matches" else ("match_id",):
+                        i = copy.schema.get_field_index(col)
+                        new = pc.binary_join_element_wise(pc.utf8_slice_codeunits(copy.column(col), 0, 12),
+                                                          suffix, "")
+                        copy = copy.set_column(i, copy.schema.field(col), new)
+                    copies.append(copy)
+                out = pa.concat_tables(copies)
+                write_part(dst / t / game_dir / f"{stem[:-4]}{k0:04x}.parquet", out, fsync=False)
                 if t == "moves":
                     total += out.num_rows
     return total

@@ -166,6 +166,12 @@ def _read(path: Path, columns: list[str]) -> pa.Table:
                        f"({' '.join(str(e).split())})") from None
 
 
+def _py(table: pa.Table, column: str) -> list[Any]:
+    """A non-null column as a Python list (via numpy: many times faster than ``to_pylist``)."""
+    out: list[Any] = table.column(column).to_numpy(zero_copy_only=False).tolist()
+    return out
+
+
 def replay_part(root: str, game: str, name: str, deep: bool = False, only: str | None = None,
                 check_events: bool = True) -> ReplayStats:
     """Replay the matches of one committed batch (``matches/game=G/NAME`` and its moves part)."""
@@ -185,14 +191,15 @@ def replay_part(root: str, game: str, name: str, deep: bool = False, only: str |
     events_by_match: dict[str, list[tuple[int, int, str, int | None]]] = {}
     if check_events:
         ev = _read(base / "events" / f"game={game}" / name, ["match_id", "deal", "ply", "event", "seat"])
-        ev_cols = [ev.column(c).to_pylist() for c in ("match_id", "deal", "ply", "event", "seat")]
+        ev_cols = [_py(ev, c) for c in ("match_id", "deal", "ply", "event")]
+        ev_cols.append(ev.column("seat").to_pylist())  # nullable
         for mid, deal, ply, event, seat in zip(*ev_cols, strict=True):
             events_by_match.setdefault(mid, []).append((deal, ply, event, seat))
-    ids = moves.column("match_id").to_pylist()
-    actions = moves.column("action").to_pylist()
-    seats = moves.column("seat").to_pylist()
-    deals = moves.column("deal").to_pylist()
-    legal = moves.column("legal_count").to_pylist()
+    ids = _py(moves, "match_id")
+    actions = _py(moves, "action")
+    seats = _py(moves, "seat")
+    deals = _py(moves, "deal")
+    legal = _py(moves, "legal_count")
     spans: dict[str, tuple[int, int]] = {}
     start = 0
     for i in range(1, len(ids) + 1):

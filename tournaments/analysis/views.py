@@ -94,6 +94,7 @@ class TournamentLog:
         """A DuckDB connection (in memory) with the views ``moves``, ``matches`` and ``events``."""
         import duckdb
         con = duckdb.connect(":memory:")
+        con.execute("SET enable_progress_bar = false")
         if threads:
             con.execute(f"SET threads TO {int(threads)}")
         for t in self.tables:
@@ -101,7 +102,7 @@ class TournamentLog:
             if files:
                 lst = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
                 con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet([{lst}], "
-                            "hive_partitioning = true, union_by_name = true)")
+                            "hive_partitioning = true)")
             else:
                 empty = pa.schema([*list(SCHEMAS[t]), pa.field("game", pa.string())]).empty_table()
                 con.register(f"_empty_{t}", empty)
