@@ -231,6 +231,7 @@ class ManilleState(State):
     """With ``TRACK_TRICK``: the legal mask of each play of the trick in progress."""
     tricks_per_deal: int
     _deck_list: tuple[int, ...]
+    _ev_prefix: str
     _lmask: int
     """In the play phase: the legal mask of the seat to act."""
     _fast: bool
@@ -240,6 +241,7 @@ class ManilleState(State):
         n = self.players
         self.rule = rule
         self.deck_mask = deck
+        self._ev_prefix = self.game.id + "."
         dl = _DECK_LISTS.get(deck)
         if dl is None:
             dl = _DECK_LISTS[deck] = tuple(bits(deck))
@@ -250,7 +252,7 @@ class ManilleState(State):
         self.tricks_per_deal = 0
         self.turn = 0
         self.dealer = 0
-        self._reset_deal()
+        # each game's _setup calls _reset_deal() (directly, or by dealing)
 
     def _reset_deal(self) -> None:
         n = self.players
@@ -268,9 +270,10 @@ class ManilleState(State):
         self._fast = False
 
     def _shuffled(self) -> list[int]:
-        deck = list(self._deck_list)
-        self.rng.shuffle(deck)
-        return deck
+        """The pack in a random order from the match RNG (sorting by random keys: a uniform
+        permutation, three times faster than ``random.shuffle`` here)."""
+        r = self.rng.random
+        return sorted(self._deck_list, key=lambda _: r())
 
     def _deal_packets(self, deck: list[int], packets: Sequence[int]) -> list[int]:
         """Deal ``deck`` (top first) in packets, starting left of the dealer; return the rest."""
@@ -315,6 +318,15 @@ class ManilleState(State):
             masks.append(m)
         self.dealer = dealer
         self.hands = masks
+
+    def _emit(self, name: str, seat: int | None = None, **data: JSON) -> None:
+        """:meth:`State._emit` with the game prefix cached (the family emits about ten events a
+        deal); the event dicts are the same."""
+        ev: dict[str, JSON] = {"event": self._ev_prefix + name, "deal": self.deal_no,
+                               "ply": len(self.history), "seat": seat}
+        if data:
+            ev.update(data)
+        self.events.append(ev)
 
     # ------------------------------------------------------------------ trick play
     # In the play phase ``_fast`` is set and ``_lmask`` is always the legal mask of the seat to

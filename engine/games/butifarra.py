@@ -239,14 +239,16 @@ class Butifarra(Game):
     family = "trick-taking (manille)"
     seed_ref = "seed 003 L3-29 (Butifarra, 4 spelers)"
     summary = """
-        4 players, partners opposite, clockwise; 48 cards (no tens), 9 > A > K > Q > J > 8 > ... > 2.
-        Card points 9=5 A=4 K=3 Q=2 J=1, plus 1 per trick: 72 per deal.  12 cards each, 4 at a time.
-        The dealer names trump, says Butifarra (no trump) or delegates to his partner, who must
-        then choose.  The opponents may double; the dealer's side may redouble.
-        Voorhand leads.  Follow suit; beat an opponent's winning card if you can; void while an
-        opponent wins, a winning trump if you can; never a losing trump unless only trumps; no
-        duty while your partner wins (option: must trump then too).
-        The side with 37+ scores its points above 36, x2 for Butifarra, x2 doubled / x4 redoubled.
+        4 players, partners opposite, clockwise; 48 cards (no tens), 9 > A >
+        K > Q > J > 8 > ... > 2. Card points 9=5 A=4 K=3 Q=2 J=1, plus 1 per
+        trick: 72 per deal.  12 cards each, 4 at a time. The dealer names
+        trump, says Butifarra (no trump) or delegates to his partner, who
+        must then choose.  The opponents may double; the dealer's side may
+        redouble. Voorhand leads.  Follow suit; beat an opponent's winning
+        card if you can; void while an opponent wins, a winning trump if you
+        can; never a losing trump unless only trumps; no duty while your
+        partner wins (option: must trump then too). The side with 37+ scores
+        its points above 36, x2 for Butifarra, x2 doubled / x4 redoubled.
         First side to 101 wins.
     """
     notation = """
@@ -259,6 +261,20 @@ class Butifarra(Game):
         play QS             play a card to the trick
     """
     min_players = max_players = default_players = 4
+    rule_events = (
+        "trump_delegated",
+        "butifarra_declared",
+        "dubbel",
+        "herdubbel",
+        "deal_tied_36",
+        "score_multiplier",
+        "capot",
+        "overtake_forced",
+        "overtrump_forced",
+        "partner_exemption_used",
+        "undertrump_blocked",
+        "trick_point_awarded",
+    )
     teams = True
     options_spec = (
         Option("target", 101, "B2: the first side to reach this many points wins the match",

@@ -266,14 +266,17 @@ class Manille27(Game):
     family = "trick-taking (manille)"
     seed_ref = "seed 003 L81-102 (Manille, 2-7 spelers)"
     summary = """
-        2-7 players, each for himself, clockwise; 32 cards, 10 (manille) > A > K > Q > J > 9 > 8 > 7;
-        card points 10=5 A=4 K=3 Q=2 J=1 plus 1 per trick.  The cards are dealt out evenly; the
-        rest is a face-down stock.  From voorhand, each says play or pass; the first to play is
-        declarer: he may exchange cards with the stock (one at a time, up to the stock size),
-        then names trump.  Voorhand leads.  Follow suit; beat the winning card if you can; void,
-        a winning trump if you can; never a losing trump unless only trumps.
-        The declarer needs 21 points (2-4 players) or 15 (5-7): made +2 (+1 after an exchange),
-        failed -2.  All pass: the next dealer deals.  First to 10 game points wins.
+        2-7 players, each for himself, clockwise; 32 cards, 10 (manille) > A
+        > K > Q > J > 9 > 8 > 7; card points 10=5 A=4 K=3 Q=2 J=1 plus 1 per
+        trick.  The cards are dealt out evenly; the rest is a face-down
+        stock.  From voorhand, each says play or pass; the first to play is
+        declarer: he may exchange cards with the stock (one at a time, up to
+        the stock size), then names trump.  Voorhand leads.  Follow suit;
+        beat the winning card if you can; void, a winning trump if you can;
+        never a losing trump unless only trumps. The declarer needs 21
+        points (2-4 players) or 15 (5-7): made +2 (+1 after an exchange),
+        failed -2.  All pass: the next dealer deals.  First to 10 game
+        points wins.
     """
     notation = """
         play                bid: be the declarer
@@ -283,6 +286,18 @@ class Manille27(Game):
         play QS             play a card to the trick
     """
     min_players, max_players, default_players = 2, 7, 4
+    rule_events = (
+        "declarer",
+        "exchanged",
+        "trump_named",
+        "all_passed_redeal",
+        "contract_made",
+        "contract_failed",
+        "overtake_forced",
+        "overtrump_forced",
+        "undertrump_blocked",
+        "trick_point_awarded",
+    )
     extra_verbs: ClassVar[dict[str, tuple[str, str]]] = {
         "play": ("cards0", "play QS, or play alone to bid"),
         "discard": ("cards1", "discard QS"),

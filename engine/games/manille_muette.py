@@ -36,17 +36,29 @@ class ManilleMuette(Game):
     family = "trick-taking (manille)"
     seed_ref = "seed 003 L56-79 (Manille Muette, 4 spelers)"
     summary = """
-        Manille Parlée without talk.  4 players, partners opposite, clockwise; 32 cards,
-        10 (manille) > A > K > Q > J > 9 > 8 > 7; card points 10=5 A=4 K=3 Q=2 J=1 plus 1 per trick
-        (68 per deal); 35 or more wins the deal.  8 cards each, 4 at a time; the dealer's last card
-        is turned up and is trump.  Voorhand leads.  Follow suit; beat an opponent's winning card
-        if you can; void while an opponent wins, a winning trump if you can; never a losing trump
-        unless only trumps; no duty while your partner wins.  First side to win two deals wins.
+        Manille Parlée without talk.  4 players, partners opposite,
+        clockwise; 32 cards, 10 (manille) > A > K > Q > J > 9 > 8 > 7; card
+        points 10=5 A=4 K=3 Q=2 J=1 plus 1 per trick (68 per deal); 35 or
+        more wins the deal.  8 cards each, 4 at a time; the dealer's last
+        card is turned up and is trump.  Voorhand leads.  Follow suit; beat
+        an opponent's winning card if you can; void while an opponent wins,
+        a winning trump if you can; never a losing trump unless only trumps;
+        no duty while your partner wins.  First side to win two deals wins.
     """
     notation = """
         play QS             play a card to the trick (no talk, no trump naming)
     """
     min_players = max_players = default_players = 4
+    rule_events = (
+        "trump_card_exposed",
+        "deal_won",
+        "deal_tied_34",
+        "overtake_forced",
+        "overtrump_forced",
+        "partner_exemption_used",
+        "undertrump_blocked",
+        "trick_point_awarded",
+    )
     teams = True
     options_spec = (
         Option("deals_to_win", 2, "the first side to win this many deals wins the match",

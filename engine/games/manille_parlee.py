@@ -346,30 +346,44 @@ class ManilleParlee(Game):
     family = "trick-taking (manille)"
     seed_ref = "seed 003 L31-54 (Manille Parlée, 4 spelers)"
     summary = """
-        4 players, partners opposite, clockwise; 32 cards, 10 (manille) > A > K > Q > J > 9 > 8 > 7.
-        Card points 10=5 A=4 K=3 Q=2 J=1, plus 1 per trick: 68 per deal; 35 or more wins the deal.
-        8 cards each, 4 at a time; the dealer's last card is turned up and is trump.
-        Voorhand leads.  Follow suit; beat an opponent's winning card if you can; void while an
-        opponent wins, a winning trump if you can; never a losing trump unless only trumps; no
-        duty while your partner wins.
-        Talk: once per trick, just before his card, a player may ask his partner one question or
-        state one fact about his own hand, from a fixed public vocabulary; the engine answers
-        truthfully for everyone to hear.  The first side to win two deals wins (34-34: nobody).
+        4 players, partners opposite, clockwise; 32 cards, 10 (manille) > A
+        > K > Q > J > 9 > 8 > 7. Card points 10=5 A=4 K=3 Q=2 J=1, plus 1
+        per trick: 68 per deal; 35 or more wins the deal. 8 cards each, 4 at
+        a time; the dealer's last card is turned up and is trump. Voorhand
+        leads.  Follow suit; beat an opponent's winning card if you can;
+        void while an opponent wins, a winning trump if you can; never a
+        losing trump unless only trumps; no duty while your partner wins.
+        Talk: once per trick, just before his card, a player may ask his
+        partner one question or state one fact about his own hand, from a
+        fixed public vocabulary; the engine answers truthfully for everyone
+        to hear.  The first side to win two deals wins (34-34: nobody).
     """
     notation = """
-        play QS                   play a card to the trick
-        declare ask count S       ask partner how many spades he holds       -> "0".."8"
-        declare ask highest S     ask partner for his highest spade          -> "TS" or "none"
-        declare ask has AS        ask partner whether he holds the ace of spades -> "yes"/"no"
-        declare ask trumps        ask partner whether he holds a trump       -> "yes"/"no"
-        declare tell count S      say how many spades you hold
-        declare tell highest S    say your highest spade
-        declare tell has AS       say you hold the ace of spades (cards you hold)
-        declare tell trumps       say whether you hold a trump
-        Talk: at most one declare per player per trick, before his card; it does not use the
-        turn.  The answer is in every seat's observation ("talk").
+        play QS                 play a card to the trick
+        declare ask count S     partner, how many spades?       -> "0".."8"
+        declare ask highest S   partner, your highest spade?    -> "TS" / "none"
+        declare ask has AS      partner, do you hold AS?        -> "yes" / "no"
+        declare ask trumps      partner, do you hold a trump?   -> "yes" / "no"
+        declare tell count S    I hold this many spades         -> "0".."8"
+        declare tell highest S  my highest spade is             -> "TS" / "none"
+        declare tell has AS     I hold AS (cards in your hand)  -> "yes"
+        declare tell trumps     whether I hold a trump          -> "yes" / "no"
+        At most one declare per player per trick, before his card; it does not
+        use the turn.  Question and answer are in every observation ("talk").
     """
     min_players = max_players = default_players = 4
+    rule_events = (
+        "trump_card_exposed",
+        "question_asked",
+        "info_revealed",
+        "deal_won",
+        "deal_tied_34",
+        "overtake_forced",
+        "overtrump_forced",
+        "partner_exemption_used",
+        "undertrump_blocked",
+        "trick_point_awarded",
+    )
     teams = True
     options_spec = (
         Option("deals_to_win", 2, "the first side to win this many deals wins the match",

@@ -288,15 +288,18 @@ class Manillen(Game):
     family = "trick-taking (manille)"
     seed_ref = "seed 002, section manillen"
     summary = """
-        4 players, partners opposite; 32 cards, 10 > A > K > Q > J > 9 > 8 > 7 in every suit.
-        Card points 10=5 A=4 K=3 Q=2 J=1 (60 per deal); tricks count nothing.
-        The player right of the dealer cuts or knocks; 3-2-3 deal; the dealer names trump (no
-        no-trump) and his partner may not look at his cards before that.  Left of dealer leads.
-        Follow suit; beat an opponent's winning card if you can; void while an opponent wins, trump
-        to win if you can; never undertrump (unless only trumps); no duty while your partner wins,
-        but still no trump below his winning trump.
-        The team with more than 30 scores the excess (36-24 gives 6); first team to 101 wins.
-        Club format (club_rounds): 3 blocks of 12 deals with rotating partners; blocks won count.
+        4 players, partners opposite; 32 cards, 10 > A > K > Q > J > 9 > 8 >
+        7 in every suit. Card points 10=5 A=4 K=3 Q=2 J=1 (60 per deal);
+        tricks count nothing. The player right of the dealer cuts or knocks;
+        3-2-3 deal; the dealer names trump (no no-trump) and his partner may
+        not look at his cards before that.  Left of dealer leads. Follow
+        suit; beat an opponent's winning card if you can; void while an
+        opponent wins, trump to win if you can; never undertrump (unless
+        only trumps); no duty while your partner wins, but still no trump
+        below his winning trump. The team with more than 30 scores the
+        excess (36-24 gives 6); first team to 101 wins. Club format
+        (club_rounds): 3 blocks of 12 deals with rotating partners; blocks
+        won count.
     """
     notation = """
         cut                 the player right of the dealer cuts the pack
@@ -305,6 +308,19 @@ class Manillen(Game):
         play QS             play a card to the trick
     """
     min_players = max_players = default_players = 4
+    rule_events = (
+        "cut_knocked",
+        "trump_chosen",
+        "vetten",
+        "kopen",
+        "undertrump_refused",
+        "overtake_forced",
+        "hand_tie_30_30",
+        "match_extended_to_121",
+        "overtrump_forced",
+        "partner_exemption_used",
+        "undertrump_blocked",
+    )
     teams = True
     extra_verbs: ClassVar[dict[str, tuple[str, str]]] = {"cut": ("none", "cut")}
     options_spec = (

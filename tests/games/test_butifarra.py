@@ -160,11 +160,11 @@ def test_b3_sant_vicenc_option_third_level() -> None:
 def test_b4_twelve_each_four_at_a_time() -> None:
     for seed in range(5):
         st = load_game("butifarra").new_match(seed=seed)
-        # the engine's dealing, replayed from the seed: dealer drawn, pack shuffled, 4-4-4
+        # the engine's dealing, replayed from the seed: dealer drawn, the pack sorted by random
+        # keys (engine.games._manille.ManilleState._shuffled), then dealt 4-4-4
         rng = random.Random(seed)
         dealer = rng.randrange(4)
-        deck = deck_48_no_tens()
-        rng.shuffle(deck)
+        deck = sorted(deck_48_no_tens(), key=lambda _: rng.random())
         assert st.observation(0)["dealer"] == dealer and st.current_player == dealer
         for k in range(4):
             seat = (dealer + 1 + k) % 4
