@@ -109,29 +109,42 @@ class Prepared:
 
 def prepare(spec: Spec, tournament_id: str | None = None, resume: bool = False,
             bots_data: str | None = None, lock: bool = True) -> Prepared:
-    """Check the output directory against the spec, lock the tournament, read what is done."""
+    """Lock the tournament, check the output directory against the spec, read what is done."""
     tid = tournament_id or spec.name
     root = spec.output.expanduser().resolve()
     if root.exists() and not root.is_dir():
         raise TournamentError(f"output {str(spec.output)!r} is a file, not a directory")
+    held = _lock(root, tid) if lock else None
+    try:
+        p = _prepare(spec, tid, root, tournament_id is not None, resume, bots_data)
+        p.lock = held
+        p.removed_orphans = len(clean_orphans(root, tid))
+        p.done = finished_matches(root, tid)
+    except BaseException:
+        if held is not None:
+            held.close()
+        raise
+    return p
+
+
+def _prepare(spec: Spec, tid: str, root: Path, new_id: bool, resume: bool, bots_data: str | None) -> Prepared:
     try:
         manifest = read_manifest(root, tid)
     except (OSError, ValueError) as e:
         raise TournamentError(f"the manifest of tournament {tid!r} in {root} cannot be read ({e}); move "
                               "the directory away or choose another output") from None
-    others = tournaments_in(root)
+    others = [t for t in tournaments_in(root) if t != tid]
     if manifest is None:
         if resume:
             where = f"; it holds {', '.join(others)}" if others else ""
             raise TournamentError(f"--resume: no tournament {tid!r} in {root}{where}")
-        if others and tournament_id is None:
+        if others and not new_id:
             raise TournamentError(
                 f"output {root} holds another tournament ({', '.join(others)}); choose another output, or "
                 f"pass --tournament-id NEW to add tournament NEW beside it")
         refs, by_game = resolve_bots(spec, bots_data)
         plans = plan(spec, by_game)
         total = sum(p.total for p in plans)
-        root.mkdir(parents=True, exist_ok=True)
         now = datetime.now(UTC).isoformat(timespec="seconds")
         write_manifest(root, tid, {
             "tournament": tid, "spec_hash": spec.spec_hash(), "spec": spec.identity(), "name": spec.name,
@@ -146,16 +159,7 @@ def prepare(spec: Spec, tournament_id: str | None = None, resume: bool = False,
         spec, refs, by_game = _frozen(spec, manifest, root)
         plans = plan(spec, by_game)
         total = sum(p.total for p in plans)
-    prepared = Prepared(spec, tid, root, plans, refs, total, set())
-    if lock:
-        prepared.lock = _lock(root, tid)
-    try:
-        prepared.removed_orphans = len(clean_orphans(root, tid))
-        prepared.done = finished_matches(root, tid)
-    except BaseException:
-        prepared.release()
-        raise
-    return prepared
+    return Prepared(spec, tid, root, plans, refs, total, set())
 
 
 def _frozen(spec: Spec, manifest: dict[str, Any],
@@ -172,6 +176,7 @@ def _frozen(spec: Spec, manifest: dict[str, Any],
 
 def _lock(root: Path, tid: str) -> TextIO:
     path = manifest_path(root, tid).with_suffix(".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
     f = open(path, "a+")  # held for the whole run
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -449,13 +454,13 @@ def _run_ray(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress, on_
     from ray.exceptions import GetTimeoutError, RayError, RayTaskError, TaskCancelledError
 
     t0 = time.monotonic()
+    pending: dict[Any, Batch] = {}
     started = start_ray(address, num_cpus)
     try:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         limit = max_in_flight or max(2, 2 * cpus)
         task = ray_task()
         s.startup_seconds = time.monotonic() - t0
-        pending: dict[Any, Batch] = {}
         attempts: dict[str, int] = {}
         exhausted = False
 
@@ -472,7 +477,9 @@ def _run_ray(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress, on_
                                       f"{str(cause).splitlines()[0] if str(cause) else ''}") from e
             except TaskCancelledError:
                 return
-            except RayError as e:  # worker, node or object lost beyond Ray's own retries: run it again
+            except RayError as e:  # its worker or node was lost: run it again (unless stopping)
+                if s.stopped:
+                    return
                 key = b.match_ids[0]
                 attempts[key] = attempts.get(key, 0) + 1
                 if attempts[key] > 5:
@@ -511,11 +518,12 @@ def _run_ray(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress, on_
                     bar.update()
             except KeyboardInterrupt:
                 pass
-            for ref in list(pending):
-                ray.cancel(ref, force=True)
-            pending.clear()
             bar.update(note="stopped")
     finally:
+        for ref in list(pending):   # stopped, or failed: nothing of ours keeps running on the cluster
+            with contextlib.suppress(RayError):
+                ray.cancel(ref, force=True)
+        pending.clear()
         if started:
             ray.shutdown()
 

@@ -109,7 +109,8 @@ def run_cmd(
     if as_json:
         print(json.dumps({**_summary_json(summary), "leaderboard": board}))
     else:
-        _print_summary(summary)
+        again = f"cardarena tournament run {spec} --resume" if spec else "the same command with --resume"
+        _print_summary(summary, again)
         if leaderboard:
             print_leaderboard(board, summary.tournament)
     if summary.stopped:
@@ -123,14 +124,14 @@ def _summary_json(s: Summary) -> dict[str, Any]:
             "resubmitted": s.resubmitted}
 
 
-def _print_summary(s: Summary) -> None:
+def _print_summary(s: Summary, again: str) -> None:
     rate = s.done_now / s.seconds if s.seconds else 0.0
     state = "complete" if s.complete else ("stopped" if s.stopped else "incomplete")
     out.print(f"{s.tournament}: {s.done} of {s.total} matches ({state}); this run {s.done_now} matches, "
               f"{s.moves} moves in {s.seconds:.1f} s ({rate:.1f} matches/s), faults {s.faults}"
               + (f", engine errors {s.errors}" if s.errors else "") + f"; logs in {s.root}")
     if s.stopped:
-        out.print("resume with: cardarena tournament run SPEC --resume (or re-run the same spec)")
+        out.print(f"resume with: {again}", markup=False)
 
 
 # ------------------------------------------------------------------------------------------ leaderboard

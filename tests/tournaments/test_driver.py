@@ -144,3 +144,16 @@ def test_a_built_in_with_options_plays_with_them(tmp_path: Path) -> None:
     assert run_tournament(sp, executor="inline", progress=False).complete
     for m in pq.read_table(tmp_path / "out" / "matches").to_pylist():
         assert m["bot_refs"][m["bots"].index("i")] == "ismcts(iterations=3)"
+
+
+def test_parts_this_machine_cannot_see_stop_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a cluster the output must be shared: a worker writing where the driver cannot read is an error."""
+    from tournaments import ray_runner
+
+    def elsewhere(batch: Any) -> BatchResult:
+        return BatchResult(batch.game, len(batch.matches), 1, 0, 0, 0.1, 0.0, "far:1",
+                           ["/nonexistent/matches/part.parquet"])
+
+    monkeypatch.setattr(ray_runner, "run_batch", elsewhere)
+    with pytest.raises(TournamentError, match="every node shares"):
+        run_tournament(spec(tmp_path), executor="inline", progress=False)

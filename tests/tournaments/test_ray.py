@@ -94,6 +94,7 @@ def test_b_driver_killed_with_sigkill_then_resumed(tmp_path: Path) -> None:
     assert_exactly_once(root, raw, reference(tmp_path, raw))
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_keeps_what_finished(tmp_path: Path) -> None:
     raw = long_spec(tmp_path, "out", boards=100)
     spec_file = tmp_path / "spec.toml"
