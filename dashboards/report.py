@@ -150,6 +150,7 @@ class Analysis:
     def __init__(self, logs: Logs, bootstrap: int = 200) -> None:
         from tournaments.analysis import ratings
         self.logs = logs
+        self._histories: dict[str, dict[str, Series]] | None = None
         self.boards: dict[str, Any] = {b.scope: b for b in ratings.rank(logs.log, bootstrap=bootstrap)}
         if "overall" not in self.boards and len(self.boards) == 1:
             self.boards["overall"] = next(iter(self.boards.values()))  # one game: it is the whole
@@ -202,8 +203,10 @@ class Analysis:
     def convergence(self, game: str | None, points: int = 120) -> list[dict[str, Any]]:
         """Each entrant's openskill rating after each match it played, in the order the leaderboard
         rates them, thinned to about ``points`` per entrant; the last point is the leaderboard's."""
+        if self._histories is None:
+            self._histories = rating_histories(self.logs.matches)
         out: list[dict[str, Any]] = []
-        for bot, series in rating_history(self.logs.log, game).items():
+        for bot, series in self._histories.get(game or "overall", {}).items():
             step = max(1, math.ceil(len(series) / points))
             keep = series[::step]
             if keep[-1] is not series[-1]:
@@ -260,36 +263,66 @@ class Analysis:
                               "replay": v.replay} for v in rep.violations]}
 
 
-def rating_history(log: Any, game: str | None) -> dict[str, list[tuple[int, float, float]]]:
-    """Per entrant, ``(k, mu, sigma)`` after the k-th rated match it played.
+Series = list[tuple[int, float, float]]
+"""``(k, mu, sigma)`` after each rated match."""
+
+
+def rating_histories(matches: Sequence[dict[str, Any]]) -> dict[str, dict[str, Series]]:
+    """Per scope (each game, and ``overall``) and entrant, ``(k, mu, sigma)`` after the k-th rated match
+    of that scope in which the entrant played.
 
     The leaderboard's openskill (``tournaments.analysis.ratings``): per game, Plackett-Luce updates in
-    ``match_id`` order with partners as one team; overall, each entrant's per-game ratings combined
-    with equal weight (mean mu, sqrt(sum sigma^2) / k) after every match, in ``match_id`` order across
-    games.  So each series ends at the leaderboard's rating.
+    ``match_id`` order with partners as one team (a unit: the labels of a team's seats, its best place);
+    overall, each entrant's per-game ratings combined with equal weight (mean mu, sqrt(sum sigma^2) / k)
+    after every match, in ``match_id`` order across games.  So each series ends at the leaderboard's
+    rating (``test_convergence_ends_at_the_leaderboard_rating`` holds the two together).  One pass.
     """
     from openskill.models import PlackettLuce
-
-    from tournaments.analysis.ratings import load_matches, units
     model = PlackettLuce()
-    matches = sorted(load_matches(log, game), key=lambda m: m.match_id)
     per_game: dict[str, dict[str, Any]] = defaultdict(dict)
-    hist: dict[str, list[tuple[int, float, float]]] = defaultdict(list)
-    for k, m in enumerate(matches, 1):
-        ratings = per_game[m.game]
-        us = units(m)
-        teams = [[ratings.get(lab) or ratings.setdefault(lab, model.rating(name=lab)) for lab in labels]
-                 for labels, _ in us]
+    hist: dict[str, dict[str, Series]] = defaultdict(lambda: defaultdict(list))
+    done: Counter[str] = Counter()
+    for k, m in enumerate(sorted(matches, key=lambda m: m["match_id"]), 1):
+        game = m["game"]
+        ratings = per_game[game]
+        done[game] += 1
+        us = _units(m["bots"], m["teams"], m["ranking"])
+        teams = []
+        for labels, _ in us:
+            for lab in labels:
+                if lab not in ratings:
+                    ratings[lab] = model.rating(name=lab)
+            teams.append([ratings[lab] for lab in labels])
         new = model.rate(teams, ranks=[float(p) for _, p in us])
         for (labels, _), team in zip(us, new, strict=True):
             for lab, r in zip(labels, team, strict=True):
                 ratings[lab] = r
-        for lab in dict.fromkeys(m.bots):
+        for lab in dict.fromkeys(m["bots"]):
+            r = ratings[lab]
+            hist[game][lab].append((done[game], float(r.mu), float(r.sigma)))
             vals = [(float(g[lab].mu), float(g[lab].sigma)) for g in per_game.values() if lab in g]
             mu = sum(v[0] for v in vals) / len(vals)
             sigma = math.sqrt(sum(v[1] ** 2 for v in vals)) / len(vals)
-            hist[lab].append((k, mu, sigma))
-    return dict(hist)
+            hist["overall"][lab].append((k, mu, sigma))
+    return {scope: dict(h) for scope, h in hist.items()}
+
+
+Unit = tuple[tuple[str, ...], int]
+"""A competing unit of a match: the entrant labels of one side's seats, and its place."""
+
+
+def _units(bots: Sequence[str], teams: Sequence[int], ranking: Sequence[int]) -> list[Unit]:
+    """The competing units of a match, by place then labels: one per seat, or one per partnership."""
+    out: list[Unit]
+    if len(set(teams)) == len(teams):
+        out = [((b,), r) for b, r in zip(bots, ranking, strict=True)]
+    else:
+        seats: dict[int, list[int]] = defaultdict(list)
+        for s, t in enumerate(teams):
+            seats[t].append(s)
+        out = [(tuple(bots[s] for s in ss), min(ranking[s] for s in ss)) for ss in seats.values()]
+    out.sort(key=lambda u: (u[1], u[0]))
+    return out
 
 
 # =============================================================================== the match viewer
@@ -405,9 +438,30 @@ def _alt() -> Any:
     return alt
 
 
-def _vl(chart: Any) -> dict[str, Any]:
-    """The Vega-Lite spec (unvalidated: validation costs ~0.3 s a chart; the browser test renders them)."""
+def _table() -> Any:
+    """The chart's data, named: its rows go in after ``to_dict`` (:func:`_vl`), which keeps Altair
+    from copying and checking every row."""
+    return _alt().Data(name="table")
+
+
+def _vl(chart: Any, values: list[dict[str, Any]]) -> dict[str, Any]:
+    """The Vega-Lite spec with ``values`` as the named data (unvalidated: validation costs ~0.3 s a
+    chart; the browser test draws them all)."""
     spec: dict[str, Any] = chart.to_dict(validate=False)
+    found = []
+
+    def fill(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("data") == {"name": "table"}:
+                node["data"] = {"values": values}
+                found.append(node)
+            for v in node.values():
+                fill(v)
+        elif isinstance(node, list):
+            for v in node:
+                fill(v)
+    fill(spec)
+    assert found, "the chart does not use the named data"
     return spec
 
 
@@ -421,11 +475,10 @@ def interval_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     if len(rows) < 2:
         return None
     alt = _alt()
-    data = alt.Data(values=[{"bot": r["bot"], "strength": _r(r["strength"]), "lo": _r(r["strength_lo"]),
-                             "hi": _r(r["strength_hi"]), "mu": _r(r["mu"]), "matches": r["matches"]}
-                            for r in rows])
+    values = [{"bot": r["bot"], "strength": _r(r["strength"]), "lo": _r(r["strength_lo"]),
+               "hi": _r(r["strength_hi"]), "mu": _r(r["mu"]), "matches": r["matches"]} for r in rows]
     y = alt.Y("bot:N", sort=[r["bot"] for r in rows], title=None)
-    base = alt.Chart(data)
+    base = alt.Chart(_table())
     rule = base.mark_rule(strokeWidth=2.5, color="#8aa0c2").encode(
         y=y, x=alt.X("lo:Q", title="Plackett–Luce log-strength, bootstrap 95% interval"), x2="hi:Q")
     point = base.mark_point(filled=True, size=80, color="#1f4e8c").encode(
@@ -434,7 +487,7 @@ def interval_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
                  alt.Tooltip("hi:Q", format=".2f"), alt.Tooltip("mu:Q", format=".1f", title="openskill mu"),
                  "matches:Q"])
     zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(strokeDash=[3, 3], color="#aaa").encode(x="x:Q")
-    return _vl((zero + rule + point).properties(width=440, height=max(60, 26 * len(rows))))
+    return _vl((zero + rule + point).properties(width=440, height=max(60, 26 * len(rows))), values)
 
 
 def h2h_chart(rows: Sequence[dict[str, Any]], order: Sequence[str]) -> dict[str, Any] | None:
@@ -442,11 +495,10 @@ def h2h_chart(rows: Sequence[dict[str, Any]], order: Sequence[str]) -> dict[str,
     if not rows:
         return None
     alt = _alt()
-    data = alt.Data(values=[{"a": r["a"], "b": r["b"], "share": _r(r["share"]), "lo": _r(r["lo"]),
-                             "hi": _r(r["hi"]), "n": r["n"],
-                             "significant": "yes" if r["significant"] else "no",
-                             "label": f"{r['share']:.2f}" + ("" if r["significant"] else "~")} for r in rows])
-    base = alt.Chart(data).encode(
+    values = [{"a": r["a"], "b": r["b"], "share": _r(r["share"]), "lo": _r(r["lo"]), "hi": _r(r["hi"]),
+               "n": r["n"], "significant": "yes" if r["significant"] else "no",
+               "label": f"{r['share']:.2f}" + ("" if r["significant"] else "~")} for r in rows]
+    base = alt.Chart(_table()).encode(
         x=alt.X("b:N", sort=list(order), title="against (column)", axis=alt.Axis(labelAngle=-30)),
         y=alt.Y("a:N", sort=list(order), title="entrant (row)"))
     rect = base.mark_rect().encode(
@@ -459,21 +511,21 @@ def h2h_chart(rows: Sequence[dict[str, Any]], order: Sequence[str]) -> dict[str,
                  alt.Tooltip("n:Q", title="meetings"), alt.Tooltip("significant:N")])
     text = base.mark_text(fontSize=11).encode(text="label:N")
     side = max(120, 50 * len(order))
-    return _vl((rect + text).properties(width=side, height=side))
+    return _vl((rect + text).properties(width=side, height=side), values)
 
 
 def convergence_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     if not rows:
         return None
     alt = _alt()
-    data = alt.Data(values=[{k: _r(v) for k, v in r.items()} for r in rows])
-    base = alt.Chart(data).encode(x=alt.X("match:Q", title="matches rated"),
+    values = [{k: _r(v) for k, v in r.items()} for r in rows]
+    base = alt.Chart(_table()).encode(x=alt.X("match:Q", title="matches rated"),
                                   color=alt.Color("bot:N", title="entrant"))
     band = base.mark_area(opacity=0.13).encode(y=alt.Y("lo:Q", title="openskill mu, 95% band"), y2="hi:Q")
     line = base.mark_line().encode(y="mu:Q", tooltip=["bot:N", "match:Q", alt.Tooltip("mu:Q", format=".2f"),
                                                       alt.Tooltip("lo:Q", format=".2f"),
                                                       alt.Tooltip("hi:Q", format=".2f")])
-    return _vl((band + line).properties(width=560, height=240))
+    return _vl((band + line).properties(width=560, height=240), values)
 
 
 def faults_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
@@ -481,15 +533,15 @@ def faults_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
         return None
     alt = _alt()
     counts = Counter((r["bot"], r["kind"]) for r in rows)
-    data = alt.Data(values=[{"bot": b, "kind": k, "faults": n} for (b, k), n in sorted(counts.items())])
-    chart = alt.Chart(data).mark_bar().encode(
+    values = [{"bot": b, "kind": k, "faults": n} for (b, k), n in sorted(counts.items())]
+    chart = alt.Chart(_table()).mark_bar().encode(
         y=alt.Y("bot:N", title=None), x=alt.X("faults:Q", title="faults"),
         color=alt.Color("kind:N", title="kind", scale=alt.Scale(
             domain=["timeout", "crash", "illegal", "memory", "error"],
             range=["#e6a23c", "#c0392b", "#8e44ad", "#2c7fb8", "#555555"])),
         tooltip=["bot:N", "kind:N", "faults:Q"])
     nbots = len({b for b, _ in counts})
-    return _vl(chart.properties(width=420, height=max(40, 26 * nbots)))
+    return _vl(chart.properties(width=420, height=max(40, 26 * nbots)), values)
 
 
 def coverage_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
@@ -497,12 +549,12 @@ def coverage_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     if not rows:
         return None
     alt = _alt()
-    data = alt.Data(values=[{**r, "state": ("never fired" if r["count"] == 0 else
-                                            "fired" if r["listed"] else "fired, not on the card"),
-                             "label": str(r["count"])} for r in rows])
+    values = [{**r, "state": ("never fired" if r["count"] == 0 else
+                              "fired" if r["listed"] else "fired, not on the card"),
+               "label": str(r["count"])} for r in rows]
     games = _game_order({r["game"] for r in rows})
     events = list(dict.fromkeys(r["short"] for r in sorted(rows, key=lambda r: games.index(r["game"]))))
-    base = alt.Chart(data).encode(
+    base = alt.Chart(_table()).encode(
         x=alt.X("game:N", title=None, sort=games, axis=alt.Axis(orient="top", labelAngle=-30)),
         y=alt.Y("short:N", title="rule event", sort=events))
     rect = base.mark_rect(stroke="#fff").encode(
@@ -513,7 +565,8 @@ def coverage_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
                  alt.Tooltip("matches:Q", title="in matches"), "state:N"])
     text = base.mark_text(fontSize=10).encode(
         text="label:N", color=alt.condition("datum.count == 0", alt.value("#a61b0f"), alt.value("#222")))
-    return _vl((rect + text).properties(width=max(120, 64 * len(games)), height=max(40, 17 * len(events))))
+    return _vl((rect + text).properties(width=max(120, 64 * len(games)), height=max(40, 17 * len(events))),
+               values)
 
 
 def vega_bundle() -> str:
