@@ -253,3 +253,48 @@ def test_every_game_draws_in_the_viewer(browser: Any, every_game_report: Path) -
     assert seen == set(GAMES)
     pg.offline()
     pg.context.close()
+
+
+def test_melds_discard_pile_and_jokers_draw_as_cards(browser: Any, tmp_path: Path) -> None:
+    """The viewer draws any observation by its shape, so a rummy's table melds (with a joker naming
+    the card it stands for) and discard pile come out as cards; checked on a made-up two-seat match."""
+    import base64
+    import re
+    import zlib
+
+    from tests.dashboards.tourney import empty_tournament
+    empty = build_report(empty_tournament(tmp_path / "e"), tmp_path / "e.html", verify=False)[0]
+    page_text = empty.read_text()
+    start = {"current_player": 0, "phase": "play", "deal": 1, "hand_sizes": [4, 2], "scores": [0.0, 0.0],
+             "discard_pile": ["KS"], "table_melds": []}
+    body = {
+        "moves": [[0, "meld 5H JK=6H 7H", "ok", 1]],
+        "events": [[1, {"event": "rummy.meld_laid", "deal": 1, "ply": 0, "seat": 0, "cards": 3}]],
+        "frames": [
+            {"c": [start], "s": [[{"hand": ["5H", "JK", "7H", "2C"]}], [{"hand": ["9D", "9S"]}]]},
+            {"c": [{"current_player": 1, "hand_sizes": [1, 2], "table_melds": [["5H", "JK=6H", "7H"]],
+                    "discard_pile": ["KS", "3D"]}], "s": [[{"hand": ["2C"]}], [{}]]},
+        ],
+        "sheet": [], "error": None,
+    }
+    match = {"id": "00000000000000aa", "game": "rummy", "tournament": "made-up", "players": 2,
+             "bots": ["a", "b"], "teams": [0, 1], "scores": [0, 0], "ranking": [1, 2], "status": "ok",
+             "faults": [], "deals": 1, "nmoves": 1, "seed": 1, "options": {}, "max_deals": 1, "error": None,
+             "z": base64.b64encode(zlib.compress(json.dumps(body).encode())).decode()}
+    page_text = re.sub(r'(<script type="application/json" id="matches-data">).*?(</script>)',
+                       lambda mt: mt.group(1) + json.dumps([match]) + mt.group(2), page_text, flags=re.S)
+    path = tmp_path / "rummy.html"
+    path.write_text(page_text)
+    pg = Page(browser, path)
+    page = pg.page
+    page.click("#v-next")
+    assert pg.cards('.field[data-key="table_melds"] .card') == ["5H", "JK=6H", "7H"]
+    assert page.locator('.field[data-key="table_melds"] .card.joker').count() == 1
+    assert pg.cards('.field[data-key="discard_pile"] .card') == ["KS", "3D"]
+    assert pg.cards('.seat[data-seat="0"] .field[data-key="hand"] .card') == ["2C"]
+    assert "rummy.meld_laid" in pg.text("#v-move .evt.fresh")
+    assert pg.cards("#v-move .act .card") == ["5H", "JK=6H", "7H"]
+    page.select_option("#v-seat", "1")
+    assert page.locator('.seat[data-seat="0"] .field[data-key="hand"] .card.back').count() == 1
+    pg.offline()
+    pg.context.close()
