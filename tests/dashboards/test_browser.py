@@ -37,8 +37,8 @@ def ensure_chromium() -> Path:
         pytest.skip("needs /usr/bin/chromium: run `apt-get install chromium` as root")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, timeout=900)
-    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"], check=True,
-                   env=env, timeout=1800)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "-o", "DPkg::Lock::Timeout=300", "chromium"],
+                   check=True, env=env, timeout=1800)
     assert CHROMIUM.exists(), "apt-get installed chromium but /usr/bin/chromium is missing"
     return CHROMIUM
 
