@@ -20,7 +20,9 @@ manille family". Decisions followed: B1-B7 (and X1-X6).
   official rule, as in andreuts/botifarra) makes him play a trump then too.
 * Scoring (B1): the side with 37 or more scores its points above 36, times 2 for Butifarra (no
   trump), then times 2 for Dubbel, 4 for Herdubbel (8 for Sant Vicenç); the other side scores
-  nothing; 36-36 scores nothing.  B2: the first side to reach ``target`` (101) wins.
+  nothing; 36-36 scores nothing.  B2: the first side to reach ``target`` (101) wins.  The seed's
+  "de winnende zijde scoort wat ze winnen aan punten" read literally (all its points) is option
+  ``score_over_36=False``.
 
 Rule events (``butifarra.<name>``): ``trump_delegated``, ``butifarra_declared``, ``dubbel``,
 ``herdubbel`` (and ``sant_vicenc``), ``deal_tied_36``, ``score_multiplier(x)`` (a deal scored
@@ -198,12 +200,13 @@ class ButifarraState(ManilleState):
         if side[0] == side[1]:
             self._emit("deal_tied_36", points=side[0])
         else:
+            over = HALF if self.game.options["score_over_36"] else 0
             for s in range(4):
                 if side[s] > HALF:
-                    row[s] = float((side[s] - HALF) * mult)  # B1: points above 36, multiplied
+                    row[s] = float((side[s] - over) * mult)  # B1: points above 36, multiplied
             if mult > 1:
                 best = 0 if side[0] > side[1] else 1
-                self._emit("score_multiplier", seat=best, x=mult, points=side[best] - HALF,
+                self._emit("score_multiplier", seat=best, x=mult, points=side[best] - over,
                            score=int(row[best]))
         self.sheet.append(row)
         for s in range(4):
@@ -279,6 +282,8 @@ class Butifarra(Game):
     options_spec = (
         Option("target", 101, "B2: the first side to reach this many points wins the match",
                check=lambda v: v > 0),
+        Option("score_over_36", True, "B1: the winning side scores its points above 36; False is "
+               "the seed's literal 'scores what they win' (all its points)"),
         Option("must_trump_when_partner_wins", False, "B5: void while your partner wins, you "
                "must still play a trump (official rule; andreuts/botifarra)"),
         Option("sant_vicenc", False, "B3: after a redouble the opponents may double again (x8)"),

@@ -13,12 +13,14 @@
   (the deal still counts for ``max_deals``).  P4: no bonus for the turned card.  P5: the deal
   passes to the left.  P7: ``scores()`` are deals won, partners equal.  X1: seat 0 deals first.
 
-Talk (P1, P2).  Immediately before playing his card to a trick, each player may speak once in that
-trick: ask his partner one question, or state one fact about his own hand.  Talk does not use up
-the turn: while a player may still talk, his legal actions are his plays plus the talk actions; a
-talk action is answered at once and the same player then plays.  The engine gives the truthful
-answer from the actual hand; question and answer are public (the ``talk`` list of every seat's
-observation).  The vocabulary (``declare`` actions):
+Talk (P1, P2). Immediately before playing his card to a trick, each player may speak once in that
+trick (option ``talk_by="leader"``: only the player who plays the trick's first card, a literal
+reading of the seed's "vlak voordat je de eerste kaart speelt aan de slag"): ask his partner one
+question, or state one fact about his own hand. Talk does not use up the turn: while a player may
+still talk, his legal actions are his plays plus the talk actions; a talk action is answered at
+once and the same player then plays. The engine gives the truthful answer from the actual hand;
+question and answer are public (the ``talk`` list of every seat's observation).  The vocabulary
+(``declare`` actions):
 
 ====================================  =====================================================
 ``declare ask count S``               partner, how many spades do you hold?  -> ``"0"``..``"8"``
@@ -119,8 +121,12 @@ class ParleeState(ManilleState):
     counts: list[tuple[int, int, int, int, bool]]
     """Answered counts: (seat, suit, count, plays so far, at least) for determinize."""
 
+    _leader_talk: bool
+
     def _setup(self, deal: dict[str, Any] | None) -> None:
         self._init_family(MANILLE_RULE, DECK)
+        # P2: every player before his card (default), or only the player who leads the trick
+        self._leader_talk = self.game.options.get("talk_by", "each") == "leader"
         self.deals_won = [0] * 4
         self.deal_no = 1
         self.dealer = 0  # X1: seat 0 deals first
@@ -169,7 +175,8 @@ class ParleeState(ManilleState):
     def _may_talk(self) -> bool:
         # P1/P2: once per player per trick, before his card (talk_trick is the trick's number)
         return (self.TALK and self._fast
-                and (self.talk_trick != len(self.plays) >> 2 or not self.talked >> self.turn & 1))
+                and (self.talk_trick != len(self.plays) >> 2 or not self.talked >> self.turn & 1)
+                and (not self._leader_talk or not self.tn))
 
     def legal_actions(self) -> list[str]:
         if self._fast:
@@ -386,6 +393,9 @@ class ManilleParlee(Game):
     )
     teams = True
     options_spec = (
+        Option("talk_by", "each", "P2: 'each': every player may talk once per trick before his card; "
+               "'leader': only the player who plays the trick's first card (the seed's literal "
+               "'vlak voordat je de eerste kaart speelt aan de slag')", choices=("each", "leader")),
         Option("deals_to_win", 2, "the first side to win this many deals wins the match",
                check=lambda v: v > 0),
     )

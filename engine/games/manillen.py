@@ -13,7 +13,9 @@
   opponent's winning card if you can; void with an opponent winning, a trump that wins if you have
   one, otherwise anything but a trump (unless you hold only trumps); while the partner wins, no
   duty, except that a trump lower than the partner's winning trump is barred unless you hold only
-  trumps (seed "mag niet onderkopen").
+  trumps (seed "mag niet onderkopen").  The seed also says "men moet sowieso de slag naar zich
+  proberen halen" (always try to take the trick), which M1 overrides with the partner exemption of
+  seed 003; option ``partner_exemption=False`` plays that literal reading (:data:`SEED_RULE`).
 * A deal: the team with more than 30 card points scores the excess (36-24 gives 6); 30-30 scores
   nothing.  The match ends when a team reaches ``target`` (101).  M3: only one team scores per deal,
   so "both teams reach 101, play on to 121" cannot happen under the seed's scoring; it is
@@ -55,6 +57,9 @@ from engine.tricks import PlayRule
 
 RULE = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True, partner_no_undertrump=True)
 """M1/M2: the family rule plus the seed-002 undertrump ban while the partner wins."""
+SEED_RULE = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True, partner_exempt=False)
+"""Option ``partner_exemption=False``, the seed-002 sentence read literally: "men moet sowieso de
+slag naar zich proberen halen" -- beat the winning card, the partner's too."""
 assert RULE.partner_exempt and MANILLE_RULE.overtake
 
 DECK = mask_of(deck_32())
@@ -84,7 +89,8 @@ class ManillenState(ManilleState):
 
     def _setup(self, deal: dict[str, Any] | None) -> None:
         opts = self.game.options
-        self._init_family(RULE, DECK)
+        # M1: partner exemption (default), or the seed's literal "always try to take the trick"
+        self._init_family(RULE if opts["partner_exemption"] else SEED_RULE, DECK)
         self.team_score = [0] * 4
         self.goal = opts["target"]
         self.extended = False
@@ -326,6 +332,8 @@ class Manillen(Game):
     options_spec = (
         Option("target", 101, "M3: the first team to reach this many points wins the match",
                check=lambda v: v > 0),
+        Option("partner_exemption", True, "M1: no duty to beat your partner's winning card; False "
+               "is the seed's literal 'always try to take the trick' (beat the partner's card too)"),
         Option("extend_to", 121, "M3: the new target when both teams reach `target` together",
                check=lambda v: v > 0),
         Option("both_teams_score", False, "house reading, not the seed: each team adds its own card "

@@ -321,3 +321,15 @@ def test_determinize_respects_voids_and_sizes() -> None:
             assert [len(hand_of(d, s)) for s in range(4)] == [len(hand_of(st, s)) for s in range(4)]
             assert not d.invariant_violations()
             assert d.legal_actions() == st.legal_actions()
+
+
+def test_b1_option_seed_reading_all_points() -> None:
+    for st in random_deals(60, score_over_36=False):
+        a, b = sides(st)
+        mult = st.observation(0)["multiplier"]
+        row = st.score_sheet()[0]
+        if a == b:
+            assert row == [0.0] * 4
+        else:
+            best = max(a, b)
+            assert sorted(row) == [0.0, 0.0, best * mult, best * mult]

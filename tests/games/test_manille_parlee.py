@@ -276,3 +276,15 @@ def test_overtake_and_overtrump_forced_on_a_set_deal() -> None:
     assert sorted(plays(st)) == sorted("play " + t for t in ["8D", "KD", "KH", "QH", "JH", "9H"])
     play(st, "play KH")
     assert [e["seat"] for e in events(st, "manille_parlee.undertrump_blocked")] == [0]
+
+
+def test_p2_option_leader_only_talks() -> None:
+    st = load_game("manille_parlee", talk_by="leader").new_match(
+        seed=1, deal={"dealer": 0, "hands": HANDS})
+    assert talks(st)  # voorhand leads: he may talk
+    play(st, "play AC")
+    assert not talks(st)  # the second player may not
+    with pytest.raises(IllegalAction, match="P1"):
+        st.apply("declare ask count D")
+    play(st, "play QC", "play 9S", "play KH")
+    assert st.current_player == 3 and talks(st)  # seat 3 took the trick and leads: he may

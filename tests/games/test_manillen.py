@@ -432,3 +432,15 @@ def test_injected_deal_is_checked() -> None:
     bad[1][0] = "2C"
     with pytest.raises(ValueError, match="not a card"):
         new(bad)
+
+
+def test_m1_option_seed_reading_beat_the_partners_card_too() -> None:
+    st = new(EXAMPLE, partner_exemption=False)
+    play(st, "trump H", "play 7C", "play 9C", "play 9D")
+    # D's partner B wins with 9C; read literally ("always try to take the trick") D, void in
+    # clubs, must buy the trick with a trump (hearts): KH QH JH 9H
+    assert sorted(st.legal_actions()) == sorted("play " + t for t in ["KH", "QH", "JH", "9H"])
+    st2 = new(EXAMPLE, partner_exemption=False)
+    play(st2, "trump S", "play TD", "play JD")
+    # C must beat... his partner A's ten cannot be beaten: any diamond; D the same
+    assert sorted(st2.legal_actions()) == ["play 7D", "play 9D"]
