@@ -67,9 +67,14 @@ class Bot:
     worlds = 16
     """Determinized worlds wanted with each observation (the match loop provides them)."""
     iterations = 300
+    shed_iterations = 150
+    """Shedding games list many discards per turn, so each iteration costs more there."""
     exploration = 0.7
     rollout_cap = 400
-    """Random plies per rollout at most (then the deal is scored as it stands)."""
+    """Plies per rollout at most (then the deal is scored as it stands)."""
+    shed_cap = 24
+    """Plies per rollout at most in a shedding game; then each seat's hand total stands in for its
+    deal score (lower is better), read from the world's ``hand_value`` observation key."""
 
     def __init__(self, game: str, seat: int, seed: int, iterations: int | None = None,
                  time_limit: float | None = None) -> None:
@@ -79,6 +84,8 @@ class Bot:
         self.greedy = GreedyBot(game, seat, seed ^ 0x5A5A5A5A)
         if iterations is not None:
             self.iterations = iterations
+        elif family(game) == "shedding":
+            self.iterations = self.shed_iterations
         self.time_limit = time_limit
         self.lower = LOWER_IS_BETTER.get(game)
         fam = family(game)
@@ -114,7 +121,7 @@ class Bot:
         root = Node(self.seat)
         nw = len(worlds)
         c = self.exploration
-        cap = self.rollout_cap
+        cap = self.shed_cap if self.kind == "shed" else self.rollout_cap
         stop = perf_counter() + self.time_limit if self.time_limit else None
         log = math.log
         sqrt = math.sqrt
@@ -168,7 +175,10 @@ class Bot:
                 w.apply(a)
                 _track(a, p, trick, trump, n)
                 plies += 1
-            u = self.utility(w, base)
+            if plies >= cap and self.kind == "shed" and not w.is_over() and w.deal_no == deal0:
+                u = self.hand_utility(w)
+            else:
+                u = self.utility(w, base)
             for n in path:
                 n.visits += 1
                 n.total += u[n.player]
@@ -280,6 +290,14 @@ class Bot:
                 best, best_v = a, v
         return best
 
+    def hand_utility(self, w: Any) -> list[float]:
+        """A shedding deal cut short: lower hand totals are better."""
+        vals = []
+        for s in range(w.players):
+            v = w.observation(s).get("hand_value")
+            vals.append(-float(v) if isinstance(v, (int, float)) else 0.0)
+        return _spread(vals)
+
     def utility(self, w: Any, base: list[float]) -> list[float]:
         """Each seat's result of the deal in [0, 1]."""
         sc = w.scores()
@@ -287,17 +305,7 @@ class Bot:
         lower = self.lower
         if lower is None:
             lower = self._infer(w)
-        g = [(base[i] - sc[i]) if lower else (sc[i] - base[i]) for i in range(n)]
-        lo, hi = min(g), max(g)
-        span = hi - lo
-        if span <= 0:
-            return [0.5] * n
-        out = []
-        for i in range(n):
-            gi = g[i]
-            pw = sum(1.0 if gi > gj else 0.5 if gi == gj else 0.0 for gj in g) - 0.5
-            out.append(0.5 * pw / (n - 1) + 0.5 * (gi - lo) / span)
-        return out
+        return _spread([(base[i] - sc[i]) if lower else (sc[i] - base[i]) for i in range(n)])
 
     def _infer(self, w: Any) -> bool:
         """Lower scores better?  From the world's ranking against its scores (cached per game)."""
@@ -322,3 +330,18 @@ def _track(a: str, p: int | None, trick: list[tuple[int, str]], trump: list[str 
     elif a.startswith("trump "):
         t = a[6:]
         trump[0] = t if t in SUITS else None
+
+
+def _spread(g: list[float]) -> list[float]:
+    """Utilities in [0, 1] from per-seat gains (higher better): half the pairwise comparison with
+    the other seats, half the gain scaled between the worst and the best seat."""
+    n = len(g)
+    lo, hi = min(g), max(g)
+    span = hi - lo
+    if span <= 0 or n < 2:
+        return [0.5] * n
+    out = []
+    for gi in g:
+        pw = sum(1.0 if gi > gj else 0.5 if gi == gj else 0.0 for gj in g) - 0.5
+        out.append(0.5 * pw / (n - 1) + 0.5 * (gi - lo) / span)
+    return out

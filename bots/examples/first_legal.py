@@ -5,7 +5,8 @@ Check it, then submit it::
     cardarena bots validate bots/examples/first_legal.py
     cardarena bots submit bots/examples/first_legal.py --name first-legal
 """
+from typing import Any
 
 
-def act(observation: dict) -> str:
-    return observation["legal_actions"][0]
+def act(observation: dict[str, Any]) -> str:
+    return str(observation["legal_actions"][0])
