@@ -194,6 +194,7 @@ class _Cgroups:
                 probe.mkdir(exist_ok=True)
                 (probe / "pids.max").write_text("8")
                 probe.rmdir()
+                _Cgroups.reap_stale("v1")
                 return "v1"
             except OSError:
                 pass
@@ -211,10 +212,29 @@ class _Cgroups:
                 probe.mkdir(exist_ok=True)
                 (probe / "pids.max").write_text("8")
                 probe.rmdir()
+                _Cgroups.reap_stale("v2")
                 return "v2"
             except OSError:
                 pass
         return "none"
+
+    @staticmethod
+    def reap_stale(kind: str) -> None:
+        """Remove empty per-sandbox groups left by processes that died without closing them."""
+        roots = ([_Cgroups.V1 / c / _Cgroups.PARENT for c in ("pids", "memory", "cpu")] if kind == "v1"
+                 else [_Cgroups.V2 / _Cgroups.PARENT])
+        for root in roots:
+            try:
+                entries = list(root.iterdir())
+            except OSError:
+                continue
+            for d in entries:
+                pid = d.name.split("-", 1)[0]
+                if d.is_dir() and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                    try:
+                        d.rmdir()
+                    except OSError:
+                        pass
 
     def __init__(self, limits: Limits) -> None:
         self.kind = self.detect()
@@ -435,7 +455,7 @@ class Sandbox:
         for fd in (c_r, c_w, o_w, e_w):
             os.close(fd)
         self._w, self._r, self._out, self._err = p_w, p_r, o_r, e_r
-        for fd in (p_r, o_r, e_r):
+        for fd in (p_w, p_r, o_r, e_r):
             os.set_blocking(fd, False)
         self._poll = select.poll()
         self._open = {p_r, o_r, e_r}
@@ -484,7 +504,7 @@ class Sandbox:
         self._thaw()
         t0 = time.monotonic()
         deadline = t0 + allowed
-        self._send(data, deadline, "act")
+        self._send(data, deadline, "act", allowed)
         msg = self._await(deadline, "act", allowed)
         spent = time.monotonic() - t0
         self._freeze()
@@ -566,18 +586,46 @@ class Sandbox:
         out = self.output_excerpt()
         return BotFault(outcome, reason, stage, (tb + ("\n" if tb and out else "") + out).strip())
 
-    def _send(self, data: bytes, deadline: float, stage: str) -> None:
+    def _send(self, data: bytes, deadline: float, stage: str, allowed: float | None = None) -> None:
+        """Write ``data`` to the bot; a bot that does not read it in time times out.  (Non-blocking:
+        while the pipe is full, keep draining the bot's output so that it cannot block on it.)"""
         if self.closed:
             raise BotFault("crash", "the bot's process is gone", stage)
-        view = memoryview(data)
+        w = self._w
+        try:
+            n = os.write(w, data)
+        except BlockingIOError:
+            n = 0
+        except BrokenPipeError:
+            raise self._died(stage) from None
+        if n == len(data):
+            return
+        view = memoryview(data)[n:]
+        poll = select.poll()
+        poll.register(w, select.POLLOUT)
+        for fd in self._open - {self._r}:
+            poll.register(fd, select.POLLIN)
         while view:
-            try:
-                n = os.write(self._w, view)
-                view = view[n:]
-            except BlockingIOError:  # pragma: no cover - the pipe is blocking
-                pass
-            except BrokenPipeError:
-                raise self._died(stage) from None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise self._timeout(stage, allowed)
+            for fd, ev in poll.poll(max(1, int(left * 1000 + 0.999))):
+                if fd == w:
+                    if ev & (select.POLLERR | select.POLLHUP):
+                        raise self._died(stage)
+                    try:
+                        k = os.write(w, view)
+                    except BlockingIOError:
+                        continue
+                    except BrokenPipeError:
+                        raise self._died(stage) from None
+                    view = view[k:]
+                    if not view:
+                        return
+                else:
+                    self._read_output(fd)
+                    if fd not in self._open:
+                        poll.unregister(fd)
 
     def _await(self, deadline: float, stage: str, allowed: float | None = None) -> dict[str, Any]:
         buf = self._buf

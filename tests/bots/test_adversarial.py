@@ -287,3 +287,21 @@ def test_isolation_reports_what_is_enforced() -> None:
     iso = isolation()
     assert iso.wrapper == "bwrap" and "no network (new net namespace)" in iso.enforced
     assert "bwrap" in iso.describe()
+
+
+def test_large_observations_pass_and_long_replies_are_refused(tmp_path: Path) -> None:
+    from bots.sandbox import BotFault, Sandbox
+    echo = tmp_path / "echo.py"
+    echo.write_text("def act(obs):\n    return obs['pick'] if obs['pick'] != 'long' else 'play ' + 'x' * 70000\n")
+    box = Sandbox(bot_source(echo), FAST)
+    try:
+        box.start()
+        box.new_match("toy", 0, 0)
+        big = {"legal_actions": ["play QS"], "pick": "play QS", "junk": ["x" * 1000] * 1000}  # ~1 MB
+        assert box.act(big) == "play QS"
+        with pytest.raises(BotFault, match="act returned a string of 70005 characters") as err:
+            box.act({"legal_actions": [], "pick": "long"})
+        assert err.value.outcome == "illegal"
+    finally:
+        box.close()
+    assert box.closed and box.proc is not None and box.proc.poll() is not None
