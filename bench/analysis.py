@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -36,6 +38,11 @@ from tournaments.analysis.verify import replay_part
 
 BOTS = ["random-a", "random-b", "random-c", "random-d"]
 """Random players only: the replayed trajectories are random play, like the rate they are compared to."""
+
+
+def _child_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def random_play_rate(game: str, seconds: float) -> tuple[int, float]:
@@ -79,15 +86,20 @@ def main() -> None:
     t0 = time.perf_counter()
     boards = rank(open_log(big, tables=("matches",)))
     rank_s = time.perf_counter() - t0
+    cpu0 = _child_cpu()
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "tournaments.cli", "rank", str(big), "--json"],
                           capture_output=True, text=True, check=True)
     rank_cli_s = time.perf_counter() - t0
+    rank_cli_cpu = _child_cpu() - cpu0
     assert len(json.loads(proc.stdout)) == len(boards)
+    load = os.getloadavg()[0]
     results["rank"] = {"in_process_s": round(rank_s, 2), "command_s": round(rank_cli_s, 2),
+                       "command_cpu_s": round(rank_cli_cpu, 2), "load_average": load,
                        "target_s": 2.0, "ok": rank_cli_s <= 2.0}
     print(f"rank: {rank_s:.2f} s in-process, {rank_cli_s:.2f} s as `cardarena rank --json` "
-          f"(target <= 2 s)", flush=True)
+          f"({rank_cli_cpu:.2f} s CPU in all its processes; load average {load:.1f} on {os.cpu_count()} "
+          "CPUs) (target <= 2 s)", flush=True)
 
     # ---- replay vs random play, one process each
     per_game: dict[str, dict[str, float]] = defaultdict(dict)

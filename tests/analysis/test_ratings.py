@@ -146,3 +146,22 @@ def test_rank_cli_json_and_table(planted: Path) -> None:
     assert table.returncode == 0 and "overall" in table.stdout and "head-to-head" in table.stdout
     bad = cardarena("rank", str(planted), "--game", "nosuch")
     assert bad.returncode == 2 and "nosuch" in bad.stderr
+
+
+def test_fast_openskill_equals_rate() -> None:
+    """The copy-free openskill path gives exactly openskill's ``rate`` results (ties and teams too)."""
+    from tournaments.analysis.ratings import MatchRec, openskill_ratings
+    rng = random.Random(7)
+    names = ["a", "b", "c", "d", "e"]
+    ms = []
+    for i in range(400):
+        bots = rng.sample(names, 4)
+        teams = [0, 1, 0, 1] if i % 3 == 0 else [0, 1, 2, 3]
+        ranking = [rng.randint(1, 4) for _ in range(4)]
+        if i % 3 == 0:
+            ranking = [ranking[s % 2] for s in range(4)]
+        ms.append(MatchRec("g", str(i), str(i), bots, teams, ranking, [0.0] * 4))
+    fast, slow = openskill_ratings(ms, fast=True), openskill_ratings(ms, fast=False)
+    assert fast.keys() == slow.keys()
+    for k in fast:
+        assert fast[k] == pytest.approx(slow[k], abs=1e-9)

@@ -45,6 +45,9 @@ def test_every_game_has_invariant_queries() -> None:
         _, queries = load_queries(game)
         assert len(queries) >= 3, game
         assert all(q.doc for q in queries)
+    for game in ("butifarra", "manille_parlee", "manille_muette"):
+        _, queries = load_queries(game)
+        assert {q.name for q in queries} == {f"{game}_whole_deal", f"{game}_follow_suit"}
 
 
 def test_revoke_is_caught_by_replay_and_by_sql(log_copy: Path) -> None:

@@ -182,12 +182,16 @@ def run_case(case: Case) -> Failure | None:
 
 # ------------------------------------------------------------------------------------------ shrinking
 def _choices(case: Case) -> list[int] | None:
-    state = new_state(case)
-    out = []
-    for a in case.actions:
-        legal = state.legal_actions()
-        out.append(legal.index(a))
-        state.apply(a)
+    """``case.actions`` as indices into the legal lists (up to where the engine fails, if it does)."""
+    out: list[int] = []
+    try:
+        state = new_state(case)
+        for a in case.actions:
+            legal = state.legal_actions()
+            out.append(legal.index(a))
+            state.apply(a)
+    except Exception:  # the failure being shrunk may be this very crash; the choices so far stand
+        return out
     return out
 
 
@@ -263,12 +267,12 @@ def shrink(case: Case, failure: Failure, seconds: float = SHRINK_SECONDS) -> tup
             else:
                 i += chunk
         chunk //= 2
-    for i in range(len(choices)):
-        if time.monotonic() > deadline:
-            break
-        if choices[i] > 0:
+    i = 0
+    while i < len(choices) and time.monotonic() < deadline:
+        i += 1
+        if choices[i - 1] > 0:
             cand = list(choices)
-            cand[i] = 0
+            cand[i - 1] = 0
             if attempt(_from_choices(best, cand, best.probe)):
                 choices = _choices(best) or []
     return best, best_f
