@@ -415,7 +415,7 @@ class Sandbox:
         self._buf = bytearray()
         self._cg: _Cgroups | None = None
         self._tmp: str | None = None
-        self._frozen = False
+        self._idle = False
 
     # ------------------------------------------------------------------ life cycle
     def spawn(self) -> None:
@@ -479,7 +479,7 @@ class Sandbox:
 
     def new_match(self, game: str, seat: int, seed: int) -> None:
         """Construct the bot for a match (``Bot(game, seat, seed)``) and reset the time bank."""
-        self._thaw()
+        self._idle_off()
         deadline = time.monotonic() + self.limits.start_time
         self._send(json.dumps({"new": [game, seat, seed]}).encode() + b"\n", deadline, "init")
         msg = self._await(deadline, "init")
@@ -488,7 +488,7 @@ class Sandbox:
         self.bank = self.limits.time_bank
         self.used = 0.0
         self.moves = 0
-        self._freeze()
+        self._idle_on()
 
     def act(self, observation: Observation, worlds: Sequence[Any] | None = None) -> str:
         """The bot's action for ``observation``; raises :class:`BotFault`."""
@@ -501,13 +501,13 @@ class Sandbox:
         allowed = lim.move_time + max(self.bank, 0.0)
         if lim.match_time is not None:
             allowed = min(allowed, lim.match_time - self.used)
-        self._thaw()
+        self._idle_off()
         t0 = time.monotonic()
         deadline = t0 + allowed
         self._send(data, deadline, "act", allowed)
         msg = self._await(deadline, "act", allowed)
         spent = time.monotonic() - t0
-        self._freeze()
+        self._idle_on()
         self.used += spent
         self.moves += 1
         if spent > lim.move_time:
@@ -570,16 +570,16 @@ class Sandbox:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
 
-    def _freeze(self) -> None:
+    def _idle_on(self) -> None:
         """Between moves: the bot runs only on otherwise idle CPU."""
-        if self.limits.idle_between_moves and self._cg is not None and not self._frozen:
+        if self.limits.idle_between_moves and self._cg is not None and not self._idle:
             self._cg.idle(True)
-            self._frozen = True
+            self._idle = True
 
-    def _thaw(self) -> None:
-        if self._frozen and self._cg is not None:
+    def _idle_off(self) -> None:
+        if self._idle and self._cg is not None:
             self._cg.idle(False)
-            self._frozen = False
+            self._idle = False
 
     def _fail(self, outcome: str, reason: str, stage: str, tb: str = "") -> BotFault:
         self.close()

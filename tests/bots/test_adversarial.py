@@ -305,3 +305,24 @@ def test_large_observations_pass_and_long_replies_are_refused(tmp_path: Path) ->
     finally:
         box.close()
     assert box.closed and box.proc is not None and box.proc.poll() is not None
+
+
+@pytest.mark.skipif(not CGROUP, reason="no writable cgroup here")
+def test_bot_runs_at_idle_priority_between_moves(tmp_path: Path) -> None:
+    from bots.sandbox import Sandbox
+    echo = tmp_path / "echo.py"
+    echo.write_text("def act(obs):\n    return obs['legal_actions'][0]\n")
+    box = Sandbox(bot_source(echo), FAST)
+    try:
+        box.start()
+        box.new_match("toy", 0, 0)
+        cg = box._cg
+        assert cg is not None
+        if cg.idle_file is None:
+            pytest.skip("no cpu.idle in this kernel")
+        assert cg.idle_file.read_text().strip() == "1"
+        assert box.act({"legal_actions": ["play QS"]}) == "play QS"
+        assert cg.idle_file.read_text().strip() == "1"
+        assert (cg.dirs[0] / "pids.max").read_text().strip() == str(FAST.pids)
+    finally:
+        box.close()
