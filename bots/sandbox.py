@@ -239,6 +239,8 @@ class _Cgroups:
     def __init__(self, limits: Limits) -> None:
         self.kind = self.detect()
         self.dirs: list[Path] = []
+        self.idle_file: Path | None = None
+        self._ffd: int | None = None
         if self.kind == "none":
             return
         name = f"{os.getpid()}-{next(self._count)}-{os.urandom(3).hex()}"
@@ -259,8 +261,7 @@ class _Cgroups:
             if (d / "memory.swap.max").exists():
                 (d / "memory.swap.max").write_text("0")
             idle = d / "cpu.idle"
-        self.idle_file: Path | None = idle if idle.exists() else None
-        self._ffd: int | None = None
+        self.idle_file = idle if idle.exists() else None
 
     def procs_files(self) -> list[str]:
         return [str(d / "cgroup.procs") for d in self.dirs]
