@@ -1,0 +1,693 @@
+"""Hartenjagen (Hearts). Seed 002, section "hartenjagen"; RULES.md card 2.3, decisions H1-H6.
+
+Four players, one 52-card pack, A high, no trumps; hearts are 1 penalty point each and the queen
+of spades 13 (26 a deal).  The holder of the two of clubs leads it; follow suit if you can, else
+play anything; the highest card of the led suit takes the trick and leads the next.
+
+Decisions followed (RULES.md 2.3):
+
+* **H1** before play each seat passes three cards; the direction cycles by deal number: deal 1
+  left (to the next seat in the direction of play), deal 2 right, deal 3 across, deal 4 no pass,
+  then again.  X2: the seats pass one at a time in seat order (0, 1, 2, 3), one ``pass QS`` action
+  per card; no seat sees another's passed cards, and the cards join the receivers' hands only
+  once all twelve are passed.  The seat that passed a card knows where it went.
+* **H2** hearts may not be led before they are broken, unless the leader holds only hearts (then
+  ``forced_heart_lead``).  Hearts are broken by the first heart played; the queen of spades breaks
+  them too (option ``qs_breaks_hearts``).  A leader holding only hearts and the queen of spades
+  must lead the queen (as OpenSpiel's default).
+* **H3** on the first trick a seat that cannot follow clubs may not play a heart or the queen of
+  spades unless it holds nothing else (``points_on_first_trick_blocked`` records a seat held back).
+* **H4** the match ends after a deal in which a seat reaches ``target`` (100) or more; the lowest
+  total wins, equal totals share a place.
+* **H5** a seat that takes all 26 points scores 0 and each other seat 26 (``moon_shot``).
+* **H6** four players only.
+
+Options (defaults = the card):
+
+* ``pass_cards`` (True): H1 passing; False = never pass.
+* ``must_break_hearts`` (True): H2, no heart lead before hearts are broken.
+* ``qs_breaks_hearts`` (True): H2, playing the queen of spades breaks hearts.
+* ``no_pts_on_first_trick`` (True): H3.
+* ``target`` (100): H4, the match ends when a total reaches it.
+* ``moon_shot`` ("others_plus_26"): H5; "self_minus_26" is the alternative the card rejects
+  (the shooter scores -26, the others 0).
+
+Actions: ``pass QS`` (passing phase, one card at a time) and ``play QS``.
+The injected deal (X6) takes ``{"dealer", "hands": 4 x 13 tokens, "stock": [], "upcard": None}``
+and optionally ``"pass_direction"``: "left", "right", "across" or "none" (default: the cycle's
+first, "left", or "none" without ``pass_cards``).  Play starts at passing, or at the 2C lead.
+
+Scores are cumulative penalty points (lower is better); ``score_sheet()`` has one row per deal,
+which sums to 26, or 78 after a moon shot.
+"""
+from __future__ import annotations
+
+import random
+from array import array
+from typing import Any
+
+from engine.cards import SUIT_MASKS, SUITS, TOKENS, card
+from engine.core import JSON, Game, Option, State, rank_by, register
+
+# --------------------------------------------------------------------- tables, built once
+NCARDS = 52
+FULL = (1 << NCARDS) - 1
+CLUBS_MASK, DIAMONDS_MASK, HEARTS_MASK, SPADES_MASK = SUIT_MASKS
+TWO_CLUBS = card("2C")
+QUEEN_SPADES = card("QS")
+TWO_CLUBS_BIT = 1 << TWO_CLUBS
+QS_BIT = 1 << QUEEN_SPADES
+PENALTY_MASK = HEARTS_MASK | QS_BIT
+_BIT: tuple[int, ...] = tuple(1 << c for c in range(NCARDS))
+"""Hearts and the queen of spades: the cards H3 keeps off the first trick."""
+PTS: tuple[int, ...] = tuple(13 if c == QUEEN_SPADES else 1 if c // 13 == 2 else 0 for c in range(NCARDS))
+SUIT_OF: tuple[int, ...] = tuple(c // 13 for c in range(NCARDS))
+TOTAL_POINTS = 26
+
+PLAY: tuple[str, ...] = tuple("play " + TOKENS[c] for c in range(NCARDS))
+PASS: tuple[str, ...] = tuple("pass " + TOKENS[c] for c in range(NCARDS))
+PASS_SHIFT = 64
+ACTION_CODE: dict[str, int] = {**{s: c for c, s in enumerate(PLAY)},
+                               **{s: c + PASS_SHIFT for c, s in enumerate(PASS)}}
+"""Action string -> card id, plus PASS_SHIFT for a pass."""
+
+
+def _suit_tables(strings: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """For each suit, the action strings of every 13-bit subset of its cards (lowest card first)."""
+    out = []
+    for s in range(4):
+        table: list[tuple[str, ...]] = [()] * 8192
+        for x in range(1, 8192):
+            top = x.bit_length() - 1
+            table[x] = table[x ^ (1 << top)] + (strings[s * 13 + top],)
+        out.append(tuple(table))
+    return tuple(out)
+
+
+PLAY_T = _suit_tables(PLAY)
+PASS_T = _suit_tables(PASS)
+SUIT_SHIFT = (0, 13, 26, 39)
+NEXT = (1, 2, 3, 0)
+
+
+def _tuple_of(m: int, t: tuple[tuple[tuple[str, ...], ...], ...]) -> tuple[str, ...]:
+    """The action strings of the cards in mask ``m`` (table ``t``: PLAY_T or PASS_T)."""
+    return t[0][m & 8191] + t[1][m >> 13 & 8191] + t[2][m >> 26 & 8191] + t[3][m >> 39]
+
+PASS_COUNT = 3
+DIRECTIONS = ("none", "left", "across", "right")
+"""Pass direction by offset: a seat passes to seat + offset (mod 4)."""
+CYCLE = (1, 3, 2, 0)
+"""H1: left, right, across, no pass, by deal number (deal 1 = left)."""
+MOON_MODES = ("others_plus_26", "self_minus_26")
+
+
+# A deal: the seat labels 0 x13, 1 x13, 2 x13, 3 x13 get one random key each; sorting the keys puts
+# the labels in uniformly random order, and the k-th label is the seat of card k.  Each key is the
+# IEEE-754 double 2**52 + r * 256 + label (r: 44 random bits) in one 64-bit lane of a single big
+# random int, so the sort is one C call over floats and the labels come back as every eighth byte
+# (the low byte of each double).  A tie between two keys (about 1e-10 a deal) keeps label order.
+_KEY_RANDOM = sum((((1 << 52) - 1) ^ 255) << (64 * i) for i in range(NCARDS))
+_KEY_FIXED = sum(((0x433 << 52) | (i // 13)) << (64 * i) for i in range(NCARDS))
+_SEAT_DIGITS = tuple(bytes.maketrans(bytes(range(4)), bytes(49 if s == p else 48 for s in range(4)))
+                     for p in range(4))
+"""Per seat: the byte translation seat label -> ASCII '1' for that seat, '0' for the others."""
+
+
+def deal_hands(rng: random.Random) -> list[int]:
+    """Four random 13-card hands (bitmasks) of the 52-card pack, uniformly, from ``rng``.
+
+    >>> h = deal_hands(random.Random(1))
+    >>> [x.bit_count() for x in h], h[0] | h[1] | h[2] | h[3] == FULL
+    ([13, 13, 13, 13], True)
+    """
+    y = rng.getrandbits(64 * NCARDS) & _KEY_RANDOM | _KEY_FIXED
+    keys = array("d", y.to_bytes(8 * NCARDS, "little"))
+    labels = array("d", sorted(keys)).tobytes()[::8]  # labels[k]: the seat of card k
+    return [int(labels.translate(_SEAT_DIGITS[p])[::-1], 2) for p in range(4)]
+
+
+def _mask_tokens(m: int) -> list[str]:
+    out = []
+    while m:
+        low = m & -m
+        out.append(TOKENS[low.bit_length() - 1])
+        m ^= low
+    return out
+
+
+def _suit_letters(m: int) -> list[str]:
+    return [SUITS[s] for s in range(4) if m >> s & 1]
+
+
+# --------------------------------------------------------------------- the state
+class HartenjagenState(State):
+    """A Hartenjagen match.  Hot fields are plain ints and short lists of int masks, kept in
+    ``__slots__`` (the base's ``history``, ``events`` and ``_over`` too) for fast access."""
+
+    __slots__ = ("_lt", "_over", "broken", "events", "hands", "history", "led", "nplayed", "passed",
+                 "phase", "plays", "pts", "starts", "turn", "voids", "wcard", "won", "wseat")
+
+    dealer: int
+    pass_dir: int
+    passing: int
+    """1 while the seats are passing (H1), else 0."""
+    hands: list[int]
+    passed: list[int]
+    """Cards each seat passed this deal (pending until all have passed, then in the receivers' hands)."""
+    turn: int
+    nplayed: int
+    """Cards played this deal, in ``plays``; the current trick holds the last ``nplayed & 3``."""
+    led: int
+    wcard: int
+    wseat: int
+    """The card winning the current trick, and its seat."""
+    broken: bool
+    pts: list[int]
+    won: list[int]
+    voids: list[int]
+    """Per seat, a bitmask of the suits it has shown void in this deal (public)."""
+    plays: list[int]
+    starts: list[int]
+    """The seat that led the first trick, then the winner of each trick (trick i: starts[i] leads,
+    starts[i + 1] wins)."""
+    totals: list[int]
+    _lt: tuple[str, ...]
+    """The legal actions of the seat to act, always up to date (empty once the match is over)."""
+
+    # ----------------------------------------------------------------- setup
+    def _setup(self, deal: dict[str, Any] | None) -> None:
+        o = self.game.options
+        self._pass_cards = bool(o["pass_cards"])
+        self._must_break = bool(o["must_break_hearts"])
+        self._qs_breaks = bool(o["qs_breaks_hearts"])
+        self._no_pts = bool(o["no_pts_on_first_trick"])
+        self._target = int(o["target"])
+        self._moon_self = o["moon_shot"] == "self_minus_26"
+        self.deck_mask = FULL
+        self.totals = [0, 0, 0, 0]
+        self._deal_seed = self.seed
+        self.deal_no = 1
+        if deal is None:
+            self._start_deal(0, deal_hands(self.rng), CYCLE[0] if self._pass_cards else 0)
+        else:
+            dealer, hands, direction = self._read_deal(deal)
+            self._start_deal(dealer, hands, direction)
+
+    def _read_deal(self, deal: dict[str, Any]) -> tuple[int, list[int], int]:
+        if not isinstance(deal, dict) or "hands" not in deal:
+            raise ValueError("deal must be a dict with 'dealer' and 'hands' (4 lists of 13 card tokens)")
+        dealer = deal.get("dealer", 0)
+        if not isinstance(dealer, int) or not 0 <= dealer < 4:
+            raise ValueError(f"deal['dealer'] must be a seat 0..3, got {dealer!r}")
+        if deal.get("stock") or deal.get("upcard") is not None:
+            raise ValueError("hartenjagen deals every card: deal['stock'] must be empty and 'upcard' None")
+        raw = deal["hands"]
+        if not isinstance(raw, list) or len(raw) != 4 or any(not isinstance(h, list) or len(h) != 13
+                                                              for h in raw):
+            raise ValueError("deal['hands'] must be 4 lists of 13 card tokens")
+        hands = []
+        seen = 0
+        for h in raw:
+            m = 0
+            for tok in h:
+                c = card(tok)
+                if c >= NCARDS:
+                    raise ValueError(f"no jokers in hartenjagen, got {tok!r}")
+                if (seen | m) >> c & 1:
+                    raise ValueError(f"card {tok} is dealt twice")
+                m |= 1 << c
+            seen |= m
+            hands.append(m)
+        direction = CYCLE[0] if self._pass_cards else 0
+        if "pass_direction" in deal:
+            name = deal["pass_direction"]
+            if name not in DIRECTIONS:
+                raise ValueError(f"deal['pass_direction'] must be one of {', '.join(DIRECTIONS)}, "
+                                 f"got {name!r}")
+            direction = DIRECTIONS.index(name)
+            if direction and not self._pass_cards:
+                raise ValueError("deal['pass_direction'] names a pass but the option pass_cards is off")
+        return dealer, hands, direction
+
+    def _next_deal_hands(self) -> list[int]:
+        """Deal k >= 2 comes from its own RNG, seeded from the match seed and k, so that a clone
+        needs no copy of an RNG state (clones are hot in tree search)."""
+        return deal_hands(random.Random(f"hartenjagen:{self._deal_seed}:{self.deal_no}"))
+
+    def _start_deal(self, dealer: int, hands: list[int], direction: int) -> None:
+        self.dealer = dealer
+        self.hands = hands
+        self.pass_dir = direction
+        self.passed = [0, 0, 0, 0]
+        self.pts = [0, 0, 0, 0]
+        self.won = [0, 0, 0, 0]
+        self.voids = [0, 0, 0, 0]
+        self.plays = []
+        self.starts = []
+        self.nplayed = 0
+        self.led = 0
+        self.wcard = 0
+        self.wseat = 0
+        self.broken = not self._must_break
+        if direction:
+            self.passing = 1
+            self.phase = "pass"
+            self.turn = 0  # X2: seats pass one at a time in seat order
+            self._lt = _tuple_of(hands[0], PASS_T)
+        else:
+            self._begin_play()
+
+    def _begin_play(self) -> None:
+        self.passing = 0
+        self.phase = "play"
+        h = self.hands
+        self.turn = next(s for s in range(4) if h[s] & TWO_CLUBS_BIT)
+        self.starts = [self.turn]
+        self._lt = (PLAY[TWO_CLUBS],)  # the holder of 2C leads it
+
+    # ----------------------------------------------------------------- the hot path
+    def _legal_mask(self) -> int:
+        """The cards the seat to act may play or pass (0 when the match is over)."""
+        if self._over:
+            return 0
+        h = self.hands[self.turn]
+        if self.passing:
+            return h
+        n = self.nplayed
+        if n & 3:
+            f = h & SUIT_MASKS[self.led]
+            if f:
+                return f
+            if n < 4 and self._no_pts:
+                # H3: no penalty card on the first trick while the seat holds anything else.
+                f = h & ~PENALTY_MASK
+                if f:
+                    return f
+            return h
+        if not n:
+            return TWO_CLUBS_BIT  # the holder of 2C leads it
+        if not self.broken:
+            # H2: no heart lead before hearts are broken, unless the leader holds only hearts.
+            f = h & ~HEARTS_MASK
+            if f:
+                return f
+        return h
+
+    def _refresh_legal(self) -> None:
+        """Recompute the legal tuple from scratch (after setup, determinize)."""
+        self._lt = () if self._over else _tuple_of(self._legal_mask(), PASS_T if self.passing else PLAY_T)
+
+    def legal_actions(self) -> list[str]:
+        return list(self._lt)
+
+    def _legal_actions(self) -> list[str]:
+        return list(self._lt)
+
+    def apply(self, action: str) -> None:
+        """Play ``action``; an illegal or malformed one raises IllegalAction and changes nothing.
+
+        The legal actions of the seat to act are kept up to date after every action (``_lt``, a
+        tuple shared with the precomputed tables), so checking an action is one scan of a few
+        pointers.  The work is inlined: this runs 64 times a deal.
+        """
+        if action not in self._lt:
+            action = self._resolve(action, list(self._lt))
+        code = ACTION_CODE[action]
+        t = self.turn
+        hands = self.hands
+        if code >= PASS_SHIFT:
+            # ---- H1: pass one card; X2: the cards stay aside until all twelve are passed
+            bit = 1 << (code - PASS_SHIFT)
+            hands[t] ^= bit
+            passed = self.passed
+            done = passed[t] = passed[t] | bit
+            if done.bit_count() == PASS_COUNT:
+                if t == 3:
+                    self._exchange()
+                    self.history.append(action)
+                    return
+                t = self.turn = t + 1
+            self._lt = _tuple_of(hands[t], PASS_T)
+            self.history.append(action)
+            return
+        # ---- play a card
+        h = hands[t]
+        hands[t] = h ^ _BIT[code]
+        np = self.nplayed
+        self.nplayed = np + 1
+        self.plays.append(code)
+        su = SUIT_OF[code]
+        n = np & 3
+        if n:
+            led = self.led
+            if su == led:
+                if code > self.wcard:
+                    self.wcard = code
+                    self.wseat = t
+            else:
+                self.voids[t] |= 1 << led
+                if np < 4 and h & PENALTY_MASK and h & ~PENALTY_MASK and self._no_pts:
+                    # H3: the seat held penalty cards it was not allowed to play here.
+                    self._emit("points_on_first_trick_blocked", seat=t, card=TOKENS[code],
+                               held=_mask_tokens(h & PENALTY_MASK))
+        else:
+            led = self.led = su
+            self.wcard = code
+            self.wseat = t
+            if su == 2 and not self.broken:
+                # H2: a heart lead before hearts are broken: the leader holds only hearts.
+                self.voids[t] |= 0b1011
+                self._emit("forced_heart_lead", seat=t, card=TOKENS[code])
+        if not self.broken and (su == 2 or (code == QUEEN_SPADES and self._qs_breaks)):
+            # H2: the first heart (or the queen of spades, qs_breaks_hearts) breaks hearts.
+            self.broken = True
+            self._emit("hearts_broken", seat=t, card=TOKENS[code])
+        if n == 3:
+            # ---- the trick is complete: the highest card of the led suit takes it
+            w = self.turn = self.wseat
+            self.starts.append(w)
+            p = self.plays
+            tm = _BIT[p[-1]] | _BIT[p[-2]] | _BIT[p[-3]] | _BIT[p[-4]]
+            self.won[w] |= tm
+            if tm & PENALTY_MASK:
+                self.pts[w] += (tm & HEARTS_MASK).bit_count() + (13 if tm & QS_BIT else 0)
+                if tm & QS_BIT:
+                    self._emit("qs_taken", seat=w)
+            if np == 51:
+                self.history.append(action)
+                self._end_deal()
+                return
+            h = hands[w]
+            if not self.broken:
+                # H2: no heart lead before hearts are broken, unless the leader holds only hearts.
+                h = h & ~HEARTS_MASK or h
+            self._lt = (PLAY_T[0][h & 8191] + PLAY_T[1][h >> 13 & 8191] + PLAY_T[2][h >> 26 & 8191]
+                        + PLAY_T[3][h >> 39])
+        else:
+            t = self.turn = NEXT[t]
+            h = hands[t]
+            f = h & SUIT_MASKS[led]
+            if f:
+                self._lt = PLAY_T[led][f >> SUIT_SHIFT[led]]
+            else:
+                if np < 3 and self._no_pts:
+                    # H3: no penalty card on the first trick while the seat holds anything else.
+                    h = h & ~PENALTY_MASK or h
+                self._lt = (PLAY_T[0][h & 8191] + PLAY_T[1][h >> 13 & 8191] + PLAY_T[2][h >> 26 & 8191]
+                            + PLAY_T[3][h >> 39])
+        self.history.append(action)
+
+    def _exchange(self) -> None:
+        """H1/X2: all have passed; the cards join the receivers' hands now."""
+        d = self.pass_dir
+        hands, passed = self.hands, self.passed
+        for s in range(4):
+            hands[(s + d) & 3] |= passed[s]
+        self._emit("cards_passed", direction=DIRECTIONS[d])
+        self._begin_play()
+
+    def _end_deal(self) -> None:
+        pts = self.pts
+        if TOTAL_POINTS in pts:
+            # H5: the shooter scores 0 and each other seat 26 (or: the shooter -26).
+            shooter = pts.index(TOTAL_POINTS)
+            self._emit("moon_shot", seat=shooter)
+            if self._moon_self:
+                row = [0, 0, 0, 0]
+                row[shooter] = -TOTAL_POINTS
+            else:
+                row = [TOTAL_POINTS] * 4
+                row[shooter] = 0
+        else:
+            row = list(pts)
+        self.sheet.append([float(x) for x in row])
+        totals = self.totals
+        for s in range(4):
+            totals[s] += row[s]
+        top = max(totals)
+        if top >= self._target:
+            # H4: the match ends after a deal in which a total reaches the target.
+            self._emit("match_over", seat=totals.index(top), scores=list(totals),
+                       losers=[s for s in range(4) if totals[s] >= self._target],
+                       winners=[s for s in range(4) if totals[s] == min(totals)])
+            self._finish()
+        elif self._deals_done():
+            self._finish()
+        else:
+            self.deal_no += 1
+            self._start_deal((self.dealer + 1) & 3, self._next_deal_hands(),
+                             CYCLE[(self.deal_no - 1) % 4] if self._pass_cards else 0)
+
+    def _finish(self) -> None:
+        super()._finish()
+        self._lt = ()
+
+    # ----------------------------------------------------------------- API
+    def _current(self) -> int:
+        return self.turn
+
+    def _apply(self, action: str) -> None:  # pragma: no cover - apply() is overridden
+        raise NotImplementedError("HartenjagenState.apply does the work")
+
+    def scores(self) -> list[float]:
+        return [float(x) for x in self.totals]
+
+    def ranking(self) -> list[int]:
+        return rank_by(self.totals)  # H4: lowest total best, ties share a place
+
+    def zones(self) -> dict[str, int]:
+        z = {f"hand{s}": self.hands[s] for s in range(4)}
+        if self.passing:
+            z.update({f"passing{s}": self.passed[s] for s in range(4)})
+        z.update({f"won{s}": self.won[s] for s in range(4)})
+        z["trick"] = self._trick_mask()
+        return z
+
+    def _trick_mask(self) -> int:
+        m = 0
+        for c in self.plays[self.nplayed & ~3:]:
+            m |= 1 << c
+        return m
+
+    def hidden_cards(self, viewer: int) -> int:
+        held = 0
+        for s in range(4):
+            if s != viewer:
+                held |= self.hands[s]
+                if self.passing:
+                    held |= self.passed[s]
+        # H1: the cards the viewer passed are known to it wherever they are.
+        return held & ~self.passed[viewer]
+
+    def _invariants(self) -> list[str]:
+        out = []
+        moon = -TOTAL_POINTS if self._moon_self else 3 * TOTAL_POINTS
+        for i, row in enumerate(self.sheet):
+            if sum(row) not in (TOTAL_POINTS, moon):
+                out.append(f"deal {i + 1} scores {row} sum to {sum(row)}, not {TOTAL_POINTS} or {moon}")
+        cols = [sum(r[s] for r in self.sheet) for s in range(4)]
+        if cols != self.totals:
+            out.append(f"totals {self.totals} differ from the score sheet's sums {cols}")
+        if not self._over:
+            left = sum(PTS[c] for c in range(NCARDS) if (self._trick_mask() | self._in_hands()) >> c & 1)
+            if sum(self.pts) + left != TOTAL_POINTS:
+                out.append(f"penalty points taken {self.pts} + {left} still out != {TOTAL_POINTS}")
+        return out
+
+    def _in_hands(self) -> int:
+        m = self.hands[0] | self.hands[1] | self.hands[2] | self.hands[3]
+        if self.passing:
+            m |= self.passed[0] | self.passed[1] | self.passed[2] | self.passed[3]
+        return m
+
+    def _observe(self, seat: int) -> dict[str, JSON]:
+        d = self.pass_dir
+        obs: dict[str, JSON] = {
+            "hand": _mask_tokens(self.hands[seat]),
+            "dealer": self.dealer,
+            "target": self._target,
+            "pass_direction": DIRECTIONS[d],
+            "hand_counts": [self.hands[s].bit_count() for s in range(4)],
+        }
+        if d:
+            obs["passed"] = _mask_tokens(self.passed[seat])
+            obs["passed_to"] = (seat + d) & 3
+            if self.passing:
+                obs["passes_made"] = [self.passed[s].bit_count() for s in range(4)]
+            else:
+                obs["received"] = _mask_tokens(self.passed[(seat - d) & 3])
+                obs["received_from"] = (seat - d) & 3
+        if not self.passing:
+            st = self.starts
+            tricks: list[JSON] = [{"leader": st[i], "cards": [TOKENS[c] for c in self.plays[4 * i:4 * i + 4]],
+                                   "winner": st[i + 1]} for i in range(len(st) - 1)]
+            obs.update({
+                "trick": [TOKENS[c] for c in self.plays[self.nplayed & ~3:]],
+                "trick_leader": st[-1] if self.nplayed < NCARDS else None,
+                "tricks": tricks,
+                "hearts_broken": self.broken,
+                "points": list(self.pts),
+                "voids": [_suit_letters(v) for v in self.voids],
+            })
+        return obs
+
+    def _why_illegal(self, verb: str, args: tuple[str, ...]) -> str:
+        t = self.turn
+        if self.passing and verb != "pass":
+            return f"seat {t} must first pass {PASS_COUNT} cards, one at a time (pass QS)"
+        if not self.passing and verb != "play":
+            return "play a card to the trick (play QS)"
+        if len(args) != 1:
+            return "one card per action"
+        c = card(args[0])
+        h = self.hands[t]
+        if not h >> c & 1:
+            if self.passing and self.passed[t] >> c & 1:
+                return f"{args[0]} is already passed"
+            return f"seat {t} does not hold {args[0]}"
+        if self.passing:
+            return ""
+        if not self.nplayed:
+            return "the holder of 2C leads it to the first trick"
+        if self.nplayed & 3:
+            if h & SUIT_MASKS[self.led]:
+                return f"follow suit: seat {t} holds {SUITS[self.led]}"
+            return "H3: no heart or QS on the first trick while you hold another card"
+        return "H2: hearts are not broken; lead a heart only when you hold nothing but hearts"
+
+    def clone(self) -> HartenjagenState:
+        """An independent copy (hand-written: the lists are copied, the ints shared)."""
+        new = object.__new__(HartenjagenState)
+        d = new.__dict__
+        d.update(self.__dict__)  # ints, strings, the game and the (no longer used) first-deal RNG
+        d["totals"] = list(self.totals)
+        d["sheet"] = [list(r) for r in self.sheet]
+        new.hands = list(self.hands)
+        new.passed = list(self.passed)
+        new.turn = self.turn
+        new.nplayed = self.nplayed
+        new.led = self.led
+        new.wcard = self.wcard
+        new.wseat = self.wseat
+        new.broken = self.broken
+        new.plays = list(self.plays)
+        new.starts = list(self.starts)
+        new.pts = list(self.pts)
+        new.won = list(self.won)
+        new.voids = list(self.voids)
+        new._lt = self._lt
+        new.history = list(self.history)
+        new.events = list(self.events)
+        new._over = self._over
+        new.phase = self.phase
+        return new
+
+    def determinize(self, seat: int, rng: random.Random) -> HartenjagenState:
+        """A clone in which the cards hidden from ``seat`` are redealt among the other seats.
+
+        Kept: hand sizes (and pending passes during passing), the cards ``seat`` passed (with
+        their receiver), the two of clubs with the seat that must lead it, and every void a seat
+        has shown by not following suit.  The clone's RNG is reseeded from ``rng``.
+        """
+        new = self.clone()
+        new._deal_seed = rng.getrandbits(64)  # later deals unknown to the searcher
+        new.rng = random.Random(new._deal_seed)
+        if new._over:
+            return new
+        hidden = self.hidden_cards(seat)
+        others = [s for s in range(4) if s != seat]
+        keep = {s: self.hands[s] & ~hidden for s in others}
+        pending = {s: (self.passed[s] & hidden) if self.passing else 0 for s in others}
+        need = {s: (self.hands[s] & hidden).bit_count() + pending[s].bit_count() for s in others}
+        pool = hidden
+        if not self.passing and not self.nplayed and pool & TWO_CLUBS_BIT:
+            lead = self.turn  # the seat to lead holds 2C
+            keep[lead] |= TWO_CLUBS_BIT
+            need[lead] -= 1
+            pool &= ~TWO_CLUBS_BIT
+        ids = [c for c in range(NCARDS) if pool >> c & 1]
+        rng.shuffle(ids)
+        allowed = {s: FULL & ~sum(SUIT_MASKS[u] for u in range(4) if self.voids[s] >> u & 1) for s in others}
+        deal = _constrained_deal(ids, need, allowed, rng)
+        for s in others:
+            got = deal[s]
+            if self.passing and pending[s]:
+                k = pending[s].bit_count()
+                picks = [c for c in ids if got >> c & 1]
+                rng.shuffle(picks)
+                pend = sum(1 << c for c in picks[:k])
+                new.passed[s] = (self.passed[s] & ~hidden) | pend
+                got &= ~pend
+            new.hands[s] = keep[s] | got
+        new._refresh_legal()
+        return new
+
+
+def _constrained_deal(cards: list[int], need: dict[int, int], allowed: dict[int, int],
+                      rng: random.Random) -> dict[int, int]:
+    """Give each seat ``need[s]`` of ``cards``, only cards in ``allowed[s]``.
+
+    Cards are placed one at a time (in the given, shuffled, order) on a random seat with room,
+    keeping the rest placeable (Hall's condition over suits), so a consistent deal always exists
+    when one exists at all.
+    """
+    seats = list(need)
+    room = dict(need)
+    out = {s: 0 for s in seats}
+    left = [0, 0, 0, 0]  # cards still to place, per suit
+    for c in cards:
+        left[c // 13] += 1
+    for c in cards:
+        su = c // 13
+        left[su] -= 1
+        # a random order of the seats that may take c, weighted by their room (Efraimidis-Spirakis)
+        choices = sorted((s for s in seats if room[s] and allowed[s] >> c & 1),
+                         key=lambda s: rng.random() ** (1.0 / room[s]), reverse=True)
+        for s in choices:
+            room[s] -= 1
+            if _feasible(left, room, allowed):
+                out[s] |= 1 << c
+                break
+            room[s] += 1
+        else:
+            raise RuntimeError("no deal consistent with the shown voids (engine bug)")
+    return out
+
+
+def _feasible(left: list[int], room: dict[int, int], allowed: dict[int, int]) -> bool:
+    """Hall's condition: every set of suits fits in the room of the seats that may take them."""
+    for subset in range(1, 16):
+        n = sum(left[u] for u in range(4) if subset >> u & 1)
+        if not n:
+            continue
+        cap = sum(r for s, r in room.items()
+                  if any(subset >> u & 1 and allowed[s] & SUIT_MASKS[u] for u in range(4)))
+        if n > cap:
+            return False
+    return True
+
+
+@register
+class Hartenjagen(Game):
+    id = "hartenjagen"
+    name = "Hartenjagen (Hearts)"
+    family = "trick-taking"
+    seed_ref = "seed 002, section hartenjagen"
+    summary = ("Four players avoid penalty points: each heart 1, the queen of spades 13. Pass three cards "
+               "(left, right, across, none), 2C leads, follow suit, no trumps; hearts may not be led "
+               "before broken, no points on the first trick. Taking all 26 gives the others 26. The match "
+               "ends when a player reaches 100; the lowest total wins.")
+    notation = "pass QS  (passing: one card per action, three per seat)\nplay QS"
+    min_players = max_players = default_players = 4
+    options_spec = (
+        Option("pass_cards", True, "H1: pass three cards before play (left, right, across, none by deal)"),
+        Option("must_break_hearts", True, "H2: no heart lead before hearts are broken (unless only hearts)"),
+        Option("qs_breaks_hearts", True, "H2: playing the queen of spades breaks hearts too"),
+        Option("no_pts_on_first_trick", True, "H3: no heart or QS on the first trick unless nothing else"),
+        Option("target", 100, "H4: the match ends when a total reaches this many points",
+               check=lambda v: v > 0),
+        Option("moon_shot", "others_plus_26", "H5: taking all 26 gives the others 26 (or the shooter -26)",
+               choices=MOON_MODES),
+    )
+    state_class = HartenjagenState
