@@ -17,6 +17,11 @@ SUITS = "CDHS"
 ALL_TOKENS = tuple(r + s for s in SUITS for r in RANKS)
 
 
+def is_card(tok: str) -> bool:
+    """A card token (``QS``, ``JK``, ``JK=6H``)?"""
+    return (len(tok) == 2 and tok[0] in RANKS and tok[1] in SUITS) or tok.startswith("JK")
+
+
 def suit(tok: str) -> str:
     return tok[1] if len(tok) == 2 else "J"
 
@@ -114,8 +119,8 @@ SHEDDING_FACE = {"genive": 10, "geneve": 11}
 
 
 def shed_value(tok: str, face: int = 10) -> int:
-    """Penalty value of a card token (a joker, or ``JK=6H``, is 0)."""
-    if tok.startswith("JK"):
+    """Penalty value of a card token (a joker, or ``JK=6H``, is 0; so is anything not a card)."""
+    if tok.startswith("JK") or len(tok) != 2 or tok[0] not in RANKS:
         return 0
     r = tok[0]
     if r == "A":

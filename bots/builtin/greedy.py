@@ -12,7 +12,8 @@
   highest card.
 * Shedding games (Genive, Geneve): call when the hand total allows and no opponent is likely to be
   as low; discard the combination worth the most; draw the visible card when it is low or pairs
-  with the hand, else the stock.
+  with the hand, else the stock.  Rummy games get the same, after laying down the largest meld or
+  lay-off on offer and knocking whenever allowed.
 * Anything else: the sensible generic fallback, a seeded random choice that never uses
   conversation actions (``declare``) when something else is legal.
 """
@@ -28,6 +29,7 @@ from bots.builtin._common import (
     TrickView,
     beats,
     family,
+    is_card,
     is_master,
     rank,
     shed_value,
@@ -240,6 +242,11 @@ class Bot:
             total = sum(shed_value(c, face) for c in hand)
         if "call" in legal and self.should_call(obs, total):
             return "call"
+        melds = [a for a in legal if a.startswith(("meld ", "layoff "))]
+        if melds:  # rummy games: lay down what can be laid down, the most cards first
+            return max(melds, key=lambda a: (len(a.split()), sum(shed_value(c, face) for c in a.split()[1:])))
+        if "knock" in legal:
+            return "knock"
         discards = [a for a in legal if a.startswith("discard ")]
         if discards:
             keep_ranks = {rank(c) for c in obs.get("takeable", []) if isinstance(c, str)}
@@ -251,7 +258,7 @@ class Bot:
                 spoil = sum(1 for c in cards if rank(c) in keep_ranks and len(cards) == 1)
                 return (value, len(cards), -spoil)
             return max(discards, key=gain)
-        draws = [a for a in legal if a.startswith("draw ") and a != "draw stock"]
+        draws = [a for a in legal if a.startswith("draw ") and is_card(a.split()[1])]
         if draws:
             ranks = {rank(c) for c in hand if not c.startswith("JK")}
 
@@ -266,7 +273,8 @@ class Bot:
                 return best
         if "draw stock" in legal:
             return "draw stock"
-        return self.rng.choice(legal)
+        quiet = [a for a in legal if not a.startswith("declare")]
+        return self.rng.choice(quiet or legal)
 
     def should_call(self, obs: dict[str, Any], total: int) -> bool:
         sizes = obs.get("hand_sizes") or []
