@@ -7,7 +7,8 @@ matches_per_seating = 2         # boards: duplicate deals played by every seatin
 max_deals = 2                   # optional: stop each match after this many deals (default: whole match)
 output = "data/demo"            # optional (default: data/<name>); relative to the working directory
 address = "10.0.0.5:6379"       # optional: an existing Ray cluster (default: embedded local Ray)
-games = "all"                   # or a list: "hartenjagen", or a table with per-game settings:
+games = "all"                   # every game, at its default player count (or with every entrant, when
+                                #   fewer); or a list: "hartenjagen", or a table with per-game settings:
 # games = ["hartenjagen", { id = "genive", players = 4, max_deals = 3, options = { long_play = true } }]
 bots = ["random", "greedy", "mybot", "mybot@2", { name = "random-2", bot = "random" },
         { name = "ismcts-50", bot = "ismcts", options = { iterations = 50 } }]
@@ -169,8 +170,8 @@ def parse_spec(raw: dict[str, Any], known_bots: set[str] | None = None) -> Spec:
     seed = _int(raw, "seed", 0, lo=0, hi=2**63 - 1)
     mps = _int(raw, "matches_per_seating", 1, lo=1, hi=1_000_000)
     max_deals = _opt_int(raw, "max_deals", lo=1)
-    games = _games(raw.get("games", "all"), max_deals)
     bots = _bots(raw.get("bots"), known_bots)
+    games = _games(raw.get("games", "all"), max_deals, len(bots))
     limits = _limits(raw.get("limits", {}))
     mode, seatings = _schedule(raw.get("schedule", {}))
     if limits.sandbox_builtins:
@@ -239,11 +240,18 @@ def _num(d: dict[str, Any], key: str, default: float, prefix: str, lo: float) ->
     return float(v)
 
 
-def _games(value: Any, max_deals: int | None) -> tuple[GameEntry, ...]:
+def _games(value: Any, max_deals: int | None, entrants: int) -> tuple[GameEntry, ...]:
     if value == "all":
         if not GAMES:
             raise SpecError("games: 'all' but no game is registered")
-        return tuple(_game_entry(g, {}, None, max_deals, f"games ({g})") for g in GAMES)
+        every = []
+        for g in GAMES:  # each at its default player count, or with every entrant when there are fewer
+            cls = game_class(g)
+            n = cls.default_players
+            if entrants < n and cls.min_players <= entrants and not cls.teams:
+                n = entrants
+            every.append(_game_entry(g, {}, n, max_deals, f"games ({g})"))
+        return tuple(every)
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value:

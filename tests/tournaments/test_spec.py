@@ -139,3 +139,17 @@ def test_bot_options_are_constructor_keywords_of_built_ins(tmp_path: Path) -> No
     assert "sandbox_builtins" in spec_error(
         raw_spec(tmp_path, bots=[*FOUR[:3], {"name": "i", "bot": "ismcts", "options": {"iterations": 5}}],
                  limits={"sandbox_builtins": True}))
+
+
+def test_games_all_seats_every_entrant_when_fewer_than_the_default(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    flexible = [g for g in GAMES if game_class(g).min_players <= 3 < game_class(g).default_players
+                and not game_class(g).teams]
+    fixed = [g for g in GAMES if game_class(g).min_players > 3]
+    if not flexible or not fixed:
+        pytest.skip("needs a game playable by 3 whose default is more, and one that needs 4")
+    monkeypatch.setattr("tournaments.spec.GAMES", flexible)
+    three = parse_spec(raw_spec(tmp_path, games="all", bots=FOUR[:3]))
+    assert {g.players for g in three.games} == {3}
+    monkeypatch.setattr("tournaments.spec.GAMES", [*flexible, fixed[0]])
+    assert f"games ({fixed[0]})" in spec_error(raw_spec(tmp_path, games="all", bots=FOUR[:3]))
