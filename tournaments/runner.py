@@ -12,6 +12,10 @@ action, memory) forfeits, a seeded random player finishes its seat's moves so th
 the others, and ``bots.match.placement`` places the faulting seats last.  What it adds, per move: the
 seat's thinking time, the number of legal actions, the phase and the bot's outcome, for the logs.
 (``tests/tournaments/test_runner.py`` checks that both loops play the same match.)
+
+Every match starts its sandboxed bots afresh (about 0.1 s per submitted bot and match here): a bot
+process kept from one match to the next could remember the hands of a board and use them when the
+same deal comes back in the next rotation.
 """
 from __future__ import annotations
 
