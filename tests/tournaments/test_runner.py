@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from bots.api import Player
-from bots.match import make_players, play_match
+from bots.match import make_players, play_match, seat_seed
 from engine import GAMES, load_game
 from engine.core import Game
 from tests.tournaments.conftest import FOUR, comparable, raw_spec
@@ -172,3 +172,23 @@ def test_tournament_match_replays_with_cardarena_play(tmp_path: Path) -> None:
     for m in pq.read_table(Path(b.root) / "matches").to_pylist():
         res = play(m["game"], m["bot_refs"], m["seed"], m["max_deals"], **json.loads(m["options"]))
         assert res.state.scores() == m["scores"] and res.placement == m["ranking"]
+
+
+@pytest.mark.parametrize("gid", GAMES)
+def test_searching_bots_get_the_same_worlds_as_in_play_match(gid: str) -> None:
+    from bots.api import BUILTIN
+    from tournaments.runner import builtin_with_options
+
+    if not {"greedy", "ismcts"} <= set(BUILTIN):
+        pytest.skip("needs the greedy and ismcts built-ins")
+    game = load_game(gid)
+    n = game.check_players(None)
+
+    def players() -> list[Player]:
+        ps = make_players(game, ["greedy", *["random"] * (n - 1)], 9)
+        ps[1] = builtin_with_options("ismcts", gid, 1, seat_seed(9, 1), {"iterations": 4})
+        return ps
+
+    ref = play_match(game, players(), 9, max_deals=1)
+    got = play_logged(game, players(), 9, max_deals=1)
+    assert got.state.history == ref.state.history and got.placement == ref.placement
