@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from engine import GAMES, game_class
+from engine import GAMES
 from tournaments.log import (
     clean_orphans,
     finished_matches,
@@ -269,6 +269,10 @@ def start_ray(address: str | None, num_cpus: int = 0) -> bool:
     check_address(address)
     try:
         ray.init(address=address, **quiet)
+        if remote_nodes():  # another machine runs batches too: ship this project's code with the job
+            ray.shutdown()
+            ray.init(address=address, runtime_env={"py_modules": [str(PROJECT / p) for p in PACKAGES]},
+                     **quiet)
     except (ConnectionError, RuntimeError, ValueError) as e:
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise TournamentError(f"cannot connect to the Ray cluster at {address}: {first}") from None
@@ -291,17 +295,14 @@ def _run_batch_on_node(batch: Batch) -> tuple[BatchResult, str]:
 
 
 def ray_task() -> Any:
-    """The remote function, with this project's packages shipped when some node is another machine.
+    """The remote function.
 
     ``max_retries=0``: a batch whose worker or node died comes back to the driver as an error and the
     driver submits it again (counted in :attr:`Summary.resubmitted`); the rerun rewrites the same parts.
     """
     import ray
 
-    options: dict[str, Any] = {"num_cpus": 1, "max_retries": 0, "retry_exceptions": False}
-    if remote_nodes():
-        options["runtime_env"] = {"py_modules": [str(PROJECT / pkg) for pkg in PACKAGES]}
-    return ray.remote(**options)(_run_batch_on_node)
+    return ray.remote(num_cpus=1, max_retries=0, retry_exceptions=False)(_run_batch_on_node)
 
 
 # ------------------------------------------------------------------------------------------ progress
@@ -374,6 +375,8 @@ class Progress:
             return
         dt = max(time.monotonic() - self.t0, 1e-9)
         fields: dict[str, Any] = {"rate": self.s.done_now / dt, "faults": self.s.faults}
+        if self.s.resubmitted and note is None:
+            note = f"batches rerun after a lost worker or node: {self.s.resubmitted}"
         if note is not None:
             fields["note"] = note
         self.bar.update(self.task, completed=self.s.done, **fields)
@@ -526,8 +529,3 @@ def _run_ray(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress, on_
         pending.clear()
         if started:
             ray.shutdown()
-
-
-def describe_game(g: GameEntry) -> str:
-    cls = game_class(g.id)
-    return f"{g.id} ({g.players} players{', partnership' if cls.teams else ''})"
