@@ -263,8 +263,12 @@ def start_ray(address: str | None, num_cpus: int = 0) -> bool:
     quiet: dict[str, Any] = {"logging_level": logging.ERROR, "log_to_driver": False}
     if address is None:
         # "local": a new instance of our own, never a cluster that happens to run on this machine
-        ray.init(address="local", num_cpus=num_cpus or None, include_dashboard=False,
-                 object_store_memory=128 << 20, **quiet)
+        try:
+            ray.init(address="local", num_cpus=num_cpus or None, include_dashboard=False,
+                     object_store_memory=128 << 20, **quiet)
+        except (ConnectionError, RuntimeError, ValueError, OSError) as e:
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise TournamentError(f"embedded Ray did not start: {first}") from None
         return True
     check_address(address)
     try:
