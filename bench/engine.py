@@ -1,0 +1,192 @@
+"""Random-play speed of every registered game, one process on one core.
+
+    python bench/engine.py [--seconds S] [--games hartenjagen,genive,...]
+
+A *deal* is ``game.new_match(seed=i, max_deals=1)`` played to its end with
+``state.apply(rng.choice(state.legal_actions()))``.  For each game it prints deals/s, actions/s
+and microseconds per action.  For Hartenjagen it also drives OpenSpiel's ``hearts``
+(pip ``open-spiel``), configured to our decisions, through the same loop (chance nodes sampled
+with the same ``rng.choice``), alternating short rounds of each so that both see the same machine
+load, and prints the ratio ours / OpenSpiel (the median of the per-round ratios).
+
+Figures and the machine they were measured on: bench/README.md.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+# `python bench/engine.py` puts bench/ first on sys.path, where this file would shadow the
+# `engine` package: look in the project root instead.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+sys.path.insert(0, str(HERE.parent))
+
+from engine import GAMES, load_game  # noqa: E402
+
+ROUND = 0.25
+"""Seconds per measuring round; a game's rate is the median over its rounds."""
+
+
+@dataclass
+class Rate:
+    deals: int
+    actions: int
+    seconds: float
+
+    @property
+    def deals_per_s(self) -> float:
+        return self.deals / self.seconds
+
+    @property
+    def actions_per_s(self) -> float:
+        return self.actions / self.seconds
+
+    @property
+    def us_per_action(self) -> float:
+        return 1e6 * self.seconds / self.actions
+
+
+def ours_round(game_id: str, first_seed: int, seconds: float, rng: random.Random) -> Rate:
+    """Random deals of ``game_id`` for about ``seconds``, seeds from ``first_seed``."""
+    game = load_game(game_id)
+    deals = actions = 0
+    clock = time.perf_counter
+    start = clock()
+    end = start + seconds
+    choice = rng.choice
+    seed = first_seed
+    while True:
+        state = game.new_match(seed=seed, max_deals=1)
+        apply, legal, over = state.apply, state.legal_actions, state.is_over
+        while not over():
+            apply(choice(legal()))
+            actions += 1
+        deals += 1
+        seed += 1
+        now = clock()
+        if now >= end:
+            return Rate(deals, actions, now - start)
+
+
+def openspiel_hearts() -> Any:
+    """OpenSpiel's hearts with its flags set to RULES.md 2.3 (H1-H5), or None if not installed."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    return pyspiel.load_game("hearts", {
+        "pass_cards": True, "no_pts_on_first_trick": True, "must_break_hearts": True,
+        "qs_breaks_hearts": True, "can_lead_any_club": False, "can_lead_hearts_instead_of_qs": False,
+        "jd_bonus": False, "avoid_all_tricks_bonus": False})
+
+
+def openspiel_round(game: Any, seconds: float, rng: random.Random) -> Rate:
+    """Random OpenSpiel deals for about ``seconds``; chance outcomes are uniform, so the same
+    ``rng.choice(legal_actions())`` samples them."""
+    deals = actions = 0
+    clock = time.perf_counter
+    start = clock()
+    end = start + seconds
+    choice = rng.choice
+    while True:
+        state = game.new_initial_state()
+        apply, legal, terminal = state.apply_action, state.legal_actions, state.is_terminal
+        while not terminal():
+            apply(choice(legal()))
+            actions += 1
+        deals += 1
+        now = clock()
+        if now >= end:
+            return Rate(deals, actions, now - start)
+
+
+def median_rate(rates: list[Rate]) -> Rate:
+    """The round with the median deals/s (rounds differ with the machine's load)."""
+    return sorted(rates, key=lambda r: r.deals_per_s)[len(rates) // 2]
+
+
+def line(name: str, r: Rate, note: str = "") -> str:
+    return (f"{name:<24} {r.deals_per_s:>10,.0f} {r.actions_per_s:>12,.0f} {r.us_per_action:>10.2f} "
+            f"{r.actions / r.deals:>10.1f}  {note}").rstrip()
+
+
+def machine() -> str:
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), cpu)
+    except OSError:
+        pass
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    return (f"{platform.system()} {platform.machine()}, {cpu}, {os.cpu_count()} cores, "
+            f"Python {platform.python_version()}, load average {load}")
+
+
+def bench_game(game_id: str, seconds: float, out: Callable[[str], None]) -> None:
+    rounds = max(1, round(seconds / ROUND))
+    rng = random.Random(0)
+    rates = [ours_round(game_id, 1_000_000 * k, seconds / rounds, rng) for k in range(rounds)]
+    out(line(game_id, median_rate(rates)))
+
+
+def bench_hartenjagen(seconds: float, out: Callable[[str], None]) -> None:
+    os_game = openspiel_hearts()
+    if os_game is None:
+        bench_game("hartenjagen", seconds, out)
+        out("  (OpenSpiel not installed: pip install open-spiel, or make test's set-up)")
+        return
+    rounds = max(1, round(seconds / ROUND))
+    rng = random.Random(0)
+    ours: list[Rate] = []
+    theirs: list[Rate] = []
+    for k in range(rounds):  # alternate, so both see the same load
+        ours.append(ours_round("hartenjagen", 1_000_000 * k, seconds / rounds, rng))
+        theirs.append(openspiel_round(os_game, seconds / rounds, rng))
+    ratios = [a.deals_per_s / b.deals_per_s for a, b in zip(ours, theirs, strict=True)]
+    out(line("hartenjagen", median_rate(ours)))
+    out(line("  OpenSpiel hearts", median_rate(theirs), "(its actions include 53 chance outcomes)"))
+    out(f"  ratio ours/OpenSpiel: {statistics.median(ratios):.2f}x deals/s "
+        f"(median of {rounds} paired rounds; range {min(ratios):.2f}-{max(ratios):.2f})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Random-play deals per second of every registered game.")
+    ap.add_argument("--seconds", type=float, default=2.0,
+                    help="measuring time per game (Hartenjagen: per engine), default 2")
+    ap.add_argument("--games", help="comma-separated game ids (default: every registered game)")
+    a = ap.parse_args(argv)
+    if a.seconds <= 0:
+        ap.error("--seconds must be positive")
+    ids = a.games.split(",") if a.games else list(GAMES)
+    unknown = [g for g in ids if g not in GAMES]
+    if unknown:
+        ap.error(f"unknown game(s) {', '.join(unknown)}; registered: {', '.join(GAMES)}")
+    print(f"# {machine()}")
+    print(f"# {a.seconds:g} s per game in {ROUND:g} s rounds; the median round is shown")
+    print(f"{'game':<24} {'deals/s':>10} {'actions/s':>12} {'us/action':>10} {'act/deal':>10}")
+    failed = []
+    for gid in ids:
+        try:
+            if gid == "hartenjagen":
+                bench_hartenjagen(a.seconds, print)
+            else:
+                bench_game(gid, a.seconds, print)
+        except Exception as e:  # report the game and go on to the next; the exit code says it failed
+            print(f"{gid:<24} FAILED: {type(e).__name__}: {e}")
+            failed.append(gid)
+        sys.stdout.flush()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
