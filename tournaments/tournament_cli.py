@@ -103,7 +103,9 @@ def run_cmd(
                       + (f" on {address or sp.address}" if (address or sp.address) else " (embedded Ray)"))
         summary = run_tournament(sp, tournament_id=tournament_id, resume=resume, address=address,
                                  executor="inline" if inline else "ray", progress=progress and not as_json)
-    except (SpecError, TournamentError) as e:
+    except SpecError as e:
+        raise _fail(_flag_named(str(e), overrides)) from None
+    except TournamentError as e:
         raise _fail(str(e)) from None
     board = leaderboard_rows(summary.root, summary.tournament)
     if as_json:
@@ -115,6 +117,19 @@ def run_cmd(
             print_leaderboard(board, summary.tournament)
     if summary.stopped:
         raise SystemExit(130)
+
+
+FLAGS = {"matches_per_seating": "--matches", "max_deals": "--max-deals", "seed": "--seed", "games": "--games",
+         "bots": "--bots", "output": "--out"}
+
+
+def _flag_named(msg: str, overrides: dict[str, Any]) -> str:
+    """A spec error about a field given by a flag names the flag too: ``--matches (matches_per_seating)``."""
+    for field, flag in FLAGS.items():
+        rest = msg[len(field):]
+        if overrides.get(field) is not None and msg.startswith(field) and rest[:1] in (":", "[", " ", "."):
+            return f"{flag}: {field}{rest}"
+    return msg
 
 
 def _summary_json(s: Summary) -> dict[str, Any]:
