@@ -202,7 +202,7 @@ class Manille27State(ManilleState):
     def _deal_over(self) -> None:
         self.stock_left.append(points_of(mask_of(self.stock), self.POINTS))
         n = self.players
-        need = contract_points(n)
+        need = contract_points(n)  # Q1: 21 with 2-4 players, 15 with 5-7
         got = self.pts[self.declarer]
         opts = self.game.options
         row = [0.0] * n

@@ -65,7 +65,7 @@ from engine.games._manille import (
 )
 
 DECK = mask_of(deck_32())
-TOTAL = 68
+TOTAL = 68  # P6: seed-003 numbers (60 card points + 8 tricks), not manillen's 60
 WIN_AT = 35
 """A side wins the deal with 35 or more of the 68 points."""
 
@@ -294,6 +294,7 @@ class ParleeState(ManilleState):
 
     # ------------------------------------------------------------------ deal end
     def _deal_over(self) -> None:
+        # P4: card and trick points only; the turned card earns the dealer nothing
         side = [self.pts[s] + self.pts[self.partner[s]] for s in range(4)]
         row = [0.0] * 4
         if side[0] == side[1]:

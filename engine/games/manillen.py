@@ -74,7 +74,7 @@ CHEAPER: tuple[int, ...] = tuple(
 
 
 class ManillenState(ManilleState):
-    TRICK_POINT: ClassVar[int] = 0
+    TRICK_POINT: ClassVar[int] = 0  # M7: seed-002 numbers, 60 card points, tricks count nothing
     TRACK_TRICK: ClassVar[bool] = True
     TRUMPING_EVENT: ClassVar[str] = "kopen"
     UNDERTRUMP_EVENT: ClassVar[str] = "undertrump_refused"  # seed 002 "mag niet onderkopen"
