@@ -16,7 +16,8 @@ from the observation's current trick and the actions played since:
 
 * trick games: duck under the winning card and unload penalty cards (reverse games); win cheaply,
   give points to the partner's trick and throw cheap cards otherwise (point games);
-* shedding games: call when legal, discard the combination worth the most, take a low visible card;
+* shedding games: call when greedy would, discard the combination worth the most, take a low
+  visible card;
 * anything else: uniform random.
 
 Budget: ``iterations`` per move (default 300, deterministic), optionally capped by ``time_limit``
@@ -169,7 +170,7 @@ class Bot:
             while plies < cap and not w.is_over() and w.deal_no == deal0:
                 acts = w.legal_actions()
                 p = w.current_player
-                a = policy(acts, p, trick, trump[0], n) if rng.random() < 0.9 else None
+                a = policy(acts, p, trick, trump[0], n, w) if rng.random() < 0.9 else None
                 if a is None:
                     a = acts[rng.randrange(len(acts))]
                 w.apply(a)
@@ -190,7 +191,7 @@ class Bot:
 
     # ------------------------------------------------------------------ rollout policy
     def policy(self, acts: list[str], p: int, trick: list[tuple[int, str]], trump: str | None,
-               n: int) -> str | None:
+               n: int, w: Any = None) -> str | None:
         """A fast heuristic move for seat ``p`` among ``acts`` (None: no opinion, play at random)."""
         if len(acts) == 1:
             return acts[0]
@@ -201,7 +202,7 @@ class Bot:
                 return None
             return self.trick_move(acts, p, trick, trump, n)
         if kind == "shed":
-            return self.shed_move(acts)
+            return self.shed_move(acts, p, w)
         if "call" in acts:
             return "call"
         if "knock" in acts:
@@ -267,9 +268,15 @@ class Bot:
             return min(winners, key=lambda a: (info[a][0] == trump, info[a][1]))
         return min(acts, key=lambda a: (info[a][2], info[a][0] == trump, info[a][1]))
 
-    def shed_move(self, acts: list[str]) -> str | None:
+    def shed_move(self, acts: list[str], p: int = 0, w: Any = None) -> str | None:
         if "call" in acts:
-            return "call"
+            # call as greedy would (a call is rarely legal, so reading the seat's view is cheap)
+            if w is None:
+                return "call"
+            o = w.observation(p)
+            total = o.get("hand_value")
+            if isinstance(total, int) and self.greedy.should_call(o, total):
+                return "call"
         vals = self._values
         face = self.face
         best, best_v = None, -1
