@@ -409,18 +409,21 @@ class ManilleState(State):
                 if (self.UNDERTRUMP_EVENT and w // 13 == trump
                         and hand & SUIT_MASK[trump] & ~legal):
                     self._emit(self.UNDERTRUMP_EVENT, seat=seat, card=TOKENS[c])
-        if pw and self.rule.partner_exempt:
+        cs = c // 13
+        if cs == w // 13:
+            wins = self.STRENGTH[c] > self.STRENGTH[w]
+        else:
+            wins = cs == trump
+        # a card that beats the winning card is legal under any duty, and a follower of a trumped
+        # plain trick has no duty to overtake: only otherwise can the exemption have been used
+        if (pw and not wins and (cs != led or w // 13 != trump or led == trump)
+                and self.rule.partner_exempt):
             self._exemption_event(seat, c, hand, w)
-        if c // 13 == w // 13:
-            if self.STRENGTH[c] > self.STRENGTH[w]:
-                self.wcard = c
-                self.wseat = seat
-        elif c // 13 == trump:
-            self.wcard = c
+        if wins:
+            self.wcard = w = c
             self.wseat = seat
-        if c // 13 == trump and led != trump and self.TRUMPING_EVENT:
+        if cs == trump and led != trump and self.TRUMPING_EVENT:
             self._emit(self.TRUMPING_EVENT, seat=seat, card=TOKENS[c])
-        w = self.wcard
         tn += 1
         if tn < self.players:
             self.tn = tn
@@ -456,14 +459,6 @@ class ManilleState(State):
 
     def _exemption_event(self, seat: int, c: int, hand: int, w: int) -> None:
         """``partner_exemption_used``: ``c`` would have been illegal had an opponent been winning."""
-        # A card that beats the winning card is legal under any duty, and a follower of a trumped
-        # plain trick has no duty to overtake.  Otherwise ask the rule itself.
-        cs, ws = c // 13, w // 13
-        if cs == ws:
-            if self.STRENGTH[c] > self.STRENGTH[w]:
-                return
-        elif cs == self.trump or (cs == self.led and ws == self.trump):
-            return
         strict = legal_mask(hand, self.led, w, self.trump, self.ORDER, self.rule, False)
         if not strict >> c & 1:
             self._emit("partner_exemption_used", seat=seat, card=TOKENS[c])

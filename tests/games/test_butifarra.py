@@ -333,3 +333,36 @@ def test_b1_option_seed_reading_all_points() -> None:
         else:
             best = max(a, b)
             assert sorted(row) == [0.0, 0.0, best * mult, best * mult]
+
+
+def test_partner_exemption_used_fires_exactly_when_the_strict_rule_refuses_the_card() -> None:
+    from engine.cards import card as card_id
+    from engine.games._manille import BUTIFARRA_ORDER, MANILLE_RULE
+    from engine.tricks import legal_plays, trick_winner
+    checked = fired = 0
+    for seed in range(80):
+        st = load_game("butifarra").new_match(seed=seed, max_deals=1)
+        rng = random.Random(seed)
+        while not st.is_over():
+            if st.phase == "play":
+                seat = st.current_player
+                obs = st.observation(seat)
+                trick = [card_id(t) for _, t in obs["trick"]]
+                action = rng.choice(st.legal_actions())
+                if trick:
+                    trump = None if obs["trump"] == "none" else "CDHS".index(obs["trump"])
+                    w = trick_winner(trick, trump, BUTIFARRA_ORDER)
+                    if obs["trick"][w][0] == obs["partner"]:
+                        hand = st.zones()[f"hand{seat}"]
+                        strict = legal_plays(hand, trick, w, trump, BUTIFARRA_ORDER, MANILLE_RULE, False)
+                        before = len(events(st, "butifarra.partner_exemption_used"))
+                        st.apply(action)
+                        got = len(events(st, "butifarra.partner_exemption_used")) - before
+                        assert got == (not strict >> card_id(action.split()[1]) & 1)
+                        checked += 1
+                        fired += got
+                        continue
+                st.apply(action)
+            else:
+                st.apply(rng.choice(st.legal_actions()))
+    assert checked > 500 and fired > 20
