@@ -121,8 +121,6 @@ def points_of(m: int, pts: Points) -> int:
 
 
 _DECK_LISTS: dict[int, tuple[int, ...]] = {}
-_PACKET_OFFSETS: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
-"""(players, packets) -> for each dealt position, the receiver counted from the dealer's left."""
 
 # ----------------------------------------------------------------------------- redeal
 def constrained_deal(pool: int, sizes: Sequence[int], forbid: Sequence[int],
@@ -278,21 +276,18 @@ class ManilleState(State):
     def _deal_packets(self, deck: list[int], packets: Sequence[int]) -> list[int]:
         """Deal ``deck`` (top first) in packets, starting left of the dealer; return the rest."""
         n = self.players
-        seats = [self.nxt[self.dealer]]
-        for _ in range(n - 1):
-            seats.append(self.nxt[seats[-1]])
-        key = (n, tuple(packets))
-        offsets = _PACKET_OFFSETS.get(key)
-        if offsets is None:
-            offsets = _PACKET_OFFSETS[key] = tuple(i for size in packets for i in range(n)
-                                                   for _ in range(size))
+        seat = self.nxt[self.dealer]
         hands = [0] * n
-        for i, c in zip(offsets, deck, strict=False):
-            hands[i] |= _BIT[c]
-        self.hands = [0] * n
-        for i in range(n):
-            self.hands[seats[i]] = hands[i]
-        return deck[len(offsets):]
+        bit = _BIT.__getitem__
+        pos = 0
+        for size in packets:
+            s = seat
+            for _ in range(n):
+                hands[s] += sum(map(bit, deck[pos:pos + size]))  # distinct cards: sum is union
+                pos += size
+                s = self.nxt[s]
+        self.hands = hands
+        return deck[pos:]
 
     def _injected_hands(self, deal: dict[str, Any], size: int | None) -> None:
         """Take ``deal["dealer"]`` and ``deal["hands"]`` (X6), checking them."""

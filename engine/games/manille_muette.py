@@ -22,11 +22,13 @@ from __future__ import annotations
 from typing import ClassVar
 
 from engine.core import Game, Option, register
+from engine.games._manille import ManilleState
 from engine.games.manille_parlee import ParleeState
 
 
 class MuetteState(ParleeState):
     TALK: ClassVar[bool] = False
+    legal_actions = ManilleState.legal_actions  # no talk: the plain (fast) play list
 
 
 @register
