@@ -30,11 +30,17 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from engine import GAMES, load_game
-from tournaments.analysis import open_log
-from tournaments.analysis.ratings import rank
-from tournaments.analysis.synth import replicate, write_log
-from tournaments.analysis.verify import replay_part
+HERE = Path(__file__).resolve().parent
+# `python bench/analysis.py` puts bench/ first on sys.path, where bench/engine.py would shadow the
+# `engine` package: look in the project root instead.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+sys.path.insert(0, str(HERE.parent))
+
+from engine import GAMES, load_game  # noqa: E402
+from tournaments.analysis import open_log  # noqa: E402
+from tournaments.analysis.ratings import rank  # noqa: E402
+from tournaments.analysis.synth import replicate, write_log  # noqa: E402
+from tournaments.analysis.verify import replay_part  # noqa: E402
 
 BOTS = ["random-a", "random-b", "random-c", "random-d"]
 """Random players only: the replayed trajectories are random play, like the rate they are compared to."""

@@ -34,7 +34,6 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from engine import GAMES, IllegalAction, load_game
-from engine.core import State
 from tournaments.analysis.views import LogError, TournamentLog
 
 QUERIES = Path(__file__).with_name("queries")
@@ -306,7 +305,7 @@ def _strip_comments(sql: str) -> str:
 
 
 def _statements(sql: str) -> list[str]:
-    return [s for s in _strip_comments(sql).split(";")]
+    return _strip_comments(sql).split(";")
 
 
 def run_queries(log: TournamentLog, games: list[str] | None = None, limit: int = 1000) -> tuple[
@@ -393,12 +392,3 @@ def verify(root: str | os.PathLike[str], workers: int | None = None, deep: bool 
         violations += [x for x in v if x.match_id == only]
     return VerifyReport(stats.matches, stats.moves, stats.seconds, time.perf_counter() - t0, ran, violations,
                         unknown)
-
-
-def state_after(row: dict[str, Any], actions: list[str]) -> State:
-    """The state of a logged match after ``actions`` (for ``--match`` explanations)."""
-    game = load_game(row["game"], **json.loads(row["options"]))
-    state = game.new_match(seed=row["seed"], players=row["players"], max_deals=row["max_deals"])
-    for a in actions:
-        state.apply(a)
-    return state

@@ -30,9 +30,8 @@ FROM (SELECT *, CASE WHEN suit = trump THEN 100 + rank WHEN suit = led THEN rank
             FROM mn_plays));
 
 CREATE OR REPLACE TEMP VIEW mn_last AS
-SELECT match_id, deal, seat, suit, max(k) AS last_k, max(rank) AS top_rank FROM mn_plays GROUP BY ALL;
+SELECT match_id, deal, seat, suit, max(k) AS last_k FROM mn_plays GROUP BY ALL;
 
--- ranks a seat still holds of a suit at position k: the ones it plays later
 CREATE OR REPLACE TEMP VIEW mn_trick_result AS
 SELECT match_id, deal, trick, arg_max(seat, val) AS taker, sum(pts) AS pts, count(*) AS n
 FROM mn_tricks GROUP BY ALL;
