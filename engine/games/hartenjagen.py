@@ -43,7 +43,7 @@ which sums to 26, or 78 after a moon shot.
 from __future__ import annotations
 
 import random
-from array import array
+import struct
 from typing import Any
 
 from engine.cards import SUIT_MASKS, SUITS, TOKENS, card
@@ -58,18 +58,18 @@ QUEEN_SPADES = card("QS")
 TWO_CLUBS_BIT = 1 << TWO_CLUBS
 QS_BIT = 1 << QUEEN_SPADES
 PENALTY_MASK = HEARTS_MASK | QS_BIT
-_BIT: tuple[int, ...] = tuple(1 << c for c in range(NCARDS))
 """Hearts and the queen of spades: the cards H3 keeps off the first trick."""
 PTS: tuple[int, ...] = tuple(13 if c == QUEEN_SPADES else 1 if c // 13 == 2 else 0 for c in range(NCARDS))
-SUIT_OF: tuple[int, ...] = tuple(c // 13 for c in range(NCARDS))
 TOTAL_POINTS = 26
 
 PLAY: tuple[str, ...] = tuple("play " + TOKENS[c] for c in range(NCARDS))
 PASS: tuple[str, ...] = tuple("pass " + TOKENS[c] for c in range(NCARDS))
 PASS_SHIFT = 64
-ACTION_CODE: dict[str, int] = {**{s: c for c, s in enumerate(PLAY)},
-                               **{s: c + PASS_SHIFT for c, s in enumerate(PASS)}}
-"""Action string -> card id, plus PASS_SHIFT for a pass."""
+PASS_SUIT = 4
+ACTION_INFO: dict[str, tuple[int, int, int]] = {
+    **{s: (c, c // 13, 1 << c) for c, s in enumerate(PLAY)},
+    **{s: (c, PASS_SUIT, 1 << (c + PASS_SHIFT)) for c, s in enumerate(PASS)}}
+"""Action string -> (card id, its suit or PASS_SUIT for a pass, its bit in the legal mask ``_lm``)."""
 
 
 def _suit_tables(strings: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], ...]:
@@ -94,6 +94,7 @@ def _tuple_of(m: int, t: tuple[tuple[tuple[str, ...], ...], ...]) -> tuple[str, 
     """The action strings of the cards in mask ``m`` (table ``t``: PLAY_T or PASS_T)."""
     return t[0][m & 8191] + t[1][m >> 13 & 8191] + t[2][m >> 26 & 8191] + t[3][m >> 39]
 
+
 PASS_COUNT = 3
 DIRECTIONS = ("none", "left", "across", "right")
 """Pass direction by offset: a seat passes to seat + offset (mod 4)."""
@@ -112,6 +113,7 @@ _KEY_FIXED = sum(((0x433 << 52) | (i // 13)) << (64 * i) for i in range(NCARDS))
 _SEAT_DIGITS = tuple(bytes.maketrans(bytes(range(4)), bytes(49 if s == p else 48 for s in range(4)))
                      for p in range(4))
 """Per seat: the byte translation seat label -> ASCII '1' for that seat, '0' for the others."""
+_KEYS = struct.Struct(f"<{NCARDS}d")
 
 
 def deal_hands(rng: random.Random) -> list[int]:
@@ -122,9 +124,9 @@ def deal_hands(rng: random.Random) -> list[int]:
     ([13, 13, 13, 13], True)
     """
     y = rng.getrandbits(64 * NCARDS) & _KEY_RANDOM | _KEY_FIXED
-    keys = array("d", y.to_bytes(8 * NCARDS, "little"))
-    labels = array("d", sorted(keys)).tobytes()[::8]  # labels[k]: the seat of card k
-    return [int(labels.translate(_SEAT_DIGITS[p])[::-1], 2) for p in range(4)]
+    labels = _KEYS.pack(*sorted(_KEYS.unpack(y.to_bytes(8 * NCARDS, "little"))))[::8]  # seat of card k
+    h0, h1, h2 = (int(labels.translate(_SEAT_DIGITS[p])[::-1], 2) for p in range(3))
+    return [h0, h1, h2, FULL ^ h0 ^ h1 ^ h2]
 
 
 def _mask_tokens(m: int) -> list[str]:
@@ -142,11 +144,11 @@ def _suit_letters(m: int) -> list[str]:
 
 # --------------------------------------------------------------------- the state
 class HartenjagenState(State):
-    """A Hartenjagen match.  Hot fields are plain ints and short lists of int masks, kept in
-    ``__slots__`` (the base's ``history``, ``events`` and ``_over`` too) for fast access."""
+    """A Hartenjagen match.  The fields touched on every action are ints and short lists of int
+    masks kept in ``__slots__`` (the base's ``history``, ``events`` and ``_over`` too)."""
 
-    __slots__ = ("_lt", "_over", "broken", "events", "hands", "history", "led", "nplayed", "passed",
-                 "phase", "plays", "pts", "starts", "turn", "voids", "wcard", "won", "wseat")
+    __slots__ = ("_lm", "_lt", "_over", "broken", "events", "hands", "history", "leader", "led",
+                 "nplayed", "passed", "phase", "tmask", "turn")
 
     dealer: int
     pass_dir: int
@@ -157,23 +159,24 @@ class HartenjagenState(State):
     """Cards each seat passed this deal (pending until all have passed, then in the receivers' hands)."""
     turn: int
     nplayed: int
-    """Cards played this deal, in ``plays``; the current trick holds the last ``nplayed & 3``."""
+    """Cards played this deal: the last ``nplayed`` actions of ``history``; the current trick holds
+    the last ``nplayed & 3`` of them."""
     led: int
-    wcard: int
-    wseat: int
-    """The card winning the current trick, and its seat."""
+    leader: int
+    tmask: int
+    """The cards of the trick in progress."""
     broken: bool
     pts: list[int]
     won: list[int]
-    voids: list[int]
-    """Per seat, a bitmask of the suits it has shown void in this deal (public)."""
-    plays: list[int]
     starts: list[int]
     """The seat that led the first trick, then the winner of each trick (trick i: starts[i] leads,
     starts[i + 1] wins)."""
     totals: list[int]
-    _lt: tuple[str, ...]
-    """The legal actions of the seat to act, always up to date (empty once the match is over)."""
+    _lt: tuple[str, ...] | list[str]
+    """The legal actions of the seat to act, always up to date (empty once the match is over): a
+    tuple from the tables while playing, a list shrunk by each pass while passing."""
+    _lm: int
+    """The same as a mask of card ids (shifted by PASS_SHIFT while passing), to check an action."""
 
     # ----------------------------------------------------------------- setup
     def _setup(self, deal: dict[str, Any] | None) -> None:
@@ -242,19 +245,18 @@ class HartenjagenState(State):
         self.passed = [0, 0, 0, 0]
         self.pts = [0, 0, 0, 0]
         self.won = [0, 0, 0, 0]
-        self.voids = [0, 0, 0, 0]
-        self.plays = []
         self.starts = []
         self.nplayed = 0
         self.led = 0
-        self.wcard = 0
-        self.wseat = 0
+        self.leader = 0
+        self.tmask = 0
         self.broken = not self._must_break
         if direction:
             self.passing = 1
             self.phase = "pass"
             self.turn = 0  # X2: seats pass one at a time in seat order
-            self._lt = _tuple_of(hands[0], PASS_T)
+            self._lt = list(_tuple_of(hands[0], PASS_T))
+            self._lm = hands[0] << PASS_SHIFT
         else:
             self._begin_play()
 
@@ -262,42 +264,12 @@ class HartenjagenState(State):
         self.passing = 0
         self.phase = "play"
         h = self.hands
-        self.turn = next(s for s in range(4) if h[s] & TWO_CLUBS_BIT)
+        self.turn = self.leader = next(s for s in range(4) if h[s] & TWO_CLUBS_BIT)
         self.starts = [self.turn]
         self._lt = (PLAY[TWO_CLUBS],)  # the holder of 2C leads it
+        self._lm = TWO_CLUBS_BIT
 
     # ----------------------------------------------------------------- the hot path
-    def _legal_mask(self) -> int:
-        """The cards the seat to act may play or pass (0 when the match is over)."""
-        if self._over:
-            return 0
-        h = self.hands[self.turn]
-        if self.passing:
-            return h
-        n = self.nplayed
-        if n & 3:
-            f = h & SUIT_MASKS[self.led]
-            if f:
-                return f
-            if n < 4 and self._no_pts:
-                # H3: no penalty card on the first trick while the seat holds anything else.
-                f = h & ~PENALTY_MASK
-                if f:
-                    return f
-            return h
-        if not n:
-            return TWO_CLUBS_BIT  # the holder of 2C leads it
-        if not self.broken:
-            # H2: no heart lead before hearts are broken, unless the leader holds only hearts.
-            f = h & ~HEARTS_MASK
-            if f:
-                return f
-        return h
-
-    def _refresh_legal(self) -> None:
-        """Recompute the legal tuple from scratch (after setup, determinize)."""
-        self._lt = () if self._over else _tuple_of(self._legal_mask(), PASS_T if self.passing else PLAY_T)
-
     def legal_actions(self) -> list[str]:
         return list(self._lt)
 
@@ -307,18 +279,23 @@ class HartenjagenState(State):
     def apply(self, action: str) -> None:
         """Play ``action``; an illegal or malformed one raises IllegalAction and changes nothing.
 
-        The legal actions of the seat to act are kept up to date after every action (``_lt``, a
-        tuple shared with the precomputed tables), so checking an action is one scan of a few
-        pointers.  The work is inlined: this runs 64 times a deal.
+        The legal actions of the seat to act are kept up to date after every action (``_lt`` for
+        :meth:`legal_actions`, ``_lm`` as a mask), so checking an action is one dict lookup and
+        one bit test.  The work is inlined (this runs 64 times a deal); the trick is settled when
+        its fourth card falls.
         """
-        if action not in self._lt:
+        try:
+            code, su, bit = ACTION_INFO[action]
+        except (KeyError, TypeError):  # not a canonical action string: _resolve says why
+            bit = 0
+        if not self._lm & bit:
             action = self._resolve(action, list(self._lt))
-        code = ACTION_CODE[action]
+            code, su, bit = ACTION_INFO[action]
         t = self.turn
         hands = self.hands
-        if code >= PASS_SHIFT:
+        if su == PASS_SUIT:
             # ---- H1: pass one card; X2: the cards stay aside until all twelve are passed
-            bit = 1 << (code - PASS_SHIFT)
+            bit >>= PASS_SHIFT
             hands[t] ^= bit
             passed = self.passed
             done = passed[t] = passed[t] | bit
@@ -328,75 +305,79 @@ class HartenjagenState(State):
                     self.history.append(action)
                     return
                 t = self.turn = t + 1
-            self._lt = _tuple_of(hands[t], PASS_T)
+                self._lt = list(_tuple_of(hands[t], PASS_T))
+            else:
+                self._lt.remove(action)  # type: ignore[union-attr]  # a list while passing
+            self._lm = hands[t] << PASS_SHIFT
             self.history.append(action)
             return
         # ---- play a card
         h = hands[t]
-        hands[t] = h ^ _BIT[code]
+        hands[t] = h ^ bit
         np = self.nplayed
         self.nplayed = np + 1
-        self.plays.append(code)
-        su = SUIT_OF[code]
         n = np & 3
         if n:
             led = self.led
-            if su == led:
-                if code > self.wcard:
-                    self.wcard = code
-                    self.wseat = t
-            else:
-                self.voids[t] |= 1 << led
-                if np < 4 and h & PENALTY_MASK and h & ~PENALTY_MASK and self._no_pts:
-                    # H3: the seat held penalty cards it was not allowed to play here.
-                    self._emit("points_on_first_trick_blocked", seat=t, card=TOKENS[code],
-                               held=_mask_tokens(h & PENALTY_MASK))
+            self.tmask |= bit
+            if np < 4 and su != led:
+                self._first_trick_discard(t, h, code)
         else:
             led = self.led = su
-            self.wcard = code
-            self.wseat = t
+            self.tmask = bit
             if su == 2 and not self.broken:
                 # H2: a heart lead before hearts are broken: the leader holds only hearts.
-                self.voids[t] |= 0b1011
                 self._emit("forced_heart_lead", seat=t, card=TOKENS[code])
         if not self.broken and (su == 2 or (code == QUEEN_SPADES and self._qs_breaks)):
             # H2: the first heart (or the queen of spades, qs_breaks_hearts) breaks hearts.
             self.broken = True
             self._emit("hearts_broken", seat=t, card=TOKENS[code])
         if n == 3:
-            # ---- the trick is complete: the highest card of the led suit takes it
-            w = self.turn = self.wseat
-            self.starts.append(w)
-            p = self.plays
-            tm = _BIT[p[-1]] | _BIT[p[-2]] | _BIT[p[-3]] | _BIT[p[-4]]
-            self.won[w] |= tm
-            if tm & PENALTY_MASK:
-                self.pts[w] += (tm & HEARTS_MASK).bit_count() + (13 if tm & QS_BIT else 0)
-                if tm & QS_BIT:
-                    self._emit("qs_taken", seat=w)
-            if np == 51:
-                self.history.append(action)
-                self._end_deal()
-                return
-            h = hands[w]
-            if not self.broken:
-                # H2: no heart lead before hearts are broken, unless the leader holds only hearts.
-                h = h & ~HEARTS_MASK or h
-            self._lt = (PLAY_T[0][h & 8191] + PLAY_T[1][h >> 13 & 8191] + PLAY_T[2][h >> 26 & 8191]
-                        + PLAY_T[3][h >> 39])
+            self._end_trick(action)
         else:
             t = self.turn = NEXT[t]
             h = hands[t]
             f = h & SUIT_MASKS[led]
             if f:
+                self._lm = f
                 self._lt = PLAY_T[led][f >> SUIT_SHIFT[led]]
             else:
                 if np < 3 and self._no_pts:
                     # H3: no penalty card on the first trick while the seat holds anything else.
                     h = h & ~PENALTY_MASK or h
-                self._lt = (PLAY_T[0][h & 8191] + PLAY_T[1][h >> 13 & 8191] + PLAY_T[2][h >> 26 & 8191]
-                            + PLAY_T[3][h >> 39])
+                self._lm = h
+                self._lt = _tuple_of(h, PLAY_T)
         self.history.append(action)
+
+    def _first_trick_discard(self, seat: int, held: int, code: int) -> None:
+        if self._no_pts and held & PENALTY_MASK and held & ~PENALTY_MASK:
+            # H3: the seat held penalty cards it was not allowed to play here.
+            self._emit("points_on_first_trick_blocked", seat=seat, card=TOKENS[code],
+                       held=_mask_tokens(held & PENALTY_MASK))
+
+    def _end_trick(self, last: str) -> None:
+        """The fourth card (``last``) has fallen: the highest card of the led suit takes the trick."""
+        tm = self.tmask
+        wc = (tm & SUIT_MASKS[self.led]).bit_length() - 1
+        hist = self.history
+        w = (self.leader + (hist[-3], hist[-2], hist[-1], last).index(PLAY[wc])) & 3
+        self.turn = self.leader = w
+        self.starts.append(w)
+        self.won[w] |= tm
+        self.tmask = 0
+        if tm & PENALTY_MASK:
+            self.pts[w] += (tm & HEARTS_MASK).bit_count() + (13 if tm & QS_BIT else 0)
+            if tm & QS_BIT:
+                self._emit("qs_taken", seat=w)
+        if self.nplayed == NCARDS:
+            self._end_deal()
+            return
+        h = self.hands[w]
+        if not self.broken:
+            # H2: no heart lead before hearts are broken, unless the leader holds only hearts.
+            h = h & ~HEARTS_MASK or h
+        self._lm = h
+        self._lt = _tuple_of(h, PLAY_T)
 
     def _exchange(self) -> None:
         """H1/X2: all have passed; the cards join the receivers' hands now."""
@@ -442,6 +423,66 @@ class HartenjagenState(State):
     def _finish(self) -> None:
         super()._finish()
         self._lt = ()
+        self._lm = 0
+
+    # ----------------------------------------------------------------- derived views
+    def _legal_mask(self) -> int:
+        """The cards the seat to act may play or pass, from scratch (0 when the match is over)."""
+        if self._over:
+            return 0
+        h = self.hands[self.turn]
+        if self.passing:
+            return h
+        n = self.nplayed
+        if n & 3:
+            f = h & SUIT_MASKS[self.led]
+            if f:
+                return f
+            if n < 4 and self._no_pts:
+                f = h & ~PENALTY_MASK  # H3
+                if f:
+                    return f
+            return h
+        if not n:
+            return TWO_CLUBS_BIT
+        if not self.broken:
+            f = h & ~HEARTS_MASK  # H2
+            if f:
+                return f
+        return h
+
+    def _refresh_legal(self) -> None:
+        """Recompute the legal actions from scratch (after determinize)."""
+        m = self._legal_mask()
+        if self.passing:
+            self._lt = list(_tuple_of(m, PASS_T))
+            self._lm = m << PASS_SHIFT
+        else:
+            self._lt = _tuple_of(m, PLAY_T)
+            self._lm = m
+
+    def plays(self) -> list[int]:
+        """The cards played this deal, in order."""
+        n = self.nplayed
+        return [ACTION_INFO[a][0] for a in self.history[len(self.history) - n:]] if n else []
+
+    def voids(self) -> list[int]:
+        """Per seat, a bitmask of the suits it has shown void in this deal (public): by not
+        following suit, or by leading a heart before hearts were broken (H2)."""
+        v = [0, 0, 0, 0]
+        broken = not self._must_break
+        leader = led = 0
+        for i, c in enumerate(self.plays()):
+            k = i & 3
+            if not k:
+                leader, led = self.starts[i >> 2], c // 13
+                if led == 2 and not broken:
+                    v[leader] |= 0b1011
+            elif c // 13 != led:
+                v[(leader + k) & 3] |= 1 << led
+            if c // 13 == 2 or (c == QUEEN_SPADES and self._qs_breaks):
+                broken = True
+        return v
 
     # ----------------------------------------------------------------- API
     def _current(self) -> int:
@@ -461,14 +502,8 @@ class HartenjagenState(State):
         if self.passing:
             z.update({f"passing{s}": self.passed[s] for s in range(4)})
         z.update({f"won{s}": self.won[s] for s in range(4)})
-        z["trick"] = self._trick_mask()
+        z["trick"] = self.tmask
         return z
-
-    def _trick_mask(self) -> int:
-        m = 0
-        for c in self.plays[self.nplayed & ~3:]:
-            m |= 1 << c
-        return m
 
     def hidden_cards(self, viewer: int) -> int:
         held = 0
@@ -490,16 +525,13 @@ class HartenjagenState(State):
         if cols != self.totals:
             out.append(f"totals {self.totals} differ from the score sheet's sums {cols}")
         if not self._over:
-            left = sum(PTS[c] for c in range(NCARDS) if (self._trick_mask() | self._in_hands()) >> c & 1)
+            out_there = self.tmask | self.hands[0] | self.hands[1] | self.hands[2] | self.hands[3]
+            if self.passing:
+                out_there |= self.passed[0] | self.passed[1] | self.passed[2] | self.passed[3]
+            left = sum(PTS[c] for c in range(NCARDS) if out_there >> c & 1)
             if sum(self.pts) + left != TOTAL_POINTS:
                 out.append(f"penalty points taken {self.pts} + {left} still out != {TOTAL_POINTS}")
         return out
-
-    def _in_hands(self) -> int:
-        m = self.hands[0] | self.hands[1] | self.hands[2] | self.hands[3]
-        if self.passing:
-            m |= self.passed[0] | self.passed[1] | self.passed[2] | self.passed[3]
-        return m
 
     def _observe(self, seat: int) -> dict[str, JSON]:
         d = self.pass_dir
@@ -520,15 +552,16 @@ class HartenjagenState(State):
                 obs["received_from"] = (seat - d) & 3
         if not self.passing:
             st = self.starts
-            tricks: list[JSON] = [{"leader": st[i], "cards": [TOKENS[c] for c in self.plays[4 * i:4 * i + 4]],
-                                   "winner": st[i + 1]} for i in range(len(st) - 1)]
+            plays = [TOKENS[c] for c in self.plays()]
+            tricks: list[JSON] = [{"leader": st[i], "cards": plays[4 * i:4 * i + 4], "winner": st[i + 1]}
+                                  for i in range(len(st) - 1)]
             obs.update({
-                "trick": [TOKENS[c] for c in self.plays[self.nplayed & ~3:]],
+                "trick": plays[self.nplayed & ~3:],
                 "trick_leader": st[-1] if self.nplayed < NCARDS else None,
                 "tricks": tricks,
                 "hearts_broken": self.broken,
                 "points": list(self.pts),
-                "voids": [_suit_letters(v) for v in self.voids],
+                "voids": [_suit_letters(v) for v in self.voids()],
             })
         return obs
 
@@ -563,20 +596,19 @@ class HartenjagenState(State):
         d.update(self.__dict__)  # ints, strings, the game and the (no longer used) first-deal RNG
         d["totals"] = list(self.totals)
         d["sheet"] = [list(r) for r in self.sheet]
+        d["pts"] = list(self.pts)
+        d["won"] = list(self.won)
+        d["starts"] = list(self.starts)
         new.hands = list(self.hands)
         new.passed = list(self.passed)
         new.turn = self.turn
         new.nplayed = self.nplayed
         new.led = self.led
-        new.wcard = self.wcard
-        new.wseat = self.wseat
+        new.leader = self.leader
+        new.tmask = self.tmask
         new.broken = self.broken
-        new.plays = list(self.plays)
-        new.starts = list(self.starts)
-        new.pts = list(self.pts)
-        new.won = list(self.won)
-        new.voids = list(self.voids)
-        new._lt = self._lt
+        new._lt = self._lt[:]  # a tuple is shared, the passing list copied
+        new._lm = self._lm
         new.history = list(self.history)
         new.events = list(self.events)
         new._over = self._over
@@ -588,7 +620,7 @@ class HartenjagenState(State):
 
         Kept: hand sizes (and pending passes during passing), the cards ``seat`` passed (with
         their receiver), the two of clubs with the seat that must lead it, and every void a seat
-        has shown by not following suit.  The clone's RNG is reseeded from ``rng``.
+        has shown.  Later deals are reseeded from ``rng`` too.
         """
         new = self.clone()
         new._deal_seed = rng.getrandbits(64)  # later deals unknown to the searcher
@@ -608,7 +640,8 @@ class HartenjagenState(State):
             pool &= ~TWO_CLUBS_BIT
         ids = [c for c in range(NCARDS) if pool >> c & 1]
         rng.shuffle(ids)
-        allowed = {s: FULL & ~sum(SUIT_MASKS[u] for u in range(4) if self.voids[s] >> u & 1) for s in others}
+        voids = self.voids()
+        allowed = {s: FULL & ~sum(SUIT_MASKS[u] for u in range(4) if voids[s] >> u & 1) for s in others}
         deal = _constrained_deal(ids, need, allowed, rng)
         for s in others:
             got = deal[s]
