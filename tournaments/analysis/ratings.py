@@ -206,6 +206,13 @@ class Block:
     start: np.ndarray     # (P, k) index of the first unit tied with this one (its risk set starts there)
     end: np.ndarray       # (P, k) index of the last unit tied with this one
     pattern: np.ndarray   # (P,) the patterns' global numbers
+    start_flat: np.ndarray = field(init=False)  # start and end as indices into the (P*k) flattening
+    end_flat: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        base = np.arange(self.start.shape[0])[:, None] * self.start.shape[1]
+        self.start_flat = (base + self.start).ravel()
+        self.end_flat = (base + self.end).ravel()
 
 
 @dataclass
@@ -285,21 +292,23 @@ def _newton_terms(theta: np.ndarray, pt: Patterns, weights: np.ndarray
     nb, n = theta.shape
     ll, grad, info = np.zeros(nb), np.zeros((nb, n)), np.zeros((nb, n, n))
     for b in pt.blocks:
+        npat, k = b.start.shape
         w = weights[:, b.pattern]                                       # (B, P)
-        a = b.members                                                   # (P, k, N)
-        u = np.einsum("pkn,bn->bpk", a, theta)
+        a2 = b.members.reshape(npat * k, n)                             # (P*k, N)
+        u = (theta @ a2.T).reshape(nb, npat, k)
         u -= u.max(axis=2, keepdims=True)
         e = np.exp(u)
         tail = np.cumsum(e[:, :, ::-1], axis=2)[:, :, ::-1]             # sum of e over units >= l
-        d = np.take_along_axis(tail, b.start[None], axis=2)             # each term's risk-set sum
+        d = tail.reshape(nb, -1)[:, b.start_flat].reshape(nb, npat, k)  # each term's risk-set sum
         ll += np.einsum("bp,bp->b", w, (u - np.log(d)).sum(axis=2))
-        c = np.take_along_axis(np.cumsum(1.0 / d, axis=2), b.end[None], axis=2)  # sum of 1/D, l at risk
-        ec = w[:, :, None] * e * c
-        grad += np.einsum("bpk,pkn->bn", w[:, :, None] - ec, a)
-        tail_a = np.cumsum(np.einsum("bpk,pkn->bpkn", e, a)[:, :, ::-1], axis=2)[:, :, ::-1]
-        q = np.take_along_axis(tail_a, b.start[None, :, :, None], axis=2) / d[:, :, :, None]
-        info += np.einsum("bpk,pkn,pkm->bnm", ec, a, a, optimize=True)
-        info -= np.einsum("bp,bpkn,bpkm->bnm", w, q, q, optimize=True)
+        c = np.cumsum(1.0 / d, axis=2).reshape(nb, -1)[:, b.end_flat]    # sum of 1/D over terms, l at risk
+        ec = w.repeat(k, axis=1) * e.reshape(nb, -1) * c                # (B, P*k)
+        grad += (w.repeat(k, axis=1) - ec) @ a2
+        ea = e.reshape(nb, -1)[:, :, None] * a2                         # (B, P*k, N)
+        tail_a = np.cumsum(ea.reshape(nb, npat, k, n)[:, :, ::-1], axis=2)[:, :, ::-1].reshape(nb, -1, n)
+        q = tail_a[:, b.start_flat] / d.reshape(nb, -1)[:, :, None]     # (B, P*k, N)
+        info += np.matmul((ec[:, :, None] * a2).transpose(0, 2, 1), a2)
+        info -= np.matmul((w.repeat(k, axis=1)[:, :, None] * q).transpose(0, 2, 1), q)
     return ll, grad, info
 
 
@@ -361,17 +370,19 @@ def board(scope: str, matches: list[MatchRec], bootstrap: int = 200, seed: int =
     place_sum: dict[str, float] = defaultdict(float)
     score_sum: dict[str, float] = defaultdict(float)
     seats: dict[str, int] = defaultdict(int)
-    played: dict[str, set[str]] = defaultdict(set)
+    played: dict[str, int] = defaultdict(int)
     for m in matches:
-        for s, lab in enumerate(m.bots):
-            place_sum[lab] += m.ranking[s]
-            score_sum[lab] += m.scores[s]
+        bots = m.bots
+        for lab, r, sc in zip(bots, m.ranking, m.scores, strict=True):
+            place_sum[lab] += r
+            score_sum[lab] += sc
             seats[lab] += 1
-            played[lab].add(m.match_id)
+        for lab in (bots if len(set(bots)) == len(bots) else set(bots)):
+            played[lab] += 1
     entrants = []
     for i, nm in enumerate(names):
         mu, sigma = os_r.get(nm, (math.nan, math.nan))
-        entrants.append(Entrant(nm, len(played[nm]), place_sum[nm] / seats[nm],
+        entrants.append(Entrant(nm, played[nm], place_sum[nm] / seats[nm],
                                 score_sum[nm] / seats[nm] if with_scores else None,
                                 mu, sigma, mu - 3 * sigma, float(theta[i]), float(lo[i]), float(hi[i])))
     order = sorted(range(n), key=lambda i: -theta[i])
