@@ -11,7 +11,8 @@ import pytest
 from engine import GAMES
 from tournaments.analysis.synth import write_log
 
-BOTS = ["random-a", "random-b", "first", "last"]
+BOTS = ["random-a", "random-b", "first", "last", "random-c", "random-d", "random-e", "random-f"]
+"""Entrants; a game seats its default number of them (rotating through the list board by board)."""
 
 
 @pytest.fixture(scope="session")
