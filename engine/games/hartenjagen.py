@@ -12,9 +12,11 @@ Decisions followed (RULES.md 2.3):
   per card; no seat sees another's passed cards, and the cards join the receivers' hands only
   once all twelve are passed.  The seat that passed a card knows where it went.
 * **H2** hearts may not be led before they are broken, unless the leader holds only hearts (then
-  ``forced_heart_lead``).  Hearts are broken by the first heart played; the queen of spades breaks
-  them too (option ``qs_breaks_hearts``).  A leader holding only hearts and the queen of spades
-  must lead the queen (as OpenSpiel's default).
+  ``forced_heart_lead``).  Hearts are broken by the first heart played, and by the queen of spades
+  however it is played (option ``qs_breaks_hearts``).  RULES.md says "a heart or Q♠ discarded":
+  a discard is the usual way, but as in OpenSpiel (whose flags the decision cites) a heart led by
+  a seat holding only hearts, or the queen led or played to a spade trick, breaks hearts too.  A
+  leader holding only hearts and the queen of spades must lead the queen (OpenSpiel's default).
 * **H3** on the first trick a seat that cannot follow clubs may not play a heart or the queen of
   spades unless it holds nothing else (``points_on_first_trick_blocked`` records a seat held back).
 * **H4** the match ends after a deal in which a seat reaches ``target`` (100) or more; the lowest
@@ -180,13 +182,8 @@ class HartenjagenState(State):
 
     # ----------------------------------------------------------------- setup
     def _setup(self, deal: dict[str, Any] | None) -> None:
-        o = self.game.options
-        self._pass_cards = bool(o["pass_cards"])
-        self._must_break = bool(o["must_break_hearts"])
-        self._qs_breaks = bool(o["qs_breaks_hearts"])
-        self._no_pts = bool(o["no_pts_on_first_trick"])
-        self._target = int(o["target"])
-        self._moon_self = o["moon_shot"] == "self_minus_26"
+        (self._pass_cards, self._must_break, self._qs_breaks, self._no_pts, self._target,
+         self._moon_self) = self.game.flags  # type: ignore[attr-defined]
         self.deck_mask = FULL
         self.totals = [0, 0, 0, 0]
         self._deal_seed = self.seed
@@ -348,6 +345,11 @@ class HartenjagenState(State):
                 self._lm = h
                 self._lt = _tuple_of(h, PLAY_T)
         self.history.append(action)
+
+    def _emit(self, name: str, seat: int | None = None, **data: JSON) -> None:
+        """The base's rule event, built in one go (the same dict)."""
+        self.events.append({"event": "hartenjagen." + name, "deal": self.deal_no,
+                            "ply": len(self.history), "seat": seat, **data})
 
     def _first_trick_discard(self, seat: int, held: int, code: int) -> None:
         if self._no_pts and held & PENALTY_MASK and held & ~PENALTY_MASK:
@@ -724,3 +726,9 @@ class Hartenjagen(Game):
                choices=MOON_MODES),
     )
     state_class = HartenjagenState
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        o = self.options  # as each new match reads them, in one go
+        self.flags = (bool(o["pass_cards"]), bool(o["must_break_hearts"]), bool(o["qs_breaks_hearts"]),
+                      bool(o["no_pts_on_first_trick"]), int(o["target"]), o["moon_shot"] == "self_minus_26")
