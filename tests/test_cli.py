@@ -65,7 +65,8 @@ def test_rules_shows_card_options_and_notation(game_id: str) -> None:
     first_verb = cls.notation.split()[0]
     assert first_verb in proc.stdout
     data = json.loads(cardarena("rules", game_id, "--json").stdout)
-    assert data["id"] == game_id and [o["name"] for o in data["options"]] == [o.name for o in cls.options_spec]
+    assert data["id"] == game_id
+    assert [o["name"] for o in data["options"]] == [o.name for o in cls.options_spec]
 
 
 @pytest.mark.parametrize("game_id", GAMES)

@@ -18,7 +18,8 @@ def test_playthrough_matches_golden_file(game_id: str) -> None:
     if got != want:
         diff = "".join(list(difflib.unified_diff(want.splitlines(True), got.splitlines(True),
                                                  str(path), "now", n=1))[:40])
-        pytest.fail(f"{game_id} plays differently from {path.name} (if deliberate: make playthroughs)\n{diff}")
+        pytest.fail(f"{game_id} plays differently from {path.name} "
+                    f"(if deliberate: make playthroughs)\n{diff}")
 
 
 def test_all_games_have_a_playthrough() -> None:

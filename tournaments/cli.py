@@ -232,7 +232,7 @@ _mount_dashboard()
 def main() -> None:
     """Console entry point: one-line errors for bad input, exit status 2."""
     try:
-        app(standalone_mode=False)
+        rc = app(standalone_mode=False)  # returns the code of a typer.Exit raised by a command
     except UserError as e:
         print(f"cardarena: {e}", file=sys.stderr)
         sys.exit(2)
@@ -246,6 +246,7 @@ def main() -> None:
     except typer.Abort:
         print("cardarena: aborted", file=sys.stderr)
         sys.exit(130)
+    sys.exit(rc if isinstance(rc, int) else 0)
 
 
 if __name__ == "__main__":

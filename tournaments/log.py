@@ -21,6 +21,7 @@ Layout under a tournament output directory (documented for readers in ``data/REA
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -82,6 +83,8 @@ MATCHES_SCHEMA = pa.schema([
     pa.field("ranking", pa.list_(pa.int8()), nullable=False),
     pa.field("engine_ranking", pa.list_(pa.int8()), nullable=False),
     pa.field("deals_played", pa.int32(), nullable=False),
+    pa.field("sheet", pa.list_(pa.list_(pa.float64())), nullable=False),
+    pa.field("engine_version", pa.string(), nullable=False),
     pa.field("moves", pa.int32(), nullable=False),
     pa.field("status", pa.string(), nullable=False),
     pa.field("fault_seat", pa.int8()),
@@ -169,6 +172,7 @@ class BatchLog:
                   max_deals: int | None, board: int, rotation: int, bots: Sequence[str],
                   bot_refs: Sequence[str], teams: Sequence[int], scores: Sequence[float],
                   ranking: Sequence[int], engine_ranking: Sequence[int], deals_played: int,
+                  sheet: Sequence[Sequence[float]],
                   moves: Sequence[tuple[int, int, int, str, str, int, int, str]],
                   events: Sequence[dict[str, Any]], faults: Sequence[Fault], duration_s: float,
                   finished_at_ms: int, worker: str) -> None:
@@ -203,7 +207,9 @@ class BatchLog:
             "players": players, "max_deals": max_deals, "board": board, "rotation": rotation,
             "bots": list(bots), "bot_refs": list(bot_refs), "teams": list(teams),
             "scores": [float(x) for x in scores], "ranking": list(ranking),
-            "engine_ranking": list(engine_ranking), "deals_played": deals_played, "moves": n,
+            "engine_ranking": list(engine_ranking), "deals_played": deals_played,
+            "sheet": [[float(x) for x in row] for row in sheet], "engine_version": engine_version(),
+            "moves": n,
             "status": first.kind if first else "ok",
             "fault_seat": first.seat if first else None,
             "fault_reason": first.reason if first else None,
@@ -222,6 +228,18 @@ class BatchLog:
             cols["tournament"] = [self.tournament] * n
             out[name] = pa.Table.from_pydict(cols, schema=schema)
         return out
+
+
+@functools.cache
+def engine_version() -> str:
+    """12 hex digits of the SHA-256 of the engine's source files: two logs with the same value
+    were played by the same rules code, so a replay must reproduce them exactly."""
+    import engine
+    h = hashlib.sha256()
+    root = Path(engine.__file__).parent
+    for f in sorted(root.rglob("*.py")):
+        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:12]
 
 
 # ------------------------------------------------------------------------------------------ writing

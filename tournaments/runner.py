@@ -260,7 +260,8 @@ def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
                       players=batch.players, max_deals=batch.max_deals, board=m.board, rotation=m.rotation,
                       bots=m.seats, bot_refs=[shown[label] for label in m.seats], teams=teams,
                       scores=st.scores(), ranking=p.placement,
-                      engine_ranking=st.ranking(), deals_played=st.deal_no, moves=p.moves,
+                      engine_ranking=st.ranking(), deals_played=st.deal_no,
+                      sheet=st.score_sheet(), moves=p.moves,
                       events=st.events, faults=fl, duration_s=p.seconds,
                       finished_at_ms=int(time.time() * 1000), worker=worker)
     played = time.perf_counter() - t0

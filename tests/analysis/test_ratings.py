@@ -62,7 +62,8 @@ def write_planted(root: Path, game: str, names: list[str], theta: list[float], g
             log.add_match(match_id=mid, group_id=gid, options="{}", seed=g, players=4, max_deals=None,
                           board=g, rotation=rot, bots=bots, bot_refs=bots, teams=team_of,
                           scores=[float(5 - r) for r in ranking], ranking=ranking, engine_ranking=ranking,
-                          deals_played=1, moves=[], events=[], faults=[], duration_s=0.0,
+                          deals_played=1, sheet=[[float(5 - r) for r in ranking]], moves=[], events=[],
+                          faults=[], duration_s=0.0,
                           finished_at_ms=0, worker="test")
         if len(log.match_ids) >= 200:
             commit_batch(root, log, fsync=False)

@@ -91,7 +91,8 @@ def write_matches(root: Path, tournament: str, game: str, seatings: Sequence[Seq
                       options=options_json(g.options), seed=mseed, players=len(seats), max_deals=max_deals,
                       board=0, rotation=0, bots=list(seats), bot_refs=list(seats), teams=teams,
                       scores=state.scores(), ranking=state.ranking(), engine_ranking=state.ranking(),
-                      deals_played=state.deal_no, moves=moves, events=state.events, faults=[],
+                      deals_played=state.deal_no, sheet=state.score_sheet(), moves=moves, events=state.events,
+                      faults=[],
                       duration_s=0.01, finished_at_ms=1_700_000_000_000 + i, worker="test:1")
     commit_batch(root, log, fsync=False)
     if manifest:

@@ -113,7 +113,8 @@ def write_log(out: str | Path, games: Sequence[str], bots: Sequence[str], boards
                     board=board, rotation=rotation, bots=seat_bots, bot_refs=seat_bots,
                     teams=[s % 2 for s in range(n)] if cls.teams else list(range(n)),
                     scores=state.scores(), ranking=ranking, engine_ranking=ranking,
-                    deals_played=state.deal_no, moves=moves, events=state.events, faults=[],
+                    deals_played=state.deal_no, sheet=state.score_sheet(), moves=moves, events=state.events,
+                    faults=[],
                     duration_s=time.perf_counter() - t0, finished_at_ms=int(time.time() * 1000),
                     worker="synth:0")
                 written += 1
