@@ -643,8 +643,7 @@ class HartenjagenState(State):
         ids = [c for c in range(NCARDS) if pool >> c & 1]
         rng.shuffle(ids)
         voids = self.voids()
-        allowed = {s: FULL & ~sum(SUIT_MASKS[u] for u in range(4) if voids[s] >> u & 1) for s in others}
-        deal = _constrained_deal(ids, need, allowed, rng)
+        deal = _constrained_deal(ids, need, {s: 15 & ~voids[s] for s in others}, rng)
         for s in others:
             got = deal[s]
             if self.passing and pending[s]:
@@ -659,46 +658,53 @@ class HartenjagenState(State):
         return new
 
 
-def _constrained_deal(cards: list[int], need: dict[int, int], allowed: dict[int, int],
+def _constrained_deal(cards: list[int], need: dict[int, int], suits: dict[int, int],
                       rng: random.Random) -> dict[int, int]:
-    """Give each seat ``need[s]`` of ``cards``, only cards in ``allowed[s]``.
+    """Give each seat ``need[s]`` of ``cards`` (already shuffled), only cards of the suits in the
+    4-bit mask ``suits[s]``.
 
-    Cards are placed one at a time (in the given, shuffled, order) on a random seat with room,
-    keeping the rest placeable (Hall's condition over suits), so a consistent deal always exists
-    when one exists at all.
+    Cards of suits some seat may not take are placed first, one at a time on a random seat with
+    room (weighted by its room), keeping the rest placeable (Hall's condition over suits); the
+    other cards then fill the remaining room in their shuffled order.
     """
     seats = list(need)
     room = dict(need)
     out = {s: 0 for s in seats}
-    left = [0, 0, 0, 0]  # cards still to place, per suit
-    for c in cards:
-        left[c // 13] += 1
-    for c in cards:
-        su = c // 13
-        left[su] -= 1
-        # a random order of the seats that may take c, weighted by their room (Efraimidis-Spirakis)
-        choices = sorted((s for s in seats if room[s] and allowed[s] >> c & 1),
-                         key=lambda s: rng.random() ** (1.0 / room[s]), reverse=True)
-        for s in choices:
-            room[s] -= 1
-            if _feasible(left, room, allowed):
-                out[s] |= 1 << c
-                break
-            room[s] += 1
-        else:
-            raise RuntimeError("no deal consistent with the shown voids (engine bug)")
+    everyone = 15
+    for s in seats:
+        everyone &= suits[s]
+    tight = [c for c in cards if not everyone >> c // 13 & 1]
+    if tight:
+        left = [0, 0, 0, 0]  # tight cards still to place, per suit
+        for c in tight:
+            left[c // 13] += 1
+        for c in tight:
+            su = c // 13
+            left[su] -= 1
+            # a random order of the seats that may take c, weighted by their room (Efraimidis-Spirakis)
+            choices = sorted((s for s in seats if room[s] and suits[s] >> su & 1),
+                             key=lambda s: rng.random() ** (1.0 / room[s]), reverse=True)
+            for s in choices:
+                room[s] -= 1
+                if _feasible(left, room, suits):
+                    out[s] |= 1 << c
+                    break
+                room[s] += 1
+            else:
+                raise RuntimeError("no deal consistent with the shown voids (engine bug)")
+    slots = [s for s in seats for _ in range(room[s])]
+    for c, s in zip((c for c in cards if everyone >> c // 13 & 1), slots, strict=True):
+        out[s] |= 1 << c
     return out
 
 
-def _feasible(left: list[int], room: dict[int, int], allowed: dict[int, int]) -> bool:
-    """Hall's condition: every set of suits fits in the room of the seats that may take them."""
+def _feasible(left: list[int], room: dict[int, int], suits: dict[int, int]) -> bool:
+    """Hall's condition: every set of suits still to place fits in the room of the seats that may
+    take one of them."""
     for subset in range(1, 16):
-        n = sum(left[u] for u in range(4) if subset >> u & 1)
-        if not n:
-            continue
-        cap = sum(r for s, r in room.items()
-                  if any(subset >> u & 1 and allowed[s] & SUIT_MASKS[u] for u in range(4)))
-        if n > cap:
+        n = (left[0] if subset & 1 else 0) + (left[1] if subset & 2 else 0) + \
+            (left[2] if subset & 4 else 0) + (left[3] if subset & 8 else 0)
+        if n and n > sum(r for s, r in room.items() if suits[s] & subset):
             return False
     return True
 
