@@ -9,7 +9,8 @@ and microseconds per action.  For Hartenjagen it also drives OpenSpiel's ``heart
 with the same ``rng.choice(legal_actions())``), alternating short rounds of each so that both see
 the same machine load, and prints the ratio ours / OpenSpiel (the median of the per-round
 ratios); a second OpenSpiel line samples chance nodes from ``chance_outcomes()`` instead, the
-usual OpenSpiel idiom.
+usual OpenSpiel idiom, and a last pair plays both without passing (OpenSpiel skips the pass in
+a quarter of its deals, its pass direction being a chance outcome; ours passes in deal 1).
 
 Figures and the machine they were measured on: bench/README.md.
 """
@@ -58,9 +59,10 @@ class Rate:
         return 1e6 * self.seconds / self.actions
 
 
-def ours_round(game_id: str, first_seed: int, seconds: float, rng: random.Random) -> Rate:
+def ours_round(game_id: str, first_seed: int, seconds: float, rng: random.Random,
+               **options: Any) -> Rate:
     """Random deals of ``game_id`` for about ``seconds``, seeds from ``first_seed``."""
-    game = load_game(game_id)
+    game = load_game(game_id, **options)
     deals = actions = 0
     clock = time.perf_counter
     start = clock()
@@ -80,14 +82,14 @@ def ours_round(game_id: str, first_seed: int, seconds: float, rng: random.Random
             return Rate(deals, actions, now - start)
 
 
-def openspiel_hearts() -> Any:
+def openspiel_hearts(pass_cards: bool = True) -> Any:
     """OpenSpiel's hearts with its flags set to RULES.md 2.3 (H1-H5), or None if not installed."""
     try:
         import pyspiel
     except ImportError:
         return None
     return pyspiel.load_game("hearts", {
-        "pass_cards": True, "no_pts_on_first_trick": True, "must_break_hearts": True,
+        "pass_cards": pass_cards, "no_pts_on_first_trick": True, "must_break_hearts": True,
         "qs_breaks_hearts": True, "can_lead_any_club": False, "can_lead_hearts_instead_of_qs": False,
         "jd_bonus": False, "avoid_all_tricks_bonus": False})
 
@@ -168,21 +170,26 @@ def bench_hartenjagen(seconds: float, out: Callable[[str], None]) -> None:
         bench_game("hartenjagen", seconds, out)
         out("  (OpenSpiel not installed: pip install open-spiel, or make test's set-up)")
         return
+    os_no_pass = openspiel_hearts(pass_cards=False)
     rounds = max(1, round(seconds / ROUND))
     rng = random.Random(0)
-    ours: list[Rate] = []
-    theirs: list[Rate] = []
-    usual: list[Rate] = []
+    t = seconds / rounds
+    runs: dict[str, list[Rate]] = {k: [] for k in ("ours", "os", "usual", "ours_np", "os_np")}
     for k in range(rounds):  # alternate, so that all see the same machine load
-        ours.append(ours_round("hartenjagen", 1_000_000 * k, seconds / rounds, rng))
-        theirs.append(openspiel_round(os_game, seconds / rounds, rng))
-        usual.append(openspiel_outcomes_round(os_game, seconds / rounds / 2, rng))
-    out(line("hartenjagen", median_rate(ours)))
-    out(line("  OpenSpiel hearts", median_rate(theirs), "same loop; 53 of its actions are chance"))
-    out(line("  OpenSpiel, usual chance", median_rate(usual), "chance nodes from chance_outcomes()"))
-    for name, other in (("OpenSpiel", theirs), ("OpenSpiel usual chance", usual)):
-        ratios = [a.deals_per_s / b.deals_per_s for a, b in zip(ours, other, strict=True)]
-        out(f"  ratio ours/{name}: {statistics.median(ratios):.2f}x deals/s "
+        runs["ours"].append(ours_round("hartenjagen", 1_000_000 * k, t, rng))
+        runs["os"].append(openspiel_round(os_game, t, rng))
+        runs["usual"].append(openspiel_outcomes_round(os_game, t / 2, rng))
+        runs["ours_np"].append(ours_round("hartenjagen", 1_000_000 * k, t / 2, rng, pass_cards=False))
+        runs["os_np"].append(openspiel_round(os_no_pass, t / 2, rng))
+    out(line("hartenjagen", median_rate(runs["ours"])))
+    out(line("  OpenSpiel hearts", median_rate(runs["os"]), "same loop; 53 of its actions are chance"))
+    out(line("  OpenSpiel, usual chance", median_rate(runs["usual"]), "chance from chance_outcomes()"))
+    out(line("  ours, no passing", median_rate(runs["ours_np"]), "pass_cards off"))
+    out(line("  OpenSpiel, no passing", median_rate(runs["os_np"]), "pass_cards off"))
+    for name, a, b in (("ours/OpenSpiel", "ours", "os"), ("ours/OpenSpiel usual chance", "ours", "usual"),
+                       ("ours/OpenSpiel, no passing", "ours_np", "os_np")):
+        ratios = [x.deals_per_s / y.deals_per_s for x, y in zip(runs[a], runs[b], strict=True)]
+        out(f"  ratio {name}: {statistics.median(ratios):.2f}x deals/s "
             f"(median of {rounds} paired rounds; range {min(ratios):.2f}-{max(ratios):.2f})")
 
 
