@@ -22,8 +22,9 @@ $(DEV): pyproject.toml | $(BIN)/python
 demo: $(RUN)
 	$(BIN)/cardarena demo
 
+# two workers (the machine has two cores); tests that start Ray clusters share one worker
 test: $(DEV) check
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" -n 2 --dist loadgroup
 
 test-slow: $(DEV)
 	$(BIN)/python -m pytest -q -m slow

@@ -18,6 +18,9 @@ MATCHES = 1000
 """Seeded random matches per game that must finish."""
 DEEP = 25
 """Matches per game checked after every action (invariants, observations, clones)."""
+DEEP_DEALS = 3
+"""Deals per deeply checked match: the first deals and the match end (max_deals) are covered,
+while whole matches are left to test_random_matches_finish."""
 
 pytestmark = pytest.mark.skipif(not GAMES, reason="no game registered")
 
@@ -41,7 +44,8 @@ def test_random_matches_finish(game_id: str) -> None:
 def test_invariants_after_every_action(game_id: str) -> None:
     game = load_game(game_id)
     for seed in range(DEEP):
-        random_playout(game.new_match(seed=10_000 + seed), random.Random(seed), check_every_action=True)
+        random_playout(game.new_match(seed=10_000 + seed, max_deals=DEEP_DEALS), random.Random(seed),
+                       check_every_action=True)
 
 
 @pytest.mark.parametrize("game_id", GAMES)
@@ -81,7 +85,7 @@ def _illegal(legal: list[str]) -> list[str]:
 def test_illegal_and_malformed_actions_raise_and_change_nothing(game_id: str) -> None:
     game = load_game(game_id)
     for seed in range(8):
-        state = game.new_match(seed=seed)
+        state = game.new_match(seed=seed, max_deals=DEEP_DEALS)
         rng = random.Random(seed)
         step = 0
         while not state.is_over():
@@ -115,7 +119,7 @@ def test_malformed_card_message_shows_the_right_form() -> None:
 def test_every_listed_action_applies(game_id: str) -> None:
     game = load_game(game_id)
     for seed in range(6):
-        state = game.new_match(seed=seed)
+        state = game.new_match(seed=seed, max_deals=DEEP_DEALS)
         rng = random.Random(seed)
         step = 0
         while not state.is_over():
@@ -167,7 +171,7 @@ def test_clone_is_independent(game_id: str) -> None:
 def test_observation_never_shows_a_hidden_card(game_id: str) -> None:
     game = load_game(game_id)
     for seed in range(DEEP):
-        state = game.new_match(seed=seed)
+        state = game.new_match(seed=seed, max_deals=DEEP_DEALS)
         rng = random.Random(seed)
         while not state.is_over():
             for seat in range(state.players):
@@ -179,6 +183,8 @@ def test_observation_never_shows_a_hidden_card(game_id: str) -> None:
                 leaked = leaked_cards(state, seat)
                 assert not leaked, f"{game_id} seed {seed}: seat {seat} sees hidden {leaked}"
             state.apply(rng.choice(state.legal_actions()))
+        for seat in range(state.players):  # the end: what is shown then must still be known
+            assert not leaked_cards(state, seat), f"{game_id} seed {seed}: seat {seat} at the end"
 
 
 @pytest.mark.parametrize("game_id", GAMES)

@@ -1,0 +1,13 @@
+"""Suite-wide settings: tests that start Ray clusters run one after another in one xdist worker."""
+from __future__ import annotations
+
+import pytest
+
+RAY_MODULES = {"tests.tournaments.test_ray", "tests.tournaments.test_driver", "tests.tournaments.test_submitted"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is not None and module.__name__ in RAY_MODULES:
+            item.add_marker(pytest.mark.xdist_group("ray"))
