@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-RAY_MODULES = {"tests.tournaments.test_ray", "tests.tournaments.test_driver", "tests.tournaments.test_submitted"}
+RAY_MODULES = {"tests.tournaments.test_ray", "tests.tournaments.test_driver",
+               "tests.tournaments.test_submitted"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

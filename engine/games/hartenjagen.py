@@ -714,6 +714,8 @@ class Hartenjagen(Game):
     id = "hartenjagen"
     name = "Hartenjagen (Hearts)"
     family = "trick-taking"
+    rule_events = ("cards_passed", "hearts_broken", "qs_taken", "moon_shot",
+                   "points_on_first_trick_blocked", "forced_heart_lead", "match_over")
     seed_ref = "seed 002, section hartenjagen"
     summary = ("Four players avoid penalty points: each heart 1, the queen of spades 13. Pass three cards "
                "(left, right, across, none), 2C leads, follow suit, no trumps; hearts may not be led "
