@@ -19,8 +19,12 @@ $(DEV): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q --disable-pip-version-check -e '.[test]'
 	touch $@ $(RUN)
 
+# a real tournament (embedded local Ray) of every built-in bot over every game, its leaderboard,
+# and the HTML report; data/demo is the demo's own directory, started afresh each time
 demo: $(RUN)
-	$(BIN)/cardarena demo
+	rm -rf data/demo
+	$(BIN)/cardarena tournament run examples/demo.toml
+	$(BIN)/cardarena dashboard data/demo -o data/demo/report.html
 
 # two workers (the machine has two cores); tests that start Ray clusters share one worker
 test: $(DEV) check
@@ -35,6 +39,10 @@ check: $(DEV)
 
 bench: $(DEV)
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/tournament.py
+	$(BIN)/python bench/analysis.py
+	$(BIN)/python bench/sandbox.py
+	$(BIN)/python bench/bots.py
 
 # regenerate the golden playthroughs (tests/playthroughs/<id>.txt) after a deliberate rule change
 playthroughs: $(DEV)

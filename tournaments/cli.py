@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from bots.cli import app as bots_app
 from bots.match import MatchResult, play
 from engine import GAMES, game_class, load_game
 from engine.core import Game, State
@@ -22,6 +23,7 @@ from tournaments.tournament_cli import app as tournament_app
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="cardarena: rules verification and tournaments for traditional card games.")
 app.add_typer(tournament_app, name="tournament")
+app.add_typer(bots_app, name="bots")
 out = Console(highlight=False, soft_wrap=False)
 
 
