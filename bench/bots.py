@@ -96,7 +96,7 @@ def run(game_id: str, a: str, b: str, matches: int, deals: int, jobs: int, seed0
     return {"game": game_id, "a": a, "b": b, "sets": sets, "matches": sum(r["matches"] for r in rows),
             "deals": deals, "a_place": [m_a, h_a], "b_place": [m_b, h_b], "place_gain": [m_d, h_d],
             "score_edge": [m_e, h_e], "faults": sum(r["faults"] for r in rows),
-            "holds": m_d - h_d > 0, "cpu_seconds": sum(r["seconds"] for r in rows)}
+            "holds": m_d - h_d > 0, "wall_seconds": sum(r["seconds"] for r in rows)}
 
 
 def main() -> None:
@@ -116,7 +116,7 @@ def main() -> None:
     pairs = [tuple(p.split(":")) for p in args.pairs.split(",")]
     if not args.json:
         print(f"{'game':15} {'A:B':15} {'matches':>7} {'A place':>13} {'B place':>13} {'B-A place':>14} "
-              f"{'A score edge':>16}  holds  cpu s")
+              f"{'A score edge':>16}  holds  wall s")
     for g in games:
         for a, b in pairs:
             r = run(g, a, b, args.matches, args.deals, args.jobs, args.seed)
@@ -127,7 +127,7 @@ def main() -> None:
             print(f"{g:15} {a + ':' + b:15} {r['matches']:7d} {f.format(*r['a_place']):>13} "
                   f"{f.format(*r['b_place']):>13} {f.format(*r['place_gain']):>14} "
                   f"{'{:.2f}±{:.2f}'.format(*r['score_edge']):>16}  {'yes' if r['holds'] else 'NO':5}"
-                  f"  {r['cpu_seconds']:.0f}" + (f"  faults {r['faults']}" if r["faults"] else ""),
+                  f"  {r['wall_seconds']:.0f}" + (f"  faults {r['faults']}" if r["faults"] else ""),
                   flush=True)
 
 
