@@ -17,7 +17,7 @@
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -176,6 +176,9 @@ class PlayRule:
 
 FOLLOW_SUIT = PlayRule()
 
+MaskFunction = Callable[[Hand, int, int, bool], Hand]
+"""``(hand, led suit, winning card, partner_winning) -> legal mask`` (see :func:`mask_function`)."""
+
 
 def legal_plays(hand: Hand, trick: Sequence[int], winner: int, trump_suit: int | None,
                 order: Order, rule: PlayRule = FOLLOW_SUIT, partner_winning: bool = False) -> Hand:
@@ -193,31 +196,68 @@ def legal_mask(hand: Hand, led: int, w: int, trump_suit: int | None, order: Orde
                rule: PlayRule = FOLLOW_SUIT, partner_winning: bool = False) -> Hand:
     """:func:`legal_plays` for a trick already begun, given by its led suit and the card ``w``
     winning so far (for games that keep the trick as a few ints on their hot path)."""
-    duty = not (partner_winning and rule.partner_exempt)
-    follow = hand & SUIT_MASKS[led]
-    if follow:
-        if rule.overtake and duty and (w // 13 == led):
-            higher = follow & order.above[1 if led == trump_suit else 0][w]
-            if higher:
-                return higher
-        return follow
-    if trump_suit is None:
+    key = (id(order), rule, trump_suit)
+    fn = _MASK_FNS.get(key)
+    if fn is None:
+        fn = mask_function(order, rule, trump_suit)
+    return fn(hand, led, w, partner_winning)
+
+
+_MASK_FNS: dict[tuple[int, PlayRule, int | None], MaskFunction] = {}
+
+
+def mask_function(order: Order, rule: PlayRule, trump_suit: int | None) -> MaskFunction:
+    """:func:`legal_mask` with ``order``, ``rule`` and ``trump_suit`` fixed: a function
+    ``(hand, led, w, partner_winning) -> mask``, built once per combination (the rule's flags and
+    the order's tables are bound in it, for a game's hot path).  This is the one place the rule
+    is written."""
+    key = (id(order), rule, trump_suit)
+    hit = _MASK_FNS.get(key)
+    if hit is not None:
+        return hit
+    overtake = rule.overtake
+    trump_duty = rule.trump_duty
+    no_losing_trump = rule.no_losing_trump
+    partner_exempt = rule.partner_exempt
+    partner_no_undertrump = rule.partner_no_undertrump
+    partner_trump_duty = rule.partner_trump_duty
+    plain_above, trump_above = order.above
+    suit_masks = SUIT_MASKS
+    trump_mask = SUIT_MASKS[trump_suit] if trump_suit is not None else 0
+
+    def mask(hand: Hand, led: int, w: int, partner_winning: bool) -> Hand:
+        duty = not (partner_winning and partner_exempt)
+        follow = hand & suit_masks[led]
+        if follow:
+            if overtake and duty and (w // 13 == led):
+                higher = follow & (trump_above if led == trump_suit else plain_above)[w]
+                if higher:
+                    return higher
+            return follow
+        if trump_suit is None:
+            return hand
+        trumps = hand & trump_mask
+        if not trumps:
+            return hand
+        beat = trumps & trump_above[w] if w // 13 == trump_suit else trumps
+        if duty and trump_duty:
+            if beat:
+                return beat
+            if no_losing_trump and trumps != hand:
+                return hand & ~trumps
+            return hand
+        if not duty and partner_trump_duty:
+            return trumps
+        if not duty and partner_no_undertrump and w // 13 == trump_suit and trumps != hand:
+            return (hand & ~trumps) | beat
         return hand
-    trumps = hand & SUIT_MASKS[trump_suit]
-    if not trumps:
-        return hand
-    beat = trumps & order.above[1][w] if w // 13 == trump_suit else trumps
-    if duty and rule.trump_duty:
-        if beat:
-            return beat
-        if rule.no_losing_trump and trumps != hand:
-            return hand & ~trumps
-        return hand
-    if not duty and rule.partner_trump_duty:
-        return trumps
-    if not duty and rule.partner_no_undertrump and w // 13 == trump_suit and trumps != hand:
-        return (hand & ~trumps) | beat
-    return hand
+
+    _MASK_FNS[key] = mask
+    _MASK_ORDERS.append(order)  # keeps ``order`` alive, so its id() is not reused
+    return mask
+
+
+_MASK_ORDERS: list[Order] = []
 
 
 def absent_after_play(trick: Sequence[int], winner: int, c: int, trump_suit: int | None, order: Order,

@@ -24,17 +24,20 @@ Seats play in the order ``nxt`` (normally ``seat + 1``; Manillen's club format r
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Any, ClassVar
 
 from engine.cards import SUITS, TOKENS, card
 from engine.core import JSON, State
 from engine.tricks import (
+    MaskFunction,
     Order,
     PlayRule,
     Points,
     absent_after_play,
     legal_mask,
+    mask_function,
     points_table,
     rank_order,
 )
@@ -121,6 +124,31 @@ def points_of(m: int, pts: Points) -> int:
 
 
 _DECK_LISTS: dict[int, tuple[int, ...]] = {}
+_DEAL_PLANS: dict[tuple[int, ...], tuple[list[Callable[[list[int]], tuple[int, ...]]], int]] = {}
+"""(first seat, packets..., -1, nxt...) -> (per seat: the getter of its cards' deck positions,
+cards dealt)."""
+
+def _deal_plan(nxt: Sequence[int], first: int, packets: Sequence[int]
+               ) -> tuple[list[Callable[[list[int]], tuple[int, ...]]], int]:
+    """Which deck positions each seat gets when ``packets`` are dealt from ``first`` round the
+    table in the order ``nxt``; per seat a getter returning those cards as a tuple."""
+    n = len(nxt)
+    where: list[list[int]] = [[] for _ in range(n)]
+    pos = 0
+    for size in packets:
+        s = first
+        for _ in range(n):
+            where[s].extend(range(pos, pos + size))
+            pos += size
+            s = nxt[s]
+    getters: list[Callable[[list[int]], tuple[int, ...]]] = []
+    for w in where:
+        if len(w) == 1:
+            getters.append(itemgetter(slice(w[0], w[0] + 1)))  # a one-card hand, as a sequence
+        else:
+            getters.append(itemgetter(*w))
+    return getters, pos
+
 
 # ----------------------------------------------------------------------------- redeal
 def constrained_deal(pool: int, sizes: Sequence[int], forbid: Sequence[int],
@@ -231,7 +259,11 @@ class ManilleState(State):
     _deck_list: tuple[int, ...]
     _ev_prefix: str
     _lmask: int
-    """In the play phase: the legal mask of the seat to act."""
+    """In the play phase: the legal mask of the seat to act (0 outside it)."""
+    _lmf: MaskFunction
+    """The legal-mask rule with this deal's order, rule and trump bound (set when play starts)."""
+    _track: bool
+    """``TRACK_TRICK``, read once per match."""
     _fast: bool
 
     # ------------------------------------------------------------------ setup helpers
@@ -239,6 +271,7 @@ class ManilleState(State):
         n = self.players
         self.rule = rule
         self.deck_mask = deck
+        self._track = self.TRACK_TRICK
         self._ev_prefix = self.game.id + "."
         dl = _DECK_LISTS.get(deck)
         if dl is None:
@@ -275,19 +308,15 @@ class ManilleState(State):
 
     def _deal_packets(self, deck: list[int], packets: Sequence[int]) -> list[int]:
         """Deal ``deck`` (top first) in packets, starting left of the dealer; return the rest."""
-        n = self.players
-        seat = self.nxt[self.dealer]
-        hands = [0] * n
+        nxt = self.nxt
+        key = (nxt[self.dealer], *packets, -1, *nxt)
+        plan = _DEAL_PLANS.get(key)
+        if plan is None:
+            plan = _DEAL_PLANS[key] = _deal_plan(nxt, nxt[self.dealer], packets)
+        getters, used = plan
         bit = _BIT.__getitem__
-        pos = 0
-        for size in packets:
-            s = seat
-            for _ in range(n):
-                hands[s] += sum(map(bit, deck[pos:pos + size]))  # distinct cards: sum is union
-                pos += size
-                s = self.nxt[s]
-        self.hands = hands
-        return deck[pos:]
+        self.hands = [sum(map(bit, g(deck))) for g in getters]  # distinct cards: sum is union
+        return deck[used:]
 
     def _injected_hands(self, deal: dict[str, Any], size: int | None) -> None:
         """Take ``deal["dealer"]`` and ``deal["hands"]`` (X6), checking them."""
@@ -328,18 +357,28 @@ class ManilleState(State):
     # act, so ``legal_actions`` is a table lookup and ``apply`` of a card one dict lookup and one
     # bit test (tournaments run these millions of times).
     def legal_actions(self) -> list[str]:
-        if self._fast:
-            return play_list(self._lmask)
+        m = self._lmask  # nonzero exactly while playing (play_list, inlined)
+        if m:
+            t = PLAY_T
+            if m >> 39:
+                return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26 & 8191], *t[3][m >> 39]]
+            if m >> 26:
+                return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26]]
+            if m >> 13:
+                return [*t[0][m & 8191], *t[1][m >> 13]]
+            return list(t[0][m])
         return super().legal_actions()
 
     def apply(self, action: str) -> None:
-        if self._fast:
-            code = PLAY_CARD.get(action) if action.__class__ is str else None
-            if code is not None and self._lmask >> code & 1:
-                self._legal = None
-                self._play(code)
-                self.history.append(action)
-                return
+        try:
+            code = PLAY_CARD[action]
+        except (KeyError, TypeError):  # not a card action (or not a string): the base path
+            code = 63
+        if self._lmask >> code & 1:
+            self._legal = None
+            self._play(code)
+            self.history.append(action)
+            return
         super().apply(action)
 
     def _finish(self) -> None:
@@ -354,6 +393,7 @@ class ManilleState(State):
         self.tricks_per_deal = self.hands[leader].bit_count()
         self._lmask = self.hands[leader]
         self._fast = True
+        self._lmf = mask_function(self.ORDER, self.rule, self.trump)
 
     def _play_mask(self) -> int:
         hand = self.hands[self.turn]
@@ -373,7 +413,7 @@ class ManilleState(State):
         plays = self.plays
         plays.append(seat << 6 | c)
         legal = self._lmask
-        if self.TRACK_TRICK:
+        if self._track:
             self.tlegal.append(legal)
         tn = self.tn
         if not tn:
@@ -382,8 +422,7 @@ class ManilleState(State):
             self.wseat = seat
             self.tn = 1
             nxt = self.turn = self.nxt[seat]
-            self._lmask = legal_mask(hands[nxt], led, c, self.trump, self.ORDER, self.rule,
-                                     self.partner[nxt] == seat)
+            self._lmask = self._lmf(hands[nxt], led, c, self.partner[nxt] == seat)
             return
         led = self.led
         w = self.wcard
@@ -423,8 +462,7 @@ class ManilleState(State):
         if tn < self.players:
             self.tn = tn
             nxt = self.turn = self.nxt[seat]
-            self._lmask = legal_mask(hands[nxt], led, w, trump, self.ORDER, self.rule,
-                                     self.partner[nxt] == self.wseat)
+            self._lmask = self._lmf(hands[nxt], led, w, self.partner[nxt] == self.wseat)
             return
         # the trick is complete
         taker = self.wseat
@@ -440,7 +478,7 @@ class ManilleState(State):
         self.won[taker] |= m
         self.last_trick = trick
         self.tn = 0
-        if self.TRACK_TRICK:
+        if self._track:
             self._trick_done(taker)
             self.tlegal = []
         self.turn = taker
@@ -454,7 +492,7 @@ class ManilleState(State):
 
     def _exemption_event(self, seat: int, c: int, hand: int, w: int) -> None:
         """``partner_exemption_used``: ``c`` would have been illegal had an opponent been winning."""
-        strict = legal_mask(hand, self.led, w, self.trump, self.ORDER, self.rule, False)
+        strict = self._lmf(hand, self.led, w, False)
         if not strict >> c & 1:
             self._emit("partner_exemption_used", seat=seat, card=TOKENS[c])
 
