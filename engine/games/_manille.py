@@ -29,7 +29,7 @@ from operator import itemgetter
 from typing import Any, ClassVar
 
 from engine.cards import SUITS, TOKENS, card
-from engine.core import JSON, State
+from engine.core import JSON, State, _copy_data
 from engine.tricks import (
     MaskFunction,
     Order,
@@ -211,6 +211,13 @@ class ManilleState(State):
     cards in order are the last ``tn`` entries of ``plays``.
     """
 
+    __slots__ = _HOT = ("_ev_prefix", "_fast", "_legal", "_lmask", "_lmf", "_over", "_pexempt",
+                        "_ptable", "_strength", "_track", "_trick_pt", "_trump_ev", "_under_ev",
+                        "deal_no", "events", "hands", "history", "last_trick", "led", "ntricks",
+                        "nxt", "partner", "phase", "plays", "players", "pts", "rule", "tlegal", "tn",
+                        "trump", "turn", "wcard", "won", "wseat")
+    """The attributes of the hot path, in slots (the others stay in ``__dict__``)."""
+
     ORDER: ClassVar[Order] = MANILLE_ORDER
     STRENGTH: ClassVar[tuple[int, ...]] = MANILLE_ORDER.plain
     """``ORDER.plain``: no game of the family has a separate trump order."""
@@ -266,12 +273,29 @@ class ManilleState(State):
     """``TRACK_TRICK``, read once per match."""
     _fast: bool
 
+    def clone(self) -> State:
+        """:meth:`State.clone`, the slotted attributes copied the same way."""
+        new = super().clone()
+        for k in _HOT_SLOTS:
+            try:
+                v = getattr(self, k)
+            except AttributeError:
+                continue
+            setattr(new, k, _copy_data(v) if isinstance(v, (list, dict, set)) else v)
+        return new
+
     # ------------------------------------------------------------------ setup helpers
     def _init_family(self, rule: PlayRule, deck: int) -> None:
         n = self.players
         self.rule = rule
         self.deck_mask = deck
         self._track = self.TRACK_TRICK
+        self._pexempt = rule.partner_exempt
+        self._strength = self.STRENGTH
+        self._ptable = self.POINTS.plain
+        self._trick_pt = self.TRICK_POINT
+        self._trump_ev = self.TRUMPING_EVENT
+        self._under_ev = self.UNDERTRUMP_EVENT
         self._ev_prefix = self.game.id + "."
         dl = _DECK_LISTS.get(deck)
         if dl is None:
@@ -440,24 +464,25 @@ class ManilleState(State):
                         self._emit("overtrump_forced", seat=seat, card=TOKENS[c])
                     else:
                         self._emit("undertrump_blocked", seat=seat, card=TOKENS[c])
-                if (self.UNDERTRUMP_EVENT and w // 13 == trump
+                if (self._under_ev and w // 13 == trump
                         and hand & SUIT_MASK[trump] & ~legal):
-                    self._emit(self.UNDERTRUMP_EVENT, seat=seat, card=TOKENS[c])
+                    self._emit(self._under_ev, seat=seat, card=TOKENS[c])
         cs = c // 13
         if cs == w // 13:
-            wins = self.STRENGTH[c] > self.STRENGTH[w]
+            st = self._strength
+            wins = st[c] > st[w]
         else:
             wins = cs == trump
         # a card that beats the winning card is legal under any duty, and a follower of a trumped
         # plain trick has no duty to overtake: only otherwise can the exemption have been used
         if (pw and not wins and (cs != led or w // 13 != trump or led == trump)
-                and self.rule.partner_exempt):
+                and self._pexempt):
             self._exemption_event(seat, c, hand, w)
         if wins:
             self.wcard = w = c
             self.wseat = seat
-        if cs == trump and led != trump and self.TRUMPING_EVENT:
-            self._emit(self.TRUMPING_EVENT, seat=seat, card=TOKENS[c])
+        if cs == trump and led != trump and self._trump_ev:
+            self._emit(self._trump_ev, seat=seat, card=TOKENS[c])
         tn += 1
         if tn < self.players:
             self.tn = tn
@@ -466,10 +491,10 @@ class ManilleState(State):
             return
         # the trick is complete
         taker = self.wseat
-        table = self.POINTS.plain
+        table = self._ptable
         trick = plays[-tn:]
         m = 0
-        p = self.TRICK_POINT
+        p = self._trick_pt
         for x in trick:
             m |= _BIT[x & 63]
             p += table[x & 63]
@@ -485,7 +510,7 @@ class ManilleState(State):
         self._lmask = hands[taker]
         if not self._lmask:
             self._fast = False
-            if self.TRICK_POINT:
+            if self._trick_pt:
                 self._emit("trick_point_awarded", tricks=list(self.ntricks))
             self.deal_totals.append(sum(self.pts))
             self._deal_over()
@@ -665,3 +690,6 @@ class ManilleState(State):
 
     def _after_redeal(self, seat: int) -> None:
         """Hook: fix derived fields after a redeal."""
+
+
+_HOT_SLOTS = ManilleState._HOT
