@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from engine.cards import JOKER, PACK, RANKS, SPADES, SUIT_MASKS, Hand, card, make  # noqa: F401
+from engine.cards import JOKER, PACK, RANKS, SPADES, SUIT_MASKS, TOKENS, Hand, card, make  # noqa: F401
 
 
 def suit(c: int) -> int:
@@ -314,3 +314,27 @@ _ALL_SUITS = SUIT_MASKS[0] | SUIT_MASKS[1] | SUIT_MASKS[2] | SUIT_MASKS[3]
 def _stronger_in_suit(w: int, trump_suit: int | None, order: Order) -> Hand:
     """Every card of ``w``'s suit that beats it."""
     return order.beaters(w, trump_suit)
+
+
+# ------------------------------------------------------------------ action-string tables
+SuitTables = tuple[tuple[tuple[str, ...], ...], ...]
+
+
+def suit_action_tables(strings: Sequence[str]) -> SuitTables:
+    """For each suit, the action strings of every 13-bit subset of its cards, lowest card first:
+    ``tables[s][m]`` lists ``strings[c]`` for the cards ``c`` of suit ``s`` in ``m`` (the suit's
+    13 bits, shifted down).  Turns a legal mask into its action list with a few lookups."""
+    out = []
+    for s in range(4):
+        table: list[tuple[str, ...]] = [()] * 8192
+        for x in range(1, 8192):
+            top = x.bit_length() - 1
+            table[x] = table[x ^ (1 << top)] + (strings[s * 13 + top],)
+        out.append(tuple(table))
+    return tuple(out)
+
+
+PLAY: tuple[str, ...] = tuple("play " + TOKENS[c] for c in range(52))
+"""``play XX`` for every card of one pack."""
+PLAY_TABLES: SuitTables = suit_action_tables(PLAY)
+""":func:`suit_action_tables` of :data:`PLAY`, built once for every trick game."""

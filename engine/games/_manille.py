@@ -31,6 +31,8 @@ from typing import Any, ClassVar
 from engine.cards import SUITS, TOKENS, card
 from engine.core import JSON, State, _copy_data
 from engine.tricks import (
+    PLAY,
+    PLAY_TABLES,
     MaskFunction,
     Order,
     PlayRule,
@@ -53,7 +55,6 @@ BUTIFARRA_POINTS = points_table({"9": 5, "A": 4, "K": 3, "Q": 2, "J": 1})
 MANILLE_RULE = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True)
 """The family rule with partner exemption (seed 003 L25-27)."""
 
-PLAY: tuple[str, ...] = tuple("play " + TOKENS[c] for c in range(52))
 PLAY_CARD: dict[str, int] = {a: c for c, a in enumerate(PLAY)}
 TRUMP: tuple[str, ...] = tuple("trump " + s for s in SUITS)
 TRUMP_SUIT: dict[str, int | None] = {a: i for i, a in enumerate(TRUMP)}
@@ -64,19 +65,7 @@ _BIT = tuple(1 << c for c in range(54))
 SUIT_MASK: tuple[int, ...] = tuple(0x1FFF << 13 * s for s in range(4))
 
 
-def _suit_tables(strings: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], ...]:
-    """For each suit, the action strings of every 13-bit subset of its cards (lowest card first)."""
-    out = []
-    for s in range(4):
-        table: list[tuple[str, ...]] = [()] * 8192
-        for x in range(1, 8192):
-            top = x.bit_length() - 1
-            table[x] = table[x ^ (1 << top)] + (strings[s * 13 + top],)
-        out.append(tuple(table))
-    return tuple(out)
-
-
-PLAY_T = _suit_tables(PLAY)
+PLAY_T = PLAY_TABLES
 
 
 def play_list(m: int) -> list[str]:

@@ -50,6 +50,7 @@ from typing import Any
 
 from engine.cards import SUIT_MASKS, SUITS, TOKENS, card
 from engine.core import JSON, Game, Option, State, rank_by, register
+from engine.tricks import PLAY, PLAY_TABLES, suit_action_tables
 
 # --------------------------------------------------------------------- tables, built once
 NCARDS = 52
@@ -64,7 +65,6 @@ PENALTY_MASK = HEARTS_MASK | QS_BIT
 PTS: tuple[int, ...] = tuple(13 if c == QUEEN_SPADES else 1 if c // 13 == 2 else 0 for c in range(NCARDS))
 TOTAL_POINTS = 26
 
-PLAY: tuple[str, ...] = tuple("play " + TOKENS[c] for c in range(NCARDS))
 PASS: tuple[str, ...] = tuple("pass " + TOKENS[c] for c in range(NCARDS))
 PASS_SHIFT = 64
 PASS_SUIT = 4
@@ -74,20 +74,8 @@ ACTION_INFO: dict[str, tuple[int, int, int]] = {
 """Action string -> (card id, its suit or PASS_SUIT for a pass, its bit in the legal mask ``_lm``)."""
 
 
-def _suit_tables(strings: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], ...]:
-    """For each suit, the action strings of every 13-bit subset of its cards (lowest card first)."""
-    out = []
-    for s in range(4):
-        table: list[tuple[str, ...]] = [()] * 8192
-        for x in range(1, 8192):
-            top = x.bit_length() - 1
-            table[x] = table[x ^ (1 << top)] + (strings[s * 13 + top],)
-        out.append(tuple(table))
-    return tuple(out)
-
-
-PLAY_T = _suit_tables(PLAY)
-PASS_T = _suit_tables(PASS)
+PLAY_T = PLAY_TABLES
+PASS_T = suit_action_tables(PASS)
 SUIT_SHIFT = (0, 13, 26, 39)
 NEXT = (1, 2, 3, 0)
 
