@@ -8,8 +8,9 @@ taken, shown voids) and the future stock order reshuffled.  Each iteration takes
 (cloned), walks one tree shared by all worlds (children are the actions legal in that world; UCB
 with availability counts; at the root the greedy player's choice gets a progressive bias), expands
 one action, plays the rest of the deal with a fast heuristic policy (below), and scores the deal
-for every seat: half a pairwise comparison of the score changes, half the change scaled between
-the worst and the best seat.  The move is the root action visited most.
+for every seat: half a pairwise comparison of the score changes (the deal's placement), half the
+change against the seats' mean, on the scale of the deals seen so far (so that a doubled stake
+counts double).  The move is the root action visited most.
 
 Rollout policy (90% heuristic, 10% random), from the action strings and the trick it tracks itself
 from the observation's current trick and the actions played since:
@@ -102,6 +103,7 @@ class Bot:
         self.face = SHEDDING_FACE.get(game, 10)
         self.eager = game in EAGER_CALLER
         self._values: dict[str, int] = {}
+        self._scale: float | None = None
         self._infos: dict[str | None, dict[str, tuple[str, int, int]]] = {}
 
     def act(self, obs: dict[str, Any]) -> str:
@@ -204,9 +206,6 @@ class Bot:
             return acts[0]
         kind = self.kind
         if kind == "trick":
-            a0 = acts[0]
-            if not (a0.startswith("play ") and len(a0) == 7):
-                return None
             return self.trick_move(acts, p, trick, trump, n)
         if kind == "shed":
             return self.shed_move(acts, p, w)
@@ -231,8 +230,9 @@ class Bot:
         r = self.rules
         assert r is not None
         info = self._info(trump)
-        for a in acts:
-            if a not in info:
+        if any(a not in info for a in acts):  # talk (declare ...) or another phase: cards only
+            acts = [a for a in acts if a in info]
+            if not acts:
                 return None
         if not trick:
             if r.avoid:  # lead low, hearts last
@@ -305,13 +305,33 @@ class Bot:
                 best, best_v = a, v
         return best
 
+    def spread(self, g: list[float]) -> list[float]:
+        """Utilities in [0, 1] from per-seat gains (higher better): half the pairwise comparison
+        with the other seats (the deal's placement), half the gain over the seats' mean on the
+        scale of the deals seen so far (so that a doubled stake counts double)."""
+        n = len(g)
+        lo, hi = min(g), max(g)
+        span = hi - lo
+        if span > 0:
+            self._scale = span if self._scale is None else 0.98 * self._scale + 0.02 * span
+        if n < 2:
+            return [0.5] * n
+        scale = self._scale or 1.0
+        mean = sum(g) / n
+        tanh = math.tanh
+        out = []
+        for gi in g:
+            pw = sum(1.0 if gi > gj else 0.5 if gi == gj else 0.0 for gj in g) - 0.5
+            out.append(0.5 * pw / (n - 1) + 0.25 * (1.0 + tanh((gi - mean) / scale)))
+        return out
+
     def hand_utility(self, w: Any) -> list[float]:
         """A shedding deal cut short: lower hand totals are better."""
         vals = []
         for s in range(w.players):
             v = w.observation(s).get("hand_value")
             vals.append(-float(v) if isinstance(v, (int, float)) else 0.0)
-        return _spread(vals)
+        return self.spread(vals)
 
     def utility(self, w: Any, base: list[float]) -> list[float]:
         """Each seat's result of the deal in [0, 1]."""
@@ -320,7 +340,7 @@ class Bot:
         lower = self.lower
         if lower is None:
             lower = self._infer(w)
-        return _spread([(base[i] - sc[i]) if lower else (sc[i] - base[i]) for i in range(n)])
+        return self.spread([(base[i] - sc[i]) if lower else (sc[i] - base[i]) for i in range(n)])
 
     def _infer(self, w: Any) -> bool:
         """Lower scores better?  From the world's ranking against its scores (cached per game)."""
@@ -346,17 +366,3 @@ def _track(a: str, p: int | None, trick: list[tuple[int, str]], trump: list[str 
         t = a[6:]
         trump[0] = t if t in SUITS else None
 
-
-def _spread(g: list[float]) -> list[float]:
-    """Utilities in [0, 1] from per-seat gains (higher better): half the pairwise comparison with
-    the other seats, half the gain scaled between the worst and the best seat."""
-    n = len(g)
-    lo, hi = min(g), max(g)
-    span = hi - lo
-    if span <= 0 or n < 2:
-        return [0.5] * n
-    out = []
-    for gi in g:
-        pw = sum(1.0 if gi > gj else 0.5 if gi == gj else 0.0 for gj in g) - 0.5
-        out.append(0.5 * pw / (n - 1) + 0.5 * (gi - lo) / span)
-    return out
