@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from engine import GAMES
 from tournaments.analysis import open_log
 from tournaments.analysis.coverage import card_events, coverage, rules_events
@@ -13,11 +15,13 @@ from .conftest import cardarena
 
 
 def test_card_events_come_from_the_engine_or_rules_md() -> None:
-    parsed = rules_events()
-    assert "moon_shot" in parsed["hartenjagen"]
     for g in GAMES:
         names, source = card_events(g)
         assert names and source in ("engine", "RULES.md")
+    parsed = rules_events()
+    if not parsed:
+        pytest.skip("the rules reference (shared/) is not beside this checkout")
+    assert "moon_shot" in parsed["hartenjagen"]
 
 
 def test_counts_match_the_events_table(clean_log: Path) -> None:
