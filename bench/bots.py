@@ -1,7 +1,7 @@
 """Strength of the built-in players: duplicate matches with 95% confidence intervals.
 
     python bench/bots.py [--games g1,g2] [--matches 200] [--deals 1] [--jobs 1]
-                         [--pairs greedy:random,ismcts:greedy] [--json]
+                         [--pairs greedy:random,ismcts:greedy] [--json | --markdown]
 
 For each game and each pair ``A:B`` it plays at least ``--matches`` matches in *duplicate*: every
 seed is played once per rotation, so that A meets every deal from every seat.
@@ -108,13 +108,17 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
     ap.add_argument("--seed", type=int, default=1000, help="first seed")
     ap.add_argument("--json", action="store_true", help="one JSON object per result line")
+    ap.add_argument("--markdown", action="store_true", help="a Markdown table (for docs/bots.md)")
     args = ap.parse_args()
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     for g in games:
         if g not in GAMES:
             sys.exit(f"bench/bots.py: unknown game {g!r}; known games: {', '.join(GAMES)}")
     pairs = [tuple(p.split(":")) for p in args.pairs.split(",")]
-    if not args.json:
+    if args.markdown:
+        print("| game | A:B | matches | A place | B place | B − A place | A score edge | holds |")
+        print("|---|---|---|---|---|---|---|---|")
+    elif not args.json:
         print(f"{'game':15} {'A:B':15} {'matches':>7} {'A place':>13} {'B place':>13} {'B-A place':>14} "
               f"{'A score edge':>16}  holds  wall s")
     for g in games:
@@ -122,6 +126,13 @@ def main() -> None:
             r = run(g, a, b, args.matches, args.deals, args.jobs, args.seed)
             if args.json:
                 print(json.dumps(r), flush=True)
+                continue
+            if args.markdown:
+                m = "{:.2f} ± {:.2f}"
+                cells = [g, f"{a}:{b}", str(r["matches"]),
+                         *(m.format(*r[k]) for k in ("a_place", "b_place", "place_gain", "score_edge")),
+                         "yes" if r["holds"] else "**no**"]
+                print("| " + " | ".join(cells) + " |", flush=True)
                 continue
             f = "{:.3f}±{:.3f}"
             print(f"{g:15} {a + ':' + b:15} {r['matches']:7d} {f.format(*r['a_place']):>13} "
