@@ -2,10 +2,11 @@
 
 Layout under a tournament output directory (documented for readers in ``data/README.md``)::
 
-    OUT/_tournaments/<tournament>.json                  the manifest (spec, spec hash, schema version)
-    OUT/matches/game=<id>/part-<tkey>-<batch>.parquet   one row per finished match
-    OUT/moves/game=<id>/part-<tkey>-<batch>.parquet     one row per action, in order
-    OUT/events/game=<id>/part-<tkey>-<batch>.parquet    one row per rule event
+    OUT/_tournaments/<tournament>.json                        the manifest (spec, spec hash, schema version)
+    OUT/_tournaments/<tournament>.epoch                       the current run's epoch: the commit fence
+    OUT/matches/game=<id>/part-<tkey>-e<epoch>-<batch>.parquet   one row per finished match
+    OUT/moves/game=<id>/part-<tkey>-e<epoch>-<batch>.parquet     one row per action, in order
+    OUT/events/game=<id>/part-<tkey>-e<epoch>-<batch>.parquet    one row per rule event
 
 - Hive-partitioned by game: the ``game`` column lives in the directory name, not in the files, so
   DuckDB (``read_parquet('OUT/moves/**/*.parquet')``), Polars (``pl.scan_parquet('OUT/moves/',
@@ -18,9 +19,19 @@ Layout under a tournament output directory (documented for readers in ``data/REA
   replaces its own files with the same content instead of adding rows. Moves or events parts whose
   matches part never appeared (a crash between the renames) are orphans; :func:`clean_orphans` removes
   them before a run resumes.
+- **Fencing.** Every run of a tournament (a first run, a resume) starts a new *epoch*
+  (:func:`begin_epoch`, a counter in ``_tournaments/<tournament>.epoch``) before it reads which
+  matches are committed, and its batches carry that epoch in their part names.  A batch renames its
+  matches part into place only while it holds a shared ``flock`` on the epoch file and the file still
+  holds its epoch (:func:`commit_batch`); the new run bumps the epoch under the exclusive lock.  So a
+  worker left over from a killed driver either commits before the new run reads the finished set (its
+  matches are then skipped) or finds itself fenced off and deletes its parts: never both.  On a
+  cluster the output directory is shared, and so is this lock (NFS v4 and other POSIX filesystems
+  carry ``flock`` across machines).
 """
 from __future__ import annotations
 
+import fcntl
 import functools
 import hashlib
 import json
@@ -108,7 +119,7 @@ EVENTS_SCHEMA = pa.schema([
 SCHEMAS: dict[str, pa.Schema] = {"moves": MOVES_SCHEMA, "events": EVENTS_SCHEMA, "matches": MATCHES_SCHEMA}
 
 _META = {b"cardarena.schema_version": str(SCHEMA_VERSION).encode()}
-_PART = re.compile(r"^part-([0-9a-f]{8})-([0-9a-f]{16})\.parquet$")
+_PART = re.compile(r"^part-([0-9a-f]{8})-e([0-9]+)-([0-9a-f]{16})\.parquet$")
 _EVENT_KEYS = frozenset(("event", "deal", "ply", "seat"))
 
 
@@ -126,8 +137,15 @@ def batch_key(match_ids: Iterable[str]) -> str:
     return h.hexdigest()[:16]
 
 
-def part_name(tournament: str, match_ids: Iterable[str]) -> str:
-    return f"part-{tournament_key(tournament)}-{batch_key(match_ids)}.parquet"
+def part_name(tournament: str, match_ids: Iterable[str], epoch: int = 0) -> str:
+    """``part-<tkey>-e<epoch>-<batch>.parquet``; epoch 0 is a writer outside any run (synthetic data)."""
+    return f"part-{tournament_key(tournament)}-e{epoch}-{batch_key(match_ids)}.parquet"
+
+
+def part_epoch(name: str) -> int | None:
+    """The epoch in a part file's name (None for a name that is not a part's)."""
+    m = _PART.match(name)
+    return int(m.group(2)) if m else None
 
 
 def partition_dir(root: str | os.PathLike[str], table: str, game: str) -> Path:
@@ -246,32 +264,96 @@ def engine_version() -> str:
 def write_part(path: Path, table: pa.Table, fsync: bool = True) -> None:
     """Write ``table`` to ``path`` atomically: a hidden temporary file in the same directory, then
     ``os.replace``.  A concurrent or repeated write of the same part leaves one whole file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
     try:
-        pq.write_table(table.replace_schema_metadata(_META), tmp, compression="zstd")
-        if fsync:
-            fd = os.open(tmp, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+        _write_tmp(path, tmp, table, fsync)
         os.replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
 
 
-def commit_batch(root: str | os.PathLike[str], log: BatchLog, fsync: bool = True) -> list[Path]:
-    """Write the batch's three parts (matches last, the commit record); return their paths."""
-    name = part_name(log.tournament, log.match_ids)
+def _write_tmp(path: Path, tmp: Path, table: pa.Table, fsync: bool) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table.replace_schema_metadata(_META), tmp, compression="zstd")
+    if fsync:
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+class Fenced(Exception):
+    """A batch of an earlier run of the tournament tried to commit after a new run began."""
+
+
+def commit_batch(root: str | os.PathLike[str], log: BatchLog, fsync: bool = True,
+                 epoch: int = 0) -> list[Path]:
+    """Write the batch's three parts (matches last, the commit record); return their paths.
+
+    With ``epoch`` > 0 the matches part is renamed into place only while the tournament's epoch file
+    (locked shared) still holds ``epoch``; otherwise the batch's parts are deleted and :class:`Fenced`
+    raised.  Epoch 0 writes without the fence (synthetic logs, tests)."""
+    name = part_name(log.tournament, log.match_ids, epoch)
     tables = log.tables()
-    paths = []
+    paths: list[Path] = []
     for t in TABLES:
         p = partition_dir(root, t, log.game) / name
-        write_part(p, tables[t], fsync=fsync)
+        if t == "matches" and epoch:
+            _fenced_write(root, log.tournament, epoch, p, tables[t], paths, fsync)
+        else:
+            write_part(p, tables[t], fsync=fsync)
         paths.append(p)
     return paths
+
+
+def _fenced_write(root: str | os.PathLike[str], tournament: str, epoch: int, path: Path, table: pa.Table,
+                  written: list[Path], fsync: bool) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        _write_tmp(path, tmp, table, fsync)
+        with open(epoch_path(root, tournament), "a+") as f:
+            fcntl.flock(f, fcntl.LOCK_SH)   # released when f closes
+            f.seek(0)
+            now = int(f.read().strip() or 0)
+            if now == epoch:
+                os.replace(tmp, path)
+                return
+        for p in written:
+            p.unlink(missing_ok=True)
+        raise Fenced(f"tournament {tournament!r} in {root}: a new run (epoch {now}) began after this batch's "
+                     f"(epoch {epoch}); its {len(table)} matches are left to the new run")
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def epoch_path(root: str | os.PathLike[str], tournament: str) -> Path:
+    return Path(root) / "_tournaments" / f"{tournament}.epoch"
+
+
+def begin_epoch(root: str | os.PathLike[str], tournament: str) -> int:
+    """Start a new run of ``tournament``: bump its epoch under the exclusive lock and return it.
+
+    Call before reading the finished matches: every batch of an earlier run either committed before
+    this returns or will find itself fenced off."""
+    path = epoch_path(root, tournament)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        f.seek(0)
+        text = f.read().strip()
+        try:
+            epoch = int(text or 0) + 1
+        except ValueError:
+            raise ValueError(f"{path} holds {text[:40]!r}, not an epoch number") from None
+        f.seek(0)
+        f.truncate()
+        f.write(f"{epoch}\n")
+        f.flush()
+        os.fsync(f.fileno())
+    return epoch
 
 
 # ------------------------------------------------------------------------------------------ reading
@@ -296,24 +378,36 @@ def finished_matches(root: str | os.PathLike[str], tournament: str) -> set[str]:
     return done
 
 
-def clean_orphans(root: str | os.PathLike[str], tournament: str) -> list[Path]:
+def clean_orphans(root: str | os.PathLike[str], tournament: str,
+                  before_epoch: int | None = None) -> list[Path]:
     """Remove ``tournament``'s moves/events parts without a matches part, and stale temporary files
-    (left by a killed writer).  Call only while no writer of this tournament runs."""
+    (left by a killed writer).
+
+    Without ``before_epoch``, call only while no writer of this tournament runs.  With it, only the
+    files of epochs before ``before_epoch`` go: those runs are fenced off, so this is safe at any time."""
     committed = {(p.parent.name, p.name) for p in committed_parts(root, tournament)}
+    prefix = f"part-{tournament_key(tournament)}-"
+
+    def old(name: str) -> bool:
+        if before_epoch is None:
+            return True
+        e = part_epoch(name)   # None: a name from before epochs, which no current writer uses
+        return e is None or e < before_epoch
+
     removed: list[Path] = []
     for t in TABLES:
         base = Path(root) / t
         if not base.is_dir():
             continue
-        prefix = f"part-{tournament_key(tournament)}-"
         for p in base.glob("game=*/.part-*.tmp"):
-            if p.name[1:].startswith(prefix):
+            name = p.name[1:].split(".parquet.", 1)[0] + ".parquet"
+            if name.startswith(prefix) and old(name):
                 p.unlink(missing_ok=True)
                 removed.append(p)
         if t == "matches":
             continue
         for p in committed_parts(root, tournament, t):
-            if (p.parent.name, p.name) not in committed:
+            if (p.parent.name, p.name) not in committed and old(p.name):
                 p.unlink(missing_ok=True)
                 removed.append(p)
     return removed

@@ -4,8 +4,9 @@
 
 1. **Prepare** (:func:`prepare`): resolve the bots (``NAME`` -> ``NAME@VERSION``), write or check the
    manifest ``OUT/_tournaments/<id>.json`` (a directory holding this id from another spec is refused),
-   take the tournament's lock, delete orphaned parts of an interrupted run, and read which matches
-   are already committed (``matches`` parts): those are skipped.
+   take the tournament's lock, start a new epoch (batches of an earlier, killed run that still run
+   somewhere can no longer commit: ``tournaments.log``), delete orphaned parts of an interrupted run,
+   and read which matches are already committed (``matches`` parts): those are skipped.
 2. **Run**: batches of about ``batch_s`` seconds of work (the size is learnt per game from the batches
    done so far) go to Ray tasks; a batch whose worker or node died is submitted again and rewrites
    the same part files.  At most two batches per CPU are in flight, so the driver's memory does not
@@ -34,6 +35,7 @@ from typing import Any, TextIO
 
 from engine import GAMES
 from tournaments.log import (
+    begin_epoch,
     clean_orphans,
     finished_matches,
     manifest_path,
@@ -100,6 +102,8 @@ class Prepared:
     done: set[str]
     lock: TextIO | None = None
     removed_orphans: int = 0
+    epoch: int = 0
+    """This run's epoch: batches of earlier runs can no longer commit (``tournaments.log``)."""
 
     def release(self) -> None:
         if self.lock is not None:
@@ -118,7 +122,9 @@ def prepare(spec: Spec, tournament_id: str | None = None, resume: bool = False,
     try:
         p = _prepare(spec, tid, root, tournament_id is not None, resume, bots_data)
         p.lock = held
-        p.removed_orphans = len(clean_orphans(root, tid))
+        if held is not None:   # fence off the batches of earlier runs before reading what they finished
+            p.epoch = begin_epoch(root, tid)
+            p.removed_orphans = len(clean_orphans(root, tid, before_epoch=p.epoch))
         p.done = finished_matches(root, tid)
     except BaseException:
         if held is not None:
@@ -230,7 +236,7 @@ def batches(p: Prepared, sizer: Sizer, fsync: bool = True, bots_data: str | None
                 g = gp.game
                 yield Batch(p.tournament, str(p.root), g.id, g.options, g.players, g.max_deals, tuple(chunk),
                             p.refs, {e.label: e.options for e in p.spec.bots if e.options}, p.spec.limits,
-                            bots_data, fsync)
+                            bots_data, fsync, p.epoch)
                 alive.append((gp, it))
         streams = alive
 
@@ -424,6 +430,8 @@ def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool
 
 
 def _finish_manifest(p: Prepared, s: Summary) -> None:
+    if p.epoch:   # parts a fenced-off worker of an earlier run wrote after this run began
+        s.removed_orphans += len(clean_orphans(p.root, p.tournament, before_epoch=p.epoch))
     m = read_manifest(p.root, p.tournament) or {}
     m.pop("schema_version", None)
     m.update(updated_at=datetime.now(UTC).isoformat(timespec="seconds"), complete=s.complete,

@@ -71,6 +71,8 @@ class Batch:
     bots_data: str | None = None
     """The data directory of the bots registry (None: its default)."""
     fsync: bool = True
+    epoch: int = 0
+    """The run this batch belongs to (:func:`tournaments.log.begin_epoch`); 0 commits unfenced."""
 
     @property
     def match_ids(self) -> list[str]:
@@ -265,6 +267,6 @@ def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
                       events=st.events, faults=fl, duration_s=p.seconds,
                       finished_at_ms=int(time.time() * 1000), worker=worker)
     played = time.perf_counter() - t0
-    paths = commit_batch(batch.root, log, fsync=batch.fsync)
+    paths = commit_batch(batch.root, log, fsync=batch.fsync, epoch=batch.epoch)
     return BatchResult(batch.game, len(batch.matches), log.moves_logged, faults, errors, played,
                        time.perf_counter() - t0 - played, worker, [str(p) for p in paths])

@@ -104,3 +104,48 @@ def test_orphans_of_an_interrupted_batch_are_cleaned(two_games: Path) -> None:
         assert len(list((two_games / t).rglob("*.parquet"))) == 2
     # another tournament's parts are not touched
     assert clean_orphans(two_games, "other") == []
+
+
+def test_a_batch_of_a_killed_run_commits_before_the_resume_reads_or_never(tmp_path: Path) -> None:
+    """The race test (b) of issue 5 found: a killed driver's worker finishing after the resumed run
+    read the finished set.  Epochs fence it off: its parts are deleted, the new run plays its matches."""
+    from tournaments.log import Fenced, part_epoch
+    from tournaments.ray_runner import Sizer, batches, prepare, run_tournament
+
+    spec = parse_spec(raw_spec(tmp_path, games=[GAMES[0]], bots=FOUR))
+    first = prepare(spec)
+    assert first.epoch == 1
+    early, late = list(batches(first, Sizer(1.0, first=3)))[:2]
+    run_batch(early)                  # committed while its driver lived
+    first.release()                   # the driver is SIGKILLed: its lock goes, its workers may not
+
+    second = prepare(spec, resume=True)
+    assert second.epoch == 2
+    assert second.done == set(early.match_ids)
+    with pytest.raises(Fenced, match=re.escape("a new run (epoch 2) began after this batch's (epoch 1)")):
+        run_batch(late)               # the orphan worker finishes after the resume read the done set
+    for t in TABLES:                  # it left nothing behind, not even its moves and events
+        names = [p.name for p in (tmp_path / "out" / t).rglob("*") if p.is_file()]
+        assert all(part_epoch(n) == 1 for n in names) and len(names) == 1, names
+    second.release()
+
+    s = run_tournament(spec, resume=True, executor="inline", progress=False)
+    ids = pq.read_table(tmp_path / "out" / "matches").column("match_id").to_pylist()
+    assert len(ids) == len(set(ids)) == s.total
+    assert set(late.match_ids) <= set(ids)
+
+
+def test_clean_orphans_before_an_epoch_spares_the_current_run(two_games: Path) -> None:
+    """At the end of a run only fenced-off epochs' orphans go; a live writer's parts are never touched."""
+    from tournaments.log import part_name
+
+    victim = committed_parts(two_games, "t")[0]
+    ids = pq.read_table(victim, columns=["match_id"]).column("match_id").to_pylist()
+    moves = victim.parent.parent.parent / "moves" / victim.parent.name
+    for epoch in (1, 2):
+        (moves / part_name("t", ids, epoch)).write_bytes((moves / victim.name).read_bytes())
+    (moves / f".{part_name('t', ids, 2)}.99-abcd.tmp").write_bytes(b"half")
+    (moves / f".{part_name('t', ids, 1)}.98-abcd.tmp").write_bytes(b"half")
+    removed = sorted(p.name for p in clean_orphans(two_games, "t", before_epoch=2))
+    assert removed == sorted([f".{part_name('t', ids, 1)}.98-abcd.tmp", part_name("t", ids, 1)])
+    assert (moves / part_name("t", ids, 2)).exists()

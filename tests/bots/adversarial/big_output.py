@@ -2,13 +2,11 @@
 import sys
 from typing import Any
 
-done = False
+seen: dict[str, bool] = {"first_move": True}
 
 
 def act(observation: dict[str, Any]) -> str:
-    global done
-    if not done:
-        done = True
+    if seen.pop("first_move", False):
         sys.stdout.write("x" * 10**7)
         sys.stdout.flush()
         sys.stderr.write("y" * 10**7)

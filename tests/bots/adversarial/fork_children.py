@@ -5,8 +5,7 @@ import os
 from typing import Any
 
 MARK = "987654"
-forked = 0
-failed = ""
+tally: dict[str, int | str] = {"forked": 0, "failed": ""}
 
 
 def _sleep_forever() -> None:
@@ -17,7 +16,6 @@ def _sleep_forever() -> None:
 
 
 def _spawn() -> None:
-    global forked, failed
     pid = os.fork()
     if pid == 0:  # the escaping grandchild
         os.setsid()
@@ -25,21 +23,21 @@ def _spawn() -> None:
             _sleep_forever()
         os._exit(0)
     os.waitpid(pid, 0)
-    forked += 1
+    tally["forked"] = 1
     for _ in range(500):
         try:
             pid = os.fork()
         except OSError as e:
-            failed = f"{type(e).__name__}: {e}"
+            tally["failed"] = f"{type(e).__name__}: {e}"
             return
         if pid == 0:
             os.setsid()
             _sleep_forever()
-        forked += 1
+        tally["forked"] = int(tally["forked"]) + 1
 
 
 def act(observation: dict[str, Any]) -> str:
-    if not forked and not failed:
+    if not tally["forked"] and not tally["failed"]:
         _spawn()
-        print(f"forked {forked}; then {failed or 'no failure'}")
+        print(f"forked {tally['forked']}; then {tally['failed'] or 'no failure'}")
     return str(observation["legal_actions"][0])

@@ -1,12 +1,11 @@
 """Spins forever on its second move."""
 from typing import Any
 
-moves = 0
+moves: list[str] = []   # one entry per move asked
 
 
 def act(observation: dict[str, Any]) -> str:
-    global moves
-    moves += 1
-    while moves >= 2:
+    moves.append("asked")
+    while len(moves) >= 2:
         pass
     return str(observation["legal_actions"][0])

@@ -5,13 +5,11 @@ import sys
 from typing import Any
 
 PORT = 0  # the test writes the port of its listening socket here
-tried = False
+seen: dict[str, bool] = {"first_move": True}
 
 
 def act(observation: dict[str, Any]) -> str:
-    global tried
-    if not tried:
-        tried = True
+    if seen.pop("first_move", False):
         for target in (("127.0.0.1", PORT or 80), ("example.com", 80)):
             try:
                 with socket.create_connection(target, timeout=1):

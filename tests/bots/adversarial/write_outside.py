@@ -6,13 +6,11 @@ from typing import Any
 TARGETS = ["/etc/cardarena-escape", "/usr/cardarena-escape", "/cardarena-escape"]
 # the test adds the host paths it watches to EXTRA
 EXTRA: list[str] = []
-tried = False
+seen: dict[str, bool] = {"first_move": True}
 
 
 def act(observation: dict[str, Any]) -> str:
-    global tried
-    if not tried:
-        tried = True
+    if seen.pop("first_move", False):
         for path in TARGETS + EXTRA + [os.path.join(os.path.dirname(__file__), "cardarena-escape")]:
             try:
                 with open(path, "w") as f:
