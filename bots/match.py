@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import random
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from time import perf_counter
+from time import perf_counter, perf_counter_ns
 from typing import Any
 
 from bots.api import BUILTIN, BotSource, Player, bot_source, builtin_player, looks_like_path
@@ -75,6 +75,10 @@ class MatchResult:
     """Per seat: moves played by the random fallback after a fault."""
     think_time: list[float] = field(default_factory=list)
     """Per seat: seconds spent in the player's ``act`` (wall clock)."""
+    error: str | None = None
+    """An engine error that ended the match (with ``contain_errors``), and a traceback excerpt."""
+    seconds: float = 0.0
+    """Wall time of the whole match."""
 
     @property
     def ok(self) -> bool:
@@ -100,70 +104,118 @@ def placement(ranking: Sequence[int], outcomes: Sequence[str]) -> list[int]:
 
 
 # --------------------------------------------------------------------------- the loop
+MoveRow = tuple[int, int, int, str, str, int, int, str]
+"""(deal, ply, seat, phase, action, legal_count, think_us, status) of one action, as the tournament
+logs it (``moves`` in data/README.md): ``status`` is ``ok``, the outcome of the seat's fault on the
+move it faulted (played by the fallback), or ``fallback`` afterwards."""
+
+WORLDS_SALT = 0x1D15EA5E
+"""A seat's determinized worlds come from ``Random(seat_seed(seed, seat) ^ WORLDS_SALT)``."""
+FALLBACK_SALT = 0xFA11BAC
+"""A faulting seat's fallback player is seeded ``seat_seed(seed, seat) ^ FALLBACK_SALT``."""
+
+
 def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int | None = None,
-               deal: dict[str, Any] | None = None) -> MatchResult:
-    """Play a whole match; each player sees only its own observations; faults are contained."""
+               deal: dict[str, Any] | None = None, *, on_move: Callable[[MoveRow], None] | None = None,
+               contain_errors: bool = False) -> MatchResult:
+    """Play a whole match; each player sees only its own observations; faults are contained.
+
+    ``on_move`` gets a :data:`MoveRow` after every action (the tournament's log).  With
+    ``contain_errors`` an exception of the engine itself (a bug) ends the match with
+    :attr:`MatchResult.error` set and every seat placed last, instead of propagating.
+    """
+    t_match = perf_counter()
     state = game.new_match(seed=seed, players=len(players), max_deals=max_deals, deal=deal)
     n = len(players)
     active: list[Any] = list(players)
     want = [int(getattr(p, "worlds", 0) or 0) for p in players]
-    world_rng = [random.Random(seat_seed(seed, s) ^ 0x1D15EA5E) for s in range(n)]
+    world_rng = [random.Random(seat_seed(seed, s) ^ WORLDS_SALT) for s in range(n)]
     result = MatchResult(game.id, seed, state, outcomes=["ok"] * n, fallback_moves=[0] * n,
                          think_time=[0.0] * n)
     moves = result.moves
     think = result.think_time
+    history = state.history
+    clock = perf_counter_ns
     own = [0] * n
     fallen = [False] * n
-    while not state.is_over():
-        seat = state.current_player
-        assert seat is not None
-        player = active[seat]
-        obs = state.observation(seat)
-        own[seat] += 1
-        if fallen[seat]:
-            action = player.act(obs)
+    deal_no, phase, legal = 0, "", 0
+    try:
+        while not state.is_over():
+            seat = state.current_player
+            assert seat is not None
+            player = active[seat]
+            obs = state.observation(seat)
+            own[seat] += 1
+            if on_move is not None:
+                deal_no, phase, legal = state.deal_no, state.phase, len(obs["legal_actions"])
+            if fallen[seat]:
+                t = clock()
+                action = player.act(obs)
+                state.apply(action)
+                moves.append((seat, action))
+                result.fallback_moves[seat] += 1
+                if on_move is not None:
+                    on_move((deal_no, len(history) - 1, seat, phase, history[-1], legal,
+                             (clock() - t) // 1000, "fallback"))
+                continue
+            fault: Fault | None = None
+            timed = False
+            t = clock()
+            try:
+                if want[seat]:
+                    action = player.act_in_worlds(obs, _worlds(state, seat, want, world_rng[seat], obs))
+                else:
+                    action = player.act(obs)
+            except BotFault as f:
+                fault = Fault(seat, f.outcome, f.reason, f.stage, state.deal_no, len(history), own[seat],
+                              None, f.traceback)
+            except Exception as e:  # an in-process player's own error is its crash; contained here
+                fault = Fault(seat, "crash", f"{type(e).__name__}: {e}"[:300], "act", state.deal_no,
+                              len(history), own[seat], None, _excerpt(e))
+            else:
+                dt = clock() - t
+                think[seat] += dt / 1e9
+                timed = True
+                try:
+                    state.apply(action)
+                except IllegalAction as e:
+                    fault = Fault(seat, "illegal", str(e), "act", state.deal_no, len(history), own[seat],
+                                  action if isinstance(action, str) else repr(action)[:100])
+                except TypeError as e:  # an action that is not even a string
+                    fault = Fault(seat, "illegal", f"act returned {type(action).__name__}, not a string: {e}",
+                                  "act", state.deal_no, len(history), own[seat], repr(action)[:100])
+                else:
+                    moves.append((seat, action))
+                    if on_move is not None:
+                        on_move((deal_no, len(history) - 1, seat, phase, history[-1], legal, dt // 1000,
+                                 "ok"))
+                    continue
+            # the seat forfeits; a seeded random player finishes its moves
+            if not timed:
+                dt = clock() - t
+                think[seat] += dt / 1e9
+            result.faults.append(fault)
+            result.outcomes[seat] = fault.outcome
+            _close(player)
+            active[seat] = RandomBot(game.id, seat, seat_seed(seed, seat) ^ FALLBACK_SALT)
+            fallen[seat] = True
+            action = active[seat].act(obs)
             state.apply(action)
             moves.append((seat, action))
             result.fallback_moves[seat] += 1
-            continue
-        fault: Fault | None = None
-        t0 = perf_counter()
-        try:
-            if want[seat]:
-                action = player.act_in_worlds(obs, _worlds(state, seat, want, world_rng[seat], obs))
-            else:
-                action = player.act(obs)
-        except BotFault as f:
-            fault = Fault(seat, f.outcome, f.reason, f.stage, state.deal_no, len(state.history), own[seat],
-                          None, f.traceback)
-        except Exception as e:  # an in-process player's own error is its crash; contained here
-            fault = Fault(seat, "crash", f"{type(e).__name__}: {e}"[:300], "act", state.deal_no,
-                          len(state.history), own[seat], None, _excerpt(e))
-        else:
-            think[seat] += perf_counter() - t0
-            try:
-                state.apply(action)
-            except IllegalAction as e:
-                fault = Fault(seat, "illegal", str(e), "act", state.deal_no, len(state.history), own[seat],
-                              action if isinstance(action, str) else repr(action)[:100])
-            except TypeError as e:  # an action that is not even a string
-                fault = Fault(seat, "illegal", f"act returned {type(action).__name__}, not a string: {e}",
-                              "act", state.deal_no, len(state.history), own[seat], repr(action)[:100])
-            else:
-                moves.append((seat, action))
-                continue
-        # the seat forfeits; a seeded random player finishes its moves
-        think[seat] += perf_counter() - t0
-        result.faults.append(fault)
-        result.outcomes[seat] = fault.outcome
-        _close(player)
-        active[seat] = RandomBot(game.id, seat, seat_seed(seed, seat) ^ 0xFA11BAC)
-        fallen[seat] = True
-        action = active[seat].act(obs)
-        state.apply(action)
-        moves.append((seat, action))
-        result.fallback_moves[seat] += 1
-    result.placement = placement(state.ranking(), result.outcomes)
+            if on_move is not None:
+                on_move((deal_no, len(history) - 1, seat, phase, history[-1], legal, dt // 1000,
+                         fault.outcome))
+    except Exception as e:  # the engine failed (a bug)
+        if not contain_errors:
+            raise
+        result.error = f"{type(e).__name__}: {e}\n{_excerpt(e)}"
+    finally:
+        for seat, p in enumerate(active):   # the fallbacks this loop made
+            if p is not players[seat]:
+                _close(p)
+    result.placement = placement(state.ranking(), result.outcomes) if result.error is None else [n] * n
+    result.seconds = perf_counter() - t_match
     return result
 
 
@@ -255,5 +307,5 @@ def play(game_id: str, bot_names: Sequence[str], seed: int, max_deals: int | Non
         close_players(players)
 
 
-__all__ = ["Fault", "MatchResult", "SandboxPlayer", "close_players", "make_players", "placement", "play",
-           "play_match", "seat_seed"]
+__all__ = ["Fault", "MatchResult", "MoveRow", "SandboxPlayer", "close_players", "make_players", "placement",
+           "play", "play_match", "seat_seed"]

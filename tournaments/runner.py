@@ -5,13 +5,13 @@ A :class:`Batch` is a handful of scheduled matches of one game, about a second o
 :class:`~tournaments.log.BatchLog` and commits the three part files (matches last).  Given the same
 batch it writes the same files with the same rows, which is what makes a retried task harmless.
 
-The match loop is ``bots.match.play_match``'s, move for move: players made by
+The match loop is ``bots.match.play_match`` itself: players made by
 ``bots.match.make_players`` from the match seed and the seat (so ``cardarena play GAME --bots ...
 --seed SEED`` replays a tournament match), a faulting bot (timeout, crash, illegal or malformed
 action, memory) forfeits, a seeded random player finishes its seat's moves so the match completes for
-the others, and ``bots.match.placement`` places the faulting seats last.  What it adds, per move: the
-seat's thinking time, the number of legal actions, the phase and the bot's outcome, for the logs.
-(``tests/tournaments/test_runner.py`` checks that both loops play the same match.)
+the others, and ``bots.match.placement`` places the faulting seats last.  Its ``on_move`` hook hands
+over, per move, the seat's thinking time, the number of legal actions, the phase and the bot's
+outcome, for the logs; engine errors are contained and logged as a match with status ``error``.
 
 Every match starts its sandboxed bots afresh (about 0.1 s per submitted bot and match here): a bot
 process kept from one match to the next could remember the hands of a board and use them when the
@@ -20,29 +20,21 @@ same deal comes back in the next rotation.
 from __future__ import annotations
 
 import os
-import random
 import socket
 import time
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from bots.api import Player
-from bots.builtin.random import Bot as RandomBot
-from bots.match import close_players, make_players, placement, seat_seed
-from bots.sandbox import BotFault
+from bots.match import Fault as MatchFault
+from bots.match import MoveRow, close_players, make_players, play_match, seat_seed
 from bots.sandbox import Limits as BotLimits
-from engine import IllegalAction, game_class, load_game
+from engine import game_class, load_game
 from engine.core import Game, State
 from tournaments.log import BatchLog, Fault, commit_batch, options_json
 from tournaments.schedule import Match
 from tournaments.spec import Limits
-
-FALLBACK_SALT = 0xFA11BAC
-"""As in ``bots.match``: a faulting seat's fallback is seeded ``seat_seed(seed, seat) ^ FALLBACK_SALT``."""
-WORLDS_SALT = 0x1D15EA5E
-"""As in ``bots.match``: a seat's worlds come from ``Random(seat_seed(seed, seat) ^ WORLDS_SALT)``."""
 
 
 def bot_limits(limits: Limits) -> BotLimits:
@@ -100,10 +92,6 @@ PlayersFactory = Callable[[Game, Sequence[str], int], list[Player]]
 
 
 # ------------------------------------------------------------------------------------------ one match
-MoveRow = tuple[int, int, int, str, str, int, int, str]
-"""(deal, ply, seat, phase, action, legal_count, think_us, status): one row of ``moves``."""
-
-
 @dataclass
 class Played:
     state: State
@@ -115,93 +103,21 @@ class Played:
 
 
 def play_logged(game: Game, players: Sequence[Player], seed: int, max_deals: int | None) -> Played:
-    """Play one match as ``bots.match.play_match`` does, keeping a :data:`MoveRow` per action.
+    """Play one match with ``bots.match.play_match``, keeping a :data:`MoveRow` per action.
 
     An exception from the engine itself (a bug) ends the match with ``error`` set: the tournament
     goes on and the match is recorded with status ``error``.  The players are not closed here.
     """
-    t0 = time.perf_counter()
-    state = game.new_match(seed=seed, players=len(players), max_deals=max_deals)
-    n = len(players)
-    active: list[Any] = list(players)
-    want = [int(getattr(p, "worlds", 0) or 0) for p in players]
-    world_rng = [random.Random(seat_seed(seed, s) ^ WORLDS_SALT) for s in range(n)]
-    outcomes = ["ok"] * n
     moves: list[MoveRow] = []
-    faults: list[Fault] = []
-    clock = time.perf_counter_ns
-    history = state.history
-    error: str | None = None
-    try:
-        while not state.is_over():
-            seat = state.current_player
-            assert seat is not None
-            obs = state.observation(seat)
-            legal_count = len(obs["legal_actions"])
-            deal, phase = state.deal_no, state.phase
-            player = active[seat]
-            if outcomes[seat] != "ok":
-                t = clock()
-                state.apply(player.act(obs))
-                moves.append((deal, len(history) - 1, seat, phase, history[-1], legal_count,
-                              (clock() - t) // 1000, "fallback"))
-                continue
-            kind = reason = ""
-            t = clock()
-            try:
-                if want[seat]:
-                    action = player.act_in_worlds(obs, _worlds(state, seat, want, world_rng[seat], obs))
-                else:
-                    action = player.act(obs)
-            except BotFault as f:
-                kind, reason = f.outcome, f.reason + (f"\n{f.traceback}" if f.traceback else "")
-            except Exception as e:  # an in-process player's own error is its crash; contained here
-                kind, reason = "crash", f"{type(e).__name__}: {e}"[:300] + f"\n{_excerpt(e)}"
-            else:
-                try:
-                    state.apply(action)
-                except IllegalAction as e:
-                    kind, reason = "illegal", f"{action!r}: {e}"
-                except TypeError as e:  # an action that is not even a string
-                    kind, reason = "illegal", f"act returned {type(action).__name__}, not a string: {e}"
-            think = (clock() - t) // 1000
-            if kind:  # the seat forfeits; a seeded random player finishes its moves
-                faults.append(Fault(seat, kind, len(history), reason[:4000]))
-                outcomes[seat] = kind
-                _close(player)
-                active[seat] = RandomBot(game.id, seat, seat_seed(seed, seat) ^ FALLBACK_SALT)
-                state.apply(active[seat].act(obs))
-            moves.append((deal, len(history) - 1, seat, phase, history[-1], legal_count, think,
-                          kind or "ok"))
-    except Exception as e:  # the engine failed (a bug): the match is recorded as an error, not lost
-        error = f"{type(e).__name__}: {e}\n{_excerpt(e)}"
-    for seat, p in enumerate(active):
-        if p is not players[seat]:
-            _close(p)
-    place = placement(state.ranking(), outcomes) if error is None else [n] * n
-    return Played(state, moves, faults, place, time.perf_counter() - t0, error)
+    r = play_match(game, players, seed, max_deals, on_move=moves.append, contain_errors=True)
+    faults = [Fault(f.seat, f.outcome, f.ply, _fault_reason(f)[:4000]) for f in r.faults]
+    return Played(r.state, moves, faults, r.placement, r.seconds, r.error)
 
 
-def _worlds(state: State, seat: int, want: list[int], rng: random.Random, obs: dict[str, Any]) -> list[State]:
-    """As ``bots.match``: ``want[seat]`` determinized worlds (none for a forced move, or when the game
-    does not implement ``determinize``)."""
-    if len(obs["legal_actions"]) <= 1:
-        return []
-    try:
-        return [state.determinize(seat, rng) for _ in range(want[seat])]
-    except NotImplementedError:
-        want[seat] = -1 if want[seat] > 0 else want[seat]
-        return []
-
-
-def _close(player: Any) -> None:
-    close = getattr(player, "close", None)
-    if callable(close):
-        close()
-
-
-def _excerpt(e: BaseException, lines: int = 12) -> str:
-    return "\n".join("".join(traceback.format_exception(e)).rstrip().splitlines()[-lines:])
+def _fault_reason(f: MatchFault) -> str:
+    """What ``matches.faults.reason`` holds: the reason, the action given, a traceback excerpt."""
+    reason = f"{f.action!r}: {f.reason}" if f.action is not None else f.reason
+    return reason + (f"\n{f.traceback}" if f.traceback else "")
 
 
 # ------------------------------------------------------------------------------------------ a batch
@@ -245,7 +161,7 @@ def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
         players = make(game, refs, m.seed)
         for seat, label in enumerate(m.seats):
             if batch.bot_options.get(label):   # a built-in with constructor options (spec.py)
-                _close(players[seat])
+                close_players([players[seat]])
                 players[seat] = builtin_with_options(refs[seat], game.id, seat, seat_seed(m.seed, seat),
                                                      batch.bot_options[label])
         try:
