@@ -48,10 +48,11 @@ the dealer's last listed card) and ``"carry": [a, b]``; play starts at the meld 
 """
 from __future__ import annotations
 
+import random
 from typing import ClassVar
 
 from engine.cards import KING, QUEEN, TOKENS
-from engine.core import JSON, Game, Option, register
+from engine.core import JSON, Game, Option, State, register
 from engine.games._jass import (
     GREVJAS_MELDS,
     GREVJAS_RULE,
@@ -310,6 +311,17 @@ class GrevjasState(KruisjasState):
 
     def _match_over(self) -> bool:
         return max(self.match) >= self.game.options["target"]  # GJ7, GJ15
+
+    def determinize(self, seat: int, rng: random.Random) -> State:
+        """:meth:`KruisjasState.determinize`; before the deal (cut or tap) the undealt pack is
+        shuffled too, so its order is not leaked."""
+        new = super().determinize(seat, rng)
+        assert isinstance(new, GrevjasState)
+        if new.pack:
+            pack = list(new.pack)
+            rng.shuffle(pack)
+            new.pack = pack
+        return new
 
     # ------------------------------------------------------------------ views
     def _observe(self, seat: int) -> dict[str, JSON]:

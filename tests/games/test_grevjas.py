@@ -286,3 +286,10 @@ def test_determinize_keeps_hand_sizes() -> None:
         d = st.determinize(2, rng)
         assert hand_of(d, 2) == hand_of(st, 2) and {"QS", "JS", "TS"} <= hand_of(d, 1)
         assert not d.invariant_violations()
+
+
+def test_determinize_before_the_deal_shuffles_the_pack() -> None:
+    st = load_game(G).new_match(seed=5)
+    assert st.phase == "cut"
+    packs = {tuple(st.determinize(0, random.Random(i)).pack) for i in range(5)}  # type: ignore[attr-defined]
+    assert len(packs) > 1 and all(sorted(p) == sorted(st.pack) for p in packs)  # type: ignore[attr-defined]
