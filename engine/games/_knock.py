@@ -1,0 +1,812 @@
+"""Shared machinery of the knock and confrontation rummies (RULES.md "Common rummy definitions",
+X3, X7; games 2.22 ``tonk``, 2.23 ``klop_rummy``, 2.24 ``wildcard_rummy``, 2.26 ``ramino_klop``,
+2.28 ``cincinnati_rummy``).
+
+* :class:`MeldSpec` and :class:`Solver`: the exact deadwood minimiser.  A hand (physical card ids,
+  one or two packs) is split into melds -- sets of 3..``set_max`` cards of one rank with distinct
+  suits, runs of ``run_min``..``run_max`` consecutive cards of one suit, the ace low, high or either
+  (never both, no wrap) -- so that the value of the cards left over (the deadwood) is as small as
+  possible.  Wild cards (jokers, and in Wildcard Rummy the 2s, which may also stand for themselves)
+  fill any place; every meld holds at least one natural card.  The search is exact (no limit):
+  it takes the lowest natural card left and tries it as deadwood, in every set and in every run
+  window holding it (a place may be filled by a wild card even when the natural card is held, so
+  that the natural can serve elsewhere), memoised on the multiset of naturals left and the number
+  of wild cards left.  Duplicate cards of a two-pack game are counted, not told apart.
+* :class:`ConfrontationState`: the deal machinery of the hidden-hand rummies (``klop_rummy``,
+  ``wildcard_rummy``, ``cincinnati_rummy``, ``ramino_klop``): deal, ``draw stock`` / ``draw
+  discard``, ``discard XX`` (with the ban on the card taken from the discard pile, identical
+  tokens included, where the game has it), the stock re-formed at once after the draw that empties
+  it (X3: turned over without shuffling, or shuffled), the decision after the discard (``knock`` /
+  ``declare rummy`` or ``pass``), and the hands shown with their best arrangement when the deal
+  ends.  Games add the going-out rules, the scoring and the match end.
+
+The module keeps its own stock/discard manager rather than importing ``_rummy.py``: the games
+here never lay melds during play, so they need only the turn-over and the ban.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from engine.cards import ACE, JOKER, MAX_PACKS, PACK, TOKENS, make
+from engine.core import Game, State
+from engine.melds import Item, item_token
+
+NPHYS = MAX_PACKS * PACK
+IS_JOKER: tuple[bool, ...] = tuple(c % PACK >= JOKER for c in range(NPHYS))
+BASE: tuple[int, ...] = tuple(c % PACK for c in range(NPHYS))
+PHYS: dict[str, tuple[int, ...]] = {}
+"""Token -> the physical ids carrying it, in pack order (jokers: both of every pack)."""
+for _p in range(MAX_PACKS):
+    for _b in range(PACK):
+        PHYS.setdefault(TOKENS[_b], ())
+        PHYS[TOKENS[_b]] += (_p * PACK + _b,)
+DISCARD: tuple[str, ...] = tuple("discard " + TOKENS[c] for c in range(NPHYS))
+CACHE_LIMIT = 400_000
+
+
+def bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def hand_tokens(mask: int) -> list[str]:
+    return [TOKENS[c] for c in bits(mask)]
+
+
+def value_table(ace: int, face: int = 10, joker: int = 0, two: int | None = None) -> tuple[int, ...]:
+    """Value per physical id: pips at face value (a 2 is ``two`` if given), J/Q/K ``face``,
+    A ``ace``, joker ``joker``."""
+    out = []
+    for c in range(NPHYS):
+        b = c % PACK
+        if b >= JOKER:
+            out.append(joker)
+            continue
+        r = b % 13
+        v = ace if r == ACE else face if r >= 9 else r + 2
+        if r == 0 and two is not None:
+            v = two
+        out.append(v)
+    return tuple(out)
+
+
+# ===================================================================== deadwood minimiser
+@dataclass(frozen=True)
+class MeldSpec:
+    """How melds are formed (the arrangement of a hand at the deal's end)."""
+
+    set_max: int = 4
+    """Cards in a set at most (one per suit)."""
+    run_min: int = 3
+    run_max: int | None = None
+    """Cards in a run at most (Ramino: 4, RK7); None: no limit."""
+    ace_low: bool = True
+    ace_high: bool = False
+    wild_twos: bool = False
+    """2s are wild too, and may also stand for themselves (Wildcard Rummy, WR8)."""
+
+
+Meld = tuple[str, tuple[int, ...], tuple[int, ...]]
+"""(kind 'set'|'run', natural base ids, base ids the wild cards stand for); a run's two lists
+together, sorted by place, give the run in order."""
+
+
+def _place(it: Item, ace_high: bool) -> int:
+    b = it[0] % PACK if it[1] is None else it[1]
+    r = b % 13
+    return (13 if ace_high else 0) if r == ACE else r + 1
+
+
+def _pos_base(pos: int, suit: int) -> int:
+    return make(ACE if pos in (0, 13) else pos - 1, suit)
+
+
+class Solver:
+    """Exact deadwood minimiser for one :class:`MeldSpec` and one value table.
+
+    ``values`` gives each base card's deadwood value; ``wild_value`` the value of an unused wild
+    card.  With ``values`` all 1 it counts unmelded cards instead.  Results are memoised on the
+    multiset of natural cards and the number of wild cards (shared by every hand of a game).
+    """
+
+    def __init__(self, spec: MeldSpec, values: Sequence[int], wild_value: int) -> None:
+        self.spec = spec
+        self.v = tuple(values[b] for b in range(PACK))
+        self.wv = wild_value
+        self.memo: dict[tuple[int, int, int], int] = {}
+        self.lo = 0 if spec.ace_low else 1
+        self.hi = 13 if spec.ace_high else 12
+        self.rmax = spec.run_max if spec.run_max is not None else 14
+
+    # ----------------------------------------------------------------- public
+    def deadwood(self, cards: Sequence[int]) -> int:
+        """The least deadwood value of the physical cards ``cards``."""
+        best = None
+        for m1, m2, w, _ in self._splits(cards):
+            c = self._cost(m1, m2, w)
+            if best is None or c < best:
+                best = c
+        assert best is not None
+        return best
+
+    def arrange(self, cards: Sequence[int]) -> tuple[int, list[list[Item]], list[int]]:
+        """(deadwood, melds as items over the physical ``cards``, deadwood cards) of a best
+        arrangement.  Jokers name the card they stand for (a set: a suit it lacks); a 2 used as a
+        wild card names its card too."""
+        best: tuple[int, int, int, int, tuple[int, ...]] | None = None
+        for m1, m2, w, wild_twos in self._splits(cards):
+            c = self._cost(m1, m2, w)
+            if best is None or c < best[0]:
+                best = (c, m1, m2, w, wild_twos)
+        assert best is not None
+        cost, m1, m2, w, wild_twos = best
+        plan: list[Meld] = []
+        self._walk(m1, m2, w, plan)
+        # map bases back to physical cards
+        free = list(cards)
+        wilds = [c for c in free if IS_JOKER[c]]
+        for b in wild_twos:
+            pc = next(c for c in free if BASE[c] == b and c not in wilds)
+            wilds.append(pc)
+        for c in wilds:
+            free.remove(c)
+        melds: list[list[Item]] = []
+        for kind, nats, named in plan:
+            items: list[Item] = []
+            for b in nats:
+                pc = next(c for c in free if BASE[c] == b)
+                free.remove(pc)
+                items.append((pc, None))
+            for b in named:
+                items.append((wilds.pop(0), b))
+            if kind == "run":
+                ranks = {(x[0] % PACK if x[1] is None else x[1]) % 13 for x in items}
+                high = 11 in ranks and 0 not in ranks  # a run with the king and no 2: the ace is high
+                items.sort(key=lambda it: _place(it, high))
+            melds.append(items)
+        return cost, melds, free + wilds
+
+    # ----------------------------------------------------------------- internals
+    def _splits(self, cards: Sequence[int]) -> Iterator[tuple[int, int, int, tuple[int, ...]]]:
+        """(naturals once, naturals twice, wild count, 2s used as wild) for each way of using the
+        2s (Wildcard Rummy) -- one split otherwise."""
+        w = 0
+        nats: list[int] = []
+        twos: list[int] = []
+        for c in cards:
+            if IS_JOKER[c]:
+                w += 1
+            elif self.spec.wild_twos and BASE[c] % 13 == 0:
+                twos.append(BASE[c])
+            else:
+                nats.append(BASE[c])
+        k = len(twos)
+        for sub in range(1 << k):
+            m1 = m2 = 0
+            ww = w
+            used: list[int] = []
+            for i, b in enumerate(twos):
+                if sub >> i & 1:
+                    ww += 1
+                    used.append(b)
+                else:
+                    nats.append(b)
+            for b in nats:
+                bit = 1 << b
+                if m1 & bit:
+                    m2 |= bit
+                else:
+                    m1 |= bit
+            for _ in range(k - len(used)):
+                nats.pop()
+            yield m1, m2, ww, tuple(used)
+
+    def _options(self, m1: int, m2: int, w: int) -> Iterator[tuple[int, int, int, Meld | None, int]]:
+        """Moves for the lowest natural card: (m1, m2, w after it, meld or None, immediate cost)."""
+        low = m1 & -m1
+        c = low.bit_length() - 1
+        if m2 & low:
+            a1, a2 = m1, m2 ^ low
+        else:
+            a1, a2 = m1 ^ low, m2
+        yield a1, a2, w, None, self.v[c]
+        spec = self.spec
+        r, s = c % 13, c // 13
+        # sets: c with cards of other suits (one each), wild cards for the suits missing
+        others = [make(r, t) for t in range(4) if t != s and a1 >> make(r, t) & 1]
+        smax = spec.set_max
+        for sub in range(1 << len(others)):
+            b1, b2 = a1, a2
+            nats = [c]
+            for i, b in enumerate(others):
+                if sub >> i & 1:
+                    bit = 1 << b
+                    if b2 & bit:
+                        b2 ^= bit
+                    else:
+                        b1 ^= bit
+                    nats.append(b)
+            n = len(nats)
+            if n > smax:
+                continue
+            missing = [make(r, t) for t in range(4) if t not in {x // 13 for x in nats}]
+            for k in range(max(0, 3 - n), min(w, smax - n) + 1):
+                yield b1, b2, w - k, ("set", tuple(nats), tuple(missing[:k])), 0
+        # runs of c's suit holding c
+        positions = ([0] if spec.ace_low else []) + ([13] if spec.ace_high else []) if r == ACE else [r + 1]
+        lo, hi, rmin, rmax = self.lo, self.hi, spec.run_min, self.rmax
+        for p in positions:
+            for a in range(p, max(lo, p - rmax + 1) - 1, -1):
+                # wild cards needed below p
+                need_lo = 0
+                for q in range(a, p):
+                    if not a1 >> _pos_base(q, s) & 1:
+                        need_lo += 1
+                if need_lo > w:
+                    continue
+                for b in range(max(p, a + rmin - 1), min(hi, a + rmax - 1) + 1):
+                    if a == 0 and b == 13:
+                        break
+                    avail = [q for q in range(a, b + 1) if q != p and a1 >> _pos_base(q, s) & 1]
+                    need = (b - a) - len(avail)
+                    if need > w:
+                        break
+                    # each held place may still be filled by a wild card instead
+                    na = len(avail)
+                    for sub in range(1 << na if w > need else 1):
+                        extra = bin(sub).count("1")
+                        if need + extra > w:
+                            continue
+                        b1, b2 = a1, a2
+                        nats = [c]
+                        for i, q in enumerate(avail):
+                            if not sub >> i & 1:
+                                bq = _pos_base(q, s)
+                                bit = 1 << bq
+                                if b2 & bit:
+                                    b2 ^= bit
+                                else:
+                                    b1 ^= bit
+                                nats.append(bq)
+                        named = tuple(_pos_base(q, s) for q in range(a, b + 1)
+                                      if q != p and _pos_base(q, s) not in nats[1:])
+                        yield b1, b2, w - need - extra, ("run", tuple(nats), named), 0
+
+    def _cost(self, m1: int, m2: int, w: int) -> int:
+        if not m1:
+            return w * self.wv
+        key = (m1, m2, w)
+        memo = self.memo
+        got = memo.get(key)
+        if got is not None:
+            return got
+        best = 1 << 30
+        for b1, b2, ww, _, now in self._options(m1, m2, w):
+            if now >= best:
+                continue
+            c = now + self._cost(b1, b2, ww)
+            if c < best:
+                best = c
+                if best == 0:
+                    break
+        if len(memo) >= CACHE_LIMIT:
+            memo.clear()
+        memo[key] = best
+        return best
+
+    def _walk(self, m1: int, m2: int, w: int, plan: list[Meld]) -> None:
+        while m1:
+            target = self._cost(m1, m2, w)
+            for b1, b2, ww, meld, now in self._options(m1, m2, w):
+                if now + self._cost(b1, b2, ww) == target:
+                    if meld is not None:
+                        plan.append(meld)
+                    m1, m2, w = b1, b2, ww
+                    break
+            else:  # pragma: no cover - the memo always holds a matching move
+                raise AssertionError("deadwood walk found no move")
+
+
+def prefilter_out(cards: Sequence[int], wild_twos: bool) -> bool:
+    """A cheap necessary condition for "all the cards but at most one can be melded": False when
+    two or more natural cards can be in no meld at all (no wild cards to help)."""
+    m1 = m2 = 0
+    w = 0
+    for c in cards:
+        b = BASE[c]
+        if b >= JOKER or (wild_twos and b % 13 == 0):
+            w += 1
+            continue
+        bit = 1 << b
+        if m1 & bit:
+            m2 |= bit
+        else:
+            m1 |= bit
+    if w >= 2:
+        return True
+    ok = 0
+    full = (1 << 52) - 1
+    if w == 0:
+        # a set: three of a rank; a run: three in a row (the ace next to the 2 and the king)
+        for r in range(13):
+            col = m1 & RANK_COLUMN[r]
+            if col.bit_count() >= 3:
+                ok |= col
+        e = _ace_ext(m1)
+        s3 = e & (e >> 1) & (e >> 2) & RUN_STARTS
+        cover = s3 | (s3 << 1) | (s3 << 2)
+        ok |= _ace_fold(cover)
+    else:
+        # one wild card: any partner of the same rank, or of the suit within two places
+        same = 0
+        for k in (13, 26, 39):
+            same |= (m1 << k) | (m1 >> k)
+        e = _ace_ext(m1)
+        near = ((e << 1) | (e >> 1) | (e << 2) | (e >> 2)) & EXT_MASK
+        ok = m1 & ((same & full) | _ace_fold(near))
+    iso = m1 & ~ok
+    return iso.bit_count() + (iso & m2).bit_count() <= 1
+
+
+# A suit laid out over 15 bits: A(low) 2 3 ... K A(high), with a 1-bit gap, so shifts stay in suit.
+def _build_ext() -> tuple[tuple[int, ...], int, int]:
+    cols = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
+    ext_mask = 0
+    starts = 0
+    for s in range(4):
+        base = s * 16
+        ext_mask |= ((1 << 15) - 1) << base
+        starts |= ((1 << 13) - 1) << base  # run of 3 starting at place 0..12
+    return cols, ext_mask, starts
+
+
+RANK_COLUMN, EXT_MASK, RUN_STARTS = _build_ext()
+
+
+def _ace_ext(m: int) -> int:
+    """Base mask -> extended mask (16 bits per suit: place 0 = ace low, 1..12 = 2..K, 13 = ace high)."""
+    out = 0
+    for s in range(4):
+        suit = (m >> (13 * s)) & 0x1FFF
+        ace = suit >> 12 & 1
+        out |= ((suit & 0xFFF) << 1 | ace | ace << 13) << (16 * s)
+    return out
+
+
+def _ace_fold(e: int) -> int:
+    """Extended mask -> base mask."""
+    out = 0
+    for s in range(4):
+        x = (e >> (16 * s)) & 0x3FFF
+        ace = (x & 1) | (x >> 13 & 1)
+        out |= ((x >> 1) & 0xFFF | ace << 12) << (13 * s)
+    return out
+
+
+def _item_text(it: Item) -> str:
+    c, named = it
+    if named is None:
+        return TOKENS[c]
+    return item_token(it) if IS_JOKER[c] else f"{TOKENS[c]}={TOKENS[named]}"
+
+
+def melds_text(melds: list[list[Item]]) -> list[str]:
+    """Melds for display (a joker as ``JK=6H``, a wild 2 as ``2C=6H``)."""
+    return [" ".join(_item_text(i) for i in m) for m in melds]
+
+
+# ===================================================================== hidden-hand deal machinery
+class ConfrontationGame(Game):
+    """A hidden-hand rummy (not registered itself)."""
+
+    solver: Solver
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.solver = self.make_solver()
+        self.dw_cache: dict[int, int] = {}
+
+    def make_solver(self) -> Solver:
+        raise NotImplementedError
+
+    def deadwood(self, hand: int) -> int:
+        """Least deadwood of a hand mask (cached per mask)."""
+        cache = self.dw_cache
+        got = cache.get(hand)
+        if got is None:
+            got = self.solver.deadwood(bits(hand))
+            if len(cache) >= CACHE_LIMIT:
+                cache.clear()
+            cache[hand] = got
+        return got
+
+
+class ConfrontationState(State):
+    """Deal, draw, discard, stock re-forming and the going-out decision of the hidden-hand rummies.
+
+    Turn: ``draw stock`` / ``draw discard``; then, when the game allows the player to end the deal
+    this turn, ``<out verb>`` or ``pass``; then ``discard XX`` (after the out verb only the discards
+    that end the deal as the game requires).  The phase shown to every seat is ``draw`` and then
+    ``play`` for the whole rest of the turn, so that nobody learns that a player could have gone out.
+    """
+
+    game: ConfrontationGame
+    out_verb: ClassVar[str] = "knock"
+    ban_taken: ClassVar[bool] = True
+    """The card taken from the discard pile (or an identical one) may not be discarded this turn."""
+    reform: ClassVar[str] = "flip"
+    """Stock exhausted: 'flip' (turn the pile over, X3), 'shuffle', or 'none' (the game ends the deal)."""
+
+    hands: list[int]
+    known: list[int]
+    stock: list[int]
+    stock_view: str
+    """What everyone knows of the stock: 'hidden', 'set' (after a reshuffle) or 'order' (after a flip)."""
+    pile: list[int]
+    turn: int
+    dealer: int
+    step: str
+    """'draw', 'decide' (out verb or pass), 'discard'."""
+    taken: int
+    declared: bool
+    allowed: int
+    """After the out verb: mask of the cards whose discard ends the deal as required."""
+    totals: list[int]
+    active: list[bool]
+    deck: list[int]
+    last: dict[str, Any] | None
+    start_totals: list[int]
+    reforms: int
+
+    # ----------------------------------------------------------------- hooks
+    def _match_deck(self) -> list[int]:
+        raise NotImplementedError
+
+    def _deal_size(self) -> int:
+        raise NotImplementedError
+
+    def _first_dealer(self) -> int:
+        return 0  # X1
+
+    def _can_go_out(self, seat: int) -> bool:
+        """After the draw: may ``seat`` end the deal this turn (the out verb is offered)?"""
+        raise NotImplementedError
+
+    def _out_now(self, seat: int) -> bool:
+        """After the out verb: does the deal end at once, without a discard?"""
+        return False
+
+    def _out_discards(self, seat: int) -> int:
+        """After the out verb: mask of the cards whose discard ends the deal."""
+        raise NotImplementedError
+
+    def _end_out(self, seat: int, discard: int | None) -> None:
+        """Score a deal ended by ``seat`` (after his discard, or without one) and go on."""
+        raise NotImplementedError
+
+    def _stock_out(self) -> None:
+        """A turn begins with no stock and none can be formed: the deal ends with no winner."""
+        raise NotImplementedError
+
+    def _turn_end(self, seat: int) -> bool:
+        """Hook after an ordinary discard; True if it ended the deal."""
+        return False
+
+    # ----------------------------------------------------------------- set-up
+    def _setup(self, deal: dict[str, Any] | None) -> None:
+        n = self.players
+        self.totals = [0] * n
+        self.start_totals = [0] * n
+        self.active = [True] * n
+        self.last = None
+        self.deck = self._match_deck()
+        if deal is None:
+            self._start_deal(self._first_dealer())
+        else:
+            self._inject(deal)
+
+    def _next_active(self, seat: int) -> int:
+        n = self.players
+        s = (seat + 1) % n
+        while not self.active[s]:
+            s = (s + 1) % n
+        return s
+
+    def _reset_deal(self) -> None:
+        n = self.players
+        self.hands = [0] * n
+        self.known = [0] * n
+        self.pile = []
+        self.stock = []
+        self.stock_view = "hidden"
+        self.taken = -1
+        self.declared = False
+        self.allowed = 0
+        self.reforms = 0
+        self.deal_no += 1
+        self._legal = None
+
+    def _start_deal(self, dealer: int) -> None:
+        self._reset_deal()
+        self.dealer = dealer
+        deck = list(self.deck)
+        self.rng.shuffle(deck)
+        self.deck_mask = 0
+        for c in deck:
+            self.deck_mask |= 1 << c
+        seats = []
+        s = dealer
+        for _ in range(sum(self.active)):
+            s = self._next_active(s)
+            seats.append(s)
+        for _ in range(self._deal_size()):
+            for s in seats:
+                self.hands[s] |= 1 << deck.pop()
+        self.stock = deck
+        if self.stock:
+            self.pile.append(self.stock.pop())
+        self._begin_turn(seats[0])
+
+    def _inject(self, deal: dict[str, Any]) -> None:
+        n = self.players
+        if not isinstance(deal, dict) or "hands" not in deal:
+            raise ValueError("an injected deal is a dict with 'hands' (and 'dealer', 'stock', 'upcard')")
+        hands = deal["hands"]
+        if (not isinstance(hands, list) or len(hands) != n
+                or not all(isinstance(h, (list, tuple)) for h in hands)):
+            raise ValueError(f"injected deal: 'hands' must list {n} hands (lists of cards), one per seat")
+        totals = deal.get("totals")
+        if totals is not None:
+            if (not isinstance(totals, list) or len(totals) != n
+                    or not all(isinstance(t, int) and not isinstance(t, bool) for t in totals)):
+                raise ValueError(f"injected deal: 'totals' must list {n} ints, one per seat")
+            self._start_from(list(totals))
+        dealer = deal.get("dealer", 0)
+        if not isinstance(dealer, int) or not 0 <= dealer < n or not self.active[dealer]:
+            raise ValueError(f"injected deal: 'dealer' must be a seat 0..{n - 1} still in, got {dealer!r}")
+        self._reset_deal()
+        self.dealer = dealer
+        free = 0
+        for c in self.deck:
+            free |= 1 << c
+
+        def take(tok: Any) -> int:
+            nonlocal free
+            if not isinstance(tok, str) or tok not in PHYS:
+                raise ValueError(f"injected deal: bad card {tok!r}; write rank then suit, e.g. 'TH', or 'JK'")
+            for c in PHYS[tok]:
+                if free >> c & 1:
+                    free &= ~(1 << c)
+                    return c
+            raise ValueError(f"injected deal: {tok} appears more often than the deck holds it")
+
+        for s, h in enumerate(hands):
+            if h and not self.active[s]:
+                raise ValueError(f"injected deal: seat {s} is out of the match and holds no cards")
+            for tok in h:
+                self.hands[s] |= 1 << take(tok)
+        up_tok = deal.get("upcard")
+        up = take(up_tok) if up_tok is not None else None
+        if deal.get("stock") is not None:
+            stock = [take(t) for t in deal["stock"]]
+            stock.reverse()  # internal: top card last
+        else:
+            stock = bits(free)
+            self.rng.shuffle(stock)
+        self.stock = stock
+        if up is not None:
+            self.pile.append(up)
+        elif self.stock:
+            self.pile.append(self.stock.pop())
+        m = 0
+        for h in self.hands:
+            m |= h
+        for c in self.stock + self.pile:
+            m |= 1 << c
+        self.deck_mask = m
+        first = deal.get("first", self._next_active(dealer))
+        if not isinstance(first, int) or not 0 <= first < n or not self.active[first]:
+            raise ValueError(f"injected deal: 'first' must be a seat still in, got {first!r}")
+        self._begin_turn(first)
+
+    def _start_from(self, totals: list[int]) -> None:
+        self.totals = list(totals)
+        self.start_totals = list(totals)
+
+    # ----------------------------------------------------------------- turn
+    def _begin_turn(self, seat: int) -> None:
+        self.turn = seat
+        self.taken = -1
+        self.declared = False
+        self.allowed = 0
+        self.step = "draw"
+        self.phase = "draw"
+        self._legal = None
+        if not self.stock:
+            self._reform()
+            if not self.stock and not self.pile:
+                self._stock_out()
+
+    def _reform(self) -> bool:
+        """X3: re-form the stock from the discard pile, keeping its top card face up."""
+        if self.reform == "none" or len(self.pile) < 2:
+            return False
+        rest = self.pile[:-1]
+        self.pile = self.pile[-1:]
+        if self.reform == "flip":
+            rest.reverse()  # the pile's bottom (oldest) card becomes the top of the stock
+            self.stock = rest
+            self.stock_view = "order"
+        else:
+            self.rng.shuffle(rest)
+            self.stock = rest
+            self.stock_view = "set"
+        self.reforms += 1
+        self._reformed(len(rest))
+        return True
+
+    def _reformed(self, size: int) -> None:
+        """Hook: emit the game's re-forming event."""
+
+    def _current(self) -> int:
+        return self.turn
+
+    def _legal_actions(self) -> list[str]:
+        step = self.step
+        if step == "draw":
+            out = ["draw stock"] if self.stock else []
+            if self.pile:
+                out.append("draw discard")
+            return out
+        if step == "decide":
+            return [self.out_verb, "pass"]
+        hand = self.hands[self.turn]
+        if self.declared:
+            hand &= self.allowed
+        elif self.ban_taken and self.taken >= 0:
+            for c in PHYS[TOKENS[self.taken]]:
+                hand &= ~(1 << c)
+        seen: set[str] = set()
+        out = []
+        for c in bits(hand):
+            a = DISCARD[c]
+            if a not in seen:
+                seen.add(a)
+                out.append(a)
+        return out
+
+    def _banned_mask(self) -> int:
+        m = 0
+        if self.ban_taken and self.taken >= 0:
+            for c in PHYS[TOKENS[self.taken]]:
+                m |= 1 << c
+        return m
+
+    def _apply(self, action: str) -> None:
+        seat = self.turn
+        if action == "draw stock":
+            c = self.stock.pop()
+            self.hands[seat] |= 1 << c
+            if self.stock_view == "order":
+                self.known[seat] |= 1 << c  # a turned-over stock's order is public
+            if not self.stock:
+                self._reform()
+            self._after_draw(seat)
+        elif action == "draw discard":
+            c = self.pile.pop()
+            self.hands[seat] |= 1 << c
+            self.known[seat] |= 1 << c
+            self.taken = c
+            self._after_draw(seat)
+        elif action == "pass":
+            self.step = "discard"
+        elif action == self.out_verb:
+            self.declared = True
+            if self._out_now(seat):
+                self._end_out(seat, None)
+                return
+            self.allowed = self._out_discards(seat)
+            self.step = "discard"
+        else:  # discard XX
+            tok = action[8:]
+            hand = self.hands[seat]
+            c = next(x for x in PHYS[tok] if hand >> x & 1 and (not self.declared or self.allowed >> x & 1))
+            self.hands[seat] = hand & ~(1 << c)
+            self.known[seat] &= ~(1 << c)
+            self.pile.append(c)
+            if self.declared:
+                self._end_out(seat, c)
+                return
+            if self._turn_end(seat):
+                return
+            self._begin_turn(self._next_active(seat))
+
+    def _after_draw(self, seat: int) -> None:
+        self.phase = "play"
+        self.step = "decide" if self._can_go_out(seat) else "discard"
+
+    # ----------------------------------------------------------------- deal end helpers
+    def _shown(self) -> tuple[list[list[str]], list[list[str]], list[list[str]], list[int]]:
+        """Every hand, its best arrangement (melds, deadwood cards) and deadwood value."""
+        hands, melds, dead, dw = [], [], [], []
+        for s in range(self.players):
+            cards = bits(self.hands[s])
+            cost, ms, dd = self.game.solver.arrange(cards)
+            hands.append([TOKENS[c] for c in cards])
+            melds.append(melds_text(ms))
+            dead.append([TOKENS[c] for c in dd])
+            dw.append(cost)
+        return hands, melds, dead, dw
+
+    # ----------------------------------------------------------------- views
+    def zones(self) -> dict[str, int]:
+        z = {f"hand{s}": h for s, h in enumerate(self.hands)}
+        st = pl = 0
+        for c in self.stock:
+            st |= 1 << c
+        for c in self.pile:
+            pl |= 1 << c
+        z.update(stock=st, pile=pl)
+        return z
+
+    def hidden_cards(self, viewer: int) -> int:
+        if self._over:
+            return 0  # the last deal ended with every hand shown
+        m = 0
+        for s, h in enumerate(self.hands):
+            if s != viewer:
+                m |= h & ~self.known[s]
+        return m
+
+    def determinize(self, seat: int, rng: random.Random) -> State:
+        new = self.clone()
+        assert isinstance(new, ConfrontationState)
+        pool = list(self.stock) if self.stock_view == "hidden" else []
+        sizes: list[int] = []
+        for s, h in enumerate(self.hands):
+            hidden = 0 if s == seat else h & ~self.known[s]
+            sizes.append(hidden.bit_count())
+            pool += bits(hidden)
+        rng.shuffle(pool)
+        for s in range(self.players):
+            if s == seat:
+                continue
+            h = self.hands[s] & self.known[s]
+            for _ in range(sizes[s]):
+                h |= 1 << pool.pop()
+            new.hands[s] = h
+        if self.stock_view == "hidden":
+            new.stock = pool
+        elif self.stock_view == "set":
+            stock = list(self.stock)
+            rng.shuffle(stock)
+            new.stock = stock
+        new.rng = random.Random(rng.getrandbits(64))
+        new._legal = None
+        return new
+
+    def _observe(self, seat: int) -> dict[str, Any]:
+        last = self.last
+        if last is not None and not self._over:
+            last = {k: v for k, v in last.items() if k not in ("hands", "melds", "deadwood_cards")}
+        banned = sorted({TOKENS[c] for c in bits(self._banned_mask())}) if self.turn == seat else []
+        return {
+            "hand": hand_tokens(self.hands[seat]),
+            "dealer": self.dealer,
+            "pile": [TOKENS[c] for c in self.pile],
+            "stock_size": len(self.stock),
+            "stock": [TOKENS[c] for c in reversed(self.stock)] if self.stock_view == "order" else None,
+            "hand_sizes": [h.bit_count() for h in self.hands],
+            "known_cards": [hand_tokens(k) for k in self.known],
+            "banned_discards": banned,
+            "totals": list(self.totals),
+            "active": list(self.active),
+            "last_deal": last,
+        }
