@@ -108,6 +108,10 @@ def _pos_base(pos: int, suit: int) -> int:
     return make(ACE if pos in (0, 13) else pos - 1, suit)
 
 
+POS_BASE: tuple[tuple[int, ...], ...] = tuple(tuple(_pos_base(p, s) for p in range(14)) for s in range(4))
+"""Run place (0 = ace low, 1..12 = 2..K, 13 = ace high) -> base card, per suit."""
+
+
 class Solver:
     """Exact deadwood minimiser for one :class:`MeldSpec` and one value table.
 
@@ -120,10 +124,13 @@ class Solver:
         self.spec = spec
         self.v = tuple(values[b] for b in range(PACK))
         self.wv = wild_value
-        self.memo: dict[tuple[int, int, int], int] = {}
+        self.memo: dict[int, int] = {}
+        self.fit_memo: dict[int, bool] = {}
+        self.cnt_memo: dict[int, int] = {}
         self.lo = 0 if spec.ace_low else 1
         self.hi = 13 if spec.ace_high else 12
         self.rmax = spec.run_max if spec.run_max is not None else 14
+        self.ace_places = ((0,) if spec.ace_low else ()) + ((13,) if spec.ace_high else ())
 
     # ----------------------------------------------------------------- public
     def deadwood(self, cards: Sequence[int]) -> int:
@@ -217,72 +224,89 @@ class Solver:
         else:
             a1, a2 = m1 ^ low, m2
         yield a1, a2, w, None, self.v[c]
-        spec = self.spec
         r, s = c % 13, c // 13
         # sets: c with cards of other suits (one each), wild cards for the suits missing
-        others = [make(r, t) for t in range(4) if t != s and a1 >> make(r, t) & 1]
-        smax = spec.set_max
-        for sub in range(1 << len(others)):
-            b1, b2 = a1, a2
-            nats = [c]
-            for i, b in enumerate(others):
-                if sub >> i & 1:
-                    bit = 1 << b
-                    if b2 & bit:
-                        b2 ^= bit
-                    else:
-                        b1 ^= bit
-                    nats.append(b)
-            n = len(nats)
-            if n > smax:
-                continue
-            missing = [make(r, t) for t in range(4) if t not in {x // 13 for x in nats}]
-            for k in range(max(0, 3 - n), min(w, smax - n) + 1):
-                yield b1, b2, w - k, ("set", tuple(nats), tuple(missing[:k])), 0
-        # runs of c's suit holding c
-        positions = ([0] if spec.ace_low else []) + ([13] if spec.ace_high else []) if r == ACE else [r + 1]
-        lo, hi, rmin, rmax = self.lo, self.hi, spec.run_min, self.rmax
-        for p in positions:
-            for a in range(p, max(lo, p - rmax + 1) - 1, -1):
-                # wild cards needed below p
-                need_lo = 0
-                for q in range(a, p):
-                    if not a1 >> _pos_base(q, s) & 1:
-                        need_lo += 1
-                if need_lo > w:
+        others = [r + 13 * t for t in range(4) if t != s and a1 >> (r + 13 * t) & 1]
+        smax = self.spec.set_max
+        if others or w:
+            for sub in range(1 << len(others)):
+                b1, b2 = a1, a2
+                nats = [c]
+                for i, b in enumerate(others):
+                    if sub >> i & 1:
+                        bit = 1 << b
+                        if b2 & bit:
+                            b2 ^= bit
+                        else:
+                            b1 ^= bit
+                        nats.append(b)
+                n = len(nats)
+                if n > smax:
                     continue
-                for b in range(max(p, a + rmin - 1), min(hi, a + rmax - 1) + 1):
-                    if a == 0 and b == 13:
+                lo_k = 3 - n if n < 3 else 0
+                hi_k = min(w, smax - n)
+                if lo_k > hi_k:
+                    continue
+                suits = {x // 13 for x in nats}
+                missing = [r + 13 * t for t in range(4) if t not in suits]
+                for k in range(lo_k, hi_k + 1):
+                    yield b1, b2, w - k, ("set", tuple(nats), tuple(missing[:k])), 0
+        # runs of c's suit holding c
+        pb = POS_BASE[s]
+        sb = a1 >> (13 * s) & 0x1FFF
+        ace = sb >> 12 & 1
+        ext = (sb & 0xFFF) << 1 | ace | ace << 13
+        held = [ext >> q & 1 for q in range(14)]
+        lo, hi, rmin, rmax = self.lo, self.hi, self.spec.run_min, self.rmax
+        for p in (self.ace_places if r == ACE else (r + 1,)):
+            need_lo = 0
+            for a in range(p, max(lo, p - rmax + 1) - 1, -1):
+                if a < p and not held[a]:
+                    need_lo += 1
+                    if need_lo > w:
                         break
-                    avail = [q for q in range(a, b + 1) if q != p and a1 >> _pos_base(q, s) & 1]
-                    need = (b - a) - len(avail)
-                    if need > w:
+                need = need_lo
+                avail = [q for q in range(a, p) if held[q]]
+                for b in range(p, min(hi, a + rmax - 1) + 1):
+                    if b > p:
+                        if held[b]:
+                            avail.append(b)
+                        else:
+                            need += 1
+                            if need > w:
+                                break
+                    if b - a + 1 < rmin:
+                        continue
+                    if a == 0 and b == 13:
                         break
                     # each held place may still be filled by a wild card instead
                     na = len(avail)
-                    for sub in range(1 << na if w > need else 1):
-                        extra = bin(sub).count("1")
-                        if need + extra > w:
+                    spare = w - need
+                    for sub in range(1 << na if spare else 1):
+                        extra = sub.bit_count()
+                        if extra > spare:
                             continue
                         b1, b2 = a1, a2
                         nats = [c]
                         for i, q in enumerate(avail):
                             if not sub >> i & 1:
-                                bq = _pos_base(q, s)
+                                bq = pb[q]
                                 bit = 1 << bq
                                 if b2 & bit:
                                     b2 ^= bit
                                 else:
                                     b1 ^= bit
                                 nats.append(bq)
-                        named = tuple(_pos_base(q, s) for q in range(a, b + 1)
-                                      if q != p and _pos_base(q, s) not in nats[1:])
+                        if need or extra:
+                            named = tuple(pb[q] for q in range(a, b + 1) if q != p and pb[q] not in nats)
+                        else:
+                            named = ()
                         yield b1, b2, w - need - extra, ("run", tuple(nats), named), 0
 
     def _cost(self, m1: int, m2: int, w: int) -> int:
         if not m1:
             return w * self.wv
-        key = (m1, m2, w)
+        key = m1 | m2 << 54 | w << 108
         memo = self.memo
         got = memo.get(key)
         if got is not None:
@@ -301,6 +325,73 @@ class Solver:
         memo[key] = best
         return best
 
+    def fits(self, cards: Sequence[int], k: int) -> bool:
+        """True when all the ``cards`` but at most ``k`` of them can be melded."""
+        for m1, m2, w, _ in self._splits(cards):
+            if self._fits(m1, m2, w, k):
+                return True
+        return False
+
+    def _fits(self, m1: int, m2: int, w: int, k: int) -> bool:
+        if not m1:
+            return w <= k
+        key = m1 | m2 << 54 | w << 108 | k << 112
+        memo = self.fit_memo
+        got = memo.get(key)
+        if got is not None:
+            return got
+        ok = False
+        for b1, b2, ww, meld, _ in self._options(m1, m2, w):
+            if meld is None:
+                if k and self._fits(b1, b2, ww, k - 1):
+                    ok = True
+                    break
+            elif self._fits(b1, b2, ww, k):
+                ok = True
+                break
+        if len(memo) >= CACHE_LIMIT:
+            memo.clear()
+        memo[key] = ok
+        return ok
+
+    def count2(self, cards: Sequence[int]) -> int:
+        """The fewest cards of ``cards`` left unmelded, capped at 2 (2 means "2 or more")."""
+        best = 2
+        for m1, m2, w, _ in self._splits(cards):
+            best = min(best, self._cnt2(m1, m2, w))
+            if best == 0:
+                break
+        return best
+
+    def _cnt2(self, m1: int, m2: int, w: int) -> int:
+        if not m1:
+            return w if w < 2 else 2
+        key = m1 | m2 << 54 | w << 108
+        memo = self.cnt_memo
+        got = memo.get(key)
+        if got is not None:
+            return got
+        if lower_bound(m1, m2, w) >= 2:
+            memo[key] = 2
+            return 2
+        best = 2
+        dead = None
+        for b1, b2, ww, meld, _ in self._options(m1, m2, w):
+            if meld is None:
+                dead = (b1, b2, ww)
+                continue
+            v = self._cnt2(b1, b2, ww)
+            if v < best:
+                best = v
+                if v == 0:
+                    break
+        if best == 2 and dead is not None:
+            best = min(2, 1 + self._cnt2(*dead))
+        if len(memo) >= CACHE_LIMIT:
+            memo.clear()
+        memo[key] = best
+        return best
+
     def _walk(self, m1: int, m2: int, w: int, plan: list[Meld]) -> None:
         while m1:
             target = self._cost(m1, m2, w)
@@ -314,9 +405,15 @@ class Solver:
                 raise AssertionError("deadwood walk found no move")
 
 
-def prefilter_out(cards: Sequence[int], wild_twos: bool) -> bool:
-    """A cheap necessary condition for "all the cards but at most one can be melded": False when
-    two or more natural cards can be in no meld at all (no wild cards to help)."""
+def isolated(cards: Sequence[int], wild_twos: bool) -> tuple[list[int], int]:
+    """(natural cards of ``cards`` that lack the partners a meld needs, wild cards held).
+
+    With no wild card (the 2s counting as wild where they may be), a card is listed when it is in
+    no set of three and no run of three of the hand; with wild cards, when no other natural card of
+    its rank or of its suit within two places is held.  Each listed card then needs a wild card of
+    its own (its neighbour place in a run, or a place in a set of wild cards), so a hand with more
+    listed cards than wild cards cannot meld them all.
+    """
     m1 = m2 = 0
     w = 0
     for c in cards:
@@ -329,10 +426,7 @@ def prefilter_out(cards: Sequence[int], wild_twos: bool) -> bool:
             m2 |= bit
         else:
             m1 |= bit
-    if w >= 2:
-        return True
     ok = 0
-    full = (1 << 52) - 1
     if w == 0:
         # a set: three of a rank; a run: three in a row (the ace next to the 2 and the king)
         for r in range(13):
@@ -341,19 +435,36 @@ def prefilter_out(cards: Sequence[int], wild_twos: bool) -> bool:
                 ok |= col
         e = _ace_ext(m1)
         s3 = e & (e >> 1) & (e >> 2) & RUN_STARTS
-        cover = s3 | (s3 << 1) | (s3 << 2)
-        ok |= _ace_fold(cover)
+        ok |= _ace_fold(s3 | (s3 << 1) | (s3 << 2))
     else:
-        # one wild card: any partner of the same rank, or of the suit within two places
+        # any partner of the same rank, or of the suit within two places
         same = 0
         for k in (13, 26, 39):
             same |= (m1 << k) | (m1 >> k)
         e = _ace_ext(m1)
         near = ((e << 1) | (e >> 1) | (e << 2) | (e >> 2)) & EXT_MASK
-        ok = m1 & ((same & full) | _ace_fold(near))
+        ok = m1 & ((same & FULL52) | _ace_fold(near))
     iso = m1 & ~ok
-    return iso.bit_count() + (iso & m2).bit_count() <= 1
+    if not iso:
+        return [], w
+    return [c for c in cards if iso >> BASE[c] & 1], w
 
+
+def prefilter_out(cards: Sequence[int], wild_twos: bool, k: int = 1) -> bool:
+    """A cheap necessary condition for "all the cards but at most ``k`` can be melded"."""
+    m1 = m2 = w = 0
+    for c in cards:
+        b = BASE[c]
+        if b >= JOKER or (wild_twos and b % 13 == 0):
+            w += 1
+        elif m1 >> b & 1:
+            m2 |= 1 << b
+        else:
+            m1 |= 1 << b
+    return lower_bound(m1, m2, w) <= k
+
+
+FULL52 = (1 << 52) - 1
 
 # A suit laid out over 15 bits: A(low) 2 3 ... K A(high), with a 1-bit gap, so shifts stay in suit.
 def _build_ext() -> tuple[tuple[int, ...], int, int]:
@@ -370,24 +481,46 @@ def _build_ext() -> tuple[tuple[int, ...], int, int]:
 RANK_COLUMN, EXT_MASK, RUN_STARTS = _build_ext()
 
 
+EXT13: tuple[int, ...] = tuple((x & 0xFFF) << 1 | (x >> 12 & 1) | (x >> 12 & 1) << 13 for x in range(1 << 13))
+"""A suit's 13 base bits -> its 14 run places (0 = ace low, 1..12 = 2..K, 13 = ace high)."""
+FOLD14: tuple[int, ...] = tuple((x >> 1) & 0xFFF | ((x & 1) | (x >> 13 & 1)) << 12 for x in range(1 << 14))
+"""The inverse: 14 run places -> 13 base bits."""
+
+
 def _ace_ext(m: int) -> int:
     """Base mask -> extended mask (16 bits per suit: place 0 = ace low, 1..12 = 2..K, 13 = ace high)."""
-    out = 0
-    for s in range(4):
-        suit = (m >> (13 * s)) & 0x1FFF
-        ace = suit >> 12 & 1
-        out |= ((suit & 0xFFF) << 1 | ace | ace << 13) << (16 * s)
-    return out
+    return (EXT13[m & 0x1FFF] | EXT13[m >> 13 & 0x1FFF] << 16 | EXT13[m >> 26 & 0x1FFF] << 32
+            | EXT13[m >> 39 & 0x1FFF] << 48)
 
 
 def _ace_fold(e: int) -> int:
     """Extended mask -> base mask."""
-    out = 0
-    for s in range(4):
-        x = (e >> (16 * s)) & 0x3FFF
-        ace = (x & 1) | (x >> 13 & 1)
-        out |= ((x >> 1) & 0xFFF | ace << 12) << (13 * s)
-    return out
+    return (FOLD14[e & 0x3FFF] | FOLD14[e >> 16 & 0x3FFF] << 13 | FOLD14[e >> 32 & 0x3FFF] << 26
+            | FOLD14[e >> 48 & 0x3FFF] << 39)
+
+
+def lower_bound(m1: int, m2: int, w: int) -> int:
+    """Cards that must stay unmelded at least, for naturals ``m1`` (``m2``: second copies) and ``w``
+    wild cards: see :func:`isolated`."""
+    if w == 0:
+        ok = 0
+        for col in RANK_COLUMN:
+            c = m1 & col
+            if c and c.bit_count() >= 3:
+                ok |= c
+        e = _ace_ext(m1)
+        s3 = e & (e >> 1) & (e >> 2) & RUN_STARTS
+        ok |= _ace_fold(s3 | (s3 << 1) | (s3 << 2))
+        iso = m1 & ~ok
+        return iso.bit_count() + (iso & m2).bit_count()
+    same = (m1 << 13 | m1 >> 13 | m1 << 26 | m1 >> 26 | m1 << 39 | m1 >> 39) & FULL52
+    e = _ace_ext(m1)
+    near = ((e << 1) | (e >> 1) | (e << 2) | (e >> 2)) & EXT_MASK
+    iso = m1 & ~(same | _ace_fold(near))
+    n = iso.bit_count() + (iso & m2).bit_count()
+    if w == 1:
+        return n  # an isolated card needs two wild cards
+    return n - w if n > w else 0
 
 
 def _item_text(it: Item) -> str:
@@ -412,16 +545,22 @@ class ConfrontationGame(Game):
         super().__init__(**options)
         self.solver = self.make_solver()
         self.dw_cache: dict[int, int] = {}
+        self.count_cache: dict[int, int] = {}
 
     def make_solver(self) -> Solver:
         raise NotImplementedError
 
-    def deadwood(self, hand: int) -> int:
-        """Least deadwood of a hand mask (cached per mask)."""
-        cache = self.dw_cache
+    def out_count(self, hand: int) -> int:
+        """How many cards of a hand mask are left unmelded at least (2 stands for "2 or more")."""
+        cache = self.count_cache
         got = cache.get(hand)
         if got is None:
-            got = self.solver.deadwood(bits(hand))
+            cards = bits(hand)
+            solver = self.solver
+            if not prefilter_out(cards, solver.spec.wild_twos):
+                got = 2
+            else:
+                got = solver.count2(cards)
             if len(cache) >= CACHE_LIMIT:
                 cache.clear()
             cache[hand] = got
@@ -631,7 +770,7 @@ class ConfrontationState(State):
         self._legal = None
         if not self.stock:
             self._reform()
-            if not self.stock and not self.pile:
+            if not self.stock:  # X7: no stock and none can be formed
                 self._stock_out()
 
     def _reform(self) -> bool:
@@ -810,3 +949,37 @@ class ConfrontationState(State):
             "active": list(self.active),
             "last_deal": last,
         }
+
+
+class AllMeldState(ConfrontationState):
+    """Going out with every card in melds (Wildcard and Cincinnati Rummy): after the draw, all the
+    cards meld (out without a discard) or all but one, which is then discarded (the ban on the card
+    taken from the pile applies)."""
+
+    out_verb: ClassVar[str] = "declare rummy"
+    go_now: bool = False
+    go_mask: int = 0
+
+    def _can_go_out(self, seat: int) -> bool:
+        game = self.game
+        hand = self.hands[seat]
+        k = game.out_count(hand)
+        self.go_now = False
+        self.go_mask = 0
+        if k > 1:
+            return False
+        if k == 0:
+            self.go_now = True
+            return True
+        m = 0
+        for c in bits(hand & ~self._banned_mask()):
+            if game.out_count(hand & ~(1 << c)) == 0:
+                m |= 1 << c
+        self.go_mask = m
+        return m != 0
+
+    def _out_now(self, seat: int) -> bool:
+        return self.go_now
+
+    def _out_discards(self, seat: int) -> int:
+        return self.go_mask

@@ -170,3 +170,25 @@ def test_prefilter_never_rejects_a_hand_that_goes_out() -> None:
             hand = rng.sample(deck, 8)
             if solver.deadwood(hand) <= 1:
                 assert prefilter_out(hand, spec.wild_twos), [TOKENS[c] for c in hand]
+
+
+def test_fits_agrees_with_the_counting_minimiser() -> None:
+    rng = random.Random(9)
+    for spec, deck in ((CINCI, deck_54()), (WILD, deck_54()), (RAMINO, deck_108())):
+        counter = Solver(spec, [1] * 216, 1)
+        fitter = Solver(spec, V1, 20)
+        for _ in range(400):
+            hand = rng.sample(deck, 7)
+            n = counter.deadwood(hand)
+            assert fitter.fits(hand, 0) == (n == 0)
+            assert fitter.fits(hand, 1) == (n <= 1)
+
+
+def test_count2_agrees_with_the_counting_minimiser() -> None:
+    rng = random.Random(10)
+    for spec, deck in ((CINCI, deck_54()), (WILD, deck_54()), (RAMINO, deck_108())):
+        counter = Solver(spec, [1] * 216, 1)
+        fast = Solver(spec, V1, 20)
+        for _ in range(400):
+            hand = rng.sample(deck, 8)
+            assert fast.count2(hand) == min(2, counter.deadwood(hand))

@@ -1,0 +1,179 @@
+"""Wildcard Rummy.  Seed 003 L603-630; RULES.md 2.24 and "Common rummy definitions".  Decisions
+followed: WR1-WR8, X1, X3, X6, X7 (no cap on re-forming).
+
+2-7 players; one 54-card pack (two jokers) for 2-6 players, two packs for 7 (WR1, option
+``packs``).  Deal: one pack: 7 each (6 players: 6; 3 players: 7, WR2, option ``three_player_cards``
+10); two packs: 10 each.  The rest is the stock, one card turned for the discard pile.  Seat 0
+deals first (X1); the deal passes left.
+
+Nothing is melded during play; hands stay hidden.  Melds: 3+ cards, sets of one rank (one card per
+suit, at most 4) or runs of one suit; the ace high or low, never both (no K-A-2); jokers and 2s
+are wild, and a 2 may also stand for itself, then as a natural (WR8); every meld holds a natural
+card (WR5).
+
+A turn (notation):
+
+* ``draw stock`` or ``draw discard``;
+* ``declare rummy`` or ``pass``, offered only when the player can go out now (WR7): all his cards
+  meld (he goes out at once, without a discard), or all but one, which he then discards;
+* ``discard XX``: never the card taken from the discard pile this turn, nor one identical to it
+  (after ``declare rummy``: only a card whose discard leaves every other card melded).
+
+When the stock is empty after a draw, the discard pile but its top card is turned over, unshuffled,
+as the new stock (``stock_flipped``; option ``reshuffle``: shuffled).  If a turn begins with no
+stock and none can be formed, the deal ends with no winner (X7, ``deal_without_winner``).
+
+Scoring: the winner collects the penalty value of the cards each other player cannot meld from his
+own hand (WR3; ``penalty_collected``): pips face value, J Q K 10, A 11, jokers and 2s 25 (WR4: a 2
+left in hand is 25 even as a natural).  ``wild_two_used`` when the winner's cards meld only with a
+2 as a wild card.  First to ``target`` (100, WR6) wins.
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from engine.cards import TOKENS, build_deck
+from engine.core import Option, rank_by, register
+from engine.games._knock import (
+    PHYS,
+    AllMeldState,
+    ConfrontationGame,
+    MeldSpec,
+    Solver,
+    bits,
+    value_table,
+)
+
+VALUES = value_table(ace=11, joker=25, two=25)  # WR4
+WILD = 25
+
+
+def packs_for(players: int, option: int | None) -> int:
+    """WR1: one pack for 2-6 players, two for 7."""
+    if option is not None:
+        return option
+    return 2 if players >= 7 else 1
+
+
+def deal_size(players: int, packs: int, three: int) -> int:
+    if packs == 2:
+        return 10
+    if players == 3:
+        return three  # WR2
+    return 6 if players == 6 else 7
+
+
+class WildcardRummyState(AllMeldState):
+    game: WildcardRummy
+    ban_taken: ClassVar[bool] = True
+
+    @property
+    def reform(self) -> str:  # type: ignore[override]
+        return "shuffle" if self.game.options["reshuffle"] else "flip"
+
+    def _match_deck(self) -> list[int]:
+        packs = packs_for(self.players, self.game.options["packs"])
+        if packs == 1 and self.players == 7:
+            raise ValueError("wildcard_rummy: 7 players need two packs (WR1)")
+        return build_deck(jokers=2 * packs, packs=packs)
+
+    def _deal_size(self) -> int:
+        packs = packs_for(self.players, self.game.options["packs"])
+        return deal_size(self.players, packs, self.game.options["three_player_cards"])
+
+    def _reformed(self, size: int) -> None:
+        self._emit("stock_flipped", size=size, shuffled=self.reform == "shuffle")
+
+    def _stock_out(self) -> None:
+        self._emit("deal_without_winner", pile=len(self.pile))
+        self.sheet.append([0.0] * self.players)
+        self.last = {"deal": self.deal_no, "winner": None}
+        self._next_deal()
+
+    def _end_out(self, seat: int, discard: int | None) -> None:
+        n = self.players
+        hands, melds, dead, dw = self._shown()
+        self._emit("rummy_declared", seat=seat, discard=None if discard is None else TOKENS[discard],
+                   hands=hands, melds=melds, deadwood_cards=dead, penalties=dw)
+        # WR8: the winner's cards meld only with a 2 standing as a wild card
+        if self.game.natural_twos.deadwood(bits(self.hands[seat])) > 0:
+            self._emit("wild_two_used", seat=seat, melds=melds[seat])
+        pts = [0] * n
+        pts[seat] = sum(dw[s] for s in range(n) if s != seat)
+        self._emit("penalty_collected", seat=seat, points=pts[seat],
+                   penalties={str(s): dw[s] for s in range(n) if s != seat})
+        self.sheet.append([float(p) for p in pts])
+        self.totals[seat] += pts[seat]
+        self.last = {"deal": self.deal_no, "winner": seat, "points": pts, "penalties": dw,
+                     "hands": hands, "melds": melds, "deadwood_cards": dead}
+        if self.totals[seat] >= self.game.options["target"]:  # WR6
+            self._finish()
+            return
+        self._next_deal()
+
+    def _next_deal(self) -> None:
+        if self._deals_done():
+            self._finish()
+            return
+        self._start_deal((self.dealer + 1) % self.players)
+
+    def scores(self) -> list[float]:
+        return [float(t) for t in self.totals]
+
+    def ranking(self) -> list[int]:
+        return rank_by(self.totals, lower_is_better=False)
+
+    def _invariants(self) -> list[str]:
+        out: list[str] = []
+        t = list(self.start_totals)
+        for row in self.sheet:
+            if sum(1 for v in row if v) > 1 or any(v < 0 for v in row):
+                out.append(f"deal row {row}: only the winner collects")
+            t = [t[s] + int(row[s]) for s in range(self.players)]
+        if t != self.totals:
+            out.append(f"totals {self.totals} differ from the sheet {t}")
+        last = self.last
+        if last is not None and last.get("winner") is not None and self.sheet:
+            w = last["winner"]
+            if last["penalties"][w] != 0:
+                out.append(f"the winner {w} did not meld every card: {last['deadwood_cards'][w]}")
+            pen = [sum(VALUES[PHYS[tok][0]] for tok in d) for d in last["deadwood_cards"]]
+            if pen != last["penalties"]:
+                out.append(f"penalties {last['penalties']} do not add up to {pen}")
+        return out
+
+
+@register
+class WildcardRummy(ConfrontationGame):
+    id = "wildcard_rummy"
+    name = "Wildcard Rummy"
+    family = "rummy"
+    seed_ref = "seed 003 L603-630; RULES.md 2.24"
+    summary = ("2-7 players, one 54-card pack (two for 7 players), 7 cards each (6 players: 6; two "
+               "packs: 10). Draw from the stock or the discard pile, discard another card than the one "
+               "taken; nothing is melded during play. Jokers and 2s are wild; aces high or low. Declare "
+               "rummy when all your cards meld (or all but the discard): you collect the others' "
+               "unmelded cards (pips face, faces 10, A 11, jokers and 2s 25). First to 100.")
+    notation = "draw stock\ndraw discard\ndeclare rummy\npass\ndiscard 5H"
+    min_players = 2
+    max_players = 7
+    default_players = 4
+    rule_events = ("rummy_declared", "stock_flipped", "wild_two_used", "penalty_collected",
+                   "deal_without_winner")
+    extra_verbs: ClassVar[dict[str, tuple[str, str]]] = {}
+    options_spec = (
+        Option("packs", None, "WR1: packs (1 or 2); default one for 2-6 players, two for 7",
+               choices=(None, 1, 2)),
+        Option("three_player_cards", 7, "WR2: cards each with 3 players and one pack", choices=(7, 10)),
+        Option("reshuffle", False, "Stock exhausted: shuffle the pile instead of turning it over"),
+        Option("target", 100, "WR6: the match ends when a total reaches this [engine default]",
+               check=lambda v: v >= 1),
+    )
+    state_class = WildcardRummyState
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.natural_twos = Solver(MeldSpec(ace_low=True, ace_high=True, wild_twos=False), [1] * 54, 1)
+
+    def make_solver(self) -> Solver:
+        return Solver(MeldSpec(ace_low=True, ace_high=True, wild_twos=True), VALUES, WILD)
