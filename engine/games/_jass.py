@@ -31,30 +31,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from engine.cards import JACK, KING, NINE, QUEEN, RANKS, SUITS, TOKENS, card
+from engine.cards import JACK, KING, NINE, QUEEN, RANKS, SUIT_MASKS, SUITS, TOKENS, card, card_list, mask_of
 from engine.tricks import Order, Points, points_table, rank_order
 
-SUIT_MASK: tuple[int, ...] = tuple(0x1FFF << 13 * s for s in range(4))
+SUIT_MASK = SUIT_MASKS
 _ALL = SUIT_MASK[0] | SUIT_MASK[1] | SUIT_MASK[2] | SUIT_MASK[3]
+bits = card_list
+"""Card ids of a mask, lowest first (``engine.cards.card_list``)."""
 
 
 def mask_of_tokens(text: str | Sequence[str]) -> int:
     """Mask of card tokens (a space-separated string or a list), e.g. ``"KH QH JH"``."""
-    toks = text.split() if isinstance(text, str) else text
-    m = 0
-    for t in toks:
-        m |= 1 << card(t)
-    return m
-
-
-def bits(m: int) -> list[int]:
-    """Card ids of a mask, lowest first."""
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
+    return mask_of(card(t) for t in (text.split() if isinstance(text, str) else text))
 
 
 # ----------------------------------------------------------------------------- tables
