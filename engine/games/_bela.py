@@ -474,7 +474,8 @@ class KlopState(BelaState):
 
     def _setup(self, deal: dict[str, Any] | None) -> None:
         opts = self.game.options
-        # KB10: the Jas may be held back (option no_jas_holdback removes it)
+        # KB10: the Jas may be held back (option no_jas_holdback removes it); KB11: void on a plain
+        # lead any trump will do, the overtrump duty holds on a trump lead only (KLOP_RULE)
         self._init_family(KLOP_RULE_NO_HOLDBACK if opts["no_jas_holdback"] else KLOP_RULE)
         self.score = [0] * self.players
         self.claim = None
@@ -655,7 +656,7 @@ class KlopState(BelaState):
 
     def _trick_done(self, taker: int, number: int) -> None:
         if number == 1:
-            self._sequences()
+            self._sequences()  # KB6: melds of the first trick, compared and shown once it is over
 
     def _sequences(self) -> None:
         """KB2/KB6: after the first trick the best sequence wins; its holder scores all his."""
@@ -702,7 +703,8 @@ class KlopState(BelaState):
         return self.pts[seat] + (self._melds(seat) if self.ntricks[seat] else 0)
 
     def _may_claim(self, seat: int) -> bool:
-        # KB7: offered whenever match score + melds + card points taken pass the target
+        # KB7: offered whenever match score + melds + card points taken pass the target; KB14: this
+        # claim also covers the "early finish" variant (card points of any trick count)
         if self.game.options["no_meld_finish"]:
             return False
         return self.score[seat] + self.pts[seat] + self._melds(seat) > self.game.options["target"]

@@ -262,6 +262,7 @@ class JoJotteState(BelaState):
     def _complete_deal(self) -> None:
         self._deal_rest()
         bottom = self.stock.pop()  # shown face up, for information only
+        # JJ3: the turned card stays on the table (out of play) unless the Dix takes it
         self.table |= _BIT[bottom]
         c = self.contract
         if c is not None and c == self._upsuit() and self.upcard != c * 13 + SEVEN:
@@ -289,6 +290,7 @@ class JoJotteState(BelaState):
         h = self.hands[seat]
         for r in range(SEVEN, 13):
             m = _BIT[r] | _BIT[13 + r] | _BIT[26 + r] | _BIT[39 + r]
+            # JJ8: every carré counts, ranked by carre_rank_key
             if h & m == m and (best < 0 or carre_rank_key(r, self._meld_trump())
                                > carre_rank_key(best, self._meld_trump())):
                 best = r
@@ -350,7 +352,7 @@ class JoJotteState(BelaState):
             r = self._best_carre(s)
             if r >= 0:
                 carres.append((carre_rank_key(r, trump), s, r))
-        if seqs:
+        if seqs:  # JJ15: one sequence, one carré, each to one player
             seqs.sort(reverse=True)
             if len(seqs) == 1 or seqs[0][0] != seqs[1][0]:  # still equal: neither scores
                 _, s, q = seqs[0]
@@ -372,7 +374,7 @@ class JoJotteState(BelaState):
             self.jo[seat] = 1  # JJ16: "jo" -- the queen is still held
             self.known[seat] |= _BIT[t * 13 + QUEEN]
             self._emit("jo", seat=seat)
-        elif c == t * 13 + QUEEN and self.jo[seat] == 1:
+        elif c == t * 13 + QUEEN and self.jo[seat] == 1:  # JJ4: only after "jo" (K first)
             self.jo[seat] = 2
             self.meld_pts[seat] += JO_JOTTE_POINTS
             self._emit("jotte", seat=seat, points=JO_JOTTE_POINTS)
