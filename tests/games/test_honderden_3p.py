@@ -1,0 +1,209 @@
+"""Honderden, three players (RULES.md 2.19, seed 003 L417-434): decisions HT1-HT9 and the card's
+rule events, on injected deals."""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from engine import IllegalAction, State, load_game
+from engine.cards import TOKENS, card
+from engine.games._honderden import DECK32, HonderdenState
+
+# dealer 0, voorhand 1, then 2; the dealer's last card 9H is trump; seat 0 holds Stuk (KH QH).
+# Melds: seat 1 QS JS TS (3 on the queen), seat 2 AD KD QD and seat 0 AC KC QC (3 on the ace).
+S0 = ["AC", "KC", "QC", "AS", "JD", "QH", "KH", "9H"]
+S1 = ["QS", "JS", "TS", "9C", "TC", "AH", "9D", "TD"]
+S2 = ["AD", "KD", "QD", "9S", "JC", "TH", "JH", "KS"]
+
+
+def new(hands: list[list[str]] | None = None, dealer: int = 0, seed: int = 1,
+        trump_card: str | None = None, **options: Any) -> HonderdenState:
+    deal: dict[str, Any] = {"dealer": dealer, "hands": hands or [S0, S1, S2]}
+    if trump_card:
+        deal["trump_card"] = trump_card
+    st = load_game("honderden_3p", **options).new_match(seed=seed, deal=deal)
+    assert isinstance(st, HonderdenState)
+    return st
+
+
+def events(state: State, name: str) -> list[dict[str, Any]]:
+    return [e for e in state.events if e["event"] == "honderden_3p." + name]
+
+
+def play(state: State, *actions: str) -> None:
+    for a in actions:
+        state.apply(a)
+
+
+def plays_only(state: State) -> list[str]:
+    return [a for a in state.legal_actions() if a.startswith("play ")]
+
+
+def to_last_card(state: HonderdenState) -> None:
+    while sum(h.bit_count() for h in state.hands) > 1:
+        state.apply(plays_only(state)[0])
+
+
+def last_trick_gain(state: HonderdenState) -> list[int]:
+    probe = state.clone()
+    assert isinstance(probe, HonderdenState)
+    probe.apply(plays_only(probe)[0])
+    return [probe.results[-1][s] - state.total[s] for s in range(3)]
+
+
+# ------------------------------------------------------------------------------ decisions
+def test_ht1_doubled_only_if_both_others_under_50() -> None:
+    for others, gp in (((30, 40), 2), ((30, 60), 1)):
+        st = new()
+        play(st, "play 9C", "play JC")
+        st.total = [100, *others]
+        st.apply("declare dek")
+        assert st.scores() == [float(gp), 0.0, 0.0]
+        assert bool(events(st, "double_both_under_jan")) == (gp == 2)
+
+
+def test_ht2_without_stuk_no_early_end_the_highest_above_100_wins() -> None:
+    st = new()
+    st.total[1] = 120
+    assert "declare dek" not in st.legal_actions()  # seat 1 has no Stuk
+    to_last_card(st)
+    gain = last_trick_gain(st)
+    st.total = [60 - gain[0], 120 - gain[1], 10 - gain[2]]
+    st.apply(plays_only(st)[0])
+    assert st.scores()[1] >= 1 and st.deal_no == 2
+
+
+def test_ht3_dek_offered_to_the_stuk_holder_and_counts_its_20() -> None:
+    st = new()
+    assert "declare dek" not in st.legal_actions()
+    play(st, "play 9C")
+    assert "declare dek" not in st.legal_actions()
+    play(st, "play JC")
+    assert "declare dek" in st.legal_actions()  # seat 0 holds KH QH
+    st.total[0] = 80
+    st.apply("declare dek")
+    ev = events(st, "dek_via_stuk")[0]
+    assert ev["seat"] == 0 and ev["correct"] is True and ev["total"] == 100
+    assert st.scores()[0] >= 1
+
+
+def test_ht4_first_to_five_or_elimination_then_two_player_rules() -> None:
+    game = load_game("honderden_3p")
+    st = game.new_match(seed=4)
+    rng = random.Random(4)
+    while not st.is_over():
+        st.apply(rng.choice(st.legal_actions()))
+    assert max(st.scores()) >= 5
+    game = load_game("honderden_3p", elimination=True, lives=2)
+    for seed in range(40):
+        st = game.new_match(seed=seed)
+        assert isinstance(st, HonderdenState)
+        rng = random.Random(seed)
+        while not st.is_over() and not events(st, "switch_to_2p"):
+            st.apply(rng.choice(st.legal_actions()))
+        if events(st, "switch_to_2p") and not st.is_over():
+            assert len(st.act) == 2 and not st.three and st.deck_mask == DECK32
+            assert sum(h.bit_count() for h in st.hands) == 18 and len(st.stock) == 13
+            out = next(s for s in range(3) if s not in st.act)
+            assert st.hands[out] == 0 and st.lives[out] <= 0
+            while not st.is_over():
+                st.apply(rng.choice(st.legal_actions()))
+            assert st.ranking()[out] == 3
+            return
+    pytest.fail("no elimination match reached two players")
+
+
+def test_ht5_later_declarer_rejects_every_earlier_declaration_it_beats() -> None:
+    st = new()
+    play(st, "declare QS JS TS", "play 9C", "declare AD KD QD", "play JC", "declare AC KC QC", "play AC")
+    # seat 2's 3 on the ace beats seat 1's 3 on the queen; seat 0's equal meld leaves seat 2's
+    assert [(e["seat"], e["by"]) for e in events(st, "meld_rejected")] == [(1, 2)]
+    assert st.total[2] == 20 and st.total[1] == 0
+    assert st.total[0] == 20 + 11 + 1  # his meld, and the trick AC + JC (9C is worth 0)
+
+
+def test_ht6_wrong_dek_goes_to_the_higher_other_equal_next_in_order() -> None:
+    st = new()
+    play(st, "play 9C", "play JC")
+    st.total = [55, 30, 60]  # 55 + 20 < 100: wrong; seat 2 is higher than seat 1
+    st.apply("declare dek")
+    assert st.scores() == [0.0, 0.0, 1.0]
+    st = new()
+    play(st, "play 9C", "play JC")
+    st.apply("declare dek")  # all at 0: the next after the claimer (seat 0) is seat 1
+    assert events(st, "dek_via_stuk")[0]["correct"] is False
+    assert st.scores() == [0.0, 2.0, 0.0]
+
+
+def test_ht7_pit_only_in_a_first_deal() -> None:
+    for carried, name, gp in (([0, 0, 0], "honderden_3p.pit", 3),
+                              ([60, 60, 60], "honderden_3p.pit_first_deal_only", 1)):
+        st = new()
+        st.carried = list(carried)
+        st.total = list(carried)
+        to_last_card(st)
+        gain = last_trick_gain(st)
+        w = max(range(3), key=lambda s: gain[s])
+        st.tricks_won = [0, 0, 0]
+        st.tricks_won[w] = st.ntricks
+        st.total = [c for c in carried]
+        st.total[w] = 140
+        st.apply(plays_only(st)[0])
+        assert [e["seat"] for e in st.events if e["event"] == name] == [w]
+        assert st.scores()[w] == float(gp)
+
+
+def test_ht8_trump_card_is_the_dealers_last_and_known_to_all() -> None:
+    st = new()
+    assert st.trump == 2  # hearts: 9H is seat 0's last listed card
+    assert st.observation(1)["known_cards"] == {"0": ["9H"]}
+    assert not st.hidden_cards(1) >> card("9H") & 1
+    st = new(trump_card="AS")
+    assert st.trump == 3 and st.observation(2)["trump"] == "S"
+    with pytest.raises(ValueError, match="trump_card"):
+        new(trump_card="AD")
+    assert not [a for a in st.legal_actions() if a.startswith("swap")]  # no trump-7 swap
+
+
+def test_ht9_void_any_card_holding_follow_or_trump() -> None:
+    s1 = ["QS", "JS", "TS", "9C", "TC", "AH", "9S", "KS"]
+    s2 = ["AD", "KD", "QD", "9D", "TD", "JC", "TH", "JH"]
+    st = new([S0, s1, s2])
+    play(st, "play 9S")
+    assert sorted(plays_only(st)) == sorted("play " + t for t in s2)  # void in spades: anything
+    play(st, "play JC")
+    assert sorted(plays_only(st)) == ["play 9H", "play AS", "play KH", "play QH"]  # spade or trump
+    with pytest.raises(IllegalAction, match="follow suit or trump"):
+        st.apply("play AC")
+    st = new([S0, s1, s2])
+    play(st, "play AH")  # trump led: a trump if you have one, no duty to overtrump
+    assert sorted(plays_only(st)) == ["play JH", "play TH"]
+
+
+# ------------------------------------------------------------------------------ events
+def test_event_names_and_invariants() -> None:
+    names = {f"honderden_3p.{e}" for e in (
+        "trump7_swap", "meld_announced", "meld_rejected", "stuk", "last_stock_choice", "phase_change",
+        "ik_dek", "meld_100_deal_win", "carry_over", "onder_jan", "pit", "op_de_kip", "tie_replay",
+        "dek_via_stuk", "double_both_under_jan", "pit_first_deal_only", "switch_to_2p")}
+    seen: set[str] = set()
+    for opts in ({}, {"elimination": True}):
+        game = load_game("honderden_3p", **opts)
+        for seed in range(60):
+            st = game.new_match(seed=seed)
+            rng = random.Random(seed)
+            while not st.is_over():
+                seat = st.current_player
+                assert seat is not None
+                if seed < 5:
+                    assert not st.invariant_violations()
+                    d = st.determinize(seat, random.Random(seed))
+                    assert not d.invariant_violations()
+                st.apply(rng.choice(st.legal_actions()))
+            seen |= {e["event"] for e in st.events}
+    assert seen <= names
+    assert {"honderden_3p.dek_via_stuk", "honderden_3p.double_both_under_jan",
+            "honderden_3p.switch_to_2p", "honderden_3p.carry_over", "honderden_3p.stuk"} <= seen
+    assert TOKENS[card("9H")] == "9H"
