@@ -95,6 +95,9 @@ ADJ: tuple[frozenset[int], ...] = tuple(frozenset(((r + 1) % 13, (r - 1) % 13)) 
 """Z5: the ranks that fit on a centre top of rank r (one higher or lower, K-A-2 wrapping)."""
 FITS: tuple[tuple[bool, ...], ...] = tuple(tuple(b in ADJ[a] for b in range(13)) for a in range(13))
 
+NUM: tuple[str, ...] = tuple(f" {k + 1}" for k in range(PILES))
+MOVE: tuple[tuple[str, ...], ...] = tuple(tuple(f"move {i + 1} {j + 1}" for j in range(PILES))
+                                          for i in range(PILES))
 PASS = ("x",)
 TAKE = ("t",)
 Act = tuple[Any, ...]
@@ -125,6 +128,8 @@ class ZenuwenState(State):
     """centre pile k (seat k's), top card last."""
     had_spit: list[bool]
     held: list[int]
+    packs: int
+    deck: list[int]
     tick: int
     sub: int
     pending: list[Act | None]
@@ -140,7 +145,7 @@ class ZenuwenState(State):
         opts = self.game.options
         self.from_opp: bool = opts["spit_from_opponent"]
         self.slap: bool = opts["round_end"] == "slap"
-        packs = opts["packs"] or (1 if n == 2 else 2)
+        packs = self.packs = opts["packs"] or (1 if n == 2 else 2)
         self.deck = build_deck(packs=packs)
         if len(self.deck) < n * (LAYOUT_CARDS + 1):
             raise ValueError(f"zenuwen with {n} players needs two packs: {len(self.deck)} cards leave "
@@ -269,54 +274,51 @@ class ZenuwenState(State):
         return self.winner if self.phase == "choose" else self.sub  # type: ignore[return-value]
 
     def _legal_actions(self) -> list[str]:
-        n = self.players
         if self.phase != "play":
-            choices: dict[str, Act] = {f"pile {k + 1}": ("c", k) for k in range(n)}
+            choices: dict[str, Act] = {f"pile {k + 1}": ("c", k) for k in range(self.players)}
             self._amap = choices
             return list(choices)
         s = self.sub
         piles, up = self.piles[s], self.up[s]
-        centre = self.centre
-        tops: list[tuple[int, int, str]] = []
-        counts: dict[str, int] = {}
-        for i in range(PILES):
-            p = piles[i]
-            if p:
-                t = TOKENS[p[-1]]
-                counts[t] = counts.get(t, 0) + 1
-                tops.append((i, p[-1], t))
-        if len(counts) < len(tops):  # two packs: name the source pile of a repeated token
-            tops = [(i, c, t if counts[t] == 1 else f"{t}/{i + 1}") for i, c, t in tops]
-        seen: set[str] = set()
-        for c in self.hand[s]:
-            t = TOKENS[c]
-            if t not in seen:
-                seen.add(t)
-                tops.append((-1, c, t))
+        tops: list[tuple[int, int, str]] = [(i, p[-1], TOKENS[p[-1]]) for i, p in enumerate(piles) if p]
+        if self.packs > 1 and len({t for _, _, t in tops}) < len(tops):
+            # two packs: name the source pile of a token that shows on two piles
+            counts = [t for _, _, t in tops]
+            tops = [(i, c, t if counts.count(t) == 1 else f"{t}/{i + 1}") for i, c, t in tops]
+        total = 0
+        for p in piles:
+            total += len(p)
+        hand = self.hand[s]
+        if hand:
+            seen: set[str] = set()
+            for c in hand:
+                t = TOKENS[c]
+                if t not in seen:
+                    seen.add(t)
+                    tops.append((-1, c, t))
         amap: dict[str, Act] = {}
-        ctops = [(k, RANK[p[-1]]) for k, p in enumerate(centre) if p]
+        ctops = [(k, RANK[p[-1]]) for k, p in enumerate(self.centre) if p]
         for i, c, lab in tops:
             fit = FITS[RANK[c]]
             for k, r in ctops:
                 if fit[r]:
-                    amap[f"play {lab} {k + 1}"] = ("p", i, k, c)
-        empty = [j for j in range(PILES) if not piles[j]]
-        total = 0
-        for i, c, lab in tops:
-            if i < 0:
-                continue
-            p = piles[i]
-            total += len(p)
-            if up[i] == 1:  # Z10: the card beneath is face down or absent
-                r = RANK[c]
-                for j in range(PILES):
-                    if j != i and piles[j] and RANK[piles[j][-1]] == r:
-                        amap[f"stack {lab} {j + 1}"] = ("s", i, j, c)
-            if empty and len(p) > up[i]:  # Z10: a face-down card lies under the face-up ones
-                for j in empty:
-                    amap[f"move {i + 1} {j + 1}"] = ("m", i, j)
-        if 1 <= total <= 3:  # Z14
-            amap["take"] = TAKE
+                    amap["play " + lab + NUM[k]] = ("p", i, k, c)
+        if total:
+            top_rank = [RANK[p[-1]] if p else -1 for p in piles]
+            empty = [j for j in range(PILES) if not piles[j]]
+            for i, c, lab in tops:
+                if i < 0:
+                    continue
+                if up[i] == 1:  # Z10: the card beneath is face down or absent
+                    r = top_rank[i]
+                    for j in range(PILES):
+                        if j != i and top_rank[j] == r:
+                            amap["stack " + lab + NUM[j]] = ("s", i, j, c)
+                if empty and len(piles[i]) > up[i]:  # Z10: a face-down card lies under the face-up ones
+                    for j in empty:
+                        amap[MOVE[i][j]] = ("m", i, j)
+            if total <= 3:  # Z14
+                amap["take"] = TAKE
         amap["pass"] = PASS  # Z8
         self._amap = amap
         return list(amap)
