@@ -1,0 +1,1394 @@
+"""Shared machinery of the drift rummies: RULES.md "Common rummy definitions", X3 and X7.
+
+Used by ``jokeren_nl``, ``jokeren_drift`` and ``amerikaans_jokeren`` (and open to ``loba`` and
+``ramino_drift``).  The game modules add deck, hand size, card values, opening rules, scoring,
+match end and their rule events through the hooks of :class:`RummyState`.
+
+A turn (phase ``draw``, then ``play``):
+
+* ``draw stock`` or ``draw discard`` (the top discard; where the game allows it).
+* Table play, any number of times, in any order:
+
+  - ``meld 7H`` / ``meld JK=8H``: put one card on the meld being built (meld protocol).  The first
+    card of a meld is a natural card; a joker names the card it stands for (in a set: the rank and
+    a suit the set lacks).  A card is offered only if the meld can still be completed from the hand
+    while keeping the card(s) the turn still needs (the card kept for the discard).
+  - ``confirm``: the meld being built is legal; it goes on the table as meld number N (melds are
+    numbered from 1 in the order laid, over all players).
+  - ``layoff 8H 3`` / ``layoff JK=8H 3``: add one card to table meld 3 (a run at either end, a set a
+    suit it lacks).
+  - ``swap 7H 3``: put the natural 7H in the place of the joker of meld 3 that stands for 7H; the
+    joker goes to the hand and must be laid again this turn ("use it at once").
+  - ``takeback``: while the turn cannot end as it stands (a meld not yet confirmed, a card that must
+    be used still in hand, an opening requirement unmet), everything laid this turn goes back: hand
+    and table return to their state just after the draw.  [engine default] At most
+    ``max_takebacks`` (3) take-backs per turn; the last one also puts a discard taken this turn back
+    on the pile (the player then draws from the stock), and after it only the discard is left, so
+    that no player can loop in a turn forever.
+* ``discard 5H`` ends the turn, and discarding the last card goes out.  It is offered only when the
+  turn can end.
+
+Stock (X3): the stock is re-formed at once after the draw that empties it: the top discard stays,
+the rest is shuffled (``reform="shuffle"``, event ``stock_reshuffled``) or turned over unshuffled
+(``reform="flip"``, the pile's oldest card on top, event ``stock_flipped``).  X7: at most
+``max_reforms`` re-formings per deal (``None``: no cap); a turn that begins with an empty stock that
+cannot be re-formed ends the deal without a winner (``deal_without_winner``).
+
+Injected deal (X6): ``{"dealer": d, "hands": [[...], ...], "stock": [... top first],
+"upcard": "QS" or None}`` (``"stock"`` optional: the other cards shuffled), optional
+``"totals"`` (match totals so far) and ``"deal_no"`` (the number of the injected deal, from 1).
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+from engine.cards import ACE, JOKER, MAX_PACKS, PACK, TOKENS, card
+from engine.core import Game, State
+from engine.errors import IllegalAction
+from engine.melds import GroupRule, Item, RunRule, check_group, check_run, item_token
+
+PHYS: dict[str, tuple[int, ...]] = {}
+"""Token -> the physical ids carrying it, in pack order (jokers: both of every pack)."""
+for _p in range(MAX_PACKS):
+    for _b in range(PACK):
+        PHYS.setdefault(TOKENS[_b], ())
+        PHYS[TOKENS[_b]] += (_p * PACK + _b,)
+
+NCARDS = MAX_PACKS * PACK
+IS_JOKER: tuple[bool, ...] = tuple(c % PACK >= JOKER for c in range(NCARDS))
+BASE: tuple[int, ...] = tuple(c % PACK for c in range(NCARDS))
+JOKER_MASK = 0
+for _p in range(MAX_PACKS):
+    JOKER_MASK |= (1 << (_p * PACK + JOKER)) | (1 << (_p * PACK + JOKER + 1))
+BASE52 = (1 << 52) - 1
+SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39
+RANK_MASK: tuple[int, ...] = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
+
+DISCARD: tuple[str, ...] = tuple("discard " + TOKENS[c] for c in range(NCARDS))
+DRAWS = ("draw stock", "draw discard")
+
+
+def _suit_table(prefix: str) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """Per suit, per 13-bit rank mask: the action strings ``prefix + card`` in rank order."""
+    return tuple(tuple(tuple(prefix + TOKENS[s * 13 + r] for r in range(13) if m >> r & 1)
+                       for m in range(1 << 13)) for s in range(4))
+
+
+DISCARD_TAB = _suit_table("discard ")
+MELD_TAB = _suit_table("meld ")
+
+
+def by_suit(tab: tuple[tuple[tuple[str, ...], ...], ...], bases: int) -> list[str]:
+    """The strings of ``tab`` for the base cards in ``bases``, suit by suit."""
+    return [*tab[0][bases & 0x1FFF], *tab[1][bases >> 13 & 0x1FFF], *tab[2][bases >> 26 & 0x1FFF],
+            *tab[3][bases >> 39 & 0x1FFF]]
+MELD1: tuple[str, ...] = tuple("meld " + TOKENS[b] for b in range(52))
+MELDJ: tuple[str, ...] = tuple("meld JK=" + TOKENS[b] for b in range(52))
+
+RUMMY_VERBS: dict[str, tuple[str, str]] = {
+    "confirm": ("none", "confirm"),
+    "takeback": ("none", "takeback"),
+    "swap": ("layoff", "swap 7H 3"),
+}
+
+# run positions: with the ace low A=0, 2=1 .. K=12; with the ace high A=13
+def pos_base(pos: int, suit: int) -> int:
+    """The base card at run position ``pos`` (0..13) of ``suit``."""
+    return suit * 13 + (ACE if pos in (0, 13) else pos - 1)
+
+
+def bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def hand_tokens(mask: int) -> list[str]:
+    return [TOKENS[c] for c in bits(mask)]
+
+
+def base_set(mask: int) -> int:
+    """Mask over the 52 base ids of the natural cards in ``mask`` (any pack)."""
+    m = 0
+    while mask:
+        m |= mask & BASE52
+        mask >>= PACK
+    return m
+
+
+def rule_aces(rule: RunRule) -> tuple[int, ...]:
+    """The run positions an ace may take under ``rule``: 0 (low) and/or 13 (high)."""
+    return ((0,) if rule.ace_low else ()) + ((13,) if rule.ace_high else ())
+
+
+def nat_strings(acc: tuple[int, list[str]], i: int) -> list[tuple[int, str]]:
+    """The natural lay-off actions of a meld numbered ``i + 1`` that takes the bases ``acc[0]``."""
+    return [(x, f"layoff {TOKENS[x]} {i + 1}") for x in bits(acc[0])]
+
+
+def value_table(ace: int, face: int, joker: int) -> tuple[int, ...]:
+    """Penalty value per physical id: pips face value, J/Q/K ``face``, A ``ace``, joker ``joker``."""
+    out = []
+    for c in range(NCARDS):
+        b = c % PACK
+        if b >= JOKER:
+            out.append(joker)
+        else:
+            r = b % 13
+            out.append(ace if r == ACE else face if r >= 9 else r + 2)
+    return tuple(out)
+
+
+class Meld:
+    """A meld on the table (or being built): items in order, kind ``run`` or ``set``."""
+
+    __slots__ = ("acc", "items", "kind", "lo", "owner")
+
+    def __init__(self, items: list[Item], kind: str, owner: int, lo: int = 0) -> None:
+        self.items = items
+        self.kind = kind
+        self.owner = owner
+        self.lo = lo
+        """Run position of the first item (runs only)."""
+        self.acc: tuple[int, list[str]] | None = None
+        """Cached lay-off targets: natural base mask and joker lay-off actions."""
+
+    def clone(self) -> Meld:
+        m = Meld(list(self.items), self.kind, self.owner, self.lo)
+        m.acc = self.acc
+        return m
+
+    def text(self) -> str:
+        return " ".join(item_token(i) for i in self.items)
+
+    def mask(self) -> int:
+        m = 0
+        for c, _ in self.items:
+            m |= 1 << c
+        return m
+
+    def jokers(self) -> int:
+        return sum(1 for c, _ in self.items if IS_JOKER[c])
+
+
+class RummyGame(Game):
+    """A drift rummy (not registered itself): deck, meld rules and the table-play policy."""
+
+    family = "rummy"
+    extra_verbs: ClassVar[dict[str, tuple[str, str]]] = RUMMY_VERBS
+    hand_size: ClassVar[int] = 13
+    run_rule: ClassVar[RunRule] = RunRule(min_len=3, ace_low=True, ace_high=True, min_naturals=1)
+    set_rule: ClassVar[GroupRule] = GroupRule(min_size=3, max_size=4, distinct_suits=True, jokers=True)
+    reform: ClassVar[str] = "shuffle"
+    """X3: ``shuffle`` or ``flip`` the discard pile (less its top card) into a new stock."""
+    keep_for_discard: ClassVar[bool] = True
+    """Going out needs a final discard: table play leaves at least 1 card (2 before going out is
+    allowed)."""
+    out_after_everyone: ClassVar[bool] = True
+    """Nobody goes out before everyone has had a turn (earliest: the dealer's first turn)."""
+    joker_reuse: ClassVar[str] = "meld"
+    """A joker freed by a swap must be laid again this turn: ``meld`` (in a new meld) or ``any``
+    (a new meld or a lay-off)."""
+    upcard: ClassVar[bool] = True
+    """One card is turned to start the discard pile."""
+    free_discard: ClassVar[bool] = True
+    """Any card may be discarded (no ``_discard_ok`` restriction): a faster path."""
+    max_takebacks: ClassVar[int] = 3
+    """[engine default] Take-backs per turn; after the last one, table play is closed for the turn
+    (only the discard is left) unless a card must still be used, so that every turn ends."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.cache: dict[Any, Any] = {}
+        self.run_table: dict[tuple[int, int], int] = {}
+        """(one suit's 13-bit rank mask, jokers) -> ranks that start a run."""
+
+    def deck(self) -> list[int]:
+        raise NotImplementedError
+
+    def max_reforms(self) -> int | None:
+        v = self.options.get("max_reforms", 3)
+        return None if v is None else int(v)
+
+
+class RummyState(State):
+    """The deal machinery of the drift rummies; the games add scoring and the match end."""
+
+    game: RummyGame
+    hands: list[int]
+    known: list[int]
+    """Cards each seat is publicly known to hold (taken from the discard pile)."""
+    stock: list[int]
+    """Top card last."""
+    pile: list[int]
+    """The discard pile, top card last."""
+    melds: list[Meld]
+    building: list[Item]
+    turn: int
+    dealer: int
+    first: int
+    active: list[bool]
+    totals: list[float]
+    start_totals: list[float]
+    opened: list[bool]
+    """Seat has come out (its opening turn has ended), per the game's definition."""
+    turns: int
+    """Turns begun in this deal."""
+    reforms: int
+    must_use: int
+    """Cards that must be on the table before the turn ends (taken discard, freed jokers)."""
+    snap: tuple[int, list[Meld], int] | None
+    """Hand, table and must_use just after the draw, saved at the first table play of the turn."""
+    turn_melds: list[int]
+    """Indices of the melds this seat laid this turn."""
+    turn_laid: list[Meld]
+    """Copies of this turn's melds as confirmed (before lay-offs onto them)."""
+    turn_layoffs: list[tuple[int, int]]
+    """(meld index, card) laid off this turn."""
+    turn_swaps: int
+    takebacks: int
+    """Take-backs in this turn."""
+    pickup_refused: bool
+    """The last take-back put the taken discard back: only the stock may be drawn this turn."""
+    stuck: int
+    """Times the safety net ended a turn that had no legal action (never, if the rules hold)."""
+    took_discard: int
+    """The card taken from the discard pile this turn, or -1."""
+    last: dict[str, Any] | None
+    deal_offset: int
+
+    # ----------------------------------------------------------------- set-up
+    def _setup(self, deal: dict[str, Any] | None) -> None:
+        n = self.players
+        self.totals = [0.0] * n
+        self.start_totals = [0.0] * n
+        self.active = [True] * n
+        self.last = None
+        self.deal_offset = 0
+        self.stuck = 0
+        self._match_setup()
+        if deal is None:
+            self._start_deal(self._first_dealer())
+        else:
+            self._inject(deal)
+
+    def _match_setup(self) -> None:
+        """Hook: per-match state of the game."""
+
+    def _first_dealer(self) -> int:
+        return 0  # X1
+
+    def _next_active(self, seat: int) -> int:
+        n = self.players
+        s = (seat + 1) % n
+        while not self.active[s]:
+            s = (s + 1) % n
+        return s
+
+    def _reset_deal(self, dealer: int) -> None:
+        n = self.players
+        self.deal_no += 1
+        self.dealer = dealer
+        self.first = self._next_active(dealer)
+        self.turn = self.first
+        self.hands = [0] * n
+        self.known = [0] * n
+        self.stock = []
+        self.pile = []
+        self.melds = []
+        self.building = []
+        self.opened = [False] * n
+        self.turns = 0
+        self.reforms = 0
+        self.must_use = 0
+        self.snap = None
+        self.turn_melds = []
+        self.turn_laid = []
+        self.turn_layoffs = []
+        self.turn_swaps = 0
+        self.takebacks = 0
+        self.took_discard = -1
+        self.pickup_refused = False
+        self._legal = None
+        self._deal_setup()
+
+    def _deal_setup(self) -> None:
+        """Hook: per-deal state of the game."""
+
+    def _start_deal(self, dealer: int) -> None:
+        self._reset_deal(dealer)
+        deck = self._deck()
+        self.rng.shuffle(deck)
+        self.deck_mask = 0
+        for c in deck:
+            self.deck_mask |= 1 << c
+        seats = []
+        s = self.first
+        for _ in range(self.players):
+            if self.active[s]:
+                seats.append(s)
+            s = (s + 1) % self.players
+        for _ in range(self._hand_size()):
+            for s in seats:
+                self.hands[s] |= 1 << deck.pop()
+        self.stock = deck
+        if self.game.upcard and deck:
+            self.pile.append(deck.pop())
+        self._begin_play()
+
+    def _deck(self) -> list[int]:
+        return self.game.deck()
+
+    def _hand_size(self) -> int:
+        return self.game.hand_size
+
+    def _inject(self, deal: dict[str, Any]) -> None:
+        n = self.players
+        if not isinstance(deal, dict) or "hands" not in deal:
+            raise ValueError("an injected deal is a dict with 'hands' (and 'dealer', 'stock', 'upcard')")
+        hands = deal["hands"]
+        if (not isinstance(hands, list) or len(hands) != n
+                or not all(isinstance(h, (list, tuple)) for h in hands)):
+            raise ValueError(f"injected deal: 'hands' must list {n} hands (lists of cards), one per seat")
+        totals = deal.get("totals")
+        if totals is not None:
+            if not isinstance(totals, list) or len(totals) != n:
+                raise ValueError(f"injected deal: 'totals' must list {n} numbers, one per seat")
+            self.totals = [float(t) for t in totals]
+            self.start_totals = list(self.totals)
+        self._inject_extra(deal)
+        dno = deal.get("deal_no", 1)
+        if not isinstance(dno, int) or dno < 1:
+            raise ValueError("injected deal: 'deal_no' must be a positive int")
+        self.deal_offset = dno - 1
+        self.deal_no = dno - 1
+        dealer = deal.get("dealer", self._first_dealer())
+        if not isinstance(dealer, int) or not 0 <= dealer < n:
+            raise ValueError(f"injected deal: 'dealer' must be a seat 0..{n - 1}, got {dealer!r}")
+        self._reset_deal(dealer)
+        free = 0
+        for c in self._deck():
+            free |= 1 << c
+
+        def take(tok: Any) -> int:
+            nonlocal free
+            if not isinstance(tok, str) or tok not in PHYS:
+                raise ValueError(f"injected deal: bad card {tok!r}; write rank then suit, e.g. 'TH', or 'JK'")
+            for c in PHYS[tok]:
+                if free >> c & 1:
+                    free &= ~(1 << c)
+                    return c
+            raise ValueError(f"injected deal: {tok} appears more often than the deck holds it")
+
+        for s, h in enumerate(hands):
+            for tok in h:
+                self.hands[s] |= 1 << take(tok)
+        up_tok = deal.get("upcard")
+        up = take(up_tok) if up_tok is not None else None
+        if deal.get("stock") is not None:
+            stock = [take(t) for t in deal["stock"]]
+            stock.reverse()  # internal: top card last
+        else:
+            stock = bits(free)
+            self.rng.shuffle(stock)
+        self.stock = stock
+        if up is not None:
+            self.pile.append(up)
+        m = 0
+        for h in self.hands:
+            m |= h
+        for c in self.stock + self.pile:
+            m |= 1 << c
+        self.deck_mask = m
+        self._begin_play()
+
+    def _inject_extra(self, deal: dict[str, Any]) -> None:
+        """Hook: game-specific keys of an injected deal."""
+
+    def _begin_play(self) -> None:
+        """After the deal: the first turn begins (games with an up-card round override)."""
+        self._begin_turn(self.first)
+
+    # ----------------------------------------------------------------- turn flow
+    def _begin_turn(self, seat: int) -> None:
+        self.turn = seat
+        self.phase = "draw"
+        self.must_use = 0
+        self.snap = None
+        self.turn_melds = []
+        self.turn_laid = []
+        self.turn_layoffs = []
+        self.turn_swaps = 0
+        self.takebacks = 0
+        self.took_discard = -1
+        self.pickup_refused = False
+        self.building = []
+        if not self.stock and not self._reform():
+            # X7: the stock is empty and cannot be re-formed: the deal ends without a winner
+            self._emit("deal_without_winner", reforms=self.reforms)
+            self._end_deal(None)
+            return
+        self.turns += 1
+
+    def _reform(self) -> bool:
+        """X3/X7: the discard pile less its top card becomes the new stock, if allowed."""
+        cap = self.game.max_reforms()
+        if len(self.pile) < 2 or (cap is not None and self.reforms >= cap):
+            return False
+        top = self.pile.pop()
+        rest = self.pile
+        self.pile = [top]
+        self.reforms += 1
+        if self.game.reform == "flip":
+            rest.reverse()  # the pile's bottom (oldest) card becomes the top of the stock
+            self.stock = rest
+            self._emit("stock_flipped", cards=len(rest), reforms=self.reforms)
+        else:
+            self.rng.shuffle(rest)
+            self.stock = rest
+            self._emit("stock_reshuffled", cards=len(rest), reforms=self.reforms)
+        return True
+
+    def out_allowed(self) -> bool:
+        """'Not before everyone has had a turn': the earliest is the dealer's first turn."""
+        if not self.game.out_after_everyone:
+            return True
+        return self.turns >= sum(self.active)
+
+    def keep(self) -> int:
+        """Cards table play must leave in hand (the card kept for the discard)."""
+        if not self.game.keep_for_discard:
+            return 0
+        return 1 if self.out_allowed() else 2
+
+    def _current(self) -> int:
+        return self.turn
+
+    # ----------------------------------------------------------------- legal actions
+    def _legal_actions(self) -> list[str]:
+        if self.phase == "draw":
+            if self.pile and not self.pickup_refused and self._may_take_discard(self.turn):
+                return list(DRAWS)
+            return ["draw stock"]
+        if self.phase == "play":
+            return self._play_actions()
+        return self._other_actions()
+
+    def _other_actions(self) -> list[str]:
+        """Hook: the legal actions of a game-specific phase."""
+        raise NotImplementedError(self.phase)
+
+    def _play_actions(self) -> list[str]:
+        seat = self.turn
+        hand = self.hands[seat]
+        n = hand.bit_count()
+        keep = self.keep()
+        out: list[str] = []
+        may_takeback = self.takebacks < self.game.max_takebacks
+        if self.building:
+            if may_takeback:
+                out.append("takeback")
+            out += self._build_offers(hand, n - keep)
+            if self._meld_ok(self.building) is not None:
+                out.append("confirm")
+            return out
+        can_end = not (self.must_use & hand) and self._turn_can_end(seat, n <= 1)
+        bases = base_set(hand)
+        jokers = (hand & JOKER_MASK).bit_count()
+        if can_end:
+            last = n == 1
+            if self.game.free_discard:
+                out = by_suit(DISCARD_TAB, bases)
+                if jokers:
+                    out.append(DISCARD[JOKER])
+            else:
+                for b in bits(bases):
+                    if self._discard_ok(seat, b, last):
+                        out.append(DISCARD[b])
+                if jokers and self._discard_ok(seat, JOKER, last):
+                    out.append(DISCARD[JOKER])
+        closed = not may_takeback and not self.must_use & hand  # the take-back cap: only discard
+        if n - 1 >= keep and not closed:
+            starts = self._start_mask(bases, jokers, n - keep)
+            if starts:
+                out += by_suit(MELD_TAB, starts)
+            out += self._layoff_offers(seat, hand)
+            out += self._swap_offers(seat, hand, n)
+        if (not can_end or not out) and self.snap is not None and may_takeback:
+            out.insert(0, "takeback")
+        if not out:
+            # safety net (should not happen; tests check it never does): any discard ends the turn
+            self.stuck += 1
+            out = sorted({DISCARD[c] for c in bits(hand)})
+        return out
+
+    def _discard_ok(self, seat: int, c: int, last: bool) -> bool:
+        """Hook: may card ``c`` be discarded (``last``: it is the last card, going out)?"""
+        return True
+
+    # ----- meld protocol
+    def _build_offers(self, hand: int, limit: int) -> list[str]:
+        """``meld`` actions that keep the meld being built completable with at most ``limit``
+        cards of the hand."""
+        b = self.building
+        if limit <= 0:
+            return []
+        key = (hand, tuple(b), limit, self._build_key())
+        cache = self.game.cache
+        hit = cache.get(key)
+        if hit is not None:
+            return list(hit)
+        out: list[str] = []
+        bases = base_set(hand)
+        jokers = (hand & JOKER_MASK).bit_count()
+        used_b = {BASE[c] if n is None else n for c, n in b}
+        cand = bases
+        if b:
+            x0 = next(iter(used_b))
+            cand &= RANK_MASK[x0 % 13] | (0x1FFF << (13 * (x0 // 13)))
+        for x in bits(cand):
+            if x in used_b:
+                continue
+            if self._completable([*b, (x, None)], bases, jokers, limit - 1):
+                out.append(MELD1[x])
+        if b and jokers:
+            for x in self._joker_namings(b):
+                if self._completable([*b, (JOKER, x)], bases, jokers - 1, limit - 1):
+                    out.append(MELDJ[x])
+        if len(cache) > 200_000:
+            cache.clear()
+        cache[key] = tuple(out)
+        return out
+
+    def _start_mask(self, bases: int, jokers: int, limit: int) -> int:
+        """The natural base cards that can start a meld completable with at most ``limit`` cards
+        of a hand holding natural ``bases`` and ``jokers`` jokers (bit arithmetic)."""
+        out = 0
+        srule = self.game.set_rule
+        if limit >= srule.min_size and self._sets_plain():
+            j = jokers if srule.jokers else 0
+            need = srule.min_size - j  # suits of the rank the hand must hold
+            if need <= 1:
+                out = bases
+            else:
+                s0, s1, s2, s3 = (bases & 0x1FFF, bases >> 13 & 0x1FFF, bases >> 26 & 0x1FFF,
+                                  bases >> 39 & 0x1FFF)
+                if need == 2:
+                    r = (s0 & (s1 | s2 | s3)) | (s1 & (s2 | s3)) | (s2 & s3)
+                else:
+                    r = (s0 & s1 & (s2 | s3)) | ((s0 | s1) & s2 & s3) if need == 3 else s0 & s1 & s2 & s3
+                out = bases & (r * SPREAD)
+        rule = self.game.run_rule
+        if limit >= rule.min_len:
+            tab = self.game.run_table
+            j = min(jokers, rule.min_len)
+            for s in range(4):
+                sm = (bases >> (13 * s)) & 0x1FFF
+                if sm:
+                    got = tab.get((sm, j))
+                    if got is None:
+                        got = tab[(sm, j)] = self._run_starts(sm, j)
+                    out |= got << (13 * s)
+        return out
+
+    def _run_starts(self, sm: int, jokers: int) -> int:
+        """The ranks (13-bit mask) of one suit's naturals ``sm`` that start a completable run."""
+        rule = self.game.run_rule
+        L = rule.min_len
+        lo = 0 if rule.ace_low else 1
+        hi = 13 if rule.ace_high else 12
+        win = (1 << L) - 1
+        high_joker = self._joker_pos_ok({13})
+        P = (sm & 0xFFF) << 1
+        if sm >> 12 & 1:
+            P |= (1 if rule.ace_low else 0) | ((1 << 13) if rule.ace_high else 0)
+        got = 0
+        for a in range(lo, hi - L + 2):
+            w = win << a
+            present = P & w
+            if not present:
+                continue
+            M = w & ~P
+            miss = M.bit_count()
+            if miss > jokers or L - miss < rule.min_naturals:
+                continue
+            if rule.max_jokers is not None and miss > rule.max_jokers:
+                continue
+            if not rule.adjacent_jokers and M & (M >> 1):
+                continue
+            if not high_joker and M >> 13 & 1:
+                continue
+            got |= present
+        out = (got >> 1) & 0xFFF
+        if got & ((1 << 13) | 1):
+            out |= 1 << 12
+        return out
+
+    def _sets_plain(self) -> bool:
+        """Sets follow the common definition (distinct suits); Loba's piernas override."""
+        return True
+
+    def _build_key(self) -> Any:
+        """Hook: extra state the build offers depend on (cache key)."""
+        return None
+
+    def _joker_namings(self, items: list[Item]) -> list[int]:
+        """Base cards a joker may name next in the partial meld ``items``."""
+        named = [BASE[c] if n is None else n for c, n in items]
+        out: set[int] = set()
+        ranks = {x % 13 for x in named}
+        suits = {x // 13 for x in named}
+        if len(ranks) == 1 and self.game.set_rule.jokers:
+            r = next(iter(ranks))
+            for s in range(4):
+                if s not in suits or not self.game.set_rule.distinct_suits:
+                    out.add(s * 13 + r)
+        if len(suits) == 1:
+            # a joker in a run: in a gap or next to an end (any run can be built in that order)
+            s = next(iter(suits))
+            for ace in (0, 13):
+                pos = [(ace if x % 13 == ACE else x % 13 + 1) for x in named]
+                for p in range(min(pos) - 1, max(pos) + 2):
+                    if 0 <= p <= 13 and p not in pos:
+                        out.add(pos_base(p, s))
+        return sorted(out)
+
+    def _completable(self, items: list[Item], bases: int, jokers: int, limit: int) -> bool:
+        """Can ``items`` become a legal meld by adding at most ``limit`` cards from a hand with
+        natural ``bases`` (mask over base ids) and ``jokers`` jokers?  (The items' own cards are
+        already out of the hand counts; a natural in ``items`` is never taken twice.)"""
+        return self._set_completable(items, bases, jokers, limit) or \
+            self._run_completable(items, bases, jokers, limit)
+
+    def _set_completable(self, items: list[Item], bases: int, jokers: int, limit: int) -> bool:
+        rule = self.game.set_rule
+        if len(items) > rule.max_size:
+            return False
+        r = -1
+        suits = 0
+        for c, nm in items:
+            x = BASE[c] if nm is None else nm
+            if r < 0:
+                r = x % 13
+            elif x % 13 != r:
+                return False
+            if nm is not None and not rule.jokers:
+                return False
+            bit = 1 << (x // 13)
+            if suits & bit and rule.distinct_suits:
+                return False
+            suits |= bit
+        need = rule.min_size - len(items)
+        if need <= 0:
+            return True
+        if need > limit:
+            return False
+        if not rule.distinct_suits:
+            return True  # approximation not used by the Jokeren family
+        free_nat = sum(1 for q in range(4) if not suits >> q & 1 and bases >> (q * 13 + r) & 1)
+        return free_nat + (jokers if rule.jokers else 0) >= need
+
+    def _run_completable(self, items: list[Item], bases: int, jokers: int, limit: int) -> bool:
+        rule = self.game.run_rule
+        s = -1
+        for c, nm in items:
+            x = BASE[c] if nm is None else nm
+            if s < 0:
+                s = x // 13
+            elif x // 13 != s:
+                return False
+        sm = (bases >> (13 * s)) & 0x1FFF
+        L = rule.min_len
+        n = len(items)
+        for ace in rule_aces(rule):
+            have = jm = 0
+            for c, nm in items:
+                x = BASE[c] if nm is None else nm
+                p = ace if x % 13 == ACE else x % 13 + 1
+                if have >> p & 1:
+                    break
+                have |= 1 << p
+                if nm is not None:
+                    jm |= 1 << p
+            else:
+                P = (sm & 0xFFF) << 1  # the hand's naturals of the suit as positions
+                if sm >> 12 & 1:
+                    P |= 1 << ace
+                mn = (have & -have).bit_length() - 1
+                mx = have.bit_length() - 1
+                lo_min = 0 if ace == 0 else 1
+                hi_max = 13 if ace == 13 else 12
+                if mx - mn + 1 >= L:
+                    windows: Any = ((mn, mx),)
+                else:
+                    windows = ((a0, a0 + L - 1) for a0 in range(mx - L + 1, mn + 1))
+                for a0, z in windows:
+                    if a0 < lo_min or z > hi_max or z - a0 + 1 - n > limit:
+                        continue
+                    w = ((1 << (z - a0 + 1)) - 1) << a0
+                    fill = w & ~have
+                    jp = fill & ~P  # positions no natural of the hand can fill
+                    allj = jp | jm
+                    if jp.bit_count() > jokers:
+                        continue
+                    if rule.max_jokers is not None and allj.bit_count() > rule.max_jokers:
+                        continue
+                    if not rule.adjacent_jokers and allj & (allj >> 1):
+                        continue
+                    if not self._joker_pos_ok({q for q in range(14) if allj >> q & 1}):
+                        continue
+                    if (w & ~allj).bit_count() >= rule.min_naturals:
+                        return True
+        return False
+
+    def _joker_pos_ok(self, jpos: set[int]) -> bool:
+        """Hook: may jokers stand at these run positions (Loba: never the high ace)?"""
+        return True
+
+    def _meld_ok(self, items: list[Item]) -> Meld | None:
+        """The meld that ``items`` make (canonical order), or None."""
+        if len(items) < min(self.game.run_rule.min_len, self.game.set_rule.min_size):
+            return None
+        named = [BASE[c] if n is None else n for c, n in items]
+        if len({x % 13 for x in named}) == 1 and len(items) > 1:
+            try:
+                got = check_group(items, self.game.set_rule)
+            except ValueError:
+                return None
+            order = sorted(got, key=lambda it: (it[1] is not None, BASE[it[0]] if it[1] is None else it[1]))
+            return Meld(order, "set", self.turn)
+        try:
+            got = check_run(items, self.game.run_rule)
+        except ValueError:
+            return None
+        jp = set()
+        first = BASE[got[0][0]] if got[0][1] is None else got[0][1]
+        lo = 0 if first % 13 == ACE else first % 13 + 1  # an ace first in run order is low
+        for i, (_, nm) in enumerate(got):
+            if nm is not None:
+                jp.add(lo + i)
+        if not self._joker_pos_ok(jp):
+            return None
+        return Meld(list(got), "run", self.turn, lo)
+
+    # ----- lay-offs and swaps
+    def accepts(self, m: Meld) -> list[tuple[int, bool, int]]:
+        """What meld ``m`` takes as a lay-off: (base card, as a joker?, position or -1)."""
+        return self._accepts(m)
+
+    def _accepts(self, m: Meld) -> list[tuple[int, bool, int]]:
+        out: list[tuple[int, bool, int]] = []
+        if m.kind == "set":
+            grule = self.game.set_rule
+            if len(m.items) >= grule.max_size:
+                return out
+            named = [BASE[c] if n is None else n for c, n in m.items]
+            r = named[0] % 13
+            suits = {x // 13 for x in named}
+            for s in range(4):
+                if s not in suits:
+                    out.append((s * 13 + r, False, -1))
+                    if grule.jokers:
+                        out.append((s * 13 + r, True, -1))
+            return out
+        rule = self.game.run_rule
+        s = (BASE[m.items[0][0]] if m.items[0][1] is None else m.items[0][1]) // 13
+        lo, hi = m.lo, m.lo + len(m.items) - 1
+        lo_min = 0 if rule.ace_low and hi < 13 else 1
+        hi_max = 13 if rule.ace_high and lo > 0 else 12
+        nj = m.jokers()
+        for p, end in ((lo - 1, 0), (hi + 1, -1)):
+            if not lo_min <= p <= hi_max:
+                continue
+            out.append((pos_base(p, s), False, p))
+            if (rule.max_jokers is None or nj < rule.max_jokers) and (
+                    rule.adjacent_jokers or m.items[end][1] is None) and self._joker_pos_ok({p}):
+                out.append((pos_base(p, s), True, p))
+        return out
+
+    def _layoff_offers(self, seat: int, hand: int) -> list[str]:
+        out: list[str] = []
+        if not self.melds:
+            return out
+        bases = base_set(hand)
+        jk = hand & JOKER_MASK
+        jk_free = jk & ~self.must_use if self.game.joker_reuse == "meld" else jk
+        for i, m in enumerate(self.melds):
+            acc = m.acc
+            if acc is None:
+                acc = m.acc = self._accept_strings(m, i)
+            nat, jks = acc
+            if (bases & nat or (jk_free and jks)) and self._may_layoff(seat, i):
+                if bases & nat:
+                    out += [a for x, a in nat_strings(acc, i) if bases >> x & 1]
+                if jk_free:
+                    out += jks
+        return out
+
+    def _accept_strings(self, m: Meld, i: int) -> tuple[int, list[str]]:
+        """(mask of natural base cards meld ``m`` takes, its joker lay-off actions)."""
+        nat = 0
+        jks: list[str] = []
+        for x, as_joker, _ in self._accepts(m):
+            if as_joker:
+                a = f"layoff JK={TOKENS[x]} {i + 1}"
+                if a not in jks:
+                    jks.append(a)
+            else:
+                nat |= 1 << x
+        return nat, jks
+
+    def _swap_offers(self, seat: int, hand: int, n: int) -> list[str]:
+        out: list[str] = []
+        if not self.melds or not self._may_swap(seat):
+            return out
+        bases = base_set(hand)
+        for i, m in enumerate(self.melds):
+            if not m.jokers():
+                continue
+            for _c, nm in m.items:
+                if nm is not None and bases >> nm & 1:
+                    a = f"swap {TOKENS[nm]} {i + 1}"
+                    if a not in out and self._joker_usable(seat, hand & ~(1 << self._pick(hand, TOKENS[nm])),
+                                                           n - 1, i):
+                        out.append(a)
+        return out
+
+    def _joker_usable(self, seat: int, hand: int, n: int, skip: int) -> bool:
+        """'Use it at once' for a freed joker: can it go on the table this turn, with ``hand``
+        (``n`` cards) left after the swap?  A new meld holding it (RULES.md: AJ15, JD5), or under
+        ``joker_reuse='any'`` also a lay-off (J16, RD6)."""
+        keep = self.keep()
+        k = self._joker_meld_cost(base_set(hand), (hand & JOKER_MASK).bit_count())
+        if k is not None and n - k >= keep:
+            return True
+        if self.game.joker_reuse == "any" and n >= keep:
+            for i, m in enumerate(self.melds):
+                if self._may_layoff(seat, i) and any(j for _, j, _ in self.accepts(m)):
+                    return True
+        return False
+
+    def _joker_meld_cost(self, bases: int, jokers: int) -> int | None:
+        """The fewest hand cards that make a new meld with one more joker (None: impossible)."""
+        key = (bases, jokers)
+        cache = self.game.cache
+        hit = cache.get(key, -1)
+        if hit != -1:
+            return hit
+        best: int | None = None
+        grule = self.game.set_rule
+        if grule.jokers and self._sets_plain():
+            for r in range(13):
+                c = (bases & RANK_MASK[r]).bit_count()
+                if c and c < grule.max_size and c + jokers + 1 >= grule.min_size:
+                    best = grule.min_size - 1
+                    break
+        rule = self.game.run_rule
+        lo = 0 if rule.ace_low else 1
+        hi = 13 if rule.ace_high else 12
+        for L in (rule.min_len, rule.min_len + 1):
+            if best is not None and best <= L - 1:
+                break
+            win = (1 << L) - 1
+            found = False
+            for s in range(4):
+                sm = (bases >> (13 * s)) & 0x1FFF
+                if not sm:
+                    continue
+                P = (sm & 0xFFF) << 1
+                if sm >> 12 & 1:
+                    P |= (1 if rule.ace_low else 0) | ((1 << 13) if rule.ace_high else 0)
+                for a0 in range(lo, hi - L + 2):
+                    w = win << a0
+                    M = w & ~P
+                    miss = M.bit_count()
+                    if not 1 <= miss <= jokers + 1 or L - miss < rule.min_naturals:
+                        continue
+                    if rule.max_jokers is not None and miss > rule.max_jokers:
+                        continue
+                    if not rule.adjacent_jokers and M & (M >> 1):
+                        continue
+                    if not self._joker_pos_ok({p for p in range(14) if M >> p & 1}):
+                        continue
+                    found = True
+                    break
+                if found:
+                    break
+            if found:
+                best = L - 1
+                break
+        if len(cache) > 200_000:
+            cache.clear()
+        cache[key] = best
+        return best
+
+    # ----------------------------------------------------------------- hooks for the games
+    def _may_take_discard(self, seat: int) -> bool:
+        return True
+
+    def _may_layoff(self, seat: int, idx: int) -> bool:
+        return True
+
+    def _may_swap(self, seat: int) -> bool:
+        return True
+
+    def _turn_can_end(self, seat: int, going_out: bool) -> bool:
+        """Opening requirements met by what was laid this turn (``going_out``: the discard ends
+        the hand)."""
+        return True
+
+    def _after_meld(self, seat: int, idx: int) -> None:
+        pass
+
+    def _after_layoff(self, seat: int, idx: int, item: Item) -> None:
+        pass
+
+    def _after_swap(self, seat: int, idx: int, c: int) -> None:
+        pass
+
+    def _after_takeback(self, seat: int, melds_laid: int) -> None:
+        pass
+
+    def _after_turn(self, seat: int) -> None:
+        """The turn ended by a discard (opening bookkeeping)."""
+
+    def _score_deal(self, winner: int | None) -> list[float]:
+        raise NotImplementedError
+
+    def _match_over(self) -> bool:
+        raise NotImplementedError
+
+    def _next_dealer(self) -> int:
+        return self._next_active(self.dealer)
+
+    # ----------------------------------------------------------------- apply
+    def _pick(self, hand: int, tok: str, avoid: int = 0) -> int:
+        """A physical card of ``hand`` with token ``tok`` (not in ``avoid`` if possible)."""
+        cands = PHYS[tok]
+        for c in cands:
+            if (hand & ~avoid) >> c & 1:
+                return c
+        for c in cands:
+            if hand >> c & 1:
+                return c
+        raise IllegalAction(f"you do not hold {tok}")
+
+    def _apply(self, action: str) -> None:
+        seat = self.turn
+        verb, _, rest = action.partition(" ")
+        if verb == "draw":
+            self._do_draw(seat, rest)
+        elif verb == "discard":
+            self._do_discard(seat, rest)
+        elif verb == "meld":
+            self._save()
+            self._do_build(seat, rest)
+        elif verb == "confirm":
+            self._do_confirm(seat)
+        elif verb == "layoff":
+            self._save()
+            tok, num = rest.split()
+            self._do_layoff(seat, tok, int(num) - 1)
+        elif verb == "swap":
+            self._save()
+            tok, num = rest.split()
+            self._do_swap(seat, tok, int(num) - 1)
+        elif verb == "takeback":
+            self._do_takeback(seat)
+        else:
+            self._apply_other(seat, verb, rest)
+
+    def _apply_other(self, seat: int, verb: str, rest: str) -> None:
+        raise IllegalAction(f"unknown action {verb}")
+
+    def _save(self) -> None:
+        if self.snap is None:
+            self.snap = (self.hands[self.turn], [m.clone() for m in self.melds], self.must_use)
+
+    def _do_draw(self, seat: int, what: str) -> None:
+        if what == "stock":
+            c = self.stock.pop()
+            self.hands[seat] |= 1 << c
+            if not self.stock:
+                self._reform()  # X3: at once after the draw that empties it
+        else:
+            c = self.pile.pop()
+            self.hands[seat] |= 1 << c
+            self.known[seat] |= 1 << c
+            self.took_discard = c
+            self._took_discard(seat, c)
+        self.phase = "play"
+
+    def _took_discard(self, seat: int, c: int) -> None:
+        """Hook: the top discard was taken (use-at-once games set ``must_use``)."""
+
+    def _do_build(self, seat: int, tok: str) -> None:
+        hand = self.hands[seat]
+        if tok.startswith("JK="):
+            c = self._pick(hand, "JK", avoid=0)
+            # a freed joker that must go into a new meld is the one to use first
+            mu = self.must_use & hand & JOKER_MASK
+            if mu:
+                c = bits(mu)[0]
+            item: Item = (c, card(tok[3:]))
+        else:
+            c = self._pick(hand, tok, avoid=~self.must_use)
+            item = (c, None)
+        self.hands[seat] = hand & ~(1 << c)
+        self.building.append(item)
+
+    def _do_confirm(self, seat: int) -> None:
+        m = self._meld_ok(self.building)
+        assert m is not None
+        m.owner = seat
+        self.building = []
+        self.melds.append(m)
+        for c, _ in m.items:
+            self.must_use &= ~(1 << c)
+            self.known[seat] &= ~(1 << c)
+        idx = len(self.melds) - 1
+        self.turn_melds.append(idx)
+        self.turn_laid.append(m.clone())
+        self._after_meld(seat, idx)
+
+    def _do_layoff(self, seat: int, tok: str, idx: int) -> None:
+        hand = self.hands[seat]
+        m = self.melds[idx]
+        if tok.startswith("JK="):
+            x = card(tok[3:])
+            avoid = self.must_use if self.game.joker_reuse == "meld" else 0
+            mu = self.must_use & hand & JOKER_MASK
+            c = bits(mu)[0] if mu and self.game.joker_reuse == "any" else self._pick(hand, "JK", avoid)
+            item: Item = (c, x)
+        else:
+            x = card(tok)
+            c = self._pick(hand, tok, avoid=~self.must_use)
+            item = (c, None)
+        self.hands[seat] = hand & ~(1 << c)
+        self.must_use &= ~(1 << c)
+        self.known[seat] &= ~(1 << c)
+        m.acc = None
+        if m.kind == "set":
+            m.items.append(item)
+            m.items.sort(key=lambda it: (it[1] is not None, BASE[it[0]] if it[1] is None else it[1]))
+        else:
+            s = (BASE[m.items[0][0]] if m.items[0][1] is None else m.items[0][1]) // 13
+            if m.lo > 0 and pos_base(m.lo - 1, s) == x:
+                m.items.insert(0, item)
+                m.lo -= 1
+            else:
+                m.items.append(item)
+        self.turn_layoffs.append((idx, c))
+        self._after_layoff(seat, idx, item)
+
+    def _do_swap(self, seat: int, tok: str, idx: int) -> None:
+        hand = self.hands[seat]
+        m = self.melds[idx]
+        x = card(tok)
+        c = self._pick(hand, tok, avoid=~self.must_use)
+        for i, (j, nm) in enumerate(m.items):
+            if nm == x:
+                m.items[i] = (c, None)
+                self.hands[seat] = (hand & ~(1 << c)) | (1 << j)
+                self.must_use = (self.must_use & ~(1 << c)) | (1 << j)  # use it at once
+                self.known[seat] &= ~(1 << c)
+                break
+        if m.kind == "set":
+            m.items.sort(key=lambda it: (it[1] is not None, BASE[it[0]] if it[1] is None else it[1]))
+        m.acc = None
+        self.turn_swaps += 1
+        self._after_swap(seat, idx, c)
+
+    def _do_takeback(self, seat: int) -> None:
+        assert self.snap is not None
+        laid = len(self.turn_melds)
+        hand, melds, must = self.snap
+        self.hands[seat] = hand
+        self.melds = melds
+        self.must_use = must
+        self.building = []
+        self.snap = None
+        self.turn_melds = []
+        self.turn_laid = []
+        self.turn_layoffs = []
+        self.turn_swaps = 0
+        self.takebacks += 1
+        c = self.took_discard
+        if c >= 0:
+            self.known[seat] |= 1 << c
+            if self.takebacks >= self.game.max_takebacks:
+                # [engine default] the last take-back also puts the taken discard back: the
+                # player draws from the stock instead (so that every turn can end)
+                self.hands[seat] &= ~(1 << c)
+                self.known[seat] &= ~(1 << c)
+                self.must_use &= ~(1 << c)
+                self.pile.append(c)
+                self.took_discard = -1
+                self.pickup_refused = True
+                self.phase = "draw"
+        self._after_takeback(seat, laid)
+
+    def _do_discard(self, seat: int, tok: str) -> None:
+        hand = self.hands[seat]
+        c = self._pick(hand, tok, avoid=self.known[seat])
+        hand &= ~(1 << c)
+        self.hands[seat] = hand
+        self.known[seat] &= ~(1 << c)
+        self.pile.append(c)
+        self._after_turn(seat)
+        if hand == 0:
+            self._went_out(seat)
+            self._end_deal(seat)
+            return
+        self._begin_turn(self._next_active(seat))
+
+    def _went_out(self, seat: int) -> None:
+        self._emit("went_out", seat=seat)
+
+    def _end_deal(self, winner: int | None) -> None:
+        pts = self._score_deal(winner)
+        self.sheet.append(pts)
+        for s in range(self.players):
+            self.totals[s] += pts[s]
+        self.last = {"deal": self.deal_no, "winner": winner, "points": list(pts)}
+        self._after_deal(winner)
+        if self._over:
+            return
+        if self._match_over() or self._deals_done():
+            self._finish()
+            return
+        self._start_deal(self._next_dealer())
+
+    def _after_deal(self, winner: int | None) -> None:
+        """Hook: match bookkeeping after a deal is scored (subtotals, elimination)."""
+
+    def _deals_done(self) -> bool:
+        return self.max_deals is not None and self.deal_no - self.deal_offset >= self.max_deals
+
+    # ----------------------------------------------------------------- canonical / reasons
+    def _why_illegal(self, verb: str, args: tuple[str, ...]) -> str:
+        if self.phase == "draw":
+            if verb != "draw":
+                return "draw first: 'draw stock' (or 'draw discard' where allowed)"
+            return "the top discard may not be taken now (it could not be used at once)"
+        if self.building:
+            return "finish the meld being built (meld one card at a time, then 'confirm') or 'takeback'"
+        if verb == "discard":
+            if self.must_use & self.hands[self.turn]:
+                return "a card that must be used at once is still in your hand"
+            return "the turn cannot end yet (opening requirement, or the card kept for the discard)"
+        return ""
+
+    # ----------------------------------------------------------------- views
+    def zones(self) -> dict[str, int]:
+        z = {f"hand{s}": h for s, h in enumerate(self.hands)}
+        stock = pile = table = 0
+        for c in self.stock:
+            stock |= 1 << c
+        for c in self.pile:
+            pile |= 1 << c
+        for m in self.melds:
+            table |= m.mask()
+        build = 0
+        for c, _ in self.building:
+            build |= 1 << c
+        z.update(stock=stock, pile=pile, table=table, building=build)
+        return z
+
+    def hidden_cards(self, viewer: int) -> int:
+        m = 0
+        for s, h in enumerate(self.hands):
+            if s != viewer:
+                m |= h & ~self.known[s]
+        return m
+
+    def determinize(self, seat: int, rng: random.Random) -> State:
+        new = self.clone()
+        assert isinstance(new, RummyState)
+        pool = list(self.stock)
+        sizes: list[int] = []
+        for s, h in enumerate(self.hands):
+            hidden = 0 if s == seat else h & ~self.known[s]
+            sizes.append(hidden.bit_count())
+            pool += bits(hidden)
+        rng.shuffle(pool)
+        for s in range(self.players):
+            if s == seat:
+                continue
+            h = self.hands[s] & self.known[s]
+            for _ in range(sizes[s]):
+                h |= 1 << pool.pop()
+            new.hands[s] = h
+        new.stock = pool
+        if new.snap is not None and seat != self.turn:
+            new.snap = None  # another seat's take-back point is not known precisely
+        new.rng = random.Random(rng.getrandbits(64))
+        new._legal = None
+        return new
+
+    def _observe(self, seat: int) -> dict[str, Any]:
+        return {
+            "hand": hand_tokens(self.hands[seat]),
+            "dealer": self.dealer,
+            "turn": self.turn,
+            "table": [{"n": i + 1, "owner": m.owner, "kind": m.kind, "cards": m.text()}
+                      for i, m in enumerate(self.melds)],
+            "building": [item_token(i) for i in self.building],
+            "discard_top": TOKENS[self.pile[-1]] if self.pile else None,
+            "pile_size": len(self.pile),
+            "stock_size": len(self.stock),
+            "reforms": self.reforms,
+            "hand_sizes": [h.bit_count() for h in self.hands],
+            "known_cards": [hand_tokens(k) for k in self.known],
+            "opened": list(self.opened),
+            "must_use": hand_tokens(self.must_use & self.hands[seat]) if seat == self.turn else [],
+            "totals": list(self.totals),
+            "active": list(self.active),
+            "last_deal": dict(self.last) if self.last else None,
+        }
+
+    def scores(self) -> list[float]:
+        return list(self.totals)
+
+    def clone(self) -> State:
+        new = super().clone()
+        assert isinstance(new, RummyState)
+        new.melds = [m.clone() for m in self.melds]
+        new.turn_laid = [m.clone() for m in self.turn_laid]
+        if self.snap is not None:
+            h, ms, mu = self.snap
+            new.snap = (h, [m.clone() for m in ms], mu)
+        return new
+
+    # ----------------------------------------------------------------- invariants
+    def _invariants(self) -> list[str]:
+        out: list[str] = []
+        t = list(self.start_totals)
+        for row in self.sheet:
+            t = [t[s] + row[s] for s in range(self.players)]
+        if t != self.totals:
+            out.append(f"totals {self.totals} differ from the sheet {t}")
+        for i, m in enumerate(self.melds):
+            if self._meld_valid(m) is None:
+                out.append(f"table meld {i + 1} ({m.text()}) is not a legal meld")
+        return out
+
+    def _meld_valid(self, m: Meld) -> Meld | None:
+        return self._meld_ok(m.items)
+
+
+# --------------------------------------------------------------------- exact meld search ("use it at once")
+Cand = tuple[tuple[int, ...], int, int]
+"""A candidate meld of a hand: (natural base cards, jokers used, points)."""
+
+
+def meld_candidates(counts: dict[int, int], jokers: int, run_rule: RunRule, set_rule: GroupRule,
+                    points: Any) -> list[Cand]:
+    """Every meld that can be made from naturals ``counts`` (base -> copies) and ``jokers`` jokers,
+    as (naturals, jokers used, points); ``points(kind, naturals, lo, jokers)`` values a meld."""
+    out: list[Cand] = []
+    seen: set[tuple[tuple[int, ...], int]] = set()
+    have = set(counts)
+    # sets: distinct suits, jokers name the missing ones
+    for r in range(13):
+        suits = [s for s in range(4) if s * 13 + r in have]
+        if not suits:
+            continue
+        for k in range(1, len(suits) + 1):
+            for combo in _subsets(suits, k):
+                nats = tuple(s * 13 + r for s in combo)
+                for nj in range(0, min(jokers, 4 - k) + 1 if set_rule.jokers else 1):
+                    size = k + nj
+                    if set_rule.min_size <= size <= set_rule.max_size and k >= set_rule.min_naturals:
+                        key = (nats, nj)
+                        if key not in seen:
+                            seen.add(key)
+                            out.append((nats, nj, points("set", nats, -1, nj)))
+    # runs: windows of positions, jokers for the missing ones
+    lo_all = 0 if run_rule.ace_low else 1
+    hi_all = 13 if run_rule.ace_high else 12
+    L = run_rule.min_len
+    for s in range(4):
+        P = 0
+        for p in range(lo_all, hi_all + 1):
+            if pos_base(p, s) in have:
+                P |= 1 << p
+        if not P:
+            continue
+        for a in range(lo_all, hi_all + 1):
+            if not P >> a & 1 and not jokers:
+                continue
+            for z in range(a + L - 1, hi_all + 1):
+                if a == 0 and z == 13:
+                    break
+                w = ((1 << (z - a + 1)) - 1) << a
+                M = w & ~P
+                nj = M.bit_count()
+                if nj > jokers:
+                    break
+                if run_rule.max_jokers is not None and nj > run_rule.max_jokers:
+                    break
+                if z - a + 1 - nj < run_rule.min_naturals:
+                    continue
+                if not run_rule.adjacent_jokers and M & (M >> 1):
+                    continue
+                nats = tuple(pos_base(p, s) for p in range(a, z + 1) if P >> p & 1)
+                key = (nats, nj)
+                if key not in seen:
+                    seen.add(key)
+                    out.append((nats, nj, points("run", nats, a, nj)))
+    return out
+
+
+def _subsets(items: list[int], k: int) -> list[tuple[int, ...]]:
+    from itertools import combinations
+    return list(combinations(items, k))
+
+
+def can_reach(cands: list[Cand], counts: dict[int, int], jokers: int, budget: int, need: int,
+              start: int = 0) -> bool:
+    """Disjoint melds from ``cands`` (index >= ``start``) within ``budget`` cards worth >= ``need``."""
+    if need <= 0:
+        return True
+    for i in range(start, len(cands)):
+        nats, nj, pts = cands[i]
+        size = len(nats) + nj
+        if size > budget or nj > jokers or any(counts.get(b, 0) <= 0 for b in nats):
+            continue
+        for b in nats:
+            counts[b] -= 1
+        ok = can_reach(cands, counts, jokers - nj, budget - size, need - pts, i)
+        for b in nats:
+            counts[b] += 1
+        if ok:
+            return True
+    return False
+
+
+def can_cover(cands: list[Cand], counts: dict[int, int], jokers: int, spare: int) -> bool:
+    """Can melds from ``cands`` cover every card but ``spare`` of them (naturals and jokers)?"""
+    left = [b for b, k in counts.items() if k > 0]
+    if not left:
+        return jokers <= spare
+    b0 = min(left)
+    if spare > 0:  # leave one copy of b0 out
+        counts[b0] -= 1
+        ok = can_cover(cands, counts, jokers, spare - 1)
+        counts[b0] += 1
+        if ok:
+            return True
+    for nats, nj, _ in cands:
+        if b0 not in nats or nj > jokers or any(counts.get(b, 0) <= 0 for b in nats):
+            continue
+        for b in nats:
+            counts[b] -= 1
+        ok = can_cover(cands, counts, jokers - nj, spare)
+        for b in nats:
+            counts[b] += 1
+        if ok:
+            return True
+    return False

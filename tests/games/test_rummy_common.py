@@ -1,0 +1,309 @@
+"""The shared drift-rummy machinery (engine/games/_rummy.py): RULES.md "Common rummy definitions",
+X3 and X7, exercised through ``jokeren_drift`` (the plainest game that uses it)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from engine import IllegalAction, State, load_game
+from engine.cards import TOKENS, cards_of
+from engine.games._rummy import JOKER_MASK, RummyState, base_set, bits
+
+FILL = ["2C", "4D", "6S", "8C", "TD", "QS", "KC"]  # no meld among them
+
+
+def new(
+    hands: list[list[str]],
+    stock: list[str] | None = None,
+    upcard: str | None = "AS",
+    dealer: int | None = None,
+    game: str = "jokeren_drift",
+    seed: int = 1,
+    **opts: Any,
+) -> State:
+    deal: dict[str, Any] = {
+        "dealer": len(hands) - 1 if dealer is None else dealer,
+        "hands": hands,
+        "upcard": upcard,
+    }
+    if stock is not None:
+        deal["stock"] = stock
+    return load_game(game, **opts).new_match(seed=seed, players=len(hands), deal=deal)
+
+
+def events(state: State, name: str) -> list[dict[str, Any]]:
+    return [e for e in state.events if e["event"] == name]
+
+
+def play(state: State, *actions: str) -> None:
+    for a in actions:
+        state.apply(a)
+
+
+def table(state: State) -> list[str]:
+    return [m["cards"] for m in state.observation(0)["table"]]
+
+
+# --------------------------------------------------------------------- meld protocol
+def test_meld_card_offered_only_if_completable() -> None:
+    st = new([["5H", "6H", "9C", "9D", "KS", "2C", "4S"], FILL], stock=["JD", "3D", "3D", "3S"])
+    play(st, "draw stock")  # JD: no meld can use it
+    legal = st.legal_actions()
+    assert "meld 5H" not in legal and "meld 9C" not in legal and "meld JD" not in legal
+    st2 = new([["5H", "6H", "9C", "9D", "KS", "2C", "4S"], FILL], stock=["7H", "3D", "3D", "3S"])
+    play(st2, "draw stock")
+    legal = st2.legal_actions()
+    assert {"meld 5H", "meld 6H", "meld 7H"} <= set(legal) and "meld 9C" not in legal
+    play(st2, "meld 6H")
+    assert "meld 9C" not in st2.legal_actions() and "confirm" not in st2.legal_actions()
+    with pytest.raises(IllegalAction):
+        st2.apply("meld 9C")
+
+
+def test_meld_confirm_numbers_melds_from_one_over_all_players() -> None:
+    st = new(
+        [["5H", "6H", "7H", *FILL], ["9C", "9D", "9S", "3S", "4D", "5S", "7C", "JD"]],
+        stock=["KD", "KH", "2S", "2S"],
+    )
+    play(st, "draw stock", "meld 7H", "meld 5H", "meld 6H", "confirm", "discard KD")
+    play(st, "draw stock", "meld 9S", "meld 9C", "meld 9D", "confirm", "discard KH")
+    obs = st.observation(0)
+    assert [(m["n"], m["owner"], m["cards"]) for m in obs["table"]] == [
+        (1, 0, "5H 6H 7H"),
+        (2, 1, "9C 9D 9S"),
+    ]
+
+
+def test_takeback_returns_hand_and_table_to_the_state_after_the_draw() -> None:
+    st = new(
+        [["5H", "6H", "7H", "8H", *FILL], ["9C", "9D", "3S", "4D", "5S", "7C", "JD", "QD"]],
+        stock=["9H", "KH", "2S", "2S"],
+    )
+    play(st, "draw stock")
+    hand = sorted(st.observation(0)["hand"])
+    play(st, "meld 5H", "meld 6H")
+    assert "takeback" in st.legal_actions() and not any(a.startswith("discard") for a in st.legal_actions())
+    play(st, "takeback")
+    assert sorted(st.observation(0)["hand"]) == hand and table(st) == []
+    play(st, "meld 5H", "meld 6H", "meld 7H", "confirm")
+    assert "takeback" not in st.legal_actions()  # the turn can end as it stands
+    play(st, "layoff 8H 1")
+    assert table(st) == ["5H 6H 7H 8H"]
+
+
+def test_layoff_at_both_ends_of_a_run_and_a_missing_suit_of_a_set() -> None:
+    st = new(
+        [["5H", "6H", "7H", "4H", "8H", "2C", "4D", "6S"], ["9C", "9D", "9S", "9H", "3S", "JD", "QD", "KD"]],
+        stock=["KH", "KS", "2S", "2S"],
+    )
+    play(st, "draw stock", "meld 5H", "meld 6H", "meld 7H", "confirm")
+    legal = st.legal_actions()
+    assert "layoff 4H 1" in legal and "layoff 8H 1" in legal
+    play(st, "layoff 4H 1", "layoff 8H 1", "discard KH")
+    assert table(st) == ["4H 5H 6H 7H 8H"]
+    play(st, "draw stock", "meld 9C", "meld 9D", "meld 9S", "confirm")
+    play(st, "discard KS")
+    assert table(st)[1] == "9C 9D 9S"
+
+
+def test_joker_in_a_set_names_a_missing_suit() -> None:
+    st = new([["7H", "7S", "JK", *FILL], FILL], stock=["KH", "2S", "2S"])
+    play(st, "draw stock", "meld 7H")
+    legal = st.legal_actions()
+    assert "meld JK=7C" in legal and "meld JK=7D" in legal and "meld JK=7H" not in legal
+    play(st, "meld JK=7D", "meld 7S", "confirm")
+    assert table(st) == ["7H 7S JK=7D"]
+
+
+def test_two_copies_of_a_card_never_share_a_set() -> None:
+    st = new([["7H", "7H", "7S", *FILL], FILL], stock=["KH", "2S", "2S"])
+    play(st, "draw stock")
+    assert "meld 7H" not in st.legal_actions() and "meld 7S" not in st.legal_actions()
+    st = new([["7H", "7H", "7S", "7D", *FILL], FILL], stock=["KH", "2S", "2S"])
+    play(st, "draw stock", "meld 7H")
+    assert "meld 7H" not in st.legal_actions() and "meld 7S" in st.legal_actions()
+
+
+# --------------------------------------------------------------------- card kept, first round
+def test_table_play_keeps_two_cards_before_going_out_is_allowed() -> None:
+    # seat 0 (voorhand) may not go out in his first turn: the hand of 4 after the draw keeps 2
+    st = new([["5H", "6H", "7H"], ["2C", "4D", "6S", "8C", "TD", "QS", "KC"]], stock=["8H", "2S", "2S", "3S"])
+    play(st, "draw stock")
+    assert "meld 5H" not in st.legal_actions()  # a meld of 3 would leave only 1 card
+    st = new(
+        [["5H", "6H", "7H", "KD"], ["2C", "4D", "6S", "8C", "TD", "QS", "KC"]], stock=["8H", "2S", "2S", "3S"]
+    )
+    play(st, "draw stock", "meld 5H", "meld 6H", "meld 7H")
+    assert "meld 8H" not in st.legal_actions() and "confirm" in st.legal_actions()
+
+
+def test_going_out_earliest_in_the_dealers_first_turn() -> None:
+    st = new([["2C", "4D", "6S", "8C"], ["5H", "6H", "7H", "KD"]], stock=["KS", "8H", "2S", "2S", "3S"])
+    play(st, "draw stock", "discard KS")  # seat 0, voorhand
+    play(st, "draw stock", "meld 5H", "meld 6H", "meld 7H", "meld 8H", "confirm")  # seat 1 = dealer
+    assert st.legal_actions() == ["discard KD"]
+    play(st, "discard KD")
+    assert [e["seat"] for e in events(st, "jokeren_drift.went_out")] == [1]
+    assert st.deal_no == 2
+
+
+# --------------------------------------------------------------------- stock (X3, X7)
+def test_x3_stock_reshuffled_at_once_keeping_the_top_discard() -> None:
+    st = new([["2C", "4D", "6S", "8C", "TD"], ["3C", "5D", "7S", "9C", "JD"]], stock=["KS"], upcard="QH")
+    play(st, "draw stock")  # empties the stock: re-formed at once, but the pile has only QH
+    assert st.observation(0)["stock_size"] == 0
+    play(st, "discard KS")  # seat 1's turn begins: pile QH KS -> stock QH, pile KS
+    ev = events(st, "jokeren_drift.stock_reshuffled")
+    assert len(ev) == 1 and ev[0]["cards"] == 1
+    obs = st.observation(1)
+    assert obs["discard_top"] == "KS" and obs["stock_size"] == 1
+
+
+def test_x3_flip_turns_the_pile_over_oldest_card_on_top() -> None:
+    g = load_game("jokeren_drift")
+    g.reform = "flip"  # type: ignore[misc]  (the policy of ramino_drift; the machinery is shared)
+    st = g.new_match(
+        seed=1,
+        players=2,
+        deal={
+            "dealer": 1,
+            "hands": [["2C", "4D", "6S", "8C", "TD"], ["3C", "5D", "7S", "9C", "JD"]],
+            "stock": ["KS", "KH", "KD"],
+            "upcard": "QH",
+        },
+    )
+    play(st, "draw stock", "discard 2C", "draw stock", "discard 3C", "draw stock")
+    # stock empty after the third draw: pile QH 2C 3C -> stock from the oldest: QH then 2C; pile 3C
+    assert [e["event"] for e in st.events if e["event"].endswith("flipped")] == [
+        "jokeren_drift.stock_flipped"
+    ]
+    assert isinstance(st, RummyState)
+    assert [TOKENS[c] for c in reversed(st.stock)] == ["QH", "2C"] and [TOKENS[c] for c in st.pile] == ["3C"]
+
+
+def test_x7_deal_without_winner_when_reforms_are_used_up() -> None:
+    st = new(
+        [["2C", "4D", "6S", "8C", "TD"], ["3C", "5D", "7S", "9C", "JD"]],
+        stock=["KS"],
+        upcard="QH",
+        max_reforms=0,
+    )
+    play(st, "draw stock", "discard KS")
+    ev = events(st, "jokeren_drift.deal_without_winner")
+    assert len(ev) == 1 and st.deal_no == 2
+    assert st.score_sheet()[0] == [float(2 + 4 + 6 + 8 + 10 + 11 - 11), float(3 + 5 + 7 + 9 + 10)]
+
+
+def test_x7_no_cap_with_max_reforms_none() -> None:
+    st = new(
+        [["2C", "4D", "6S", "8C", "TD"], ["3C", "5D", "7S", "9C", "JD"]],
+        stock=["KS"],
+        upcard="QH",
+        max_reforms=None,
+    )
+    for _ in range(10):
+        play(st, "draw stock")
+        play(st, st.legal_actions()[0])
+    assert len(events(st, "jokeren_drift.stock_reshuffled")) >= 5
+    assert not events(st, "jokeren_drift.deal_without_winner")
+
+
+# --------------------------------------------------------------------- use it at once (swap)
+def test_swapped_joker_must_be_used_at_once_before_the_turn_ends() -> None:
+    st = new(
+        [["5H", "JK", "7H", "KD", "9C", "9D", "2S"], ["6H", "3C", "3C", "4D", "QS", "TD", "8S"]],
+        stock=["2D", "QC", "5S", "5S"],
+    )
+    play(st, "draw stock", "meld 5H", "meld JK=6H", "meld 7H", "confirm", "discard 2D")
+    play(st, "draw stock", "discard QC")
+    play(st, "draw stock")
+    # seat 0 has a meld; he holds no 6H, so no swap; seat 1 swaps next turn
+    play(st, "discard 5S")
+    play(st, "draw stock")
+    assert "swap 6H 1" not in st.legal_actions()  # seat 1 has no meld on the table (JD4)
+
+
+def test_swap_offered_only_if_the_freed_joker_can_be_used() -> None:
+    st = new(
+        [["5H", "JK", "7H", "KD", "2S", "6H", "QC"], ["3C", "3C", "4D", "QS", "TD", "8S", "9S"]],
+        stock=["9C", "9D", "5S", "5S"],
+    )
+    play(st, "draw stock", "meld 5H", "meld JK=6H", "meld 7H", "confirm")
+    # the freed joker needs two hand cards for a new meld (JD5): KD 2S QC 9C make none with it
+    assert "swap 6H 1" not in st.legal_actions()
+
+
+def test_swap_then_new_meld_with_the_joker() -> None:
+    st = new(
+        [["5H", "JK", "7H", "KD", "9C", "9D", "6H", "2S"], ["3C", "3C", "4D", "QS", "TD", "8S", "9S", "JC"]],
+        stock=["AC", "AD", "5S", "5S"],
+    )
+    play(st, "draw stock", "meld 5H", "meld JK=6H", "meld 7H", "confirm")
+    assert "swap 6H 1" in st.legal_actions()
+    play(st, "swap 6H 1")
+    assert table(st) == ["5H 6H 7H"]
+    assert not any(a.startswith("discard") for a in st.legal_actions())  # the joker is still in hand
+    play(st, "meld 9C", "meld 9D", "meld JK=9H", "confirm")
+    assert any(a.startswith("discard") for a in st.legal_actions())
+    assert [e["card"] for e in events(st, "jokeren_drift.joker_swapped")] == ["6H"]
+
+
+# ------------------------------------------------------ the fast paths agree with the exact test
+def test_start_mask_agrees_with_the_exact_completability_test() -> None:
+    st = new([FILL, FILL])
+    assert isinstance(st, RummyState)
+    deck = [c for c in cards_of(st.deck_mask)] + [c for c in bits(st.hands[0] | st.hands[1])]
+    rng = random.Random(5)
+    from engine.cards import deck_108
+
+    full = deck_108()
+    for _ in range(400):
+        hand = 0
+        for c in rng.sample(full, rng.randint(3, 14)):
+            hand |= 1 << c
+        bases = base_set(hand)
+        jokers = (hand & JOKER_MASK).bit_count()
+        limit = rng.randint(2, 14)
+        fast = st._start_mask(bases, jokers, limit)
+        slow = 0
+        for x in bits(bases):
+            if st._completable([(x, None)], bases, jokers, limit - 1):
+                slow |= 1 << x
+        assert fast == slow, (sorted(TOKENS[c] for c in bits(hand)), limit)
+    assert deck
+
+
+def test_clone_copies_the_table_melds() -> None:
+    st = new([["5H", "6H", "7H", "8H", *FILL], FILL], stock=["9H", "KH", "2S", "2S"])
+    play(st, "draw stock", "meld 5H", "meld 6H", "meld 7H", "confirm")
+    cl = st.clone()
+    play(cl, "layoff 8H 1")
+    assert table(st) == ["5H 6H 7H"] and table(cl) == ["5H 6H 7H 8H"]
+
+
+def test_determinize_keeps_the_card_taken_from_the_discard_pile() -> None:
+    st = new(
+        [["2C", "4D", "6S", "8C", "TD"], ["3C", "5D", "7S", "9C", "JD"]],
+        stock=["KS", "KH", "QD"],
+        upcard="QH",
+    )
+    play(st, "draw discard", "discard 2C")
+    d = st.determinize(1, random.Random(3))
+    assert isinstance(d, RummyState) and isinstance(st, RummyState)
+    assert "QH" in [TOKENS[c] for c in bits(d.hands[0])]
+    assert d.hands[1] == st.hands[1]
+    assert d.invariant_violations() == []
+
+
+def test_takeback_cap_closes_table_play_after_three() -> None:
+    st = new([["5H", "6H", "7H", *FILL], FILL], stock=["KH", "2S", "2S"])
+    play(st, "draw stock")
+    for _ in range(3):
+        play(st, "meld 5H", "takeback")
+    legal = st.legal_actions()
+    assert legal and all(a.startswith("discard") for a in legal)  # every turn ends
+    with pytest.raises(IllegalAction):
+        st.apply("meld 5H")
