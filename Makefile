@@ -38,7 +38,7 @@ test: $(DEV) sandbox-tools check
 	$(BIN)/python -m pytest -q -m "not slow" -n 2 --dist loadgroup
 
 test-slow: $(DEV)
-	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m pytest -q -m slow -n 2 --dist loadgroup
 
 check: $(DEV)
 	$(BIN)/ruff check .
