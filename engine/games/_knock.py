@@ -16,9 +16,11 @@ X3, X7; games 2.22 ``tonk``, 2.23 ``klop_rummy``, 2.24 ``wildcard_rummy``, 2.26 
   ``wildcard_rummy``, ``cincinnati_rummy``, ``ramino_klop``): deal, ``draw stock`` / ``draw
   discard``, ``discard XX`` (with the ban on the card taken from the discard pile, identical
   tokens included, where the game has it), the stock re-formed at once after the draw that empties
-  it (X3: turned over without shuffling, or shuffled), the decision after the discard (``knock`` /
-  ``declare rummy`` or ``pass``), and the hands shown with their best arrangement when the deal
-  ends.  Games add the going-out rules, the scoring and the match end.
+  it (X3: turned over without shuffling, or shuffled), the decision after the draw to end the deal
+  with this turn (``knock`` -- in Wildcard and Cincinnati Rummy saying "rummy" -- or ``pass``),
+  and the hands shown with their best arrangement when the deal ends.  Games add the going-out
+  rules, the scoring and the match end.  The going-out verb is ``knock`` in all four games (not
+  ``declare``, which the house bots treat as table talk and never choose).
 
 The module keeps its own stock/discard manager rather than importing ``_rummy.py``: the games
 here never lay melds during play, so they need only the turn-over and the ban.
@@ -47,12 +49,19 @@ DISCARD: tuple[str, ...] = tuple("discard " + TOKENS[c] for c in range(NPHYS))
 CACHE_LIMIT = 400_000
 
 
+_CHUNK: tuple[tuple[int, ...], ...] = tuple(tuple(i for i in range(16) if x >> i & 1) for x in range(1 << 16))
+
+
 def bits(mask: int) -> list[int]:
-    out = []
+    """The card ids of a mask, lowest first (16 bits at a time through a table)."""
+    out: list[int] = []
+    off = 0
     while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
+        chunk = mask & 0xFFFF
+        if chunk:
+            out.extend([off + i for i in _CHUNK[chunk]] if off else _CHUNK[chunk])
+        mask >>= 16
+        off += 16
     return out
 
 
@@ -127,6 +136,7 @@ class Solver:
         self.memo: dict[int, int] = {}
         self.fit_memo: dict[int, bool] = {}
         self.cnt_memo: dict[int, int] = {}
+        self.within_memo: dict[int, bool] = {}
         self.lo = 0 if spec.ace_low else 1
         self.hi = 13 if spec.ace_high else 12
         self.rmax = spec.run_max if spec.run_max is not None else 14
@@ -354,6 +364,48 @@ class Solver:
         memo[key] = ok
         return ok
 
+    def within(self, cards: Sequence[int], budget: int) -> bool:
+        """True when the least deadwood of ``cards`` is at most ``budget`` (a bounded search)."""
+        for m1, m2, w, _ in self._splits(cards):
+            if self._within(m1, m2, w, budget):
+                return True
+        return False
+
+    def _within(self, m1: int, m2: int, w: int, budget: int) -> bool:
+        if not m1:
+            return w * self.wv <= budget
+        key = m1 | m2 << 54 | w << 108 | budget << 112
+        memo = self.within_memo
+        got = memo.get(key)
+        if got is not None:
+            return got
+        ok = False
+        if w < 2:
+            iso = isolated_mask(m1, w)
+            low = 0
+            v = self.v
+            while iso:
+                b = (iso & -iso).bit_length() - 1
+                low += v[b] * (2 if m2 >> b & 1 else 1)
+                iso &= iso - 1
+            if low > budget:
+                memo[key] = False
+                return False
+        dead = None
+        for b1, b2, ww, meld, now in self._options(m1, m2, w):
+            if meld is None:
+                dead = (b1, b2, ww, now)
+                continue
+            if self._within(b1, b2, ww, budget):
+                ok = True
+                break
+        if not ok and dead is not None and dead[3] <= budget:
+            ok = self._within(dead[0], dead[1], dead[2], budget - dead[3])
+        if len(memo) >= CACHE_LIMIT:
+            memo.clear()
+        memo[key] = ok
+        return ok
+
     def count2(self, cards: Sequence[int]) -> int:
         """The fewest cards of ``cards`` left unmelded, capped at 2 (2 means "2 or more")."""
         best = 2
@@ -465,6 +517,25 @@ def prefilter_out(cards: Sequence[int], wild_twos: bool, k: int = 1) -> bool:
 
 
 FULL52 = (1 << 52) - 1
+TWOS = sum(1 << (13 * s) for s in range(4))
+PACK_MASK = (1 << PACK) - 1
+
+
+def naturals(hand: int, wild_twos: bool) -> tuple[int, int, int]:
+    """(natural bases held, bases held twice, wild cards) of a hand mask of up to four packs."""
+    m1 = m2 = w = 0
+    while hand:
+        p = hand & PACK_MASK
+        w += (p >> JOKER).bit_count()
+        p &= FULL52
+        m2 |= m1 & p
+        m1 |= p
+        hand >>= PACK
+    if wild_twos:
+        w += (m1 & TWOS).bit_count() + (m2 & TWOS).bit_count()
+        m1 &= ~TWOS
+        m2 &= ~TWOS
+    return m1, m2, w
 
 # A suit laid out over 15 bits: A(low) 2 3 ... K A(high), with a 1-bit gap, so shifts stay in suit.
 def _build_ext() -> tuple[tuple[int, ...], int, int]:
@@ -499,19 +570,41 @@ def _ace_fold(e: int) -> int:
             | FOLD14[e >> 48 & 0x3FFF] << 39)
 
 
+def _strong_iso(m1: int) -> int:
+    """Naturals in no set of three and no run of three of the hand (a mask)."""
+    a, b, c, d = m1 & 0x1FFF, m1 >> 13 & 0x1FFF, m1 >> 26 & 0x1FFF, m1 >> 39
+    r3 = (a & b & (c | d)) | (c & d & (a | b))  # ranks held in three suits or four
+    ok = r3 | r3 << 13 | r3 << 26 | r3 << 39
+    e = _ace_ext(m1)
+    s3 = e & (e >> 1) & (e >> 2) & RUN_STARTS
+    ok |= _ace_fold(s3 | (s3 << 1) | (s3 << 2))
+    return m1 & ~ok
+
+
+def isolated_mask(m1: int, w: int) -> int:
+    """Naturals that cannot be melded at all with ``w`` (0 or 1) wild cards: with none, those in no
+    natural set or run of three; with one, those with no other card of their rank or of their
+    suit within two places (they would need two wild cards)."""
+    if w == 0:
+        return _strong_iso(m1)
+    same = (m1 << 13 | m1 >> 13 | m1 << 26 | m1 >> 26 | m1 << 39 | m1 >> 39) & FULL52
+    e = _ace_ext(m1)
+    near = ((e << 1) | (e >> 1) | (e << 2) | (e >> 2)) & EXT_MASK
+    return m1 & ~(same | _ace_fold(near))
+
+
 def lower_bound(m1: int, m2: int, w: int) -> int:
     """Cards that must stay unmelded at least, for naturals ``m1`` (``m2``: second copies) and ``w``
-    wild cards: see :func:`isolated`."""
+    wild cards.
+
+    No wild card: every card in no natural set or run of three.  One wild card: those cards can
+    only go into the one meld that holds the wild card, so all but one suit's or one rank's worth
+    of them stay; and a card with no other card of its rank or of its suit within two places
+    needs two wild cards.  More wild cards: each such partnerless card needs a wild card of its
+    own (its neighbour place in a run, or a place in a set), see :func:`isolated`.
+    """
     if w == 0:
-        ok = 0
-        for col in RANK_COLUMN:
-            c = m1 & col
-            if c and c.bit_count() >= 3:
-                ok |= c
-        e = _ace_ext(m1)
-        s3 = e & (e >> 1) & (e >> 2) & RUN_STARTS
-        ok |= _ace_fold(s3 | (s3 << 1) | (s3 << 2))
-        iso = m1 & ~ok
+        iso = _strong_iso(m1)
         return iso.bit_count() + (iso & m2).bit_count()
     same = (m1 << 13 | m1 >> 13 | m1 << 26 | m1 >> 26 | m1 << 39 | m1 >> 39) & FULL52
     e = _ace_ext(m1)
@@ -519,7 +612,22 @@ def lower_bound(m1: int, m2: int, w: int) -> int:
     iso = m1 & ~(same | _ace_fold(near))
     n = iso.bit_count() + (iso & m2).bit_count()
     if w == 1:
-        return n  # an isolated card needs two wild cards
+        st = _strong_iso(m1)
+        if st:
+            a, b, c, d = st & 0x1FFF, st >> 13 & 0x1FFF, st >> 26 & 0x1FFF, st >> 39
+            if a & b & c & d:
+                most = 4
+            elif (a & b & (c | d)) | (c & d & (a | b)):
+                most = 3
+            elif (a | b) & (c | d) | (a & b) | (c & d):
+                most = 2
+            else:
+                most = 1
+            most = max(most, a.bit_count(), b.bit_count(), c.bit_count(), d.bit_count())
+            k = st.bit_count() + (st & m2).bit_count() - most
+            if k > n:
+                n = k
+        return n  # and an isolated card needs two wild cards
     return n - w if n > w else 0
 
 
@@ -550,17 +658,31 @@ class ConfrontationGame(Game):
     def make_solver(self) -> Solver:
         raise NotImplementedError
 
+    def deadwood(self, hand: int) -> int:
+        """Least deadwood of a hand mask (cached per mask)."""
+        cache = self.dw_cache
+        got = cache.get(hand)
+        if got is None:
+            got = self.solver.deadwood(bits(hand))
+            if len(cache) >= CACHE_LIMIT:
+                cache.clear()
+            cache[hand] = got
+        return got
+
+    def within(self, hand: int, budget: int) -> bool:
+        """Is the least deadwood of a hand mask at most ``budget``?"""
+        return self.solver.within(bits(hand), budget)
+
     def out_count(self, hand: int) -> int:
         """How many cards of a hand mask are left unmelded at least (2 stands for "2 or more")."""
         cache = self.count_cache
         got = cache.get(hand)
         if got is None:
-            cards = bits(hand)
-            solver = self.solver
-            if not prefilter_out(cards, solver.spec.wild_twos):
+            m1, m2, w = naturals(hand, self.solver.spec.wild_twos)
+            if lower_bound(m1, m2, w) > 1:
                 got = 2
             else:
-                got = solver.count2(cards)
+                got = self.solver.count2(bits(hand))
             if len(cache) >= CACHE_LIMIT:
                 cache.clear()
             cache[hand] = got
@@ -777,6 +899,9 @@ class ConfrontationState(State):
         """X3: re-form the stock from the discard pile, keeping its top card face up."""
         if self.reform == "none" or len(self.pile) < 2:
             return False
+        cap = self.game.options.get("max_reforms")
+        if cap is not None and self.reforms >= cap:
+            return False  # X7 safety net: the deal then ends with no winner
         rest = self.pile[:-1]
         self.pile = self.pile[-1:]
         if self.reform == "flip":
@@ -805,21 +930,14 @@ class ConfrontationState(State):
                 out.append("draw discard")
             return out
         if step == "decide":
-            return [self.out_verb, "pass"]
+            return ["pass", self.out_verb]
         hand = self.hands[self.turn]
         if self.declared:
             hand &= self.allowed
         elif self.ban_taken and self.taken >= 0:
             for c in PHYS[TOKENS[self.taken]]:
                 hand &= ~(1 << c)
-        seen: set[str] = set()
-        out = []
-        for c in bits(hand):
-            a = DISCARD[c]
-            if a not in seen:
-                seen.add(a)
-                out.append(a)
-        return out
+        return list(dict.fromkeys([DISCARD[c] for c in bits(hand)]))
 
     def _banned_mask(self) -> int:
         m = 0
@@ -941,7 +1059,7 @@ class ConfrontationState(State):
             "dealer": self.dealer,
             "pile": [TOKENS[c] for c in self.pile],
             "stock_size": len(self.stock),
-            "stock": [TOKENS[c] for c in reversed(self.stock)] if self.stock_view == "order" else None,
+            "stock_order_known": self.stock_view == "order",
             "hand_sizes": [h.bit_count() for h in self.hands],
             "known_cards": [hand_tokens(k) for k in self.known],
             "banned_discards": banned,
@@ -956,7 +1074,7 @@ class AllMeldState(ConfrontationState):
     cards meld (out without a discard) or all but one, which is then discarded (the ban on the card
     taken from the pile applies)."""
 
-    out_verb: ClassVar[str] = "declare rummy"
+    out_verb: ClassVar[str] = "knock"  # "rummy!": going out ends the deal, as a knock does
     go_now: bool = False
     go_mask: int = 0
 

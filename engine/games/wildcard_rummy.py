@@ -1,5 +1,6 @@
 """Wildcard Rummy.  Seed 003 L603-630; RULES.md 2.24 and "Common rummy definitions".  Decisions
-followed: WR1-WR8, X1, X3, X6, X7 (no cap on re-forming).
+followed: WR1-WR8, X1, X3, X6, X7 (no cap
+on re-forming, but see ``max_reforms``).
 
 2-7 players; one 54-card pack (two jokers) for 2-6 players, two packs for 7 (WR1, option
 ``packs``).  Deal: one pack: 7 each (6 players: 6; 3 players: 7, WR2, option ``three_player_cards``
@@ -14,10 +15,10 @@ card (WR5).
 A turn (notation):
 
 * ``draw stock`` or ``draw discard``;
-* ``declare rummy`` or ``pass``, offered only when the player can go out now (WR7): all his cards
-  meld (he goes out at once, without a discard), or all but one, which he then discards;
+* ``knock`` (the player says "rummy") or ``pass``, offered only when the player can go out now
+  (WR7): all his cards meld (he goes out at once, without a discard), or all but one, which he then discards;
 * ``discard XX``: never the card taken from the discard pile this turn, nor one identical to it
-  (after ``declare rummy``: only a card whose discard leaves every other card melded).
+  (after ``knock``: only a card whose discard leaves every other card melded).
 
 When the stock is empty after a draw, the discard pile but its top card is turned over, unshuffled,
 as the new stock (``stock_flipped``; option ``reshuffle``: shuffled).  If a turn begins with no
@@ -27,6 +28,13 @@ Scoring: the winner collects the penalty value of the cards each other player ca
 own hand (WR3; ``penalty_collected``): pips face value, J Q K 10, A 11, jokers and 2s 25 (WR4: a 2
 left in hand is 25 even as a natural).  ``wild_two_used`` when the winner's cards meld only with a
 2 as a wild card.  First to ``target`` (100, WR6) wins.
+
+
+Safety net (engine defaults, not in the card): X7 puts no cap on re-forming the stock here, but a
+turned-over stock and deterministic players can repeat a deal for ever (four greedy bots do in
+Cincinnati Rummy), so option ``max_reforms`` (30; ``None`` = X7's no cap) ends a deal whose stock
+would be re-formed a 31st time as a deal without winner (nobody scores), and option
+``deal_cap`` (50) ends a match that has found no winner by then.
 """
 from __future__ import annotations
 
@@ -112,7 +120,7 @@ class WildcardRummyState(AllMeldState):
         self._next_deal()
 
     def _next_deal(self) -> None:
-        if self._deals_done():
+        if self._deals_done() or self.deal_no >= self.game.options["deal_cap"]:
             self._finish()
             return
         self._start_deal((self.dealer + 1) % self.players)
@@ -151,10 +159,10 @@ class WildcardRummy(ConfrontationGame):
     seed_ref = "seed 003 L603-630; RULES.md 2.24"
     summary = ("2-7 players, one 54-card pack (two for 7 players), 7 cards each (6 players: 6; two "
                "packs: 10). Draw from the stock or the discard pile, discard another card than the one "
-               "taken; nothing is melded during play. Jokers and 2s are wild; aces high or low. Declare "
-               "rummy when all your cards meld (or all but the discard): you collect the others' "
+               "taken; nothing is melded during play. Jokers and 2s are wild; aces high or low. Knock (say "
+               "rummy) when all your cards meld (or all but the discard): you collect the others' "
                "unmelded cards (pips face, faces 10, A 11, jokers and 2s 25). First to 100.")
-    notation = "draw stock\ndraw discard\ndeclare rummy\npass\ndiscard 5H"
+    notation = "draw stock\ndraw discard\nknock\npass\ndiscard 5H"
     min_players = 2
     max_players = 7
     default_players = 4
@@ -166,6 +174,12 @@ class WildcardRummy(ConfrontationGame):
                choices=(None, 1, 2)),
         Option("three_player_cards", 7, "WR2: cards each with 3 players and one pack", choices=(7, 10)),
         Option("reshuffle", False, "Stock exhausted: shuffle the pile instead of turning it over"),
+        Option("max_reforms", 30, "X7 safety net: stock re-formings per deal, then the deal ends with no "
+               "winner (None: no cap, X7; deterministic players can loop for ever) [engine default]",
+               nullable=True, check=lambda v: v >= 0),
+        Option("deal_cap", 50, "Safety net: the match ends after this many deals even if nobody reached "
+               "the target (deals without a winner score nothing) [engine default]",
+               check=lambda v: v >= 1),
         Option("target", 100, "WR6: the match ends when a total reaches this [engine default]",
                check=lambda v: v >= 1),
     )

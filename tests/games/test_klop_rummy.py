@@ -175,7 +175,7 @@ def test_kr12_first_dealer_drawn_from_the_seed() -> None:
 def test_kr13_any_deadwood_may_knock_and_zero_is_rummy() -> None:
     st = new([["KD", "QC", "5S", "AD"], ["KH", "QH", "JS", "KS"]], ["9C", *FILL])
     play(st, "draw stock")
-    assert st.legal_actions() == ["knock", "pass"]
+    assert st.legal_actions() == ["pass", "knock"]
     play(st, "knock", "discard 9C")
     knock = events(st, "klop_rummy.knock")[0]
     assert knock["deadwood"] == 40 and not events(st, "klop_rummy.rummy")

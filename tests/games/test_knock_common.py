@@ -192,3 +192,15 @@ def test_count2_agrees_with_the_counting_minimiser() -> None:
         for _ in range(400):
             hand = rng.sample(deck, 8)
             assert fast.count2(hand) == min(2, counter.deadwood(hand))
+
+
+def test_within_agrees_with_the_minimiser() -> None:
+    rng = random.Random(12)
+    for spec, deck, values, wild in ((RAMINO, deck_108(), V1, 20), (KLOP, deck_52(), value_table(ace=1), 0)):
+        exact = Solver(spec, values, wild)
+        bounded = Solver(spec, values, wild)
+        for _ in range(400):
+            hand = rng.sample(deck, 7)
+            dw = exact.deadwood(hand)
+            for budget in (0, 6, 15):
+                assert bounded.within(hand, budget) == (dw <= budget), ([TOKENS[c] for c in hand], budget)

@@ -49,7 +49,7 @@ def test_wr2_three_players_seven_cards_option_ten() -> None:
 
 def test_wr3_losers_meld_their_own_hand_only() -> None:
     st = new([["KD", "KC", "KH", "5S", "9H"], ["5H", "6H", "7H", "9C", "9D", "9S", "KS"]], ["4H", *STOCK])
-    play(st, "draw stock", "declare rummy", "discard KS")
+    play(st, "draw stock", "knock", "discard KS")
     ev = events(st, "wildcard_rummy.rummy_declared")[0]
     assert ev["penalties"] == [14, 0]  # the kings meld; 5S and 9H score (no laying off on the winner)
     assert st.score_sheet()[0] == [0.0, 14.0]
@@ -57,7 +57,7 @@ def test_wr3_losers_meld_their_own_hand_only() -> None:
 
 def test_wr4_a_two_left_in_hand_is_25() -> None:
     st = new([["2C", "KD", "9H"], ["5H", "6H", "7H", "9C", "9D", "9S", "KS"]], ["4H", *STOCK])
-    play(st, "draw stock", "declare rummy", "discard KS")
+    play(st, "draw stock", "knock", "discard KS")
     # 2C with KD or 9H needs a third card: no meld; 2C scores 25
     assert events(st, "wildcard_rummy.penalty_collected")[0]["points"] == 25 + 10 + 9
 
@@ -65,7 +65,7 @@ def test_wr4_a_two_left_in_hand_is_25() -> None:
 def test_wr5_no_meld_of_wild_cards_only() -> None:
     st = new([["JK", "JK", "JK", "KD"], ["5H", "6H", "7H", "9C", "9D", "9S", "KS"]], ["4H", *STOCK],
              options={"packs": 2})
-    play(st, "draw stock", "declare rummy", "discard KS")
+    play(st, "draw stock", "knock", "discard KS")
     # KD JK JK JK is a set; without KD three jokers would be no meld
     assert events(st, "wildcard_rummy.rummy_declared")[0]["penalties"][0] == 0
     solver = Solver(MeldSpec(ace_high=True, wild_twos=True), value_table(11, joker=25, two=25), 25)
@@ -74,7 +74,7 @@ def test_wr5_no_meld_of_wild_cards_only() -> None:
 
 def test_wr6_first_to_100_wins() -> None:
     st = new([LOSER, ["5H", "6H", "7H", "9C", "9D", "9S", "KS"]], ["4H", *STOCK], totals=[0, 50])
-    play(st, "draw stock", "declare rummy", "discard KS")
+    play(st, "draw stock", "knock", "discard KS")
     assert st.is_over() and st.scores() == [0.0, 106.0] and st.ranking() == [2, 1]
 
 
@@ -82,8 +82,8 @@ def test_wr7_going_out_by_choice_after_drawing_with_a_discard() -> None:
     st = new([LOSER, ["5H", "6H", "7H", "9C", "9D", "9S", "KS"]], ["4H", *STOCK])
     assert st.legal_actions() == ["draw stock", "draw discard"]  # not before drawing
     play(st, "draw stock")
-    assert st.legal_actions() == ["declare rummy", "pass"]
-    play(st, "declare rummy")
+    assert st.legal_actions() == ["pass", "knock"]
+    play(st, "knock")
     assert st.legal_actions() == ["discard KS"]
     play(st, "discard KS")
     ev = events(st, "wildcard_rummy.rummy_declared")[0]
@@ -93,7 +93,7 @@ def test_wr7_going_out_by_choice_after_drawing_with_a_discard() -> None:
 
 def test_wr7_going_out_without_a_discard() -> None:
     st = new([LOSER, ["5H", "6H", "7H", "9C", "9D", "9S"]], ["4H", *STOCK])
-    play(st, "draw stock", "declare rummy")
+    play(st, "draw stock", "knock")
     ev = events(st, "wildcard_rummy.rummy_declared")[0]
     assert ev["discard"] is None and sorted(ev["melds"][1]) == ["4H 5H 6H 7H", "9C 9D 9S"]
 
@@ -108,15 +108,15 @@ def test_wr7_the_card_taken_from_the_pile_may_not_be_the_going_out_discard() -> 
     st = new([LOSER, ["5H", "6H", "7H", "9C", "9D", "9S"]], STOCK, upcard="KS")
     play(st, "draw discard")
     legal = st.legal_actions()
-    assert "declare rummy" not in legal and "discard KS" not in legal
+    assert "knock" not in legal and "discard KS" not in legal
 
 
 def test_wr8_two_as_natural_and_as_wild() -> None:
     st = new([LOSER, ["2H", "2S", "2D", "9C", "9D", "9S"]], ["9H", *STOCK])
-    play(st, "draw stock", "declare rummy")
+    play(st, "draw stock", "knock")
     assert events(st, "wildcard_rummy.rummy_declared") and not events(st, "wildcard_rummy.wild_two_used")
     st = new([LOSER, ["QH", "KH", "2C", "9C", "9D", "9S"]], ["4D", *STOCK])
-    play(st, "draw stock", "declare rummy", "discard 4D")
+    play(st, "draw stock", "knock", "discard 4D")
     used = events(st, "wildcard_rummy.wild_two_used")
     assert used and used[0]["seat"] == 1
 
@@ -129,7 +129,8 @@ def test_stock_flipped_without_shuffling() -> None:
     ev = events(st, "wildcard_rummy.stock_flipped")
     assert ev and ev[0]["size"] == 2 and not ev[0]["shuffled"]
     obs = st.observation(0)
-    assert obs["stock"] == ["8C", "KS"] and obs["pile"] == ["KD"]
+    assert obs["stock_order_known"] and obs["pile"] == ["KD"]
+    assert [TOKENS[c] for c in reversed(st.stock)] == ["8C", "KS"]  # type: ignore[attr-defined]
 
 
 def test_deal_without_winner_when_no_stock_can_be_formed() -> None:
