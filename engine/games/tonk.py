@@ -11,7 +11,9 @@ every other player (``dealt_tonk``); if several have it, nobody wins and the nex
 
 A turn (notation):
 
-* at its start only: ``knock`` drops (T2): every hand is shown and counted (``drop``);
+* at its start only: ``call`` drops (T2; the seed's "klopt, of laat vallen": CONTRACT's ``call``,
+  "end the deal by showing a low hand", which is what a drop is): every hand is shown and
+  counted (``drop``);
 * ``draw stock`` or ``draw discard`` (the top discard);
 * any number of ``meld 5H 6H 7H`` (a set of 3-4 cards of one rank, T6, or a run of 3+ cards of one
   suit, the ace low only, T5; listed as whole melds, in ascending order / suit order C D H S, other
@@ -28,7 +30,8 @@ Endings and stakes (``stake_transfer`` events, one per payment):
 3. a drop: a dropper whose count is below every other player's wins a single stake from everyone;
    otherwise he is caught (T13: a tie catches him) and pays a double stake to each player whose
    count is at most his, and the lowest other player(s) each receive a single stake from every
-   player other than the dropper and the co-lowest (T3);
+   player other than the dropper and the co-lowest (T3; option ``dropper_pays_lowest``: the
+   dropper pays them that single stake too, the seed's literal "van iedereen");
 4. the stock exhausted (T11): at the end of the turn whose draw emptied the stock (unless that
    player went out), the lowest count wins a single stake from everyone; tied lowest players each
    receive a single stake from every other player (T4) (``stock_exhausted``).
@@ -182,7 +185,7 @@ class TonkState(State):
 
     def _legal_actions(self) -> list[str]:
         if self.step == "start":
-            out = ["knock"]  # T2: drop at the start of one's own turn, before drawing
+            out = ["call"]  # T2: drop at the start of one's own turn, before drawing
             if self.stock:
                 out.append("draw stock")
             if self.pile:
@@ -220,8 +223,8 @@ class TonkState(State):
 
     def _why_illegal(self, verb: str, args: tuple[str, ...]) -> str:
         if self.step == "start" and verb in ("meld", "layoff", "discard"):
-            return "draw first (or knock to drop, T2)"
-        if self.step != "start" and verb in ("knock", "draw"):
+            return "draw first (or call to drop, T2)"
+        if self.step != "start" and verb in ("call", "draw"):
             return "a drop or a draw comes only at the start of the turn (T2)"
         if verb == "meld":
             return "a meld is 3-4 cards of one rank or 3+ cards in a row of one suit, the ace low (T5, T6)"
@@ -230,7 +233,7 @@ class TonkState(State):
     def _apply(self, action: str) -> None:
         seat = self.turn
         verb, _, rest = action.partition(" ")
-        if verb == "knock":
+        if verb == "call":
             self._drop(seat)
         elif verb == "draw":
             c = self.stock.pop() if rest == "stock" else self.pile.pop()
@@ -292,9 +295,11 @@ class TonkState(State):
             # T3: the dropper pays a double stake to each player at or below his count ...
             pays = [(seat, o, 2) for o in others if counts[o] <= counts[seat]]
             lowest = [s for s in others if counts[s] == low]
-            # ... and the lowest player(s) get a single stake from the others (not the dropper)
+            # ... and the lowest player(s) get a single stake from the others (not the dropper;
+            # option dropper_pays_lowest: from him too, the seed's literal "van iedereen")
+            payers = [*others, seat] if self.game.options["dropper_pays_lowest"] else others
             for w in lowest:
-                pays += [(o, w, 1) for o in others if o not in lowest]
+                pays += [(o, w, 1) for o in payers if o not in lowest]
         self._settle(pays, "drop", seat)
 
     def _stock_exhausted(self) -> None:
@@ -425,12 +430,12 @@ class Tonk(Game):
     family = "rummy"
     seed_ref = "seed 003 L547-575; RULES.md 2.22"
     summary = ("2-6 players, 52 cards, 5 each, a stake per deal. Dealt 50+: tonk, double stake from "
-               "everyone. A turn: drop (knock) before drawing, or draw from the stock or the discard "
+               "everyone. A turn: drop (call) before drawing, or draw from the stock or the discard "
                "pile, meld sets/runs and lay off on anyone's melds, discard. Empty your hand without a "
                "discard: double stake; with the final discard: single. A drop wins a single stake if "
                "lowest, else the dropper pays double to each player at or below him. Stock empty: the "
                "lowest count wins a single stake. 10 deals, net stakes.")
-    notation = "knock\ndraw stock\ndraw discard\nmeld 5H 6H 7H\nmeld 7C 7D 7S\nlayoff 8H 2\ndiscard 5H"
+    notation = "call\ndraw stock\ndraw discard\nmeld 5H 6H 7H\nmeld 7C 7D 7S\nlayoff 8H 2\ndiscard 5H"
     min_players = 2
     max_players = 6
     default_players = 3
@@ -439,6 +444,8 @@ class Tonk(Game):
     options_spec = (
         Option("deals", 10, "T8: deals in a match [engine default]", check=lambda v: v >= 1),
         Option("stake", 1, "The fixed stake per deal", check=lambda v: v >= 1),
+        Option("dropper_pays_lowest", False, "T3: a caught dropper also pays the lowest player(s) a "
+               "single stake (the seed's literal 'ontvangt een enkele inzet van iedereen')"),
         Option("tonk_min", 50, "T9: a dealt hand worth this or more is a tonk (seed 50; pagat 49)",
                choices=(49, 50)),
     )

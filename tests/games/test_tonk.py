@@ -34,22 +34,22 @@ def transfers(st: State) -> list[tuple[int, int, int]]:
 
 def test_t1_values_pictures_10_ace_1_pips_face() -> None:
     st = new([["KD", "QC", "JS", "AH", "5C"], ["2H", "3S", "4D", "6C", "AS"], ["TD", "9S", "8H", "7C", "KC"]])
-    play(st, "knock")
+    play(st, "call")
     assert events(st, "tonk.drop")[0]["counts"] == [36, 16, 44]
 
 
 def test_t2_drop_only_at_the_start_of_the_turn() -> None:
     st = new([["KD", "QC", "JS", "AH", "5C"], ["2H", "3S", "4D", "6C", "AS"]])
-    assert st.current_player == 1 and st.legal_actions() == ["knock", "draw stock", "draw discard"]
+    assert st.current_player == 1 and st.legal_actions() == ["call", "draw stock", "draw discard"]
     play(st, "draw stock")
-    assert "knock" not in st.legal_actions()
+    assert "call" not in st.legal_actions()
     with pytest.raises(IllegalAction):
-        st.apply("knock")
+        st.apply("call")
 
 
 def test_t3_caught_dropper_pays_double_lowest_gets_single_from_others() -> None:
     st = new([["TD", "KS"], ["5C", "TH"], ["QC", "2D"]])  # counts 20, 15, 12: seat 1 drops
-    play(st, "knock")
+    play(st, "call")
     drop = events(st, "tonk.drop")[0]
     assert drop["result"] == "caught" and drop["count"] == 15
     # seat 0 (20) is above the dropper and gets nothing from him; he pays the lowest (seat 2) 1
@@ -59,15 +59,22 @@ def test_t3_caught_dropper_pays_double_lowest_gets_single_from_others() -> None:
 
 def test_t3_dropper_pays_every_player_at_or_below_him() -> None:
     st = new([["TD", "2S"], ["5C", "TH"], ["QC", "2D"], ["KH", "QH"]])  # 12, 15, 12, 20
-    play(st, "knock")
+    play(st, "call")
     # seat 1 pays 2 to seats 0 and 2; the co-lowest 0 and 2 get 1 each from seat 3 only
     assert sorted(transfers(st)) == [(1, 0, 2), (1, 2, 2), (3, 0, 1), (3, 2, 1)]
     assert st.score_sheet() == [[3.0, -4.0, 3.0, -2.0]]
 
 
+def test_t3_option_dropper_also_pays_the_lowest_single() -> None:
+    st = new([["TD"], ["5C", "5D"], ["KC", "QD", "JS", "AH"]], dropper_pays_lowest=True)
+    play(st, "call")
+    assert sorted(transfers(st)) == [(1, 0, 1), (1, 0, 2), (2, 0, 1)]
+    assert st.score_sheet() == [[4.0, -3.0, -1.0]]
+
+
 def test_t3_lowest_dropper_wins_single_from_everyone() -> None:
     st = new([["TD", "KS"], ["AC", "2H"], ["QC", "2D"]])
-    play(st, "knock")
+    play(st, "call")
     assert events(st, "tonk.drop")[0]["result"] == "won"
     assert sorted(transfers(st)) == [(0, 1, 1), (2, 1, 1)]
 
@@ -134,7 +141,7 @@ def test_t9_tonk_at_50_and_option_49() -> None:
 
 def test_t10_count_includes_cards_that_would_meld() -> None:
     st = new([["7H", "7S", "7D", "AC"], ["KH", "QH", "JS"]])
-    play(st, "knock")  # seat 1 drops with 30 against seat 0's 22 (a set held, not laid)
+    play(st, "call")  # seat 1 drops with 30 against seat 0's 22 (a set held, not laid)
     assert events(st, "tonk.drop")[0]["counts"] == [22, 30]
 
 
@@ -165,7 +172,7 @@ def test_t12_multiple_tonks_redeal_and_count_as_a_deal() -> None:
 
 def test_t13_tied_dropper_is_caught() -> None:
     st = new([["TD"], ["5C", "5D"], ["KC", "QD", "JS", "AH"]])  # 10/10/31, seat 1 drops
-    play(st, "knock")
+    play(st, "call")
     assert events(st, "tonk.drop")[0]["result"] == "caught"
     assert sorted(transfers(st)) == [(1, 0, 2), (2, 0, 1)]
     assert st.score_sheet() == [[3.0, -2.0, -1.0]]

@@ -18,12 +18,12 @@ LEFT JOIN (SELECT match_id, deal, count(*) AS n FROM events
 WHERE m.game = 'tonk' AND coalesce(c.n, 0) <> 1;
 
 -- invariant: tonk_t2_drop_before_drawing
--- T2: a drop (knock) is the first action of the dropper's turn: the previous move was another seat's discard
+-- T2: a drop (call) is the first action of the dropper's turn: the previous move was another seat's discard
 -- (or the deal had just begun).
-SELECT k.match_id, 'deal ' || k.deal || ' ply ' || k.ply || ': seat ' || k.seat || ' knocked after '
+SELECT k.match_id, 'deal ' || k.deal || ' ply ' || k.ply || ': seat ' || k.seat || ' dropped after '
        || coalesce(p.action, '?') AS detail
 FROM moves k LEFT JOIN moves p ON p.match_id = k.match_id AND p.ply = k.ply - 1
-WHERE k.game = 'tonk' AND k.action = 'knock' AND p.deal = k.deal AND NOT starts_with(p.action, 'discard');
+WHERE k.game = 'tonk' AND k.action = 'call' AND p.deal = k.deal AND NOT starts_with(p.action, 'discard');
 
 -- invariant: tonk_t13_drop_won_only_strictly_lowest
 -- T3/T13: a drop is won exactly when the dropper's count is strictly below every other player's.
