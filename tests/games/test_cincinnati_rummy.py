@@ -1,0 +1,109 @@
+"""Cincinnati Rummy (RULES.md 2.28, seed 003 L715-742): decisions CR1-CR3 and the card's rule events."""
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engine import State, load_game
+from engine.cards import TOKENS
+
+LOSER = ["AC", "3D", "8H", "QC", "JD", "TD", "4S"]
+STOCK = ["6C", "7C", "3S", "4C"]
+
+
+def new(hands: list[list[str]], stock: list[str], upcard: str = "8C", dealer: int = 0, seed: int = 1,
+        **extra: Any) -> State:
+    opts = extra.pop("options", {})
+    deal = {"dealer": dealer, "hands": hands, "stock": stock, "upcard": upcard, **extra}
+    return load_game("cincinnati_rummy", **opts).new_match(seed=seed, players=len(hands), deal=deal)
+
+
+def play(st: State, *actions: str) -> State:
+    for a in actions:
+        st.apply(a)
+    return st
+
+
+def events(st: State, name: str) -> list[dict[str, Any]]:
+    return [e for e in st.events if e["event"] == name]
+
+
+def test_cr1_winner_scores_his_own_combinations() -> None:
+    st = new([LOSER, ["QH", "KH", "AH", "2S", "2D", "2C", "KS"]], ["JK", *STOCK])
+    play(st, "draw stock", "knock", "discard KS")
+    ev = events(st, "cincinnati_rummy.went_out_all_at_once")[0]
+    # QH KH AH (ace high) = 31, 2S 2D 2C = 6 (a 2 is 2, not wild), joker 15; the discard counts nothing
+    assert ev["seat"] == 1 and ev["points"] == 31 + 6 + 15 and ev["discard"] == "KS"
+    assert st.score_sheet()[0] == [0.0, 52.0]
+
+
+def test_cr1_twos_are_not_wild() -> None:
+    st = new([LOSER, ["QH", "KH", "2S", "9C", "9D", "9S"]], ["5D", *STOCK])
+    play(st, "draw stock")
+    assert "knock" not in st.legal_actions()
+
+
+def test_cr1_going_out_without_a_discard_counts_every_card() -> None:
+    st = new([LOSER, ["5H", "6H", "7H", "9C", "9D", "9S"]], ["4H", *STOCK])
+    play(st, "draw stock", "knock")
+    ev = events(st, "cincinnati_rummy.went_out_all_at_once")[0]
+    assert ev["discard"] is None and ev["points"] == 4 + 5 + 6 + 7 + 27
+
+
+def test_cr1_option_penalties_collects_the_others_cards() -> None:
+    st = new([["JK", "3D", "KC"], ["5H", "6H", "7H", "9C", "9D", "9S"]], ["4H", *STOCK],
+             options={"scoring": "penalties"})
+    play(st, "draw stock", "knock")
+    assert st.score_sheet()[0] == [0.0, 25.0 + 3 + 10]
+
+
+def test_cr1_only_all_at_once_and_not_with_the_card_taken() -> None:
+    st = new([LOSER, ["5H", "6H", "7H", "9C", "9D", "9S", "KS"]], ["4H", *STOCK])
+    play(st, "draw stock", "pass", "discard KS")
+    assert not events(st, "cincinnati_rummy.went_out_all_at_once") and st.current_player == 0
+    st = new([LOSER, ["5H", "6H", "7H", "9C", "9D", "9S"]], STOCK, upcard="KS")
+    play(st, "draw discard")
+    assert "knock" not in st.legal_actions() and "discard KS" not in st.legal_actions()
+
+
+def test_cr2_first_to_100() -> None:
+    st = new([LOSER, ["QH", "KH", "AH", "2S", "2D", "2C", "KS"]], ["JK", *STOCK], totals=[0, 60])
+    play(st, "draw stock", "knock", "discard KS")
+    assert st.is_over() and st.scores() == [0.0, 112.0] and st.ranking() == [2, 1]
+    st = new([LOSER, ["QH", "KH", "AH", "2S", "2D", "2C", "KS"]], ["JK", *STOCK], totals=[0, 40])
+    play(st, "draw stock", "knock", "discard KS")
+    assert not st.is_over() and st.deal_no == 2
+
+
+def test_cr3_packs_and_deal_as_wildcard_rummy() -> None:
+    game = load_game("cincinnati_rummy")
+    assert bin(game.new_match(seed=1, players=4).deck_mask).count("1") == 54
+    st7 = game.new_match(seed=1, players=7)
+    assert bin(st7.deck_mask).count("1") == 108 and st7.observation(0)["hand_sizes"] == [10] * 7
+    assert game.new_match(seed=1, players=6).observation(0)["hand_sizes"] == [6] * 6
+    st3 = load_game("cincinnati_rummy", three_player_cards=10).new_match(seed=1, players=3)
+    assert st3.observation(0)["hand_sizes"] == [10] * 3
+
+
+def test_stock_flipped_and_hidden_hands() -> None:
+    st = new([["KD", "QC", "5S"], ["AH", "9H", "KS"]], ["6C", "7C", "3S"], upcard="8C")
+    play(st, "draw stock", "discard KS", "draw stock", "discard KD", "draw stock")
+    ev = events(st, "cincinnati_rummy.stock_flipped")
+    assert ev and ev[0]["size"] == 2
+    assert [TOKENS[c] for c in reversed(st.stock)] == ["8C", "KS"]  # type: ignore[attr-defined]
+    assert st.observation(0)["stock_order_known"] and "AH" not in str(st.observation(0))
+    d = st.determinize(0, random.Random(3))
+    assert not d.invariant_violations()
+
+
+def test_deal_without_winner() -> None:
+    st = new([["KD", "QC", "5S"], ["AH", "9H", "KS"]], [], upcard="8C")
+    assert events(st, "cincinnati_rummy.deal_without_winner") and st.score_sheet() == [[0.0, 0.0]]
+
+
+def test_safety_nets_max_reforms_and_deal_cap() -> None:
+    st = new([["KD", "QC", "5S"], ["AH", "9H", "KS"]], ["6C", "7C"], upcard="8C",
+             options={"max_reforms": 0, "deal_cap": 1})
+    play(st, "draw stock", "discard KS", "draw stock", "discard KD")
+    assert not events(st, "cincinnati_rummy.stock_flipped")
+    assert events(st, "cincinnati_rummy.deal_without_winner") and st.is_over()
