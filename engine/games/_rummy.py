@@ -41,6 +41,7 @@ Injected deal (X6): ``{"dealer": d, "hands": [[...], ...], "stock": [... top fir
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from engine.cards import ACE, JOKER, MAX_PACKS, PACK, TOKENS, card
@@ -209,6 +210,16 @@ class RummyGame(Game):
 
     def deck(self) -> list[int]:
         raise NotImplementedError
+
+    def run_rules_each_ace(self) -> tuple[RunRule, ...]:
+        """The run rule once per allowed ace placement (low, then high)."""
+        rules = self.__dict__.get("_ace_rules")
+        if rules is None:
+            r = self.run_rule
+            rules = tuple(replace(r, ace_low=low, ace_high=not low) for low in (True, False)
+                          if (r.ace_low if low else r.ace_high)) or (r,)
+            self.__dict__["_ace_rules"] = rules
+        return rules
 
     def max_reforms(self) -> int | None:
         v = self.options.get("max_reforms", 3)
@@ -756,15 +767,21 @@ class RummyState(State):
         named = [BASE[c] if n is None else n for c, n in items]
         if len({x % 13 for x in named}) == 1 and len(items) > 1:
             try:
-                got = check_group(items, self.game.set_rule)
+                grp = check_group(items, self.game.set_rule)
             except ValueError:
                 return None
-            order = sorted(got, key=lambda it: (it[1] is not None, BASE[it[0]] if it[1] is None else it[1]))
+            order = sorted(grp, key=lambda it: (it[1] is not None, BASE[it[0]] if it[1] is None else it[1]))
             return Meld(order, "set", self.turn)
-        try:
-            got = check_run(items, self.game.run_rule)
-        except ValueError:
+        run: list[Item] | None = None
+        for rule in self.game.run_rules_each_ace():
+            try:
+                run = check_run(items, rule)  # each ace placement on its own (melds.py stops at the
+                break  # first consecutive one, even when two jokers then stand side by side)
+            except ValueError:
+                continue
+        if run is None:
             return None
+        got = run
         jp = set()
         first = BASE[got[0][0]] if got[0][1] is None else got[0][1]
         lo = 0 if first % 13 == ACE else first % 13 + 1  # an ace first in run order is low
@@ -1076,8 +1093,10 @@ class RummyState(State):
             m.items.append(item)
             m.items.sort(key=lambda it: (it[1] is not None, BASE[it[0]] if it[1] is None else it[1]))
         else:
-            s = (BASE[m.items[0][0]] if m.items[0][1] is None else m.items[0][1]) // 13
-            if m.lo > 0 and pos_base(m.lo - 1, s) == x:
+            # the end that takes it (an ace may fit both ends of a 2..K run: the low end first,
+            # unless only the high end takes it, e.g. a joker next to a joker under J7)
+            ends = [p for bx, j, p in self._accepts(m) if bx == x and j == (item[1] is not None)]
+            if m.lo - 1 in ends:
                 m.items.insert(0, item)
                 m.lo -= 1
             else:
