@@ -83,6 +83,9 @@ class Bot:
     shed_cap = 24
     """Plies per rollout at most in a shedding game; then each seat's hand total stands in for its
     deal score (lower is better), read from the world's ``hand_value`` observation key."""
+    rummy_cap = 24
+    """The same for a rummy: random play rarely ends a rummy deal (thousands of plies), so a rollout
+    stops here and the seats' hands (``hand_value``, else the number of cards) stand in."""
 
     def __init__(self, game: str, seat: int, seed: int, iterations: int | None = None,
                  time_limit: float | None = None) -> None:
@@ -90,14 +93,15 @@ class Bot:
         self.seat = seat
         self.rng = random.Random(seed)
         self.greedy = GreedyBot(game, seat, seed ^ 0x5A5A5A5A)
+        fam = family(game)
         if iterations is not None:
             self.iterations = iterations
-        elif family(game) == "shedding":
+        elif fam in ("shedding", "rummy"):
             self.iterations = self.shed_iterations
         self.time_limit = time_limit
         self.lower = LOWER_IS_BETTER.get(game)
-        fam = family(game)
-        self.kind = "trick" if fam.startswith("trick") else "shed" if fam == "shedding" else "other"
+        self.kind = ("trick" if fam.startswith("trick") else "shed" if fam == "shedding"
+                     else "rummy" if fam == "rummy" else "other")
         self.rules: TrickRules | None = trick_rules(game) if self.kind == "trick" else None
         self.teams = teams_of(game)
         self.face = SHEDDING_FACE.get(game, 10)
@@ -131,7 +135,7 @@ class Bot:
         root = Node(self.seat)
         nw = len(worlds)
         c = self.exploration
-        cap = self.shed_cap if self.kind == "shed" else self.rollout_cap
+        cap = {"shed": self.shed_cap, "rummy": self.rummy_cap}.get(self.kind, self.rollout_cap)
         stop = perf_counter() + self.time_limit if self.time_limit else None
         log = math.log
         sqrt = math.sqrt
@@ -185,7 +189,7 @@ class Bot:
                 w.apply(a)
                 _track(a, p, trick, trump, n)
                 plies += 1
-            if plies >= cap and self.kind == "shed" and not w.is_over() and w.deal_no == deal0:
+            if plies >= cap and self.kind in ("shed", "rummy") and not w.is_over() and w.deal_no == deal0:
                 u = self.hand_utility(w)
             else:
                 u = self.utility(w, base)
@@ -326,11 +330,12 @@ class Bot:
         return out
 
     def hand_utility(self, w: Any) -> list[float]:
-        """A shedding deal cut short: lower hand totals are better."""
+        """A shedding or rummy deal cut short: lower hand totals (or fewer cards) are better."""
         vals = []
         for s in range(w.players):
-            v = w.observation(s).get("hand_value")
-            vals.append(-float(v) if isinstance(v, (int, float)) else 0.0)
+            o = w.observation(s)
+            v = o.get("hand_value")
+            vals.append(-float(v) if isinstance(v, (int, float)) else -float(len(o.get("hand") or ())))
         return self.spread(vals)
 
     def utility(self, w: Any, base: list[float]) -> list[float]:
