@@ -221,7 +221,9 @@ class State:
         new = object.__new__(type(self))
         d = self.__dict__.copy()
         for k, v in d.items():
-            if isinstance(v, (list, dict, set)):
+            if k in _APPEND_ONLY:   # logs of immutable entries: a flat copy is enough (and O(n) fast)
+                d[k] = v.copy()
+            elif isinstance(v, (list, dict, set)):
                 d[k] = _copy_data(v)
             elif isinstance(v, random.Random):
                 r = random.Random()
@@ -339,6 +341,11 @@ class State:
     def _why_illegal(self, verb: str, args: tuple[str, ...]) -> str:
         """Hook: a short reason why a well-formed action is illegal now."""
         return ""
+
+
+_APPEND_ONLY = frozenset(("history", "events"))
+"""State fields that only ever grow by appending entries nobody mutates afterwards (action strings,
+emitted event dicts): a clone shares the entries."""
 
 
 def _copy_data(v: Any) -> Any:
