@@ -117,8 +117,17 @@ def choose_games(declared: list[str] | None, wanted: Sequence[str] | None
 
 def smoke_match(src: BotSource, game_id: str, seed: int = 1, deals: int | None = 1,
                 limits: Limits | None = None, seat: int = 0) -> GameCheck:
-    """One match of ``game_id``: the bot at ``seat``, random bots elsewhere."""
-    limits = limits or VALIDATE_LIMITS
+    """One match of ``game_id``: the bot at ``seat``, random bots elsewhere.  When the first
+    ``deals`` end before the bot's first turn (a Tonk deal can end on the first action), the whole
+    match is played instead, so that the bot is tried."""
+    check = _smoke_match(src, game_id, seed, deals, limits or VALIDATE_LIMITS, seat)
+    if check.ok and check.moves == 0 and deals is not None:
+        check = _smoke_match(src, game_id, seed, None, limits or VALIDATE_LIMITS, seat)
+    return check
+
+
+def _smoke_match(src: BotSource, game_id: str, seed: int, deals: int | None, limits: Limits,
+                 seat: int) -> GameCheck:
     game = load_game(game_id)
     n = game_class(game_id).default_players
     box = start_players([(src, False, 0)], game_id, [seat_seed(seed, seat)], limits, [seat])[0]
