@@ -5,7 +5,7 @@
 * :func:`beats` / :func:`trick_winner`: a trump beats every non-trump; otherwise only cards of the
   led suit can win, the strongest by the order.
 * :class:`PlayRule` + :func:`legal_plays`: follow suit, and the manille family's duties (overtake
-  an opponent, trump when void, never a losing trump, partner exemption) as parameters;
+  an opponent, trump when void, no losing trump, partner exemption, must trump) as parameters;
   :func:`legal_mask` is the same rule for a trick given as its led suit and winning card;
   :func:`absent_after_play`: what a play shows everyone about the player's hand (for determinize).
 * :class:`Points` + :func:`trick_points`: card points, trump-dependent where needed.
@@ -156,7 +156,9 @@ class PlayRule:
     """What a player must play to a trick beyond following suit.
 
     The manille family (RULES.md, "Common rule for the manille family") is
-    ``PlayRule(overtake=True, trump_duty=True, no_losing_trump=True)``; Hearts is ``PlayRule()``.
+    ``PlayRule(overtake=True, trump_duty=True)`` in the seed-003 games (a void player with no
+    winning trump may play any card, a losing trump included) and adds ``no_losing_trump`` in
+    ``manillen``; Hearts is ``PlayRule()``.
     """
 
     overtake: bool = False
@@ -164,14 +166,18 @@ class PlayRule:
     trump_duty: bool = False
     """Void while an opponent wins: play a trump that beats every trump in the trick, if you can."""
     no_losing_trump: bool = False
-    """Void while an opponent wins and no trump of yours wins: no trump, unless you hold only trumps."""
+    """Void while an opponent wins and no trump of yours wins: no trump, unless you hold only trumps
+    (``manillen``, seed 002 "mag niet onderkopen"; option ``no_losing_trump`` of the seed-003 games,
+    whose L27/L50/L98 "dan mag je bijgooien wat je wilt" allows any card)."""
     partner_exempt: bool = True
     """The duties lapse while your partner wins the trick (off: the partner counts as an opponent)."""
     partner_no_undertrump: bool = False
     """Void while your partner wins with a trump: no lower trump unless only trumps (manillen)."""
-    partner_trump_duty: bool = False
-    """Void while your partner wins: play a trump (any trump) if you hold one (Butifarra option B5,
-    ``must_trump_when_partner_wins``; the official Botifarra rule as in andreuts/botifarra)."""
+    must_trump: bool = False
+    """Void and holding a trump, whoever wins: play a trump, one that beats the trick's highest
+    trump if you have one, else any trump (Butifarra option B5 ``must_trump``; the official
+    Botifarra rule as in andreuts/botifarra).  It overrides ``no_losing_trump`` and the partner
+    exemption when void."""
 
 
 FOLLOW_SUIT = PlayRule()
@@ -220,7 +226,7 @@ def mask_function(order: Order, rule: PlayRule, trump_suit: int | None) -> MaskF
     no_losing_trump = rule.no_losing_trump
     partner_exempt = rule.partner_exempt
     partner_no_undertrump = rule.partner_no_undertrump
-    partner_trump_duty = rule.partner_trump_duty
+    must_trump = rule.must_trump
     plain_above, trump_above = order.above
     suit_masks = SUIT_MASKS
     trump_mask = SUIT_MASKS[trump_suit] if trump_suit is not None else 0
@@ -240,14 +246,14 @@ def mask_function(order: Order, rule: PlayRule, trump_suit: int | None) -> MaskF
         if not trumps:
             return hand
         beat = trumps & trump_above[w] if w // 13 == trump_suit else trumps
+        if must_trump:
+            return beat or trumps
         if duty and trump_duty:
             if beat:
                 return beat
             if no_losing_trump and trumps != hand:
                 return hand & ~trumps
             return hand
-        if not duty and partner_trump_duty:
-            return trumps
         if not duty and partner_no_undertrump and w // 13 == trump_suit and trumps != hand:
             return (hand & ~trumps) | beat
         return hand
@@ -267,8 +273,10 @@ def absent_after_play(trick: Sequence[int], winner: int, c: int, trump_suit: int
     Everyone at the table can draw it from :func:`legal_plays`: a player who does not follow is void
     in the led suit; one who follows below an opponent's card holds nothing of that suit above it;
     one who discards while bound to trump holds no winning trump; one who plays a losing trump where
-    that is barred holds only trumps.  Hands only shrink during play, so the cards stay absent for
-    the rest of the deal.  The mask may name cards outside the game's deck; intersect as needed.
+    that is barred holds only trumps; one who must trump (``must_trump``) and does not holds no
+    trump, and one who then plays a losing trump holds no winning one.  Hands only shrink during
+    play, so the cards stay absent for the rest of the deal.  The mask may name cards outside the
+    game's deck; intersect as needed.
 
     >>> o = rank_order("TAKQJ987")
     >>> rule = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True)
@@ -292,6 +300,10 @@ def absent_after_play(trick: Sequence[int], winner: int, c: int, trump_suit: int
     trumps = SUIT_MASKS[trump_suit]
     others = _ALL_SUITS & ~trumps
     beat = _stronger_in_suit(w, trump_suit, order) if w // 13 == trump_suit else trumps
+    if rule.must_trump:
+        if cs != trump_suit:
+            return out | trumps
+        return out if beat >> c & 1 else out | beat
     if duty:
         if not rule.trump_duty:
             return out
@@ -300,8 +312,6 @@ def absent_after_play(trick: Sequence[int], winner: int, c: int, trump_suit: int
         if beat >> c & 1:
             return out
         return out | beat | (others if rule.no_losing_trump else 0)
-    if rule.partner_trump_duty:
-        return out | (trumps if cs != trump_suit else 0)
     if (rule.partner_no_undertrump and cs == trump_suit and w // 13 == trump_suit
             and not beat >> c & 1):
         return out | others

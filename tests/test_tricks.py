@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from engine.cards import SPADES, card, mask_of
+from engine.games._manille import MANILLE_RULE, family_rule
 from engine.tricks import (
     FOLLOW_SUIT,
     PlayRule,
@@ -19,10 +20,13 @@ from engine.tricks import (
 
 MANILLE = rank_order("TAKQJ987")
 BUTIFARRA = rank_order("9AKQJ8765432")
-FAMILY = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True)
+FAMILY = PlayRule(overtake=True, trump_duty=True)
+FAMILY_NLT = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True)
 MANILLEN = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True, partner_no_undertrump=True)
-SOLO = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True, partner_exempt=False)
-B5 = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True, partner_trump_duty=True)
+SOLO = PlayRule(overtake=True, trump_duty=True, partner_exempt=False)
+SOLO_NLT = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True, partner_exempt=False)
+B5 = PlayRule(overtake=True, trump_duty=True, must_trump=True)
+SUIT_C = [r + "C" for r in "23456789TJQKA"]
 DECK32 = [c for c in range(52) if c % 13 >= 5]
 
 
@@ -37,7 +41,7 @@ def toks(mask: int) -> set[str]:
 
 def family_reference(hand: int, trick: list[int], trump: int | None, order, partner_winning: bool,
                      exempt: bool = True, undertrump_ban: bool = False,
-                     trump_when_partner: bool = False) -> int:
+                     no_losing_trump: bool = False, must_trump: bool = False) -> int:
     """The RULES.md pseudo-code, written out card by card (slow and literal)."""
     if not trick:
         return hand
@@ -57,16 +61,15 @@ def family_reference(hand: int, trick: list[int], trump: int | None, order, part
                 return mask_of(higher)
         return mask_of(led_cards)
     trumps = [c for c in cards if trump is not None and c // 13 == trump]
+    winning = [c for c in trumps if wins(c)]
+    if must_trump and trumps:  # B5 option: a trump whoever wins, a winning one if held
+        return mask_of(winning or trumps)
     if opp:
-        if trumps:
-            winning = [c for c in trumps if wins(c)]
-            if winning:
-                return mask_of(winning)
-            if len(trumps) < len(cards):
-                return mask_of([c for c in cards if c not in trumps])
+        if winning:
+            return mask_of(winning)
+        if no_losing_trump and trumps and len(trumps) < len(cards):
+            return mask_of([c for c in cards if c not in trumps])
         return hand
-    if trump_when_partner and trumps:
-        return mask_of(trumps)
     if undertrump_ban and trumps and w // 13 == trump and len(trumps) < len(cards):
         return mask_of([c for c in cards if c not in trumps or wins(c)])
     return hand
@@ -87,12 +90,18 @@ def test_family_rule_matches_the_rules_md_pseudo_code_on_random_situations() -> 
         w = trick_winner(trick, trump, MANILLE) if trick else 0
         got = legal_plays(hand, trick, w, trump, MANILLE, FAMILY, pw)
         assert got == family_reference(hand, trick, trump, MANILLE, pw), (toks(hand), trick, trump, pw)
+        got = legal_plays(hand, trick, w, trump, MANILLE, FAMILY_NLT, pw)
+        assert got == family_reference(hand, trick, trump, MANILLE, pw, no_losing_trump=True)
         got = legal_plays(hand, trick, w, trump, MANILLE, MANILLEN, pw)
-        assert got == family_reference(hand, trick, trump, MANILLE, pw, undertrump_ban=True)
+        assert got == family_reference(hand, trick, trump, MANILLE, pw, undertrump_ban=True,
+                                       no_losing_trump=True)
         got = legal_plays(hand, trick, w, trump, MANILLE, SOLO, pw)
         assert got == family_reference(hand, trick, trump, MANILLE, pw, exempt=False)
+        got = legal_plays(hand, trick, w, trump, MANILLE, SOLO_NLT, pw)
+        assert got == family_reference(hand, trick, trump, MANILLE, pw, exempt=False,
+                                       no_losing_trump=True)
         got = legal_plays(hand, trick, w, trump, MANILLE, B5, pw)
-        assert got == family_reference(hand, trick, trump, MANILLE, pw, trump_when_partner=True)
+        assert got == family_reference(hand, trick, trump, MANILLE, pw, must_trump=True)
         if trick:
             assert legal_mask(hand, trick[0] // 13, trick[w], trump, MANILLE, FAMILY, pw) == \
                 legal_plays(hand, trick, w, trump, MANILLE, FAMILY, pw)
@@ -120,13 +129,28 @@ def test_partner_winning_need_not_overtake_but_must_follow() -> None:
     assert toks(got) == {"9C", "AC"}
 
 
-def test_void_opponent_winning_must_trump_to_win_else_no_losing_trump() -> None:
+def test_void_opponent_winning_must_trump_to_win() -> None:
     trick = [card("KC"), card("9S")]  # clubs led, trumped with the nine of spades
     assert toks(legal_plays(m("8S", "AS", "7H"), trick, 1, SPADES, MANILLE, FAMILY)) == {"AS"}
-    # no trump that wins: anything but a (losing) trump
-    assert toks(legal_plays(m("8S", "7H", "QD"), trick, 1, SPADES, MANILLE, FAMILY)) == {"7H", "QD"}
-    # only trumps: any of them
-    assert toks(legal_plays(m("8S", "7S"), trick, 1, SPADES, MANILLE, FAMILY)) == {"8S", "7S"}
+    assert toks(legal_plays(m("8S", "AS", "7H"), trick, 1, SPADES, MANILLE, FAMILY_NLT)) == {"AS"}
+
+
+def test_family_void_no_winning_trump_any_card_a_losing_trump_included() -> None:
+    """RULES.md clarification "Manille family, void with an opponent winning and no trump that
+    wins" (revised turn 2; seed 003 L27/L50/L98 "dan mag je bijgooien wat je wilt")."""
+    trick = [card("KC"), card("9S")]
+    hand = m("8S", "7H", "QD")
+    assert legal_plays(hand, trick, 1, SPADES, MANILLE, MANILLE_RULE) == hand
+    assert legal_plays(hand, trick, 1, SPADES, MANILLE, family_rule({})) == hand
+    solo = family_rule({}, partner_exempt=False)
+    assert legal_plays(hand, trick, 1, SPADES, MANILLE, solo, partner_winning=True) == hand
+    # option no_losing_trump (the earlier reading): anything but a losing trump ...
+    nlt = family_rule({"no_losing_trump": True})
+    assert toks(legal_plays(hand, trick, 1, SPADES, MANILLE, nlt)) == {"7H", "QD"}
+    # ... unless only trumps are held
+    assert toks(legal_plays(m("8S", "7S"), trick, 1, SPADES, MANILLE, nlt)) == {"8S", "7S"}
+    # manillen keeps the ban ("mag niet onderkopen")
+    assert toks(legal_plays(hand, trick, 1, SPADES, MANILLE, MANILLEN)) == {"7H", "QD"}
 
 
 def test_void_partner_winning_free_discard_unless_manillen_undertrump() -> None:
@@ -137,15 +161,28 @@ def test_void_partner_winning_free_discard_unless_manillen_undertrump() -> None:
     assert toks(legal_plays(hand, trick, 1, SPADES, MANILLE, MANILLEN, True)) == {"AS", "7H"}
 
 
-def test_b5_option_must_trump_when_partner_wins() -> None:
+def test_b5_must_trump_whoever_wins_a_winning_trump_else_any_trump() -> None:
     trick = [card("KC"), card("AC")]
     hand = m("8S", "AS", "7H")
     assert legal_plays(hand, trick, 1, SPADES, MANILLE, FAMILY, True) == hand
+    assert B5 == family_rule({"must_trump": True})
+    # partner winning with a plain card: any trump (all of them win)
     assert toks(legal_plays(hand, trick, 1, SPADES, MANILLE, B5, True)) == {"8S", "AS"}
-    # with an opponent winning B5 changes nothing: a winning trump is due anyway
     assert toks(legal_plays(hand, trick, 1, SPADES, MANILLE, B5, False)) == {"8S", "AS"}
+    # the trick trumped with 9S: a trump that beats it, whoever won it
+    trumped = [card("KC"), card("9S")]
+    assert toks(legal_plays(hand, trumped, 1, SPADES, MANILLE, B5, True)) == {"AS"}
+    assert toks(legal_plays(hand, trumped, 1, SPADES, MANILLE, B5, False)) == {"AS"}
+    # no trump that beats it: any trump, a losing one, still a trump
+    low = m("8S", "7S", "7H", "QD")
+    assert toks(legal_plays(low, trumped, 1, SPADES, MANILLE, B5, False)) == {"8S", "7S"}
+    assert toks(legal_plays(low, trumped, 1, SPADES, MANILLE, B5, True)) == {"8S", "7S"}
     # no trump in hand: free
     assert legal_plays(m("7H", "QD"), trick, 1, SPADES, MANILLE, B5, True) == m("7H", "QD")
+    # what the table learns: a discard shows no trump at all, a losing trump no winning one
+    assert toks(absent_after_play(trick, 1, card("7H"), SPADES, MANILLE, B5, True)) >= {"7S", "TS"}
+    shown = absent_after_play(trumped, 1, card("7S"), SPADES, MANILLE, B5, True)
+    assert toks(shown) >= {"TS", "AS", "KS"} and not shown & m("8S", "7H")
 
 
 def test_follow_suit_rule_of_hearts_is_unchanged() -> None:
@@ -174,7 +211,7 @@ def test_absent_after_play_is_sound() -> None:
         if not trick:
             continue
         w = trick_winner(trick, trump, MANILLE)
-        for rule in (FAMILY, MANILLEN, SOLO, B5):
+        for rule in (FAMILY, FAMILY_NLT, MANILLEN, SOLO, SOLO_NLT, B5):
             legal = legal_plays(hand, trick, w, trump, MANILLE, rule, pw)
             for c in range(52):
                 if legal >> c & 1:
@@ -193,5 +230,6 @@ def test_absent_after_play_shows_voids_and_missing_winners() -> None:
     assert absent_after_play(trick, 0, card("9C"), SPADES, MANILLE, FAMILY, True) == 0
     # a losing trump where that is barred: only trumps were held
     trick = [card("KC"), card("AS")]
-    absent = absent_after_play(trick, 1, card("7S"), SPADES, MANILLE, FAMILY)
+    assert absent_after_play(trick, 1, card("7S"), SPADES, MANILLE, FAMILY) == m(*SUIT_C, "TS")
+    absent = absent_after_play(trick, 1, card("7S"), SPADES, MANILLE, FAMILY_NLT)
     assert toks(absent) >= {"7H", "AD", "TS"} and not absent & m("9S", "8S", "KS")

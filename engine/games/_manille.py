@@ -4,16 +4,18 @@ Not a game: the five games (``manillen``, ``butifarra``, ``manille_parlee``, ``m
 ``manille_2_7``) build on :class:`ManilleState`, which owns the trick play:
 
 * the legal-move rule is :func:`engine.tricks.legal_plays` with the game's
-  :class:`~engine.tricks.PlayRule` (partner exemption on or off, manillen's undertrump ban while the
-  partner wins, Butifarra's ``must_trump_when_partner_wins``);
+  :class:`~engine.tricks.PlayRule` (partner exemption on or off; manillen's ban on a losing trump,
+  option ``no_losing_trump`` in the seed-003 games; manillen's undertrump ban while the partner
+  wins; Butifarra's B5 option ``must_trump``), built by :func:`family_rule`, and
+  :meth:`ManilleState._why_not_card` explains a refused card from the same rule;
 * trick winner (:func:`engine.tricks.beats`), card points (:class:`~engine.tricks.Points`) and the
   trick point of the seed-003 games;
 * the family's rule events, emitted when the rule is decisive: ``overtake_forced`` (following suit,
   the legal cards were narrowed to those that beat an opponent's card), ``overtrump_forced`` (void,
   narrowed to the trumps that win), ``undertrump_blocked`` (void, an opponent wins, no winning trump:
-  the losing trumps were barred), ``partner_exemption_used`` (the card played would have been
-  illegal had an opponent been winning), ``trick_point_awarded`` (once per deal, with each seat's
-  trick count, in the games that count tricks);
+  the losing trumps were barred; only where a rule bars them), ``partner_exemption_used`` (the
+  card played would have been illegal had an opponent been winning), ``trick_point_awarded``
+  (once per deal, with each seat's trick count, in the games that count tricks);
 * zones, hidden cards, per-deal point invariants and ``determinize`` (hidden cards redealt
   consistently with hand sizes, publicly known cards and what the plays have shown:
   :func:`engine.tricks.absent_after_play`).
@@ -52,8 +54,18 @@ BUTIFARRA_ORDER = rank_order("9AKQJ8765432")
 """9 (manilla) > A > K > Q > J > 8 > ... > 2 (no tens)."""
 BUTIFARRA_POINTS = points_table({"9": 5, "A": 4, "K": 3, "Q": 2, "J": 1})
 
-MANILLE_RULE = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True)
-"""The family rule with partner exemption (seed 003 L25-27)."""
+MANILLE_RULE = PlayRule(overtake=True, trump_duty=True)
+"""The family rule with partner exemption (seed 003 L25-27): void while an opponent wins and no
+trump of yours wins, any card, a losing trump included ("dan mag je bijgooien wat je wilt")."""
+
+
+def family_rule(options: dict[str, Any], partner_exempt: bool = True) -> PlayRule:
+    """The seed-003 games' rule from their options: ``no_losing_trump`` (RULES.md clarification
+    "Manille family, void with an opponent winning and no trump that wins": the earlier reading,
+    default off) and, in Butifarra, ``must_trump`` (B5)."""
+    return PlayRule(overtake=True, trump_duty=True, partner_exempt=partner_exempt,
+                    no_losing_trump=bool(options.get("no_losing_trump", False)),
+                    must_trump=bool(options.get("must_trump", False)))
 
 PLAY_CARD: dict[str, int] = {a: c for c, a in enumerate(PLAY)}
 TRUMP: tuple[str, ...] = tuple("trump " + s for s in SUITS)
@@ -448,11 +460,12 @@ class ManilleState(State):
                 if legal != follow:
                     self._emit("overtake_forced", seat=seat, card=TOKENS[c])
             elif trump is not None and hand & SUIT_MASK[trump]:
-                if not pw:
-                    if legal & SUIT_MASK[trump]:
-                        self._emit("overtrump_forced", seat=seat, card=TOKENS[c])
-                    else:
-                        self._emit("undertrump_blocked", seat=seat, card=TOKENS[c])
+                tm = SUIT_MASK[trump]
+                beat = hand & tm & (self.ORDER.above[1][w] if w // 13 == trump else tm)
+                if legal == beat:
+                    self._emit("overtrump_forced", seat=seat, card=TOKENS[c])
+                elif not pw and not legal & tm:
+                    self._emit("undertrump_blocked", seat=seat, card=TOKENS[c])
                 if (self._under_ev and w // 13 == trump
                         and hand & SUIT_MASK[trump] & ~legal):
                     self._emit(self._under_ev, seat=seat, card=TOKENS[c])
@@ -503,6 +516,36 @@ class ManilleState(State):
                 self._emit("trick_point_awarded", tricks=list(self.ntricks))
             self.deal_totals.append(sum(self.pts))
             self._deal_over()
+
+    def _why_not_card(self, tok: str) -> str:
+        """Why the seat to act may not play ``tok`` now (the play phase, a trick begun): the
+        family rule's duty that refuses it, read from the same :class:`PlayRule`."""
+        c = card(tok)
+        seat = self.turn
+        hand = self.hands[seat]
+        if not hand >> c & 1:
+            return f"seat {seat} does not hold {tok}"
+        led = self.led
+        if hand & SUIT_MASK[led]:
+            if c // 13 != led:
+                return f"follow suit: {SUITS[led]} was led"
+            return ("an opponent is winning: beat his card if you can (follow suit higher)"
+                    if self.PARTNERS else "beat the winning card if you can (follow suit higher)")
+        rule, trump = self.rule, self.trump
+        assert trump is not None  # void with no trump suit: every card is legal
+        tm = SUIT_MASK[trump]
+        w = self.wcard
+        beat = hand & tm & (self.ORDER.above[1][w] if w // 13 == trump else tm)
+        if rule.must_trump:
+            return ("B5 (must_trump): void in the led suit and holding a trump, you must play a "
+                    "trump" + (" that beats the trick's highest trump" if beat else ""))
+        if self.partner[seat] == self.wseat and rule.partner_exempt:
+            return "no trump lower than your partner's winning trump unless you hold only trumps"
+        who = "an opponent is winning: " if self.PARTNERS else ""
+        if beat:
+            return f"{who}void in the led suit, you must play a trump that wins the trick"
+        return (f"{who}void in the led suit with no trump that wins: no losing trump unless you "
+                "hold only trumps (option no_losing_trump)")
 
     def _exemption_event(self, seat: int, c: int, hand: int, w: int) -> None:
         """``partner_exemption_used``: ``c`` would have been illegal had an opponent been winning."""

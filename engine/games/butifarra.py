@@ -14,10 +14,13 @@ manille family". Decisions followed: B1-B7 (and X1-X6).
   With ``sant_vicenc`` the opponents, in play order from the redoubler, may then ``double`` once
   more (Sant Vicenç, x8) or ``pass``.
 * Voorhand (left of the dealer) leads; the family rule applies (follow suit; beat an opponent's
-  card if you can; void while an opponent wins, a winning trump if you have one, never a losing
-  trump unless you hold only trumps; no duty while your partner wins).  B5: the seed does not make
-  a void player trump while his partner wins; option ``must_trump_when_partner_wins`` (the
-  official rule, as in andreuts/botifarra) makes him play a trump then too.
+  card if you can; void while an opponent wins, a winning trump if you have one, else any card, a
+  losing trump included, seed L27 "dan mag je bijgooien wat je wilt"; no duty while your partner
+  wins).  Option ``no_losing_trump`` (default off) bars that losing trump unless you hold only
+  trumps (the family's earlier reading).  B5: the seed does not make a void player trump while
+  his partner wins; option ``must_trump`` (the official rule, as in andreuts/botifarra) makes a
+  void player who holds a trump play one, whoever wins: one that beats the trick's highest trump
+  if he has one, else any trump.
 * Scoring (B1): the side with 37 or more scores its points above 36, times 2 for Butifarra (no
   trump), then times 2 for Dubbel, 4 for Herdubbel (8 for Sant Vicenç); the other side scores
   nothing; 36-36 scores nothing.  B2: the first side to reach ``target`` (101) wins.  The seed's
@@ -36,19 +39,17 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import SUITS, card, deck_48_no_tens, mask_of
+from engine.cards import deck_48_no_tens, mask_of
 from engine.core import JSON, Game, Option, rank_by, register
 from engine.games._manille import (
     BUTIFARRA_ORDER,
     BUTIFARRA_POINTS,
-    MANILLE_RULE,
     PLAY_CARD,
-    SUIT_MASK,
     TRUMP,
     TRUMP_SUIT,
     ManilleState,
+    family_rule,
 )
-from engine.tricks import PlayRule
 
 DECK = mask_of(deck_48_no_tens())
 HALF = 36
@@ -75,12 +76,7 @@ class ButifarraState(ManilleState):
     """Seats still to be asked in the current doubling round, in order."""
 
     def _setup(self, deal: dict[str, Any] | None) -> None:
-        opts = self.game.options
-        rule = MANILLE_RULE
-        if opts["must_trump_when_partner_wins"]:
-            rule = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True,
-                            partner_trump_duty=True)  # B5 option: the official rule
-        self._init_family(rule, DECK)
+        self._init_family(family_rule(self.game.options), DECK)  # B5 must_trump, no_losing_trump
         self.team_score = [0] * 4
         self.declarer = 0
         self.level = 0
@@ -178,15 +174,7 @@ class ButifarraState(ManilleState):
         if verb == "redouble" and ph in ("double", "sant_vicenc"):
             return "B3: only the dealer's side may redouble, after a double"
         if verb == "play" and ph == "play" and args:
-            c = card(args[0])
-            if not self.hands[self.turn] >> c & 1:
-                return f"seat {self.turn} does not hold {args[0]}"
-            if self.hands[self.turn] & SUIT_MASK[self.led] and c // 13 != self.led:
-                return f"follow suit: {SUITS[self.led]} was led"
-            if self.partner[self.turn] == self.wseat:
-                return "B5: void while your partner wins, you must play a trump"
-            return ("an opponent is winning: beat his card if you can (follow suit higher, or when "
-                    "void a winning trump); never a losing trump unless you hold only trumps")
+            return self._why_not_card(args[0])
         return ""
 
     # ------------------------------------------------------------------ deal end
@@ -249,8 +237,8 @@ class Butifarra(Game):
         must then choose.  The opponents may double; the dealer's side may
         redouble. Voorhand leads.  Follow suit; beat an opponent's winning
         card if you can; void while an opponent wins, a winning trump if you
-        can; never a losing trump unless only trumps; no duty while your
-        partner wins (option: must trump then too). The side with 37+ scores
+        can, else any card; no duty while your partner wins (option
+        must_trump: void, trump whoever wins). The side with 37+ scores
         its points above 36, x2 for Butifarra, x2 doubled / x4 redoubled.
         First side to 101 wins.
     """
@@ -284,8 +272,12 @@ class Butifarra(Game):
                check=lambda v: v > 0),
         Option("score_over_36", True, "B1: the winning side scores its points above 36; False is "
                "the seed's literal 'scores what they win' (all its points)"),
-        Option("must_trump_when_partner_wins", False, "B5: void while your partner wins, you "
-               "must still play a trump (official rule; andreuts/botifarra)"),
+        Option("must_trump", False, "B5: void and holding a trump, you must play one whoever "
+               "wins, a trump that beats the trick's highest trump if you can (official rule; "
+               "andreuts/botifarra)"),
+        Option("no_losing_trump", False, "void while an opponent wins and no trump of yours wins: "
+               "no losing trump unless you hold only trumps (the family's earlier reading; seed "
+               "L27 allows any card)"),
         Option("sant_vicenc", False, "B3: after a redouble the opponents may double again (x8)"),
     )
     state_class = ButifarraState

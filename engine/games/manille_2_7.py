@@ -14,8 +14,9 @@ the "Common rule for the manille family". Decisions followed: Q1-Q6 (and X1-X6).
   card goes face down under the stock and he takes the top stock card.  ``trump C|D|H|S`` names
   trump and ends the exchange (with no stock, it is his only choice).
 * Play (Q5): voorhand leads, even when he is not the declarer.  The family rule without partners
-  (seed L98): follow suit; beat the winning card if you can; void, a winning trump if you can;
-  never a losing trump unless you hold only trumps.
+  (seed L98): follow suit; beat the winning card if you can; void, a winning trump if you can,
+  else any card ("dan mag je bijgooien wat je wilt"; option ``no_losing_trump``, default off, bars
+  a losing trump unless you hold only trumps).
 * Contract (Q1): the declarer needs ``21`` (2-4 players) or ``15`` (5-7 players) points, cards and
   tricks together.  Q6: two players hold 16 cards each, cannot exchange and still need 21.
 * Stakes (Q4): made, the declarer scores ``stake_no_exchange`` (2) without an exchange or
@@ -37,21 +38,18 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import SUITS, TOKENS, card, deck_32, mask_of
+from engine.cards import TOKENS, card, deck_32, mask_of
 from engine.core import JSON, Game, Option, rank_by, register
 from engine.games._manille import (
     PLAY_CARD,
-    SUIT_MASK,
     TRUMP,
     TRUMP_SUIT,
     ManilleState,
+    family_rule,
     mask_of_tokens,
     points_of,
 )
-from engine.tricks import PlayRule
 
-RULE = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True, partner_exempt=False)
-"""Seed L98: the family rule, nobody's partner."""
 DECK = mask_of(deck_32())
 DISCARD: tuple[str, ...] = tuple("discard " + TOKENS[c] for c in range(52))
 DISCARD_CARD: dict[str, int] = {a: c for c, a in enumerate(DISCARD)}
@@ -79,7 +77,7 @@ class Manille27State(ManilleState):
     """Points of the cards left in the stock, for each deal played out."""
 
     def _setup(self, deal: dict[str, Any] | None) -> None:
-        self._init_family(RULE, DECK)
+        self._init_family(family_rule(self.game.options, partner_exempt=False), DECK)  # L98
         self.game_points = [0] * self.players
         self.stock_left = []
         self.deal_no = 1
@@ -189,13 +187,7 @@ class Manille27State(ManilleState):
         if verb == "pass" and ph != "bid":
             return "'pass' is a bid; the bidding is over"
         if verb == "play" and args and ph == "play":
-            c = card(args[0])
-            if not self.hands[self.turn] >> c & 1:
-                return f"seat {self.turn} does not hold {args[0]}"
-            if self.hands[self.turn] & SUIT_MASK[self.led] and c // 13 != self.led:
-                return f"follow suit: {SUITS[self.led]} was led"
-            return ("beat the winning card if you can (follow suit higher, or when void a winning "
-                    "trump); never a losing trump unless you hold only trumps")
+            return self._why_not_card(args[0])
         return ""
 
     # ------------------------------------------------------------------ deal end
@@ -272,8 +264,8 @@ class Manille27(Game):
         stock.  From voorhand, each says play or pass; the first to play is
         declarer: he may exchange cards with the stock (one at a time, up to
         the stock size), then names trump.  Voorhand leads.  Follow suit;
-        beat the winning card if you can; void, a winning trump if you can;
-        never a losing trump unless only trumps. The declarer needs 21
+        beat the winning card if you can; void, a winning trump if you can,
+        else any card. The declarer needs 21
         points (2-4 players) or 15 (5-7): made +2 (+1 after an exchange),
         failed -2.  All pass: the next dealer deals.  First to 10 game
         points wins.
@@ -311,6 +303,9 @@ class Manille27(Game):
                check=lambda v: v >= 0),
         Option("stake_failed", 2, "Q4: game points lost for a failed contract",
                check=lambda v: v >= 0),
+        Option("no_losing_trump", False, "void while an opponent wins and no trump of yours wins: "
+               "no losing trump unless you hold only trumps (the family's earlier reading; seed "
+               "L98 allows any card)"),
         Option("deal_limit", 100, "engine default (not in the seed): the match also ends after "
                "this many deals, highest game points first; None for no limit",
                check=lambda v: v > 0, nullable=True),

@@ -5,8 +5,9 @@ without talk.
 The game is Manille Parlée (:mod:`engine.games.manille_parlee`) with no talk at all: 32 cards,
 10 > A > K > Q > J > 9 > 8 > 7, card points 10=5 A=4 K=3 Q=2 J=1 plus one per trick (68 per
 deal), 35 or more wins the deal; 8 cards each, four at a time; the dealer's last card is turned
-up and fixes trump; voorhand leads; the family rule with partner exemption; the first side to win
-two deals (``deals_to_win``) wins the match; 34-34 wins nobody; the deal passes to the left; seat 0
+up and fixes trump; voorhand leads; the family rule with partner exemption (void with no winning
+trump: any card, seed L74; option ``no_losing_trump`` as in Parlée); the first side to win two
+deals (``deals_to_win``) wins the match; 34-34 wins nobody; the deal passes to the left; seat 0
 deals first; ``scores()`` are deals won, partners equal.  A ``declare`` action (talk) or ``trump X``
 is an IllegalAction that says why.
 
@@ -44,8 +45,8 @@ class ManilleMuette(Game):
         more wins the deal.  8 cards each, 4 at a time; the dealer's last
         card is turned up and is trump.  Voorhand leads.  Follow suit; beat
         an opponent's winning card if you can; void while an opponent wins,
-        a winning trump if you can; never a losing trump unless only trumps;
-        no duty while your partner wins.  First side to win two deals wins.
+        a winning trump if you can, else any card; no duty while your
+        partner wins.  First side to win two deals wins.
     """
     notation = """
         play QS             play a card to the trick (no talk, no trump naming)
@@ -63,6 +64,9 @@ class ManilleMuette(Game):
     )
     teams = True
     options_spec = (
+        Option("no_losing_trump", False, "void while an opponent wins and no trump of yours wins: "
+               "no losing trump unless you hold only trumps (the family's earlier reading; seed "
+               "L74 allows any card)"),
         Option("deals_to_win", 2, "the first side to win this many deals wins the match",
                check=lambda v: v > 0),
     )

@@ -8,7 +8,9 @@
   is played (observation ``trump_card_on_table``).  An injected deal may name it with
   ``"trump_card"``; otherwise it is the dealer's last listed card.  Nobody names trump: ``trump X``
   is an IllegalAction.
-* Voorhand (left of the dealer) leads; the family rule with partner exemption applies.
+* Voorhand (left of the dealer) leads; the family rule with partner exemption applies (void while
+  an opponent wins and no trump of yours wins: any card, L50 "dan mag je bijgooien wat je wilt";
+  option ``no_losing_trump``, default off, bars a losing trump unless only trumps are held).
 * The match is won by the first side to win ``deals_to_win`` (2) deals.  P3: 34-34 wins nobody
   (the deal still counts for ``max_deals``).  P4: no bonus for the turned card.  P5: the deal
   passes to the left.  P7: ``scores()`` are deals won, partners equal.  X1: seat 0 deals first.
@@ -56,11 +58,11 @@ from typing import Any, ClassVar
 from engine.cards import RANKS, SUITS, TOKENS, card, deck_32, mask_of
 from engine.core import JSON, Game, Option, rank_by, register
 from engine.games._manille import (
-    MANILLE_RULE,
     PLAY_CARD,
     SUIT_MASK,
     ManilleState,
     bits,
+    family_rule,
     play_list,
 )
 
@@ -124,7 +126,7 @@ class ParleeState(ManilleState):
     _leader_talk: bool
 
     def _setup(self, deal: dict[str, Any] | None) -> None:
-        self._init_family(MANILLE_RULE, DECK)
+        self._init_family(family_rule(self.game.options), DECK)  # no_losing_trump
         # P2: every player before his card (default), or only the player who leads the trick
         self._leader_talk = self.game.options.get("talk_by", "each") == "leader"
         self.deals_won = [0] * 4
@@ -283,13 +285,7 @@ class ParleeState(ManilleState):
                     "'declare ask has AS' (a card you cannot place), 'declare tell has AS' (a card "
                     "you hold) or 'declare ask|tell trumps'")
         if verb == "play" and self._fast and args:
-            c = card(args[0])
-            if not self.hands[self.turn] >> c & 1:
-                return f"seat {self.turn} does not hold {args[0]}"
-            if self.hands[self.turn] & SUIT_MASK[self.led] and c // 13 != self.led:
-                return f"follow suit: {SUITS[self.led]} was led"
-            return ("an opponent is winning: beat his card if you can (follow suit higher, or when "
-                    "void a winning trump); never a losing trump unless you hold only trumps")
+            return self._why_not_card(args[0])
         return ""
 
     # ------------------------------------------------------------------ deal end
@@ -359,8 +355,8 @@ class ManilleParlee(Game):
         per trick: 68 per deal; 35 or more wins the deal. 8 cards each, 4 at
         a time; the dealer's last card is turned up and is trump. Voorhand
         leads.  Follow suit; beat an opponent's winning card if you can;
-        void while an opponent wins, a winning trump if you can; never a
-        losing trump unless only trumps; no duty while your partner wins.
+        void while an opponent wins, a winning trump if you can, else any
+        card; no duty while your partner wins.
         Talk: once per trick, just before his card, a player may ask his
         partner one question or state one fact about his own hand, from a
         fixed public vocabulary; the engine answers truthfully for everyone
@@ -397,6 +393,9 @@ class ManilleParlee(Game):
         Option("talk_by", "each", "P2: 'each': every player may talk once per trick before his card; "
                "'leader': only the player who plays the trick's first card (the seed's literal "
                "'vlak voordat je de eerste kaart speelt aan de slag')", choices=("each", "leader")),
+        Option("no_losing_trump", False, "void while an opponent wins and no trump of yours wins: "
+               "no losing trump unless you hold only trumps (the family's earlier reading; seed "
+               "L50 allows any card)"),
         Option("deals_to_win", 2, "the first side to win this many deals wins the match",
                check=lambda v: v > 0),
     )

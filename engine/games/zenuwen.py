@@ -52,7 +52,8 @@ Decisions followed (RULES.md 2.6):
 * **Z12** pile taking: the chooser takes the pile he chose, every other seat its own centre pile,
   except the owner of the chosen pile, who takes the chooser's own pile.
 * **Z13** a round winner who started the round without a spit pile takes no pile (the pile he
-  would take goes to the next seat); the match ends as soon as a seat holds no cards after the
+  would take goes to the next seat), also under ``round_end="slap"``: such a round is settled
+  without a slap; the match ends as soon as a seat holds no cards after the
   pile-taking (``match_won_gejast``).  ``scores()`` = cards held (at the start of the current
   round, or at the end), fewer is better; each ``score_sheet()`` row is the cards held after a
   round and sums to the pack size.
@@ -434,11 +435,11 @@ class ZenuwenState(State):
         self.pending = [None] * self.players
         self.pending_str = [None] * self.players
         self._legal = None
-        if self.slap:  # Z4 variant A: every seat slaps at once
+        if not self.had_spit[w]:  # Z13: he "chooses" the non-existent pile, no slap either
+            self._take_piles(w, None)
+        elif self.slap:  # Z4 variant A: every seat slaps at once
             self.phase = "slap"
             self.sub = 0
-        elif not self.had_spit[w]:  # Z13: he "chooses" the non-existent pile
-            self._take_piles(w, None)
         else:
             self.phase = "choose"  # Z4: the winner chooses a centre pile by his own action
 

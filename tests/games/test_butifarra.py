@@ -189,9 +189,16 @@ def b5_start(**options: Any) -> State:
     # seat 2, void, the opponent wins: a winning trump (every heart wins)
     assert sorted(st.legal_actions()) == sorted("play " + t for t in B5_HANDS[2][:5])
     play(st, "play AH")
-    # seat 3, void, the opponent wins with AH, no trump of his wins: no (losing) trump
-    assert sorted(st.legal_actions()) == sorted("play " + t for t in B5_HANDS[3][5:])
-    play(st, "play 2C")
+    # seat 3, void, the opponent wins with AH, no trump of his wins: any card (seed L27), a
+    # losing trump included; no losing trump with no_losing_trump; only a trump with must_trump
+    if options.get("must_trump"):
+        want = B5_HANDS[3][:5]
+    elif options.get("no_losing_trump"):
+        want = B5_HANDS[3][5:]
+    else:
+        want = B5_HANDS[3]
+    assert sorted(st.legal_actions()) == sorted("play " + t for t in want)
+    play(st, "play 4H" if options.get("must_trump") else "play 2C")
     return st
 
 
@@ -200,22 +207,59 @@ def test_b5_void_partner_winning_need_not_trump() -> None:
     # seat 0, void in diamonds, partner seat 2 wins with AH: anything, a low trump too
     assert sorted(st.legal_actions()) == sorted("play " + t for t in B5_HANDS[0])
     play(st, "play 2H")
+    # with an opponent winning 2H would be legal too (no trump of his beats AH): no exemption used
+    assert not events(st, "butifarra.partner_exemption_used")
+    st = b5_start(no_losing_trump=True)
+    assert sorted(st.legal_actions()) == sorted("play " + t for t in B5_HANDS[0])
+    play(st, "play 2H")  # barred, had an opponent been winning
     assert [e["seat"] for e in events(st, "butifarra.partner_exemption_used")] == [0]
 
 
-def test_b5_option_must_trump_when_partner_wins() -> None:
-    st = b5_start(must_trump_when_partner_wins=True)
+def test_b5_option_must_trump_whoever_wins() -> None:
+    st = b5_start(must_trump=True)  # seat 3 had to play a losing trump to the opponent's AH
+    # seat 0, void in diamonds, partner seat 2 wins with AH, neither 2H nor 3H beats it: any trump
     assert sorted(st.legal_actions()) == ["play 2H", "play 3H"]
     with pytest.raises(IllegalAction, match="B5"):
         st.apply("play 4C")
     play(st, "play 3H")
     assert st.current_player == 2  # seat 2 took the trick with AH
+    assert not events(st, "butifarra.undertrump_blocked")
 
 
-def test_overtrump_forced_and_undertrump_blocked() -> None:
-    st = b5_start()
+def test_b5_must_trump_overtrumps_the_partner_when_it_can() -> None:
+    hands = [
+        ["2H", "AH", "4C", "5C", "6C", "7C", "8C", "2S", "3S", "4S", "5S", "6S"],
+        B5_HANDS[1],
+        ["9H", "JH", "QH", "KH", "3H", "7S", "8S", "9S", "JS", "QS", "KS", "AS"],
+        B5_HANDS[3],
+    ]
+    st = new(hands, dealer=0, must_trump=True)
+    play(st, "trump H", "pass", "pass", "play AD", "play 3H", "play 4H")
+    # seat 0, void: the opponent's 4H beat his partner's 3H; a trump that beats 4H, AH only
+    assert st.legal_actions() == ["play AH"]
+    st2 = new(hands, dealer=0, must_trump=True)
+    play(st2, "trump H", "pass", "pass", "play AD", "play KH", "play 4H")
+    # the partner wins with KH: still a trump that beats it, AH
+    assert st2.legal_actions() == ["play AH"]
+    assert [e["seat"] for e in events(st2, "butifarra.overtrump_forced")] == [2]
+    play(st2, "play AH")
+    assert [e["seat"] for e in events(st2, "butifarra.overtrump_forced")] == [2, 0]
+    # by default the partner's KH frees him
+    st3 = new(hands, dealer=0)
+    play(st3, "trump H", "pass", "pass", "play AD", "play KH", "play 4H")
+    assert len(st3.legal_actions()) == 12
+
+
+def test_family_void_no_winning_trump_any_card_and_option_no_losing_trump() -> None:
+    st = b5_start()  # asserts seat 3's twelve cards
+    assert not events(st, "butifarra.undertrump_blocked")
+    st = b5_start(no_losing_trump=True)
     assert [e["seat"] for e in events(st, "butifarra.overtrump_forced")] == [2]
     assert [(e["seat"], e["card"]) for e in events(st, "butifarra.undertrump_blocked")] == [(3, "2C")]
+    st = new(B5_HANDS, dealer=0, no_losing_trump=True)
+    play(st, "trump H", "pass", "pass", "play AD", "play AH")
+    with pytest.raises(IllegalAction, match="no losing trump"):
+        st.apply("play 4H")
 
 
 def test_overtake_forced_in_suit() -> None:
@@ -288,7 +332,7 @@ def test_family_events_fire() -> None:
     names = {"butifarra.overtake_forced", "butifarra.overtrump_forced", "butifarra.undertrump_blocked",
              "butifarra.partner_exemption_used", "butifarra.trick_point_awarded"}
     seen: set[str] = set()
-    for st in random_deals(60):
+    for st in random_deals(30) + random_deals(30, no_losing_trump=True):
         seen |= {e["event"] for e in st.events}
     assert names <= seen
 

@@ -226,6 +226,30 @@ def test_no_partner_exemption_always_beat_the_winning_card() -> None:
     assert not any(e["event"].endswith("partner_exemption_used") for e in st.events)
 
 
+OVERTRUMP_HANDS = [
+    ["AC", "TC", "KC", "QC", "JC", "9C", "8C", "7D"],  # seat 0: one low trump
+    ["7H", "8H", "9H", "JH", "QH", "KH", "AH", "TH"],
+    ["7S", "8S", "9S", "JS", "QS", "KS", "AS", "TS"],
+    ["7C", "8D", "9D", "JD", "QD", "KD", "AD", "TD"],
+]
+
+
+def test_family_void_no_winning_trump_any_card_and_option_no_losing_trump() -> None:
+    """RULES.md "Manille family, void with an opponent winning and no trump that wins" (revised
+    turn 2): seed 003 L98 "dan mag je bijgooien wat je wilt", a losing trump included."""
+    st = new(OVERTRUMP_HANDS, dealer=0)
+    play(st, "pass", "pass", "play", "trump D", "play AH", "play 7S", "play TD")
+    # seat 0, void in hearts, his 7D cannot beat TD: any card, the 7D too
+    assert sorted(st.legal_actions()) == sorted("play " + t for t in OVERTRUMP_HANDS[0])
+    play(st, "play 7D")
+    assert not events(st, "manille_2_7.undertrump_blocked")
+    assert st.current_player == 3  # TD took the trick
+    st = new(OVERTRUMP_HANDS, dealer=0, no_losing_trump=True)
+    play(st, "pass", "pass", "play", "trump D", "play AH", "play 7S", "play TD")
+    with pytest.raises(IllegalAction, match="no losing trump"):
+        st.apply("play 7D")
+
+
 def test_overtrump_and_undertrump_events() -> None:
     hands = [
         ["AC", "TC", "KC", "QC", "JC", "9C", "8C", "7D"],  # seat 0: one low trump
@@ -233,7 +257,7 @@ def test_overtrump_and_undertrump_events() -> None:
         ["7S", "8S", "9S", "JS", "QS", "KS", "AS", "TS"],
         ["7C", "8D", "9D", "JD", "QD", "KD", "AD", "TD"],
     ]
-    st = new(hands, dealer=0)  # voorhand seat 1
+    st = new(hands, dealer=0, no_losing_trump=True)  # voorhand seat 1
     play(st, "pass", "pass", "play", "trump D")  # seat 3 declares diamonds
     play(st, "play AH")
     # seat 2, void in hearts, no trump: anything

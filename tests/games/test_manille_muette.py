@@ -26,8 +26,8 @@ def events(state: State, name: str) -> list[dict[str, Any]]:
     return [e for e in state.events if e["event"] == name]
 
 
-def random_deals(n: int, start: int = 0) -> list[State]:
-    game = load_game("manille_muette")
+def random_deals(n: int, start: int = 0, **options: Any) -> list[State]:
+    game = load_game("manille_muette", **options)
     out = []
     for seed in range(start, start + n):
         st = game.new_match(seed=seed, max_deals=1)
@@ -97,7 +97,8 @@ def test_sixty_eight_points_per_deal_and_trick_points() -> None:
 
 
 def test_family_rule_and_events() -> None:
-    st = new()
+    st = load_game("manille_muette", no_losing_trump=True).new_match(
+        seed=1, deal={"dealer": 0, "hands": HANDS})
     st.apply("play 7C")
     assert sorted(st.legal_actions()) == ["play 9C", "play QC"]
     st.apply("play 9C")
@@ -115,6 +116,34 @@ def test_family_rule_and_events() -> None:
     for d in random_deals(40):
         seen |= {e["event"] for e in d.events}
     assert names <= seen
+
+
+# issue 12 item 8's repro: hearts trump (the dealer's last card, 8H)
+REPRO = [["8C", "9C", "TC", "JC", "QD", "KD", "AD", "8H"],
+         ["7C", "QC", "KC", "AC", "7D", "8D", "9D", "TD"],
+         ["TH", "JD", "7S", "8S", "9S", "TS", "JS", "QS"],
+         ["7H", "9H", "JH", "QH", "KH", "AH", "KS", "AS"]]
+
+
+def test_family_void_no_winning_trump_any_card_and_option_no_losing_trump() -> None:
+    """RULES.md "Manille family, void with an opponent winning and no trump that wins" (revised
+    turn 2): seed 003 L74 "dan mag je bijgooien wat je wilt", a losing trump included."""
+    st = load_game("manille_muette").new_match(seed=0, deal={"dealer": 0, "hands": REPRO})
+    st.apply("play 7C")
+    st.apply("play TH")  # seat 2, void in clubs, trumps with the manille of hearts
+    # seat 3, void, the opponent wins with TH, none of his hearts beats it: any of his 8 cards
+    assert sorted(st.legal_actions()) == sorted("play " + t for t in REPRO[3])
+    st.apply("play 7H")
+    assert not events(st, "manille_muette.undertrump_blocked")
+    st = load_game("manille_muette", no_losing_trump=True).new_match(
+        seed=0, deal={"dealer": 0, "hands": REPRO})
+    st.apply("play 7C")
+    st.apply("play TH")
+    assert sorted(st.legal_actions()) == ["play AS", "play KS"]
+    with pytest.raises(IllegalAction, match="no losing trump"):
+        st.apply("play 7H")
+    st.apply("play KS")
+    assert [e["seat"] for e in events(st, "manille_muette.undertrump_blocked")] == [3]
 
 
 def test_determinize_keeps_the_turned_card_with_the_dealer() -> None:

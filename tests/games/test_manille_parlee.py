@@ -20,8 +20,9 @@ HANDS = [
 
 def new(hands: list[list[str]] = HANDS, dealer: int = 0, seed: int = 1, game: str = "manille_parlee",
         **extra: Any) -> State:
+    options = {k: extra.pop(k) for k in ("no_losing_trump",) if k in extra}
     deal = {"dealer": dealer, "hands": hands, **extra}
-    return load_game(game).new_match(seed=seed, deal=deal)
+    return load_game(game, **options).new_match(seed=seed, deal=deal)
 
 
 def events(state: State, name: str) -> list[dict[str, Any]]:
@@ -45,8 +46,8 @@ def talks(state: State) -> list[str]:
     return [a for a in state.legal_actions() if a.startswith("declare ")]
 
 
-def random_deals(n: int, start: int = 0, talk: bool = True) -> list[State]:
-    game = load_game("manille_parlee")
+def random_deals(n: int, start: int = 0, talk: bool = True, **options: Any) -> list[State]:
+    game = load_game("manille_parlee", **options)
     out = []
     for seed in range(start, start + n):
         st = game.new_match(seed=seed, max_deals=1)
@@ -255,13 +256,13 @@ def test_family_events_fire() -> None:
              "manille_parlee.undertrump_blocked", "manille_parlee.partner_exemption_used",
              "manille_parlee.trick_point_awarded", "manille_parlee.info_revealed"}
     seen: set[str] = set()
-    for st in random_deals(60):
+    for st in random_deals(30) + random_deals(30, no_losing_trump=True):
         seen |= {e["event"] for e in st.events}
     assert names <= seen
 
 
 def test_overtake_and_overtrump_forced_on_a_set_deal() -> None:
-    st = new()  # spades trump
+    st = new(no_losing_trump=True)  # spades trump
     play(st, "play 7C")  # voorhand leads a low club
     # seat 2 (opponent) must beat it: 9C or QC
     assert sorted(plays(st)) == ["play 9C", "play QC"]
@@ -276,6 +277,22 @@ def test_overtake_and_overtrump_forced_on_a_set_deal() -> None:
     assert sorted(plays(st)) == sorted("play " + t for t in ["8D", "KD", "KH", "QH", "JH", "9H"])
     play(st, "play KH")
     assert [e["seat"] for e in events(st, "manille_parlee.undertrump_blocked")] == [0]
+
+
+def test_family_void_no_winning_trump_any_card_and_option_no_losing_trump() -> None:
+    """RULES.md "Manille family, void with an opponent winning and no trump that wins" (revised
+    turn 2): seed 003 L50 "dan mag je bijgooien wat je wilt", a losing trump included."""
+    st = new()
+    play(st, "play 7C", "play 9C", "play 9S")
+    # dealer: void in clubs, the opponent wins with 9S, his 8S 7S lose: any of his 8 cards
+    assert sorted(plays(st)) == sorted("play " + t for t in HANDS[0])
+    play(st, "play 8S")
+    assert not events(st, "manille_parlee.undertrump_blocked")
+    assert st.current_player == 3  # 9S took the trick
+    st = new(no_losing_trump=True)
+    play(st, "play 7C", "play 9C", "play 9S")
+    with pytest.raises(IllegalAction, match="no losing trump"):
+        st.apply("play 8S")
 
 
 def test_p2_option_leader_only_talks() -> None:

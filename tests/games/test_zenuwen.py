@@ -340,6 +340,32 @@ def test_z13_with_spit_from_opponent_his_own_centre_pile_goes_to_the_next_seat()
     assert st.is_over() and st.scores() == [0.0, 19.0]
 
 
+def test_z13_slap_variant_a_winner_without_spit_pile_is_settled_without_a_slap() -> None:
+    """Z13 (revised turn 2): under round_end="slap" the round of a winner who started it without a
+    spit pile has no slap: he takes no pile, every other seat its own."""
+    for players in (2, 3):
+        hands = [["9H"], [*STD, "8C"], [*STD, "KD", "KS"]][:players]
+        st = new(hands, round_end="slap")
+        tick(st, "play 9H 2", *["pass"] * (players - 1))
+        assert st.phase != "slap" and not events(st, "zenuwen.slap_race")
+        assert [(e["seat"], e["pile"]) for e in events(st, "zenuwen.pile_choice")] == [(0, None)]
+        # seat 1 takes its own pile (8C 9H) and 15 layout cards; seat 2 its own KD, KS and 15
+        want = [0.0, 17.0, 17.0][:players]
+        assert st.is_over() and st.scores() == want
+        assert [e["seat"] for e in events(st, "zenuwen.match_won_gejast")] == [0]
+        assert not st.invariant_violations()
+
+
+def test_z13_slap_variant_his_own_centre_pile_goes_to_the_next_seat() -> None:
+    hands = [["9H"], [*STD, "8C", "2H", "3H"], [*STD, "KD", "KS"]]
+    st = new(hands, round_end="slap", spit_from_opponent=True)
+    assert obs(st)["centre_tops"] == ["2H", "8C", "KD"]  # seat 0 flipped seat 1's 2H
+    tick(st, "play 9H 2", "pass", "pass")
+    assert not events(st, "zenuwen.slap_race")
+    # seat 1, next to seat 0: seat 0's pile (2H), its own (8C 9H), its spit 3H and 15 layout cards
+    assert st.is_over() and st.scores() == [0.0, 19.0, 17.0]
+
+
 def test_z13_ranking_by_cards_held_after_max_deals() -> None:
     st = new([["2H", "2S", "3S"], [*STD, "8C"]])
     st2 = load_game("zenuwen", packs=2).new_match(seed=1, max_deals=1, deal={
