@@ -462,9 +462,10 @@ class ManilleState(State):
             elif trump is not None and hand & SUIT_MASK[trump]:
                 tm = SUIT_MASK[trump]
                 beat = hand & tm & (self.ORDER.above[1][w] if w // 13 == trump else tm)
-                if legal == beat:
+                if legal == beat:  # narrowed to the winning trumps (whoever wins, B5)
                     self._emit("overtrump_forced", seat=seat, card=TOKENS[c])
-                elif not pw and not legal & tm:
+                elif not (pw and self._pexempt) and not legal & tm:  # an opponent's trick (or
+                    # the partner's, where he counts as one): the losing trumps were barred
                     self._emit("undertrump_blocked", seat=seat, card=TOKENS[c])
                 if (self._under_ev and w // 13 == trump
                         and hand & SUIT_MASK[trump] & ~legal):

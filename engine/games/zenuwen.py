@@ -696,7 +696,8 @@ class Zenuwen(Game):
         Option("spit_from_opponent", False, "Z3: with an empty spit pile, flip the next seat's top "
                "spit card (default: flip nothing)"),
         Option("round_end", "choose", "Z4: 'choose' (the round winner picks a centre pile) or "
-               "'slap' (variant A: everyone slaps, the first in priority order picks)",
+               "'slap' (variant A: everyone slaps, the first in priority order picks; no slap "
+               "when the winner started the round without a spit pile, Z13)",
                choices=("choose", "slap")),
         Option("packs", None, "Z2/Z7: packs in play (None: 1 for 2 players, 2 for 3-4)",
                choices=(None, 1, 2)),
