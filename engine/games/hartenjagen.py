@@ -50,6 +50,7 @@ from typing import Any
 
 from engine.cards import SUIT_MASKS, SUITS, TOKENS, card
 from engine.core import JSON, Game, Option, State, rank_by, register
+from engine.deal import check_deal, pack_tokens
 from engine.tricks import PLAY, PLAY_TABLES, suit_action_tables
 
 # --------------------------------------------------------------------- tables, built once
@@ -183,6 +184,8 @@ class HartenjagenState(State):
             self._start_deal(dealer, hands, direction)
 
     def _read_deal(self, deal: dict[str, Any]) -> tuple[int, list[int], int]:
+        check_deal(deal, game="hartenjagen", players=4, pack=pack_tokens(range(NCARDS)), sizes=[13] * 4,
+                   extra=("pass_direction",))
         if not isinstance(deal, dict) or "hands" not in deal:
             raise ValueError("deal must be a dict with 'dealer' and 'hands' (4 lists of 13 card tokens)")
         dealer = deal.get("dealer", 0)

@@ -52,6 +52,7 @@ from typing import Any, ClassVar
 
 from engine.cards import JACK, KING, QUEEN, SUITS, TOKENS
 from engine.core import JSON, Game, Option, State, rank_by, register
+from engine.deal import check_deal, pack_tokens
 from engine.games._jass import (
     KRUISJAS_MELDS,
     KRUISJAS_RULE,
@@ -223,6 +224,8 @@ class KruisjasState(State):
         self._mf = jass_mask_function(self.TABLE.order, self._rule_obj, self.trump)
 
     def _inject(self, deal: dict[str, Any]) -> None:
+        check_deal(deal, game=self.game.id, players=4, pack=pack_tokens(self._deck_list), sizes=[8] * 4,
+                   extra=("trump_card", "carry"))
         if not isinstance(deal, dict):
             raise ValueError("deal must be a dict such as {'dealer': 0, 'hands': [[...], ...]}")
         dealer = deal.get("dealer", 0)

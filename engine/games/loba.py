@@ -118,6 +118,8 @@ class LobaState(RummyState):
         self.tabled = [False] * self.players
         self.moves_of = {}
 
+    deal_keys = ("buybacks", "eliminated")
+
     def _inject_extra(self, deal: dict[str, Any]) -> None:
         n = self.players
         bb = deal.get("buybacks")

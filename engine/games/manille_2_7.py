@@ -87,7 +87,7 @@ class Manille27State(ManilleState):
         if deal is not None:
             self._reset_deal()
             n = self.players
-            self._injected_hands(deal, 32 // n)
+            self._injected_hands(deal, 32 // n, stock="rest")
             stock = deal.get("stock") or []
             sm = mask_of_tokens(stock, DECK, "deal['stock']")
             held = 0

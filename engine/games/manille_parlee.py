@@ -132,7 +132,7 @@ class ParleeState(ManilleState):
         self.dealer = 0  # X1: seat 0 deals first
         if deal is not None:
             self._reset_deal()
-            self._injected_hands(deal, 8)
+            self._injected_hands(deal, 8, extra=("trump_card",))
             tc = deal.get("trump_card")
             if tc is None:
                 last = deal["hands"][self.dealer][-1]

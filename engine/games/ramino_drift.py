@@ -73,6 +73,8 @@ class RaminoDriftState(RummyState):
         self.melded = [False] * self.players
         self.pending = []
 
+    deal_keys = ("eliminated",)
+
     def _inject_extra(self, deal: dict[str, Any]) -> None:
         n = self.players
         out = deal.get("eliminated")
