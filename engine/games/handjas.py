@@ -679,7 +679,7 @@ class Handjas(Game):
                                                          "exchange": ("none", "exchange")}
     options_spec = (
         Option("target", 7, "HJ3: net strokes that win the match (the seed also allows 5)",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=700),
         Option("single_winner", False, "variant: only the highest total scores a stroke, also with "
                "four players (HJ16)"),
         Option("jan_limit", 22, "HJ19: a potato is card points below this (22: 21 or less; "

@@ -720,7 +720,7 @@ class Hartenjagen(Game):
         Option("qs_breaks_hearts", True, "H2: playing the queen of spades breaks hearts too"),
         Option("no_pts_on_first_trick", True, "H3: no heart or QS on the first trick unless nothing else"),
         Option("target", 100, "H4: the match ends when a total reaches this many points",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=10000),
         Option("moon_shot", "others_plus_26", "H5: taking all 26 gives the others 26 (or the shooter -26)",
                choices=MOON_MODES),
     )

@@ -744,7 +744,7 @@ class Kruisjassen(Game):
                    "trump_turned")
     options_spec = (
         Option("target", 1100, "K8/K17: match points (100 per stroke) a side needs to win the match",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=110000),
         Option("pit_play_on", True, "K1: a side at 100 that has lost no trick plays on for the pit "
                "(off: the deal always ends at ik dek)"),
         Option("wild_jas", False, "K18: the Jas as its holder's only trump is never forced out"),

@@ -64,6 +64,6 @@ class ManilleMuette(Game):
     teams = True
     options_spec = (
         Option("deals_to_win", 2, "the first side to win this many deals wins the match",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=1000),
     )
     state_class = MuetteState

@@ -398,6 +398,6 @@ class ManilleParlee(Game):
                "'leader': only the player who plays the trick's first card (the seed's literal "
                "'vlak voordat je de eerste kaart speelt aan de slag')", choices=("each", "leader")),
         Option("deals_to_win", 2, "the first side to win this many deals wins the match",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=1000),
     )
     state_class = ParleeState

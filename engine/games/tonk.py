@@ -428,7 +428,7 @@ class Tonk(Game):
     rule_events = ("dealt_tonk", "multiple_tonk_redeal", "tonk_out", "out_by_discard", "drop",
                    "stock_exhausted", "stake_transfer")
     options_spec = (
-        Option("deals", 10, "T8: deals in a match [engine default]", check=lambda v: v >= 1),
+        Option("deals", 10, "T8: deals in a match [engine default]", check=lambda v: v >= 1, max=1000),
         Option("stake", 1, "The fixed stake per deal", check=lambda v: v >= 1),
         Option("dropper_pays_lowest", False, "T3: a caught dropper also pays the lowest player(s) a "
                "single stake (the seed's literal 'ontvangt een enkele inzet van iedereen')"),
