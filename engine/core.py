@@ -8,6 +8,7 @@ history, rule events, the seeded RNG and ``clone``.  Games implement the ``_``-p
 """
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -19,9 +20,17 @@ from engine.notation import canonical, form_of, parse_action
 JSON = Any
 
 
+NUMBER_BOUND = 10**6
+"""Numeric options without a declared range must lie within +-NUMBER_BOUND (finite, no overflow)."""
+
+
 @dataclass(frozen=True)
 class Option:
-    """A game option: name, default, one-line doc and, optionally, the accepted values."""
+    """A game option: name, default, one-line doc and, optionally, the accepted values.
+
+    ``kind`` declares the type of an option whose default is None; ``min``/``max`` bound a number
+    (a target score that ends a match in reasonable time); numbers are always finite.
+    """
 
     name: str
     default: Any
@@ -30,29 +39,54 @@ class Option:
     check: Callable[[Any], bool] | None = field(default=None, compare=False)
     nullable: bool = False
     """``None`` is accepted too (e.g. 'no limit')."""
+    kind: type | None = None
+    """The accepted type when ``default`` is None (int, str, ...)."""
+    min: float | None = None
+    max: float | None = None
 
     def validate(self, value: Any, game_id: str) -> Any:
         """``value`` if it suits this option, else ``ValueError`` naming what is accepted."""
         if value is None and (self.nullable or self.default is None):
             return value
         if self.choices is not None:
-            if value not in self.choices:
+            try:
+                ok = value in self.choices and any(_same_kind(value, c) for c in self.choices if c == value)
+            except TypeError:  # an unhashable or incomparable value
+                ok = False
+            if not ok:
                 raise ValueError(f"option {self.name}={value!r} of {game_id}: accepted values are "
                                  f"{', '.join(map(repr, self.choices))}")
-        elif self.default is not None and not _same_kind(value, self.default):
+            return value
+        model = self.default
+        if model is not None and not _same_kind(value, model):
             raise ValueError(f"option {self.name}={value!r} of {game_id}: expected "
-                             f"{type(self.default).__name__}, like the default {self.default!r}")
+                             f"{type(model).__name__}, like the default {model!r}"
+                             f"{' (or None)' if self.nullable else ''}")
+        if model is None and self.kind is not None and not _of_kind(value, self.kind):
+            raise ValueError(f"option {self.name}={value!r} of {game_id}: expected {self.kind.__name__} "
+                             f"or None (the default)")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            lo = -NUMBER_BOUND if self.min is None else self.min
+            hi = NUMBER_BOUND if self.max is None else self.max
+            if not math.isfinite(value) or not lo <= value <= hi:
+                raise ValueError(f"option {self.name}={value!r} of {game_id} is out of range: accepted "
+                                 f"{lo:g} to {hi:g} ({self.doc})")
         if self.check is not None and not self.check(value):
             raise ValueError(f"option {self.name}={value!r} of {game_id} is out of range: {self.doc}")
         return value
 
 
 def _same_kind(value: Any, default: Any) -> bool:
-    if isinstance(default, bool) or isinstance(value, bool):
-        return isinstance(value, bool) and isinstance(default, bool)
-    if isinstance(default, float):
+    return _of_kind(value, type(default))
+
+
+def _of_kind(value: Any, kind: type) -> bool:
+    """``value`` is a ``kind`` (bools are not numbers; an int is a float)."""
+    if kind is bool or isinstance(value, bool):
+        return isinstance(value, bool) and kind is bool
+    if kind is float:
         return isinstance(value, (int, float))
-    return isinstance(value, type(default))
+    return isinstance(value, kind)
 
 
 class Game:
@@ -101,18 +135,28 @@ class Game:
 
     def check_players(self, players: int | None) -> int:
         n = self.default_players if players is None else players
-        if not isinstance(n, int) or not self.min_players <= n <= self.max_players:
+        if not _is_int(n) or not self.min_players <= n <= self.max_players:
             seats = (str(self.min_players) if self.min_players == self.max_players
                      else f"{self.min_players} to {self.max_players}")
             raise ValueError(f"{self.id} takes {seats} players, got {players}")
         return n
 
-    def new_match(self, seed: int = 0, players: int | None = None, max_deals: int | None = None,
+    def new_match(self, seed: int | None = 0, players: int | None = None, max_deals: int | None = None,
                   deal: dict[str, Any] | None = None) -> State:
-        """A new match; ``deal`` injects the first deal (CONTRACT.md), later deals use ``seed``."""
+        """A new match; ``deal`` injects the first deal (CONTRACT.md), later deals use ``seed``.
+
+        ``seed=None`` draws a fresh seed from the operating system and keeps it as ``state.seed``:
+        ``new_match(seed=state.seed)`` replays the same match.
+        """
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**63)
+        elif not _is_int(seed):
+            raise ValueError(f"seed must be an int (or None for a fresh one), got {seed!r}")
         n = self.check_players(players)
-        if max_deals is not None and (not isinstance(max_deals, int) or max_deals < 1):
+        if max_deals is not None and (not _is_int(max_deals) or max_deals < 1):
             raise ValueError(f"max_deals must be a positive int or None, got {max_deals!r}")
+        if deal is not None and not isinstance(deal, dict):
+            raise ValueError(f"deal must be a dict (CONTRACT.md) or None, got {type(deal).__name__}")
         state = self.state_class.__new__(self.state_class)
         state._init_base(self, seed, n, max_deals)
         state._setup(deal)
@@ -121,6 +165,12 @@ class Game:
 
 class State:
     """One match in progress.  The public methods are CONTRACT.md's engine API."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("determinize")
+        if own is not None and not getattr(own, "_checked", False):
+            cls.determinize = _checked_determinize(own)  # type: ignore[method-assign]
 
     game: Game
     players: int
@@ -201,8 +251,8 @@ class State:
 
     def observation(self, seat: int) -> dict[str, JSON]:
         """What ``seat`` may know, as a JSON-able dict with at least ``hand`` and ``legal_actions``."""
-        if not 0 <= seat < self.players:
-            raise ValueError(f"seat must be 0..{self.players - 1}, got {seat}")
+        if not _is_int(seat) or not 0 <= seat < self.players:
+            raise ValueError(f"seat must be an int 0..{self.players - 1}, got {seat!r}")
         obs: dict[str, JSON] = {
             "game": self.game.id,
             "seat": seat,
@@ -298,6 +348,9 @@ class State:
 
     def _resolve(self, action: str, legal: list[str]) -> str:
         """The legal action that ``action`` spells, or raise IllegalAction saying why not."""
+        if not isinstance(action, str):
+            raise IllegalAction(f"an action is a string such as 'play QS', got {type(action).__name__} "
+                                f"{action!r:.60}")
         if self._over:
             raise IllegalAction(f"the match is over; no action is legal (got {action!r})")
         verb, args = parse_action(action, self.game.extra_verbs or None)
@@ -343,6 +396,23 @@ class State:
         return ""
 
 
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _checked_determinize(f: Callable[..., State]) -> Callable[..., State]:
+    """A game's ``determinize`` behind the public boundary's argument check."""
+    def determinize(self: State, seat: int, rng: random.Random) -> State:
+        if not _is_int(seat) or not 0 <= seat < self.players:
+            raise ValueError(f"seat must be an int 0..{self.players - 1}, got {seat!r}")
+        if not isinstance(rng, random.Random):
+            raise ValueError(f"rng must be a random.Random, got {type(rng).__name__}")
+        return f(self, seat, rng)
+    determinize._checked = True  # type: ignore[attr-defined]
+    determinize.__doc__ = f.__doc__
+    return determinize
+
+
 _APPEND_ONLY = frozenset(("history", "events"))
 """State fields that only ever grow by appending entries nobody mutates afterwards (action strings,
 emitted event dicts): a clone shares the entries."""
@@ -382,6 +452,8 @@ def register(cls: type[Game]) -> type[Game]:
 
 
 def game_class(game_id: str) -> type[Game]:
+    if not isinstance(game_id, str):
+        raise ValueError(f"a game id is a string; known games: {', '.join(GAMES)}")
     try:
         return _REGISTRY[game_id]
     except KeyError:

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from engine.cards import EIGHT, JACK, KING, QUEEN, SEVEN, SUITS, TOKENS, card
 from engine.core import JSON, State, rank_by
+from engine.deal import check_deal, pack_tokens
 from engine.games._jass import (
     TEN_HIGH,
     JassMask,
@@ -163,6 +164,8 @@ class BelaState(State):
         stock may be partial (at least the cards still to be dealt): the rest of the pack follows
         in a seeded order."""
         n = self.players
+        check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(self._deck_list),
+                   sizes=[self.FIRST_PACKET] * n, stock="prefix", upcard="required")
         if not isinstance(deal, dict):
             raise ValueError("deal must be a dict such as {'dealer': 0, 'hands': [[...], ...], "
                              "'upcard': 'QS', 'stock': [...]}")

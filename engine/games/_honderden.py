@@ -18,6 +18,7 @@ from typing import Any
 
 from engine.cards import RANKS, SUITS, TOKENS, card, deck_24, deck_32, mask_of
 from engine.core import JSON, State
+from engine.deal import check_deal, pack_tokens
 from engine.games._jass import (
     CARRE,
     HONDERDEN_MELDS,
@@ -224,6 +225,10 @@ class HonderdenState(State):
     def _inject(self, deal: dict[str, Any]) -> None:
         """X6: take the injected first deal; play starts at the first card."""
         n = self.players
+        three = n == 3
+        check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(bits(DECK24 if three else DECK32)),
+                   sizes=[8 if three else 9] * n, stock="none" if three else "rest",
+                   upcard="none" if three else "required", extra=("trump_card",) if three else ())
         if not isinstance(deal, dict):
             raise ValueError("deal must be a dict such as {'dealer': 0, 'hands': [[...], ...]}")
         dealer = deal.get("dealer", 0)

@@ -34,6 +34,7 @@ from typing import Any, ClassVar
 
 from engine.cards import ACE, JOKER, MAX_PACKS, PACK, TOKENS, make
 from engine.core import Game, State
+from engine.deal import Cards, check_deal, check_sizes, pack_tokens
 from engine.melds import Item, item_token
 
 NPHYS = MAX_PACKS * PACK
@@ -817,49 +818,33 @@ class ConfrontationState(State):
 
     def _inject(self, deal: dict[str, Any]) -> None:
         n = self.players
-        if not isinstance(deal, dict) or "hands" not in deal:
-            raise ValueError("an injected deal is a dict with 'hands' (and 'dealer', 'stock', 'upcard')")
-        hands = deal["hands"]
-        if (not isinstance(hands, list) or len(hands) != n
-                or not all(isinstance(h, (list, tuple)) for h in hands)):
-            raise ValueError(f"injected deal: 'hands' must list {n} hands (lists of cards), one per seat")
+        d = check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(self.deck), sizes=None,
+                       stock="rest", upcard="optional", extra=("totals", "first"))
         totals = deal.get("totals")
         if totals is not None:
             if (not isinstance(totals, list) or len(totals) != n
                     or not all(isinstance(t, int) and not isinstance(t, bool) for t in totals)):
                 raise ValueError(f"injected deal: 'totals' must list {n} ints, one per seat")
             self._start_from(list(totals))
-        dealer = deal.get("dealer", 0)
-        if not isinstance(dealer, int) or not 0 <= dealer < n or not self.active[dealer]:
+        for s, toks in enumerate(d.hands):
+            if toks and not self.active[s]:
+                raise ValueError(f"injected deal: seat {s} is out of the match and holds no cards")
+        check_sizes(d, [self._deal_size() if self.active[s] else 0 for s in range(n)])
+        dealer = 0 if d.dealer is None else d.dealer
+        if not self.active[dealer]:
             raise ValueError(f"injected deal: 'dealer' must be a seat 0..{n - 1} still in, got {dealer!r}")
         self._reset_deal()
         self.dealer = dealer
-        free = 0
-        for c in self.deck:
-            free |= 1 << c
-
-        def take(tok: Any) -> int:
-            nonlocal free
-            if not isinstance(tok, str) or tok not in PHYS:
-                raise ValueError(f"injected deal: bad card {tok!r}; write rank then suit, e.g. 'TH', or 'JK'")
-            for c in PHYS[tok]:
-                if free >> c & 1:
-                    free &= ~(1 << c)
-                    return c
-            raise ValueError(f"injected deal: {tok} appears more often than the deck holds it")
-
-        for s, h in enumerate(hands):
-            if h and not self.active[s]:
-                raise ValueError(f"injected deal: seat {s} is out of the match and holds no cards")
-            for tok in h:
-                self.hands[s] |= 1 << take(tok)
-        up_tok = deal.get("upcard")
-        up = take(up_tok) if up_tok is not None else None
-        if deal.get("stock") is not None:
-            stock = [take(t) for t in deal["stock"]]
+        cards = Cards(self.deck)
+        for s, toks in enumerate(d.hands):
+            for tok in toks:
+                self.hands[s] |= 1 << cards.take(tok)
+        up = cards.take(d.upcard) if d.upcard is not None else None
+        if d.stock is not None:
+            stock = [cards.take(t) for t in d.stock]
             stock.reverse()  # internal: top card last
         else:
-            stock = bits(free)
+            stock = cards.rest()
             self.rng.shuffle(stock)
         self.stock = stock
         if up is not None:
@@ -873,7 +858,8 @@ class ConfrontationState(State):
             m |= 1 << c
         self.deck_mask = m
         first = deal.get("first", self._next_active(dealer))
-        if not isinstance(first, int) or not 0 <= first < n or not self.active[first]:
+        if (not isinstance(first, int) or isinstance(first, bool) or not 0 <= first < n
+                or not self.active[first]):
             raise ValueError(f"injected deal: 'first' must be a seat still in, got {first!r}")
         self._begin_turn(first)
 

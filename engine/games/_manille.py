@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 
 from engine.cards import SUITS, TOKENS, card
 from engine.core import JSON, State, _copy_data
+from engine.deal import StockMode, check_deal, pack_tokens
 from engine.tricks import (
     PLAY,
     PLAY_TABLES,
@@ -343,9 +344,12 @@ class ManilleState(State):
         self.hands = [sum(map(bit, g(deck))) for g in getters]  # distinct cards: sum is union
         return deck[used:]
 
-    def _injected_hands(self, deal: dict[str, Any], size: int | None) -> None:
-        """Take ``deal["dealer"]`` and ``deal["hands"]`` (X6), checking them."""
+    def _injected_hands(self, deal: dict[str, Any], size: int | None, stock: StockMode = "none",
+                        extra: tuple[str, ...] = ()) -> None:
+        """Take ``deal["dealer"]`` and ``deal["hands"]`` (X6), checking them (engine.deal)."""
         n = self.players
+        check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(self._deck_list),
+                   sizes=None if size is None else [size] * n, stock=stock, extra=extra)
         if not isinstance(deal, dict):
             raise ValueError("deal must be a dict such as {'dealer': 0, 'hands': [[...], ...]}")
         dealer = deal.get("dealer", 0)

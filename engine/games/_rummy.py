@@ -40,12 +40,14 @@ Injected deal (X6): ``{"dealer": d, "hands": [[...], ...], "stock": [... top fir
 """
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import replace
 from typing import Any, ClassVar
 
 from engine.cards import ACE, JOKER, MAX_PACKS, PACK, TOKENS, card
 from engine.core import Game, State
+from engine.deal import Cards, check_deal, check_sizes, pack_tokens
 from engine.errors import IllegalAction
 from engine.melds import GroupRule, Item, RunRule, check_group, check_run, item_token
 
@@ -359,52 +361,36 @@ class RummyState(State):
 
     def _inject(self, deal: dict[str, Any]) -> None:
         n = self.players
-        if not isinstance(deal, dict) or "hands" not in deal:
-            raise ValueError("an injected deal is a dict with 'hands' (and 'dealer', 'stock', 'upcard')")
-        hands = deal["hands"]
-        if (not isinstance(hands, list) or len(hands) != n
-                or not all(isinstance(h, (list, tuple)) for h in hands)):
-            raise ValueError(f"injected deal: 'hands' must list {n} hands (lists of cards), one per seat")
+        d = check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(self._deck()), sizes=None,
+                       stock="rest", upcard="optional" if self.game.upcard else "partial",
+                       extra=("totals", "deal_no", *self.deal_keys))
         totals = deal.get("totals")
         if totals is not None:
-            if not isinstance(totals, list) or len(totals) != n:
+            if (not isinstance(totals, list) or len(totals) != n
+                    or not all(isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t)
+                               for t in totals)):
                 raise ValueError(f"injected deal: 'totals' must list {n} numbers, one per seat")
             self.totals = [float(t) for t in totals]
             self.start_totals = list(self.totals)
         self._inject_extra(deal)
+        check_sizes(d, [self._hand_size() if self.active[s] else 0 for s in range(n)])
         dno = deal.get("deal_no", 1)
-        if not isinstance(dno, int) or dno < 1:
+        if not isinstance(dno, int) or isinstance(dno, bool) or dno < 1:
             raise ValueError("injected deal: 'deal_no' must be a positive int")
         self.deal_offset = dno - 1
         self.deal_no = dno - 1
-        dealer = deal.get("dealer", self._first_dealer())
-        if not isinstance(dealer, int) or not 0 <= dealer < n:
-            raise ValueError(f"injected deal: 'dealer' must be a seat 0..{n - 1}, got {dealer!r}")
+        dealer = self._first_dealer() if d.dealer is None else d.dealer
         self._reset_deal(dealer)
-        free = 0
-        for c in self._deck():
-            free |= 1 << c
-
-        def take(tok: Any) -> int:
-            nonlocal free
-            if not isinstance(tok, str) or tok not in PHYS:
-                raise ValueError(f"injected deal: bad card {tok!r}; write rank then suit, e.g. 'TH', or 'JK'")
-            for c in PHYS[tok]:
-                if free >> c & 1:
-                    free &= ~(1 << c)
-                    return c
-            raise ValueError(f"injected deal: {tok} appears more often than the deck holds it")
-
-        for s, h in enumerate(hands):
-            for tok in h:
-                self.hands[s] |= 1 << take(tok)
-        up_tok = deal.get("upcard")
-        up = take(up_tok) if up_tok is not None else None
-        if deal.get("stock") is not None:
-            stock = [take(t) for t in deal["stock"]]
+        cards = Cards(self._deck())
+        for s, toks in enumerate(d.hands):
+            for tok in toks:
+                self.hands[s] |= 1 << cards.take(tok)
+        up = cards.take(d.upcard) if d.upcard is not None else None
+        if d.stock is not None:
+            stock = [cards.take(t) for t in d.stock]
             stock.reverse()  # internal: top card last
         else:
-            stock = bits(free)
+            stock = cards.rest()
             self.rng.shuffle(stock)
         self.stock = stock
         if up is not None:
@@ -417,8 +403,11 @@ class RummyState(State):
         self.deck_mask = m
         self._begin_play()
 
+    deal_keys: ClassVar[tuple[str, ...]] = ()
+    """The game-specific keys of an injected deal (read by :meth:`_inject_extra`)."""
+
     def _inject_extra(self, deal: dict[str, Any]) -> None:
-        """Hook: game-specific keys of an injected deal."""
+        """Hook: game-specific keys of an injected deal (declared in :attr:`deal_keys`)."""
 
     def _begin_play(self) -> None:
         """After the deal: the first turn begins (games with an up-card round override)."""

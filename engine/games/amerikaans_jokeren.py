@@ -251,7 +251,7 @@ class AmerikaansJokeren(RummyGame):
                    "deal_without_winner")
     options_spec = (
         Option("max_reforms", 3, "X7: stock re-formings per deal; None = no limit",
-               check=lambda v: v >= 0, nullable=True),
+               check=lambda v: v >= 0, nullable=True, max=1000),
     )
     state_class = AmerikaansJokerenState
     joker_reuse: ClassVar[str] = "meld"  # AJ15: a freed joker goes into a new meld this turn

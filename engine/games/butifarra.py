@@ -269,7 +269,7 @@ class Butifarra(Game):
     teams = True
     options_spec = (
         Option("target", 101, "B2: the first side to reach this many points wins the match",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=10100),
         Option("score_over_36", True, "B1: the winning side scores its points above 36; False is "
                "the seed's literal 'scores what they win' (all its points)"),
         Option("must_trump", False, "B5: void and holding a trump, you must play one whoever "

@@ -208,7 +208,7 @@ class Geneve(SheddingGame):
                choices=(2, 3, 4)),
         Option("call_limit", 11, "Highest hand total that may call 'geneve'", check=lambda v: v >= 0),
         Option("elimination", 200, "Elimination total; exactly this total goes back 50 (200 -> 150)",
-               check=lambda v: v > RESET_DROP),
+               check=lambda v: v > RESET_DROP, max=20000),
         Option("failed_call_adds_hand", True, "V3: a failed caller scores hand + 30 (False: the seed's "
                "literal +30 only)"),
     )

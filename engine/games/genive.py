@@ -188,7 +188,7 @@ class Genive(SheddingGame):
         Option("long_play", False, "Variation: play on past 200; a total landing on a multiple of "
                "100 is halved"),
         Option("long_play_deals", 30, "long_play only: deals in a match [engine default]",
-               check=lambda v: v >= 1),
+               check=lambda v: v >= 1, max=1000),
         Option("call_limit", 5, "Highest hand total that may call 'Genive'", check=lambda v: v >= 0),
     )
     state_class = GeniveState

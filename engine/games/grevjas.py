@@ -365,7 +365,7 @@ class Grevjas(Game):
                    "trump_turned", "meld_announced", "meld_scored", "stuk", "trump_instead_of_follow")
     extra_verbs: ClassVar[dict[str, tuple[str, str]]] = {"cut": ("none", "cut"), "tap": ("none", "tap")}
     options_spec = (
-        Option("target", 10, "GJ7: strokes a side needs to win the match", check=lambda v: v > 0),
+        Option("target", 10, "GJ7: strokes a side needs to win the match", check=lambda v: v > 0, max=1000),
         Option("tap_deals_eights", False, "GJ2: after a tap, deal in batches of eight (Parlett)"),
         Option("manual_claims", False, "GJ4/GJ16: players claim 'honderd' themselves (declare "
                "honderd); a false claim gives the opponents the deal"),

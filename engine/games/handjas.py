@@ -50,6 +50,7 @@ from typing import Any, ClassVar
 
 from engine.cards import SUITS, TOKENS, card, deck_36, mask_of
 from engine.core import JSON, Game, Option, State, register
+from engine.deal import check_deal, check_sizes, pack_tokens
 from engine.games._jass import (
     CARRE,
     HANDJAS,
@@ -241,6 +242,9 @@ class HandjasState(State):
 
     def _inject(self, deal: dict[str, Any]) -> None:
         n = self.players
+        zones = ("dead_hand", "extra_hand") if n == 2 else ("extra_hand",) if n == 3 else ()
+        d = check_deal(deal, game="handjas", players=n, pack=pack_tokens(bits(DECK)), sizes=None,
+                       zones=zones, extra=("trump_card",))
         if not isinstance(deal, dict):
             raise ValueError("deal must be a dict such as {'dealer': 0, 'hands': [[...], ...]}")
         dealer = deal.get("dealer", 0)
@@ -248,6 +252,7 @@ class HandjasState(State):
             raise ValueError(f"deal['dealer'] must be a seat 0..{n - 1}, got {dealer!r}")
         self.dealer = dealer
         self._reset()
+        check_sizes(d, [9 if s in self.act else 0 for s in range(n)])  # HJ5: 5 players, the dealer's empty
         hands = deal.get("hands")
         if not isinstance(hands, list) or len(hands) != n:
             raise ValueError(f"deal['hands'] must list {n} hands of 9 card tokens (5 players: the "
@@ -674,7 +679,7 @@ class Handjas(Game):
                                                          "exchange": ("none", "exchange")}
     options_spec = (
         Option("target", 7, "HJ3: net strokes that win the match (the seed also allows 5)",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=700),
         Option("single_winner", False, "variant: only the highest total scores a stroke, also with "
                "four players (HJ16)"),
         Option("jan_limit", 22, "HJ19: a potato is card points below this (22: 21 or less; "

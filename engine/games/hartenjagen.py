@@ -50,6 +50,7 @@ from typing import Any
 
 from engine.cards import SUIT_MASKS, SUITS, TOKENS, card
 from engine.core import JSON, Game, Option, State, rank_by, register
+from engine.deal import check_deal, pack_tokens
 from engine.tricks import PLAY, PLAY_TABLES, suit_action_tables
 
 # --------------------------------------------------------------------- tables, built once
@@ -183,6 +184,8 @@ class HartenjagenState(State):
             self._start_deal(dealer, hands, direction)
 
     def _read_deal(self, deal: dict[str, Any]) -> tuple[int, list[int], int]:
+        check_deal(deal, game="hartenjagen", players=4, pack=pack_tokens(range(NCARDS)), sizes=[13] * 4,
+                   extra=("pass_direction",))
         if not isinstance(deal, dict) or "hands" not in deal:
             raise ValueError("deal must be a dict with 'dealer' and 'hands' (4 lists of 13 card tokens)")
         dealer = deal.get("dealer", 0)
@@ -717,7 +720,7 @@ class Hartenjagen(Game):
         Option("qs_breaks_hearts", True, "H2: playing the queen of spades breaks hearts too"),
         Option("no_pts_on_first_trick", True, "H3: no heart or QS on the first trick unless nothing else"),
         Option("target", 100, "H4: the match ends when a total reaches this many points",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=10000),
         Option("moon_shot", "others_plus_26", "H5: taking all 26 gives the others 26 (or the shooter -26)",
                choices=MOON_MODES),
     )

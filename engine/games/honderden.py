@@ -86,9 +86,9 @@ class Honderden(Game):
     extra_verbs: ClassVar[dict[str, tuple[str, str]]] = {"swap": ("cards1", "swap 7H")}
     options_spec = (
         Option("target", 5, "HO8: the first player to this many game points wins the match",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=500),
         Option("lives", None, "HO18: lives bookkeeping with N lives each (None: game points)",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, kind=int, max=100),
         Option("perfect_recall", False, "HO7: observations also show the deal's running totals "
                "and earlier tricks (for bots)"),
     )

@@ -81,11 +81,11 @@ class Honderden3p(Game):
     extra_verbs: ClassVar[dict[str, tuple[str, str]]] = {"swap": ("cards1", "swap 7H")}
     options_spec = (
         Option("target", 5, "HT4: the first player to this many game points wins the match",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=500),
         Option("elimination", False, "HT4: play by elimination with lives; with two players left "
                "the match continues under the two-player rules"),
         Option("lives", 5, "HT4: lives each player starts with under elimination",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=100),
         Option("perfect_recall", False, "HO7: observations also show the deal's running totals "
                "and earlier tricks (for bots)"),
     )

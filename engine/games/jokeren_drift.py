@@ -158,9 +158,9 @@ class JokerenDrift(RummyGame):
     options_spec = (
         Option("open40", False, "JD6 variant: a player's first melds (his opening turn) total >= 40"),
         Option("deals", 0, "JD2: deals in a match; 0 = 2 x players (everyone deals twice)",
-               check=lambda v: v >= 0),
+               check=lambda v: v >= 0, max=1000),
         Option("max_reforms", 3, "X7: stock re-formings per deal; None = no limit",
-               check=lambda v: v >= 0, nullable=True),
+               check=lambda v: v >= 0, nullable=True, max=1000),
     )
     state_class = JokerenDriftState
     joker_reuse: ClassVar[str] = "meld"  # JD5: a freed joker goes into a new meld this turn

@@ -337,7 +337,7 @@ class JokerenNL(RummyGame):
         Option("competition", False, "J17: club rules: 3-4 players, 3/2 jokers, A 1 or 10, 6 deals, "
                "with 3 players seat 0 deals twice"),
         Option("max_reforms", 3, "X7: stock re-formings per deal; None = no limit",
-               check=lambda v: v >= 0, nullable=True),
+               check=lambda v: v >= 0, nullable=True, max=1000),
     )
     state_class = JokerenNLState
     run_rule: ClassVar[RunRule] = RunRule(min_len=3, ace_low=True, ace_high=True, min_naturals=1,

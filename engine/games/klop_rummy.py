@@ -185,7 +185,7 @@ class KlopRummy(ConfrontationGame):
     rule_events = ("knock", "rummy", "knocker_lost", "tie_no_winner", "stock_exhausted")
     options_spec = (
         Option("target", 100, "KR3: the match ends when a total reaches this [engine default]",
-               check=lambda v: v >= 1),
+               check=lambda v: v >= 1, max=10000),
         Option("per_opponent", False, "KR7/KR2: score sum over the others of (their deadwood - his) "
                "and 25 from each opponent for a Rummy (Bicycle)"),
     )

@@ -52,6 +52,7 @@ from typing import Any, ClassVar
 
 from engine.cards import JACK, KING, QUEEN, SUITS, TOKENS
 from engine.core import JSON, Game, Option, State, rank_by, register
+from engine.deal import check_deal, pack_tokens
 from engine.games._jass import (
     KRUISJAS_MELDS,
     KRUISJAS_RULE,
@@ -223,6 +224,8 @@ class KruisjasState(State):
         self._mf = jass_mask_function(self.TABLE.order, self._rule_obj, self.trump)
 
     def _inject(self, deal: dict[str, Any]) -> None:
+        check_deal(deal, game=self.game.id, players=4, pack=pack_tokens(self._deck_list), sizes=[8] * 4,
+                   extra=("trump_card", "carry"))
         if not isinstance(deal, dict):
             raise ValueError("deal must be a dict such as {'dealer': 0, 'hands': [[...], ...]}")
         dealer = deal.get("dealer", 0)
@@ -741,7 +744,7 @@ class Kruisjassen(Game):
                    "trump_turned")
     options_spec = (
         Option("target", 1100, "K8/K17: match points (100 per stroke) a side needs to win the match",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=110000),
         Option("pit_play_on", True, "K1: a side at 100 that has lost no trick plays on for the pit "
                "(off: the deal always ends at ik dek)"),
         Option("wild_jas", False, "K18: the Jas as its holder's only trump is never forced out"),

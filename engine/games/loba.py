@@ -118,6 +118,8 @@ class LobaState(RummyState):
         self.tabled = [False] * self.players
         self.moves_of = {}
 
+    deal_keys = ("buybacks", "eliminated")
+
     def _inject_extra(self, deal: dict[str, Any]) -> None:
         n = self.players
         bb = deal.get("buybacks")
@@ -659,7 +661,7 @@ class Loba(RummyGame):
         Option("max_buybacks", MAX_BUYBACKS, "buy-backs per player (seed: twice)",
                check=lambda v: v >= 0),
         Option("max_reforms", 3, "X7: stock re-formings per deal; None = no limit",
-               check=lambda v: v >= 0, nullable=True),
+               check=lambda v: v >= 0, nullable=True, max=1000),
     )
     state_class = LobaState
     extra_verbs: ClassVar[dict[str, tuple[str, str]]] = LOBA_VERBS

@@ -85,7 +85,7 @@ class Manille27State(ManilleState):
         if deal is not None:
             self._reset_deal()
             n = self.players
-            self._injected_hands(deal, 32 // n)
+            self._injected_hands(deal, 32 // n, stock="rest")
             stock = deal.get("stock") or []
             sm = mask_of_tokens(stock, DECK, "deal['stock']")
             held = 0
@@ -296,7 +296,7 @@ class Manille27(Game):
     }
     options_spec = (
         Option("game_target", 10, "Q4: the first player to reach this many game points wins",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=1000),
         Option("stake_no_exchange", 2, "Q4: game points for a contract made without exchanging",
                check=lambda v: v >= 0),
         Option("stake_exchange", 1, "Q4: game points for a contract made after an exchange",
@@ -308,6 +308,6 @@ class Manille27(Game):
                "L98 allows any card)"),
         Option("deal_limit", 100, "engine default (not in the seed): the match also ends after "
                "this many deals, highest game points first; None for no limit",
-               check=lambda v: v > 0, nullable=True),
+               check=lambda v: v > 0, nullable=True, max=1000),
     )
     state_class = Manille27State

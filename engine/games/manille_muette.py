@@ -68,6 +68,6 @@ class ManilleMuette(Game):
                "no losing trump unless you hold only trumps (the family's earlier reading; seed "
                "L74 allows any card)"),
         Option("deals_to_win", 2, "the first side to win this many deals wins the match",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=1000),
     )
     state_class = MuetteState

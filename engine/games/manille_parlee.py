@@ -134,7 +134,7 @@ class ParleeState(ManilleState):
         self.dealer = 0  # X1: seat 0 deals first
         if deal is not None:
             self._reset_deal()
-            self._injected_hands(deal, 8)
+            self._injected_hands(deal, 8, extra=("trump_card",))
             tc = deal.get("trump_card")
             if tc is None:
                 last = deal["hands"][self.dealer][-1]
@@ -397,6 +397,6 @@ class ManilleParlee(Game):
                "no losing trump unless you hold only trumps (the family's earlier reading; seed "
                "L50 allows any card)"),
         Option("deals_to_win", 2, "the first side to win this many deals wins the match",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=1000),
     )
     state_class = ParleeState

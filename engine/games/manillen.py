@@ -331,11 +331,11 @@ class Manillen(Game):
     extra_verbs: ClassVar[dict[str, tuple[str, str]]] = {"cut": ("none", "cut")}
     options_spec = (
         Option("target", 101, "M3: the first team to reach this many points wins the match",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=10100),
         Option("partner_exemption", True, "M1: no duty to beat your partner's winning card; False "
                "is the seed's literal 'always try to take the trick' (beat the partner's card too)"),
         Option("extend_to", 121, "M3: the new target when both teams reach `target` together",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=12100),
         Option("both_teams_score", False, "house reading, not the seed: each team adds its own card "
                "points every deal (makes M3's extension reachable)"),
         Option("club_rounds", False, "M6: club format, 3 blocks of 12 deals with rotating partners; "

@@ -73,6 +73,8 @@ class RaminoDriftState(RummyState):
         self.melded = [False] * self.players
         self.pending = []
 
+    deal_keys = ("eliminated",)
+
     def _inject_extra(self, deal: dict[str, Any]) -> None:
         n = self.players
         out = deal.get("eliminated")
@@ -301,7 +303,7 @@ class RaminoDrift(RummyGame):
         Option("layoff_sets", True, "RD3: lay-offs onto sets too (seed: sequences)"),
         Option("reshuffle", False, "seed L709 variant: shuffle the discard pile into the new stock"),
         Option("max_reforms", 3, "X7: stock re-formings per deal; None = no limit",
-               check=lambda v: v >= 0, nullable=True),
+               check=lambda v: v >= 0, nullable=True, max=1000),
     )
     state_class = RaminoDriftState
     hand_size: ClassVar[int] = 7

@@ -220,7 +220,7 @@ class RaminoKlop(ConfrontationGame):
         Option("reshuffle", False, "Stock exhausted: shuffle the pile instead of turning it over"),
         Option("max_reforms", 30, "X7 safety net: stock re-formings per deal, then the deal ends with no "
                "winner (None: no cap, X7; deterministic players can loop for ever) [engine default]",
-               nullable=True, check=lambda v: v >= 0),
+               nullable=True, check=lambda v: v >= 0, max=1000),
     )
     state_class = RaminoKlopState
 

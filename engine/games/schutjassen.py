@@ -240,7 +240,7 @@ class Schutjassen(Game):
                    "trick_meld_claimed", "undertrump_blocked", "trump_instead_of_follow")
     options_spec = (
         Option("target", 1100, "S6: match points (100 per stroke) a side needs to win the match",
-               check=lambda v: v > 0),
+               check=lambda v: v > 0, max=110000),
         Option("wild_jas", False, "K18: the Jas as its holder's only trump is never forced out"),
     )
     state_class = SchutjassenState

@@ -45,6 +45,7 @@ from typing import Any
 
 from engine.cards import ACE, PACK, TOKENS, deck_52
 from engine.core import Game, Option, State, rank_by, register
+from engine.deal import Cards, check_deal, pack_tokens
 from engine.games._knock import PHYS, bits, hand_tokens, value_table
 from engine.melds import GroupRule, RunRule, enumerate_groups, enumerate_runs
 
@@ -108,34 +109,19 @@ class TonkState(State):
 
     def _inject(self, deal: dict[str, Any]) -> None:
         n = self.players
-        hands = deal.get("hands") if isinstance(deal, dict) else None
-        if (not isinstance(hands, list) or len(hands) != n
-                or not all(isinstance(h, (list, tuple)) for h in hands)):
-            raise ValueError(f"injected deal: 'hands' must list {n} hands (lists of cards), one per seat")
-        dealer = deal.get("dealer", 0)
-        if not isinstance(dealer, int) or not 0 <= dealer < n:
-            raise ValueError(f"injected deal: 'dealer' must be a seat 0..{n - 1}, got {dealer!r}")
-        self._reset(dealer)
-        free = (1 << 52) - 1
-
-        def take(tok: Any) -> int:
-            nonlocal free
-            if not isinstance(tok, str) or tok not in PHYS or tok == "JK":
-                raise ValueError(f"injected deal: bad card {tok!r}; write rank then suit, e.g. 'TH'")
-            c = PHYS[tok][0]
-            if not free >> c & 1:
-                raise ValueError(f"injected deal: {tok} appears twice")
-            free &= ~(1 << c)
-            return c
-
-        for s, h in enumerate(hands):
-            for tok in h:
-                self.hands[s] |= 1 << take(tok)
-        up = take(deal["upcard"]) if deal.get("upcard") is not None else None
-        if deal.get("stock") is not None:
-            self.stock = [take(t) for t in deal["stock"]][::-1]
+        deck = deck_52()
+        d = check_deal(deal, game="tonk", players=n, pack=pack_tokens(deck), sizes=[HAND] * n,
+                       stock="rest", upcard="optional")
+        self._reset(0 if d.dealer is None else d.dealer)
+        cards = Cards(deck)
+        for s, toks in enumerate(d.hands):
+            for tok in toks:
+                self.hands[s] |= 1 << cards.take(tok)
+        up = cards.take(d.upcard) if d.upcard is not None else None
+        if d.stock is not None:
+            self.stock = [cards.take(t) for t in d.stock][::-1]
         else:
-            self.stock = bits(free)
+            self.stock = cards.rest()
             self.rng.shuffle(self.stock)
         m = 0
         for h in self.hands:
@@ -442,7 +428,7 @@ class Tonk(Game):
     rule_events = ("dealt_tonk", "multiple_tonk_redeal", "tonk_out", "out_by_discard", "drop",
                    "stock_exhausted", "stake_transfer")
     options_spec = (
-        Option("deals", 10, "T8: deals in a match [engine default]", check=lambda v: v >= 1),
+        Option("deals", 10, "T8: deals in a match [engine default]", check=lambda v: v >= 1, max=1000),
         Option("stake", 1, "The fixed stake per deal", check=lambda v: v >= 1),
         Option("dropper_pays_lowest", False, "T3: a caught dropper also pays the lowest player(s) a "
                "single stake (the seed's literal 'ontvangt een enkele inzet van iedereen')"),

@@ -176,12 +176,12 @@ class WildcardRummy(ConfrontationGame):
         Option("reshuffle", False, "Stock exhausted: shuffle the pile instead of turning it over"),
         Option("max_reforms", 30, "X7 safety net: stock re-formings per deal, then the deal ends with no "
                "winner (None: no cap, X7; deterministic players can loop for ever) [engine default]",
-               nullable=True, check=lambda v: v >= 0),
+               nullable=True, check=lambda v: v >= 0, max=1000),
         Option("deal_cap", 50, "Safety net: the match ends after this many deals even if nobody reached "
                "the target (deals without a winner score nothing) [engine default]",
-               check=lambda v: v >= 1),
+               check=lambda v: v >= 1, max=1000),
         Option("target", 100, "WR6: the match ends when a total reaches this [engine default]",
-               check=lambda v: v >= 1),
+               check=lambda v: v >= 1, max=10000),
     )
     state_class = WildcardRummyState
 

@@ -87,6 +87,7 @@ from typing import Any, ClassVar
 
 from engine.cards import PACK, RANKS, TOKENS, build_deck
 from engine.core import JSON, Game, Option, State, rank_by, register
+from engine.deal import check_deal, pack_tokens
 
 PILES = 5
 LAYOUT_CARDS = 15
@@ -172,6 +173,8 @@ class ZenuwenState(State):
 
     def _read_deal(self, deal: dict[str, Any]) -> list[list[int]]:
         n = self.players
+        check_deal(deal, game="zenuwen", players=n, pack=pack_tokens(self.deck),
+                   sizes=[len(self.deck[s::n]) for s in range(n)], extra=("tick",))  # Z2: round robin
         if not isinstance(deal, dict) or "hands" not in deal:
             raise ValueError("an injected deal is a dict with 'hands' (one list of tokens per seat, "
                              "in dealt order), 'stock': [] and 'upcard': None")

@@ -25,6 +25,7 @@ def new(
 ) -> State:
     opts = {k: extra.pop(k) for k in list(extra) if k == "max_reforms"}
     deal: dict[str, Any] = {
+        "partial": True,
         "dealer": len(hands) - 1,
         "hands": hands,
         "upcard": upcard,
@@ -253,6 +254,7 @@ def test_aj9_deal_rotates_and_equal_totals_share() -> None:
         seed=1,
         players=2,
         deal={
+            "partial": True,
             "dealer": 1,
             "hands": [["5H", "6H", "7H"], ["5C", "6C", "7C"]],
             "upcard": None,

@@ -14,7 +14,7 @@ STOCK = ["6C", "7C", "3S", "4C"]
 def new(hands: list[list[str]], stock: list[str], upcard: str = "8C", dealer: int = 0, seed: int = 1,
         **extra: Any) -> State:
     opts = extra.pop("options", {})
-    deal = {"dealer": dealer, "hands": hands, "stock": stock, "upcard": upcard, **extra}
+    deal = {"partial": True, "dealer": dealer, "hands": hands, "stock": stock, "upcard": upcard, **extra}
     return load_game("cincinnati_rummy", **opts).new_match(seed=seed, players=len(hands), deal=deal)
 
 

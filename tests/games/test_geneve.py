@@ -16,7 +16,8 @@ HIGH = [["QS", "JH", "TD"], ["QH", "JD", "TC"], ["QD", "JC", "TS"], ["QC", "JS",
 def new(hands: list[list[str]], stock: list[str] | None = None, upcard: str | None = "9D",
         seed: int = 1, **extra: Any) -> State:
     opts = extra.pop("options", {})
-    deal: dict[str, Any] = {"dealer": extra.pop("dealer", 0), "hands": hands, "upcard": upcard, **extra}
+    deal: dict[str, Any] = {"partial": True,
+                            "dealer": extra.pop("dealer", 0), "hands": hands, "upcard": upcard, **extra}
     if stock is not None:
         deal["stock"] = stock
     return load_game("geneve", **opts).new_match(seed=seed, players=len(hands), deal=deal)
@@ -43,7 +44,7 @@ def test_v1_geneve_and_genive_are_two_games_with_their_own_numbers() -> None:
     assert gv.current_player == 1  # left of the dealer plays first (seat 0 deals, X1)
     assert gv.observation(1)["hand_value"] == 11  # faces are 11 in Geneve
     assert "call" in gv.legal_actions()  # limit 11
-    gn = load_game("genive").new_match(seed=1, deal={"dealer": 3, "first": 1,
+    gn = load_game("genive").new_match(seed=1, deal={"partial": True, "dealer": 3, "first": 1,
                                                      "hands": [HIGH[0], ["KS"], HIGH[1], HIGH[2]]})
     assert gn.observation(1)["hand_value"] == 10 and "call" not in gn.legal_actions()  # 10 and 5
     assert gv.observation(1)["call_limit"] == 11 and gn.observation(1)["call_limit"] == 5
@@ -114,7 +115,7 @@ def test_v5_one_pack_to_5_players_two_packs_from_6() -> None:
     with pytest.raises(ValueError, match="more often"):
         new([["5H", "5H"], HIGH[0], HIGH[1], HIGH[2]])
     hands = [["5H", "5H", "KS"], HIGH[0], HIGH[1], HIGH[2], HIGH[3], ["9C", "9S", "8H"]]
-    st = load_game("geneve").new_match(seed=2, players=6, deal={"dealer": 5, "hands": hands})
+    st = load_game("geneve").new_match(seed=2, players=6, deal={"partial": True, "dealer": 5, "hands": hands})
     assert st.current_player == 0 and "discard 5H 5H" in st.legal_actions()
     st.apply("discard 5H 5H")
     assert events(st, "geneve.pair_discard")[0]["size"] == 2

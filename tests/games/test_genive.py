@@ -16,7 +16,7 @@ HIGH = [["QS", "JH", "TD"], ["QH", "JD", "TC"], ["QD", "JC", "TS"], ["QC", "JS",
 def new(hands: list[list[str]], stock: list[str] | None = None, upcard: str | None = "9D",
         players: int | None = None, seed: int = 1, **extra: Any) -> State:
     opts = extra.pop("options", {})
-    deal: dict[str, Any] = {"dealer": extra.pop("dealer", len(hands) - 1), "hands": hands,
+    deal: dict[str, Any] = {"partial": True, "dealer": extra.pop("dealer", len(hands) - 1), "hands": hands,
                             "upcard": upcard, **extra}
     if stock is not None:
         deal["stock"] = stock

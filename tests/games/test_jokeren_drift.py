@@ -21,7 +21,7 @@ def new(
     seed: int = 1,
     **opts: Any,
 ) -> State:
-    deal: dict[str, Any] = {"dealer": len(hands) - 1, "hands": hands, "upcard": upcard}
+    deal: dict[str, Any] = {"partial": True, "dealer": len(hands) - 1, "hands": hands, "upcard": upcard}
     if stock is not None:
         deal["stock"] = stock
     return load_game("jokeren_drift", **opts).new_match(seed=seed, players=len(hands), deal=deal)

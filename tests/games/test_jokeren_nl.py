@@ -18,7 +18,8 @@ OTHER = ["3C", "5D", "7S", "9C", "JD", "KH", "AC"]
 
 def new(hands: list[list[str]], stock: list[str] | None = None, seed: int = 1, **extra: Any) -> State:
     opts = {k: extra.pop(k) for k in list(extra) if k in ("open50", "competition", "max_reforms")}
-    deal: dict[str, Any] = {"dealer": len(hands) - 1, "hands": hands, "upcard": None, **extra}
+    deal: dict[str, Any] = {"partial": True,
+                            "dealer": len(hands) - 1, "hands": hands, "upcard": None, **extra}
     if stock is not None:
         deal["stock"] = stock
     return load_game("jokeren_nl", **opts).new_match(seed=seed, players=len(hands), deal=deal)

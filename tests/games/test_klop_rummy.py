@@ -13,7 +13,7 @@ from engine.cards import TOKENS, cards_of
 def new(hands: list[list[str]], stock: list[str], upcard: str = "2C", dealer: int = 0,
         seed: int = 1, **extra: Any) -> State:
     opts = extra.pop("options", {})
-    deal = {"dealer": dealer, "hands": hands, "stock": stock, "upcard": upcard, **extra}
+    deal = {"partial": True, "dealer": dealer, "hands": hands, "stock": stock, "upcard": upcard, **extra}
     return load_game("klop_rummy", **opts).new_match(seed=seed, players=len(hands), deal=deal)
 
 
@@ -79,7 +79,8 @@ def test_kr4_kr10_turn_ending_with_empty_stock_voids_the_deal() -> None:
 
 
 def test_kr10_void_deal_counts_for_max_deals() -> None:
-    deal = {"dealer": 0, "hands": [["KD", "QC", "5S"], ["AH", "9H", "KS"]], "stock": ["9C"], "upcard": "2C"}
+    deal = {"partial": True,
+            "dealer": 0, "hands": [["KD", "QC", "5S"], ["AH", "9H", "KS"]], "stock": ["9C"], "upcard": "2C"}
     st = load_game("klop_rummy").new_match(seed=1, players=2, max_deals=1, deal=deal)
     play(st, "draw stock", "pass", "discard KS")
     assert st.is_over() and st.score_sheet() == [[0.0, 0.0]]

@@ -23,7 +23,8 @@ def new(
     **extra: Any,
 ) -> State:
     opts = {k: extra.pop(k) for k in ("pickup_for_layoff", "max_reforms", "max_buybacks") if k in extra}
-    deal: dict[str, Any] = {"dealer": len(hands) - 1 if dealer is None else dealer, "hands": hands,
+    deal: dict[str, Any] = {"partial": True,
+                            "dealer": len(hands) - 1 if dealer is None else dealer, "hands": hands,
                             "upcard": upcard, **extra}
     if stock is not None:
         deal["stock"] = stock

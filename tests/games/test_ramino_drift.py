@@ -24,7 +24,8 @@ def new(
     **extra: Any,
 ) -> State:
     opts = {k: v for k, v in extra.items() if k not in ("totals", "eliminated")}
-    deal: dict[str, Any] = {"dealer": len(hands) - 1 if dealer is None else dealer, "hands": hands,
+    deal: dict[str, Any] = {"partial": True,
+                            "dealer": len(hands) - 1 if dealer is None else dealer, "hands": hands,
                             "upcard": upcard}
     for k in ("totals", "eliminated"):
         if k in extra:

@@ -15,7 +15,7 @@ HIGH = ["KD", "QC", "JS"]  # 30, no meld
 def new(hands: list[list[str]], stock: list[str], upcard: str = "8D", dealer: int = 0, seed: int = 1,
         **extra: Any) -> State:
     opts = extra.pop("options", {})
-    deal = {"dealer": dealer, "hands": hands, "stock": stock, "upcard": upcard, **extra}
+    deal = {"partial": True, "dealer": dealer, "hands": hands, "stock": stock, "upcard": upcard, **extra}
     return load_game("ramino_klop", **opts).new_match(seed=seed, players=len(hands), deal=deal)
 
 

@@ -25,6 +25,7 @@ def new(
     **opts: Any,
 ) -> State:
     deal: dict[str, Any] = {
+        "partial": True,
         "dealer": len(hands) - 1 if dealer is None else dealer,
         "hands": hands,
         "upcard": upcard,
@@ -169,6 +170,7 @@ def test_x3_flip_turns_the_pile_over_oldest_card_on_top() -> None:
         seed=1,
         players=2,
         deal={
+            "partial": True,
             "dealer": 1,
             "hands": [["2C", "4D", "6S", "8C", "TD"], ["3C", "5D", "7S", "9C", "JD"]],
             "stock": ["KS", "KH", "KD"],

@@ -14,7 +14,8 @@ STOCK = ["9C", "8D", "6D", "3D", "4C"]
 
 def new(hands: list[list[str]], stock: list[str] | None = None, upcard: str = "2C", dealer: int = 0,
         seed: int = 1, **opts: Any) -> State:
-    deal = {"dealer": dealer, "hands": hands, "stock": STOCK if stock is None else stock, "upcard": upcard}
+    deal = {"partial": True,
+            "dealer": dealer, "hands": hands, "stock": STOCK if stock is None else stock, "upcard": upcard}
     return load_game("tonk", **opts).new_match(seed=seed, players=len(hands), deal=deal)
 
 

@@ -23,7 +23,7 @@ def new(hands: list[list[str]], tick: int = 0, seed: int = 1, **options: Any) ->
     """An injected deal; two packs unless said otherwise, so that seat 1's fillers (STD) may repeat
     the cards of seat 0's layout."""
     options.setdefault("packs", 2)
-    deal = {"dealer": 0, "hands": hands, "stock": [], "upcard": None, "tick": tick}
+    deal = {"partial": True, "dealer": 0, "hands": hands, "stock": [], "upcard": None, "tick": tick}
     return load_game("zenuwen", **options).new_match(seed=seed, players=len(hands), deal=deal)
 
 
@@ -369,6 +369,7 @@ def test_z13_slap_variant_his_own_centre_pile_goes_to_the_next_seat() -> None:
 def test_z13_ranking_by_cards_held_after_max_deals() -> None:
     st = new([["2H", "2S", "3S"], [*STD, "8C"]])
     st2 = load_game("zenuwen", packs=2).new_match(seed=1, max_deals=1, deal={
+        "partial": True,
         "dealer": 0, "hands": [["2H", "2S", "3S"], [*STD, "8C"]], "stock": [], "upcard": None})
     tick(st2, "pass", "pass")  # blocked: seat 0 keeps 3, seat 1 holds 16
     assert st2.is_over() and st2.scores() == [3.0, 16.0] and st2.ranking() == [1, 2]
