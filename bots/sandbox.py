@@ -205,7 +205,8 @@ def _isolation(force: str | None) -> Isolation:
                    f"{INSTALL_HINT}, {FORCE_HINT}")
     else:
         wrapper = "bwrap" if _bwrap_ok() else "none"
-        refusal = f"CARDARENA_SANDBOX must be one of {', '.join(WRAPPERS)}, not {force!r}"
+        refusal = (f"CARDARENA_SANDBOX must be one of {', '.join(WRAPPERS)}, not {force!r} (unset, submitted "
+                   "bots run under bubblewrap)")
     cg = _Cgroups.detect()
     enforced = ["own process", "observations only", "per-move deadline and time bank",
                 "address-space cap (RLIMIT_AS)", "CPU cap (RLIMIT_CPU)", "file-size cap",
