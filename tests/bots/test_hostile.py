@@ -27,6 +27,7 @@ from bots.api import bot_source
 from bots.match import MatchResult, play_match, seat_seed
 from bots.sandbox import (
     PROJECT_ROOT,
+    BotFault,
     Limits,
     Sandbox,
     SandboxPlayer,
@@ -296,3 +297,38 @@ def test_issue11_clean_text_removes_what_a_terminal_or_parquet_cannot_take() -> 
     assert one.startswith("abcdef g") and "more characters" in one and len(one) < 140
     assert clean_text("tb line 1\ntb line 2", multiline=True) == "tb line 1\ntb line 2"
     one.encode("utf-8")
+
+
+def test_issue11_in_process_player_text_is_cleaned_too() -> None:
+    class Hostile:
+        def act(self, observation: dict[str, Any]) -> str:
+            raise ValueError("\ud800\x1b[2J\x1b]0;t\x07boom" + "y" * 3_000_000)
+
+    class Escaped:
+        def act(self, observation: dict[str, Any]) -> str:
+            return "play \x1b[31mQS\ud800"
+
+    from bots.builtin.random import Bot as RandomBot
+    players: list[Any] = [Hostile(), Escaped(), RandomBot("toy", 2, 2), RandomBot("toy", 3, 3)]
+    result = play_match(toy(), players, 3)
+    crash, illegal = (next(f for f in result.faults if f.seat == s) for s in (0, 1))
+    assert crash.outcome == "crash" and crash.reason.startswith("ValueError: boomyyy")
+    assert len(crash.reason) < 400
+    assert illegal.outcome == "illegal" and illegal.action == "play QS"
+    for f in result.faults:
+        for text in (f.reason, f.traceback, f.action or ""):
+            text.encode("utf-8")
+            assert "\x1b" not in text and "\x07" not in text
+        assert len(f.traceback) <= 9000
+
+
+@pytest.mark.parametrize("msg, outcome", [
+    ({"f": "ok", "s": "import"}, "illegal"), ({"f": "timeout", "s": "act"}, "illegal"),
+    ({"f": "crash", "s": "init", "r": "x"}, "crash"), ({"f": "memory", "s": "start"}, "memory"),
+    ({"f": "illegal", "s": "act"}, "illegal"), ({"f": "load", "s": "import"}, "crash"),
+    ({"f": 3}, "illegal"), ({"f": "crash", "extra": 1}, "illegal"), ({"ready": True}, "illegal")])
+def test_issue11_only_the_parent_decides_outcome_and_stage(msg: dict[str, Any], outcome: str) -> None:
+    box = Sandbox(bot_source(HERE / "illegal_action.py"), FAST)   # never started: only the decision
+    with pytest.raises(BotFault) as err:
+        box._protocol_fault(msg, "act")
+    assert err.value.outcome == outcome and err.value.stage == "act"
