@@ -18,8 +18,15 @@ and a per-match time bank.  What is enforced (see :func:`isolation` and docs/bot
   it), CPU seconds (SIGXCPU), file size, open files, no core dumps.
 * stdout and stderr are pipes that the parent drains and keeps up to ``Limits.output`` bytes each.
 
-Without bubblewrap it falls back to ``unshare --net --pid --fork`` (root only) or a plain process
-with a private temporary working directory; :func:`isolation` says what is then enforced.
+* every bot-supplied text is cleaned (:mod:`bots.text`), and only the parent decides a fault's
+  outcome and stage (:meth:`Sandbox._protocol_fault`): the runner shares its process with the bot.
+
+Submitted (untrusted) bots run only under bubblewrap: without it :class:`SandboxUnavailable` (one
+line: how to install it, how to accept the fallback) is raised, unless ``CARDARENA_SANDBOX=unshare``
+forces the hardened unshare fallback (root only: own mount, PID, network, IPC and UTS namespaces, a
+private read-only root with its own ``/proc`` and tmpfs ``/tmp``, ``/var/tmp``, ``/dev/shm``, uid
+65534, no capabilities, ``no_new_privs``; see :func:`_unshare_script`).  Trusted built-ins run in
+whatever works, a plain process at worst.  :func:`isolation` says what is enforced.
 """
 from __future__ import annotations
 
