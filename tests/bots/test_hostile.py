@@ -332,3 +332,28 @@ def test_issue11_only_the_parent_decides_outcome_and_stage(msg: dict[str, Any], 
     with pytest.raises(BotFault) as err:
         box._protocol_fault(msg, "act")
     assert err.value.outcome == outcome and err.value.stage == "act"
+
+
+def test_issue11_a_surrogate_crash_is_logged_in_parquet_by_a_tournament(wrapper: str, tmp_path: Path) -> None:
+    """The issue's failure: the batch died in BatchLog (UnicodeEncodeError) and no match was logged."""
+    import pyarrow.parquet as pq
+
+    from bots.registry import Registry
+    from tests.tournaments.conftest import raw_spec
+    from tournaments.ray_runner import run_tournament
+    from tournaments.spec import parse_spec
+
+    data = tmp_path / "data"
+    reg = Registry(data)
+    for name in ("surrogate_error", "ansi_error"):
+        reg.add(bot_source(HERE / f"{name}.py"), name.replace("_", "-"), ["hartenjagen"], {})
+    spec = parse_spec(raw_spec(tmp_path, games=["hartenjagen"], limits={"move_s": 1.0, "bank_s": 0.5},
+                               bots=["random", "greedy", "surrogate-error", "ansi-error"]))
+    s = run_tournament(spec, executor="inline", progress=False, bots_data=str(data))
+    assert s.complete
+    matches = pq.read_table(tmp_path / "out" / "matches").to_pylist()
+    assert len(matches) == s.total > 0
+    for m in matches:
+        kinds = {m["bots"][f["seat"]]: f["kind"] for f in m["faults"]}
+        assert kinds == {"surrogate-error": "crash", "ansi-error": "crash"}
+        assert all("\x1b" not in f["reason"] for f in m["faults"])
