@@ -21,17 +21,21 @@ $(DEV): pyproject.toml | $(BIN)/python
 
 # a real tournament (embedded local Ray) of every built-in bot over every game, its leaderboard,
 # and the HTML report; data/demo is the demo's own directory, started afresh each time
-demo: $(RUN)
+demo: $(RUN) sandbox-tools
 	rm -rf data/demo
 	$(BIN)/cardarena tournament run examples/demo.toml
 	$(BIN)/cardarena dashboard data/demo -o data/demo/report.html
 
-# bubblewrap gives submitted bots a read-only filesystem and no network (bots/sandbox.py); without it
-# the sandbox falls back to rlimits and cgroups, and the tests of those two guarantees skip
+# bubblewrap is the sandbox of submitted bots (bots/sandbox.py, docs/bots.md): without it they are
+# refused, unless CARDARENA_SANDBOX=unshare accepts the unshare fallback (root only).  Installed with
+# apt-get as root, or with sudo where that works without a password; otherwise say how.
 sandbox-tools:
-	@command -v bwrap >/dev/null || [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null \
-	  || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null) \
-	  || echo "bubblewrap could not be installed: the sandbox's filesystem and network tests will skip"
+	@command -v bwrap >/dev/null || ! command -v apt-get >/dev/null \
+	  || { if [ "$$(id -u)" = 0 ]; then SUDO=; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
+	       else false; fi && $$SUDO apt-get update -qq \
+	       && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; } \
+	  || echo "bubblewrap could not be installed (run: sudo apt-get install bubblewrap): submitted bots" \
+	          "will be refused until it is, or run in the fallback with CARDARENA_SANDBOX=unshare (root)"
 
 # two workers (the machine has two cores); tests that start Ray clusters share one worker
 test: $(DEV) sandbox-tools check

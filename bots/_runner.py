@@ -26,24 +26,38 @@ if TYPE_CHECKING:  # not imported at run time: typing costs ~10 ms of every bot'
 _MEMORY_FAULT = b'{"f":"memory","r":"MemoryError: the bot ran out of memory (the memory cap)","s":"act"}\n'
 
 
+_LINE_CHARS = 300
+"""Longest traceback line sent (a 30 MB exception message must not make the reply too long)."""
+_REASON_CHARS = 300
+
+
 def _excerpt(exc: BaseException, bot_file: str | None, lines: int = 12) -> str:
-    """The traceback without this runner's frames, at most ``lines`` lines from its end."""
+    """The traceback without this runner's frames, at most ``lines`` lines from its end, each cut
+    to ``_LINE_CHARS`` characters.  (The parent cleans and caps it again: this only keeps an honest
+    reply short.)"""
     import traceback  # only on a fault: it costs start-up time
-    tb = traceback.TracebackException.from_exception(exc, limit=30)
-    frames = [f for f in tb.stack if f.filename != __file__]
-    tb.stack = traceback.StackSummary.from_list(frames)
-    text = "".join(tb.format()).rstrip().splitlines()
-    return "\n".join(text[-lines:])
+    try:
+        tb = traceback.TracebackException.from_exception(exc, limit=30)
+        frames = [f for f in tb.stack if f.filename != __file__]
+        tb.stack = traceback.StackSummary.from_list(frames)
+        text = "".join(tb.format()).rstrip().splitlines()
+    except BaseException:  # the bot's exception cannot even be formatted: the reason says what it was
+        return ""
+    return "\n".join(ln if len(ln) <= _LINE_CHARS else ln[:_LINE_CHARS] + "..." for ln in text[-lines:])
 
 
 def _reason(exc: BaseException) -> str:
-    if isinstance(exc, SyntaxError):
-        where = f" ({os.path.basename(exc.filename or '?')}, line {exc.lineno})"
-        return f"SyntaxError: {exc.msg}{where}"
-    if isinstance(exc, SystemExit):
-        return f"the bot called sys.exit({exc.code!r})"
-    msg = str(exc).splitlines()[0] if str(exc) else ""
-    return f"{type(exc).__name__}: {msg}"[:300] if msg else type(exc).__name__
+    try:
+        if isinstance(exc, SyntaxError):
+            where = f" ({os.path.basename(exc.filename or '?')}, line {exc.lineno})"
+            return f"SyntaxError: {str(exc.msg)[:_REASON_CHARS]}{where}"
+        if isinstance(exc, SystemExit):
+            return f"the bot called sys.exit({repr(exc.code)[:_REASON_CHARS]})"
+        text = str(exc)
+    except BaseException:  # a __str__ or __repr__ of the bot's that fails
+        return f"{type(exc).__name__} (its message cannot be shown)"
+    msg = text[:_REASON_CHARS * 4].splitlines()[0] if text else ""
+    return f"{type(exc).__name__}: {msg}"[:_REASON_CHARS] if msg else type(exc).__name__
 
 
 class Runner:

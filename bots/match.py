@@ -23,6 +23,7 @@ from typing import Any
 from bots.api import BUILTIN, BotSource, Player, bot_source, builtin_player, looks_like_path
 from bots.builtin.random import Bot as RandomBot
 from bots.sandbox import DEFAULT_LIMITS, BotFault, Limits, SandboxPlayer, start_players
+from bots.text import clean_lines, clean_text
 from engine import IllegalAction, State, load_game
 from engine.core import Game
 
@@ -167,11 +168,11 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
                 else:
                     action = player.act(obs)
             except BotFault as f:
-                fault = Fault(seat, f.outcome, f.reason, f.stage, state.deal_no, len(history), own[seat],
-                              None, f.traceback)
+                fault = _fault(seat, f.outcome, f.reason, f.stage, state.deal_no, len(history), own[seat],
+                               None, f.traceback)
             except Exception as e:  # an in-process player's own error is its crash; contained here
-                fault = Fault(seat, "crash", f"{type(e).__name__}: {e}"[:300], "act", state.deal_no,
-                              len(history), own[seat], None, _excerpt(e))
+                fault = _fault(seat, "crash", _exc_reason(e), "act", state.deal_no,
+                               len(history), own[seat], None, _excerpt(e))
             else:
                 dt = clock() - t
                 think[seat] += dt / 1e9
@@ -179,11 +180,12 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
                 try:
                     state.apply(action)
                 except IllegalAction as e:
-                    fault = Fault(seat, "illegal", str(e), "act", state.deal_no, len(history), own[seat],
-                                  action if isinstance(action, str) else repr(action)[:100])
+                    fault = _fault(seat, "illegal", str(e), "act", state.deal_no, len(history), own[seat],
+                                   action if isinstance(action, str) else _short_repr(action))
                 except TypeError as e:  # an action that is not even a string
-                    fault = Fault(seat, "illegal", f"act returned {type(action).__name__}, not a string: {e}",
-                                  "act", state.deal_no, len(history), own[seat], repr(action)[:100])
+                    why = f"act returned {type(action).__name__}, not a string: {e}"
+                    fault = _fault(seat, "illegal", why, "act", state.deal_no, len(history), own[seat],
+                                   _short_repr(action))
                 else:
                     moves.append((seat, action))
                     if on_move is not None:
@@ -231,8 +233,38 @@ def _worlds(state: State, seat: int, want: list[int], rng: random.Random, obs: d
         return []
 
 
+def _fault(seat: int, outcome: str, reason: str, stage: str, deal: int, ply: int, move: int,
+           action: str | None, tb: str = "") -> Fault:
+    """A :class:`Fault` with every bot-supplied text cleaned (:func:`bots.text.clean_text`): the
+    reason (which may quote the action), the action and the traceback excerpt.  Both paths, the
+    sandbox's and an in-process player's, record faults only through here."""
+    return Fault(seat, outcome, clean_text(reason), stage, deal, ply, move,
+                 None if action is None else clean_text(action, 200), clean_lines(tb))
+
+
+def _exc_reason(e: BaseException) -> str:
+    """``Type: first line of the message`` of an in-process player's exception (its ``str`` may fail)."""
+    try:
+        text = str(e)
+    except Exception:  # a player's exception whose __str__ fails: name the type only
+        return f"{type(e).__name__} (its message cannot be shown)"
+    first = text[:4000].splitlines()[0] if text.strip() else ""
+    return f"{type(e).__name__}: {first}"[:300] if first else type(e).__name__
+
+
+def _short_repr(x: object) -> str:
+    try:
+        return repr(x)[:100]
+    except Exception:  # a player's object whose __repr__ fails
+        return f"<{type(x).__name__}>"
+
+
 def _excerpt(e: BaseException, lines: int = 12) -> str:
-    return "\n".join("".join(traceback.format_exception(e)).rstrip().splitlines()[-lines:])
+    try:
+        text = "".join(traceback.format_exception(e))
+    except Exception:  # the player's exception cannot be formatted: the reason names it
+        return ""
+    return "\n".join(ln[:300] for ln in text.rstrip().splitlines()[-lines:])
 
 
 def _close(player: Any) -> None:

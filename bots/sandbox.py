@@ -18,8 +18,15 @@ and a per-match time bank.  What is enforced (see :func:`isolation` and docs/bot
   it), CPU seconds (SIGXCPU), file size, open files, no core dumps.
 * stdout and stderr are pipes that the parent drains and keeps up to ``Limits.output`` bytes each.
 
-Without bubblewrap it falls back to ``unshare --net --pid --fork`` (root only) or a plain process
-with a private temporary working directory; :func:`isolation` says what is then enforced.
+* every bot-supplied text is cleaned (:mod:`bots.text`), and only the parent decides a fault's
+  outcome and stage (:meth:`Sandbox._protocol_fault`): the runner shares its process with the bot.
+
+Submitted (untrusted) bots run only under bubblewrap: without it :class:`SandboxUnavailable` (one
+line: how to install it, how to accept the fallback) is raised, unless ``CARDARENA_SANDBOX=unshare``
+forces the hardened unshare fallback (root only: own mount, PID, network, IPC and UTS namespaces, a
+private read-only root with its own ``/proc`` and tmpfs ``/tmp``, ``/var/tmp``, ``/dev/shm``, uid
+65534, no capabilities, ``no_new_privs``; see :func:`_unshare_script`).  Trusted built-ins run in
+whatever works, a plain process at worst.  :func:`isolation` says what is enforced.
 """
 from __future__ import annotations
 
@@ -29,6 +36,7 @@ import json
 import os
 import pickle
 import select
+import shlex
 import shutil
 import signal
 import subprocess
@@ -42,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from bots.api import BotSource, Observation
+from bots.text import clean_lines, clean_text
 
 RUNNER = Path(__file__).with_name("_runner.py")
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -82,6 +91,8 @@ class Limits:
     core cuts the pipe round trip from ~55 to ~11 µs here (bench/sandbox.py)."""
     idle_between_moves: bool = True
     """Between its moves the bot runs only on otherwise idle CPU (cgroup ``cpu.idle``)."""
+    tmp_size: int = 64 << 20
+    """Size of each private tmpfs (``/tmp``, ``/dev/shm``, ``/var/tmp``) the bot may write in."""
 
 
 DEFAULT_LIMITS = Limits()
@@ -100,29 +111,49 @@ class BotFault(Exception):
         self.traceback = traceback
 
 
+class SandboxUnavailable(ValueError):
+    """Submitted (untrusted) bots cannot run here: no sandbox strong enough.  The message is one
+    line that says how to get bubblewrap and how to accept the weaker fallback explicitly."""
+
+
+INSTALL_HINT = "install bubblewrap (apt-get install bubblewrap, or make sandbox-tools as root)"
+FORCE_HINT = ("or accept the unshare fallback explicitly with CARDARENA_SANDBOX=unshare (root only; "
+              "less proven than bubblewrap)")
+WRAPPERS = ("bwrap", "unshare", "none")
+
+
 # --------------------------------------------------------------------------- what this machine allows
 @dataclass(frozen=True)
 class Isolation:
     """The isolation available on this machine."""
 
     wrapper: str
-    """``bwrap``, ``unshare`` or ``none``."""
+    """``bwrap``, ``unshare`` or ``none``: what every sandbox (trusted built-ins included) runs in."""
     cgroup: str
     """``v1``, ``v2`` or ``none``."""
     enforced: tuple[str, ...]
     missing: tuple[str, ...]
+    refusal: str | None = None
+    """Why submitted bots are refused here (None: they run, under ``wrapper``)."""
 
     def describe(self) -> str:
         out = f"sandbox: {self.wrapper}, cgroups {self.cgroup}; enforced: {', '.join(self.enforced)}"
         if self.missing:
             out += f"; NOT enforced here: {', '.join(self.missing)}"
+        if self.refusal:
+            out += f"; submitted bots are refused: {self.refusal}"
         return out
 
+    def require_untrusted(self) -> None:
+        """Raise :class:`SandboxUnavailable` unless submitted bots may run here."""
+        if self.refusal:
+            raise SandboxUnavailable(self.refusal)
 
-def _run_ok(cmd: Sequence[str], timeout: float = 5.0) -> bool:
+
+def _run_ok(cmd: Sequence[str], timeout: float = 5.0, env: dict[str, str] | None = None) -> bool:
     try:
         return subprocess.run(list(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, timeout=timeout).returncode == 0
+                              stderr=subprocess.DEVNULL, timeout=timeout, env=env).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
 
@@ -130,45 +161,89 @@ def _run_ok(cmd: Sequence[str], timeout: float = 5.0) -> bool:
 @cache
 def _bwrap_ok() -> bool:
     exe = shutil.which("bwrap")
-    return exe is not None and _run_ok([exe, *_bwrap_base(), "--", "/bin/true"]
+    return exe is not None and _run_ok([exe, *_bwrap_base(DEFAULT_LIMITS), "--", "/bin/true"]
                                        if os.path.exists("/bin/true") else [exe, "--version"])
 
 
 @cache
 def _unshare_ok() -> bool:
-    exe = shutil.which("unshare")
-    return exe is not None and _run_ok([exe, "--net", "--pid", "--fork", "--kill-child", "true"])
+    """Does the hardened unshare sandbox work here, every part of it (root, mount/PID/net/IPC/UTS
+    namespaces, a private root, setpriv to an unprivileged uid with no capabilities)?"""
+    if os.geteuid() != 0 or not all(_tool(t) for t in _UNSHARE_TOOLS):
+        return False
+    true = shutil.which("true")
+    if true is None or not true.startswith("/usr/"):
+        return False
+    with tempfile.TemporaryDirectory(prefix="cardarena-probe-") as d:
+        root = os.path.join(d, "root")
+        os.mkdir(root)
+        return _run_ok(_unshare_argv(_unshare_script(root, [], DEFAULT_LIMITS), [true]),
+                       env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+
+
+def isolation(force: str | None = None) -> Isolation:
+    """What the sandbox enforces on this machine (``force``: ``bwrap``, ``unshare`` or ``none``;
+    default ``$CARDARENA_SANDBOX``, else the strongest that works)."""
+    if force is None:
+        force = os.environ.get("CARDARENA_SANDBOX") or None
+    return _isolation(force)
 
 
 @cache
-def isolation(force: str | None = None) -> Isolation:
-    """What the sandbox enforces on this machine (``force``: ``bwrap``, ``unshare`` or ``none``)."""
+def _isolation(force: str | None) -> Isolation:
+    refusal: str | None = None
     if force is None:
-        force = os.environ.get("CARDARENA_SANDBOX") or None
-    wrapper = force or ("bwrap" if _bwrap_ok() else "unshare" if _unshare_ok() else "none")
+        wrapper = "bwrap" if _bwrap_ok() else "unshare" if _unshare_ok() else "none"
+        if wrapper != "bwrap":
+            refusal = (f"submitted bots run only under bubblewrap, which does not work here: {INSTALL_HINT}, "
+                       f"{FORCE_HINT}")
+    elif force == "bwrap":
+        wrapper = "bwrap" if _bwrap_ok() else "none"
+        if wrapper != "bwrap":
+            refusal = f"CARDARENA_SANDBOX=bwrap but bubblewrap does not work here: {INSTALL_HINT}"
+    elif force == "unshare":
+        wrapper = "unshare" if _unshare_ok() else "none"
+        if wrapper != "unshare":
+            refusal = ("CARDARENA_SANDBOX=unshare but the unshare sandbox cannot be set up here (it needs "
+                       f"root, unshare, setpriv and pivot_root from util-linux): {INSTALL_HINT}")
+    elif force == "none":
+        wrapper = "none"
+        refusal = (f"CARDARENA_SANDBOX=none runs bots without a sandbox, which only built-in bots may: "
+                   f"{INSTALL_HINT}, {FORCE_HINT}")
+    else:
+        wrapper = "bwrap" if _bwrap_ok() else "none"
+        refusal = (f"CARDARENA_SANDBOX must be one of {', '.join(WRAPPERS)}, not {force!r} (unset, submitted "
+                   "bots run under bubblewrap)")
     cg = _Cgroups.detect()
     enforced = ["own process", "observations only", "per-move deadline and time bank",
                 "address-space cap (RLIMIT_AS)", "CPU cap (RLIMIT_CPU)", "file-size cap",
-                "stripped environment", "private temporary working directory",
-                "stdout/stderr captured and capped"]
+                "stripped environment", "stdout/stderr captured and capped",
+                "bot text cleaned (no escapes, control characters or surrogates; capped)",
+                "outcomes and stages decided by the match, never by the bot"]
     missing: list[str] = []
     if wrapper == "bwrap":
         enforced += ["no network (new net namespace)", "PID namespace (no escape from kill)",
+                     "new IPC and UTS namespaces", "no capabilities",
                      "read-only filesystem view without project or other bots' files",
-                     "writes only in the private /tmp"]
+                     "writes only in the private /tmp and /dev/shm"]
     elif wrapper == "unshare":
-        enforced += ["no network (new net namespace)", "PID namespace (no escape from kill)"]
-        missing += ["filesystem isolation (the bot can read and write what this user can)"]
+        enforced += ["no network (new net namespace)", "PID namespace (no escape from kill)",
+                     "new IPC and UTS namespaces", "own mount namespace, own /proc",
+                     "read-only filesystem view without project or other bots' files",
+                     "writes only in the private /tmp, /var/tmp and /dev/shm",
+                     "unprivileged uid 65534", "no capabilities", "no_new_privs"]
     else:
+        enforced += ["private temporary working directory"]
         missing += ["network isolation", "PID namespace (a setsid double-fork escapes the kill)",
-                    "filesystem isolation (the bot can read and write what this user can)"]
+                    "filesystem isolation (the bot can read and write what this user can)",
+                    "uid and capabilities (the bot runs as this user)"]
     if cg != "none":
         enforced += ["process/thread cap (cgroup pids)", "group memory cap (cgroup memory)",
                      "idle priority between moves (cgroup cpu.idle)"]
     else:
         missing += ["process/thread cap (forks are limited only by RLIMIT_NPROC, which root ignores)",
                     "group memory cap over forked children", "idle priority between moves"]
-    return Isolation(wrapper, cg, tuple(enforced), tuple(missing))
+    return Isolation(wrapper, cg, tuple(enforced), tuple(missing), refusal)
 
 
 # --------------------------------------------------------------------------- cgroups
@@ -336,7 +411,7 @@ class _Cgroups:
 
 
 # --------------------------------------------------------------------------- the command
-def _bwrap_base() -> list[str]:
+def _bwrap_base(limits: Limits) -> list[str]:
     args: list[str] = []
     for d in ("/usr",):
         args += ["--ro-bind", d, d]
@@ -345,11 +420,72 @@ def _bwrap_base() -> list[str]:
             args += ["--symlink", os.readlink(d), d]
         elif os.path.isdir(d):
             args += ["--ro-bind", d, d]
-    return [*args, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--chdir", "/tmp",
+    size = str(limits.tmp_size)
+    return [*args, "--dev", "/dev", "--size", size, "--tmpfs", "/dev/shm", "--proc", "/proc",
+                   "--size", size, "--tmpfs", "/tmp", "--chdir", "/tmp",
                    "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
                    "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv",
                    "--setenv", "HOME", "/tmp", "--setenv", "PATH", "/usr/bin:/bin",
                    "--setenv", "LANG", "C.UTF-8", "--setenv", "TMPDIR", "/tmp"]
+
+
+# The unshare fallback (CARDARENA_SANDBOX=unshare, root only).  ``unshare`` makes new mount, PID,
+# network, IPC and UTS namespaces; in them, as root, a shell builds a private root on a tmpfs (the
+# host directory under it is the sandbox's own temporary directory, hidden by the mount): read-only
+# binds of /usr, the Python installation, the runner and the bot (and, for trusted built-ins, the
+# project's engine and bots packages), /dev/null and friends, a fresh /proc of the new PID namespace,
+# size-capped tmpfs on /tmp, /var/tmp and /dev/shm; then the root itself is made read-only,
+# ``pivot_root`` moves into it and the host's tree is unmounted (lazily) so that nothing of it stays
+# reachable.  Last, ``setpriv`` becomes uid/gid 65534 with no groups, no capabilities (inheritable,
+# bounding) and no_new_privs, and execs the interpreter.  Any failing step fails the start
+# (``set -e``): the sandbox never runs weaker than this.
+_UNSHARE_TOOLS = ("unshare", "setpriv", "pivot_root", "mount", "umount")
+UNPRIVILEGED = 65534
+_DEVICES = ("null", "zero", "full", "random", "urandom")
+_TOOL_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def _tool(name: str) -> str:
+    """The absolute path of a set-up tool ('' when missing): the sandbox's PATH has no sbin."""
+    return shutil.which(name, path=_TOOL_PATH) or ""
+
+
+def _unshare_script(root: str, binds: Sequence[tuple[str, str]], limits: Limits) -> str:
+    """The shell script that builds the private root at ``root`` with ``binds`` (host path, path
+    inside), read-only."""
+    q = shlex.quote
+    r = q(root)
+    mount, umount, pivot, setpriv = (q(_tool(t)) for t in ("mount", "umount", "pivot_root", "setpriv"))
+    size = limits.tmp_size
+    lines = ["set -e", "umask 022", f"{mount} -t tmpfs -o mode=755,size=4m,nosuid cardarena-root {r}",
+             f"cd {r}", "mkdir -p usr proc tmp var/tmp dev/shm .old"]
+    for d in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(d):
+            lines.append(f"ln -s {q(os.readlink(d))} {q(d[1:])}")
+        elif os.path.isdir(d):
+            binds = [(d, d), *binds]
+    for host, inside in [("/usr", "/usr"), *binds]:
+        target = q("." + inside)
+        if os.path.isdir(host):
+            lines.append(f"mkdir -p {target}")
+        else:
+            lines.append(f"mkdir -p {q('.' + os.path.dirname(inside))}; : > {target}")
+        lines.append(f"{mount} --bind {q(host)} {target}; {mount} -o remount,bind,ro,nosuid,nodev {target}")
+    for n in _DEVICES:
+        lines.append(f": > dev/{n}; {mount} --bind /dev/{n} dev/{n}")
+    for d in ("tmp", "var/tmp", "dev/shm"):
+        lines.append(f"{mount} -t tmpfs -o mode=1777,size={size},nosuid,nodev cardarena-tmp {d}")
+    lines += [f"{mount} -t proc -o nosuid,nodev,noexec proc proc",
+              f"{mount} -o remount,bind,ro,nosuid {r}",
+              f"{pivot} . .old", f"{umount} -l /.old", "cd /tmp",
+              f"exec {setpriv} --reuid {UNPRIVILEGED} --regid {UNPRIVILEGED} --clear-groups "
+              '--inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"']
+    return "\n".join(lines)
+
+
+def _unshare_argv(script: str, argv: Sequence[str]) -> list[str]:
+    return [_tool("unshare") or "unshare", "--mount", "--pid", "--fork", "--net", "--ipc", "--uts",
+            "--kill-child", "--", "/bin/sh", "-c", script, "sandbox", *argv]
 
 
 def _python() -> tuple[str, str]:
@@ -357,14 +493,30 @@ def _python() -> tuple[str, str]:
     return os.path.realpath(sys.executable), os.path.realpath(sys.base_prefix)
 
 
-def _command(src: BotSource, wrapper: str, trusted: bool, rfd: int, wfd: int
-             ) -> tuple[list[str], dict[str, Any], list[str]]:
-    """(argv, load message, sys.path entries) for a sandbox."""
+def _readable_by_all(src: BotSource) -> bool:
+    """Can uid 65534 read every file of the bot (the unshare fallback binds it, keeping modes)?"""
+    paths = [src.path, *(p for _, p in src.files())]
+    if src.package:
+        paths += [Path(root) for root, _, _ in os.walk(src.path)]
+    for p in paths:
+        mode = p.stat().st_mode
+        need = 0o005 if p.is_dir() else 0o004
+        if mode & need != need:
+            return False
+    return True
+
+
+def _command(src: BotSource, wrapper: str, trusted: bool, rfd: int, wfd: int, limits: Limits,
+             tmp: str | None) -> tuple[list[str], dict[str, Any], list[str]]:
+    """(argv, load message, sys.path entries) for a sandbox (``tmp``: its host temporary directory,
+    for the unshare fallback)."""
     python, prefix = _python()
     sys_path: list[str] = []
+    runner_args = [python, "-I", "-S", "-B", "-u", "/sandbox/_runner.py", str(rfd), str(wfd)]
+    inside = f"/bot/{src.path.name}"
+    path = f"{inside}/__init__.py" if src.package else inside
     if wrapper == "bwrap":
-        inside = f"/bot/{src.path.name}"
-        cmd = ["bwrap", *_bwrap_base()]
+        cmd = ["bwrap", *_bwrap_base(limits)]
         if not prefix.startswith("/usr/"):
             cmd += ["--ro-bind", prefix, prefix]
         if not python.startswith(prefix + "/") and not python.startswith("/usr/"):
@@ -374,12 +526,39 @@ def _command(src: BotSource, wrapper: str, trusted: bool, rfd: int, wfd: int
             for pkg in ("engine", "bots"):
                 cmd += ["--ro-bind", str(PROJECT_ROOT / pkg), f"/cardarena/{pkg}"]
             sys_path.append("/cardarena")
-        cmd += ["--remount-ro", "/", "--unshare-cgroup-try",
-                "--", python, "-I", "-S", "-B", "-u", "/sandbox/_runner.py", str(rfd), str(wfd)]
-        path = f"{inside}/__init__.py" if src.package else inside
+        cmd += ["--remount-ro", "/", "--unshare-cgroup-try", "--", *runner_args]
+    elif wrapper == "unshare":
+        assert tmp is not None
+        binds: list[tuple[str, str]] = []
+        if not prefix.startswith("/usr/"):
+            binds.append((prefix, prefix))
+        if not python.startswith(prefix + "/") and not python.startswith("/usr/"):
+            binds.append((python, python))
+        bot = str(src.path)
+        if not _readable_by_all(src):   # uid 65534 must read it: a world-readable copy
+            copy = os.path.join(tmp, "bot-copy")
+            os.mkdir(copy, 0o755)
+            bot = os.path.join(copy, src.path.name)
+            if src.package:
+                for rel, p in src.files():
+                    dst = os.path.join(bot, rel)
+                    os.makedirs(os.path.dirname(dst), 0o755, exist_ok=True)
+                    shutil.copyfile(p, dst)
+                    os.chmod(dst, 0o644)
+                for root, _, _ in os.walk(bot):
+                    os.chmod(root, 0o755)
+            else:
+                shutil.copyfile(src.path, bot)
+                os.chmod(bot, 0o644)
+        binds += [(str(RUNNER), "/sandbox/_runner.py"), (bot, inside)]
+        if trusted:
+            binds += [(str(PROJECT_ROOT / pkg), f"/cardarena/{pkg}") for pkg in ("engine", "bots")]
+            sys_path.append("/cardarena")
+        root = os.path.join(tmp, "root")
+        os.mkdir(root, 0o700)
+        cmd = _unshare_argv(_unshare_script(root, binds, limits), runner_args)
     else:
-        cmd = ["unshare", "--net", "--pid", "--fork", "--kill-child"] if wrapper == "unshare" else []
-        cmd += [python, "-I", "-S", "-B", "-u", str(RUNNER), str(rfd), str(wfd)]
+        cmd = [python, "-I", "-S", "-B", "-u", str(RUNNER), str(rfd), str(wfd)]
         if trusted:
             sys_path.append(str(PROJECT_ROOT))
         path = str(src.entry)
@@ -402,7 +581,10 @@ class Sandbox:
         self.src = src
         self.limits = limits
         self.trusted = trusted
-        self.wrapper = wrapper or isolation().wrapper
+        iso = isolation(wrapper)
+        if not trusted:   # submitted bots: bubblewrap, or the unshare fallback when forced, or nothing
+            iso.require_untrusted()
+        self.wrapper = iso.wrapper
         self.games: list[str] | None = None
         self.kind = ""
         self.stdout = bytearray()
@@ -425,7 +607,15 @@ class Sandbox:
         p_r, c_w = os.pipe()      # child -> parent
         o_r, o_w = os.pipe()      # child's stdout
         e_r, e_w = os.pipe()      # child's stderr
-        cmd, load, _ = _command(self.src, self.wrapper, self.trusted, c_r, c_w)
+        if self.wrapper != "bwrap":
+            self._tmp = tempfile.mkdtemp(prefix="cardarena-bot-")
+        try:
+            cmd, load, _ = _command(self.src, self.wrapper, self.trusted, c_r, c_w, self.limits, self._tmp)
+        except OSError as e:   # the bot's files vanished or cannot be copied
+            for fd in (c_r, p_w, p_r, c_w, o_r, o_w, e_r, e_w):
+                os.close(fd)
+            self._cleanup()
+            raise BotFault("crash", f"the sandbox could not start: {e}", "start") from None
         lim = self.limits
         load["limits"] = {"as": lim.memory, "cpu": lim.cpu, "fsize": lim.file_size,
                           "nofile": lim.open_files, "core": 0, "nproc": max(lim.pids, 8)}
@@ -433,10 +623,11 @@ class Sandbox:
             load["cpus"] = list(lim.affinity)
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
         cwd = None
-        if self.wrapper != "bwrap":
-            self._tmp = tempfile.mkdtemp(prefix="cardarena-bot-")
+        if self.wrapper == "unshare":
+            env.update(HOME="/tmp", TMPDIR="/tmp")
+        elif self.wrapper == "none":
             cwd = self._tmp
-            env.update(HOME=self._tmp, TMPDIR=self._tmp)
+            env.update(HOME=cwd or "/tmp", TMPDIR=cwd or "/tmp")
         try:
             self._cg = _Cgroups(self.limits)
         except OSError:
@@ -468,10 +659,16 @@ class Sandbox:
     def wait_ready(self) -> list[str] | None:
         """Wait until the bot is imported; its ``GAMES`` (None: every game)."""
         msg = self._await(self._start_deadline, "import")
-        if "ready" not in msg:
+        if msg.get("ready") is not True:
             self._protocol_fault(msg, "import")
-        self.games = msg.get("games")
-        self.kind = msg.get("kind", "")
+        games, kind = msg.get("games"), msg.get("kind")
+        if set(msg) - {"ready", "games", "kind"} or kind not in ("class", "function") or not (
+                games is None or (isinstance(games, list) and len(games) <= 1000
+                                  and all(isinstance(g, str) for g in games))):
+            raise self._fail("illegal", f"malformed ready message on the bot channel: {json.dumps(msg)[:80]}",
+                             "import")
+        self.games = None if games is None else [clean_text(g, 60) for g in games]
+        self.kind = kind
         return self.games
 
     def start(self) -> list[str] | None:
@@ -484,7 +681,7 @@ class Sandbox:
         deadline = time.monotonic() + self.limits.start_time
         self._send(json.dumps({"new": [game, seat, seed]}).encode() + b"\n", deadline, "init")
         msg = self._await(deadline, "init")
-        if "ok" not in msg:
+        if msg != {"ok": True}:
             self._protocol_fault(msg, "init")
         self.bank = self.limits.time_bank
         self.used = 0.0
@@ -514,7 +711,7 @@ class Sandbox:
         if spent > lim.move_time:
             self.bank -= spent - lim.move_time
         a = msg.get("a")
-        if isinstance(a, str):
+        if isinstance(a, str) and len(msg) == 1:
             return a
         self._protocol_fault(msg, "act")
         raise AssertionError("unreachable")
@@ -557,7 +754,7 @@ class Sandbox:
         for name, buf, dropped in (("stdout", self.stdout, self.dropped[0]),
                                    ("stderr", self.stderr, self.dropped[1])):
             if buf:
-                text = buf[:limit].decode("utf-8", "replace")
+                text = clean_lines(buf[:limit].decode("utf-8", "replace"), limit)
                 more = len(buf) - limit + dropped
                 parts.append(f"[{name}] {text}" + (f" ... ({more} more bytes)" if more > 0 else ""))
         return "\n".join(parts)
@@ -583,15 +780,20 @@ class Sandbox:
             self._idle = False
 
     def _fail(self, outcome: str, reason: str, stage: str, tb: str = "") -> BotFault:
+        """Close the sandbox; the fault, with every bot-supplied text cleaned (bots.text)."""
         self.close()
         out = self.output_excerpt()
-        return BotFault(outcome, reason, stage, (tb + ("\n" if tb and out else "") + out).strip())
+        tb = clean_lines(tb)
+        return BotFault(outcome, clean_text(reason), stage, (tb + ("\n" if tb and out else "") + out).strip())
 
     def _send(self, data: bytes, deadline: float, stage: str, allowed: float | None = None) -> None:
         """Write ``data`` to the bot; a bot that does not read it in time times out.  (Non-blocking:
         while the pipe is full, keep draining the bot's output so that it cannot block on it.)"""
         if self.closed:
             raise BotFault("crash", "the bot's process is gone", stage)
+        if self._buf:   # the runner answers once per request: anything more was written by the bot
+            raise self._fail("illegal", "unexpected reply on the bot channel before the request: "
+                             f"{bytes(self._buf[:60])!r}", stage)
         w = self._w
         try:
             n = os.write(w, data)
@@ -722,12 +924,20 @@ class Sandbox:
         return self._fail("crash", f"the bot's process exited (status {rc})", stage)
 
     def _protocol_fault(self, msg: dict[str, Any], stage: str) -> None:
-        if "f" in msg:
-            outcome = msg["f"] if msg["f"] in OUTCOMES else "crash"
-            if msg["f"] == "load":
-                outcome = "crash"
-            raise self._fail(outcome, str(msg.get("r", "fault")), str(msg.get("s", stage)),
-                             str(msg.get("t", "")))
+        """Turn a message that is not the expected answer into a fault.  Everything the runner sends
+        is the bot's (they share a process), so only the parent decides: the stage is always the
+        one the parent is in; a reported fault is a ``crash`` (``memory`` and ``illegal`` are kept
+        only as what they claim, a forfeit just the same); any other outcome it names (``ok``,
+        ``timeout``, anything) and any other message are ``illegal``."""
+        f = msg.get("f")
+        if isinstance(f, str) and set(msg) <= {"f", "r", "s", "t"}:
+            outcome = {"crash": "crash", "load": "crash", "memory": "memory",
+                       "illegal": "illegal" if stage == "act" else "crash"}.get(f)
+            if outcome is not None:
+                r, t = msg.get("r"), msg.get("t")
+                raise self._fail(outcome, r if isinstance(r, str) and r else "fault", stage,
+                                 t if isinstance(t, str) else "")
+            raise self._fail("illegal", f"forged fault record on the bot channel (outcome {f[:20]!r})", stage)
         raise self._fail("illegal", f"unexpected reply on the bot channel: {json.dumps(msg)[:80]}", stage)
 
 

@@ -401,6 +401,12 @@ def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool
                    on_batch: OnBatch | None = None, fsync: bool = True, bots_data: str | None = None,
                    max_in_flight: int | None = None) -> Summary:
     """Run (or resume) the tournament of ``spec`` to its end or to Ctrl-C; see the module doc."""
+    if any(e.bot not in _builtins() for e in spec.bots):   # submitted bots: refuse a weak sandbox now
+        from bots.sandbox import SandboxUnavailable, isolation
+        try:
+            isolation().require_untrusted()
+        except SandboxUnavailable as e:
+            raise TournamentError(str(e)) from None
     if bots_data is None and any(e.bot not in _builtins() for e in spec.bots):
         from bots.registry import data_dir
 

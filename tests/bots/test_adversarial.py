@@ -30,6 +30,8 @@ HERE = Path(__file__).parent / "adversarial"
 FAST = Limits(move_time=0.3, time_bank=0.2, start_time=15.0, memory=512 << 20, group_memory=768 << 20)
 SEAT = 1
 BWRAP = isolation().wrapper == "bwrap"
+PRIVATE_ROOT = isolation().wrapper in ("bwrap", "unshare")
+"""bubblewrap, or the unshare fallback: a private read-only root with a private /tmp."""
 CGROUP = isolation().cgroup != "none"
 
 
@@ -198,7 +200,7 @@ def test_opening_a_socket_fails(tmp_path: Path) -> None:
     assert "connected" not in out.replace("no connection", "")
 
 
-@pytest.mark.skipif(not BWRAP, reason="filesystem isolation needs bubblewrap (docs/bots.md)")
+@pytest.mark.skipif(not PRIVATE_ROOT, reason="filesystem isolation needs bubblewrap (docs/bots.md)")
 def test_writing_outside_its_directory_fails(tmp_path: Path) -> None:
     host_tmp = Path("/tmp") / f"cardarena-escape-{random.getrandbits(32)}"
     watched = [tmp_path / "escaped.txt", Path(__file__).parent / "escaped.txt", host_tmp]
@@ -276,7 +278,7 @@ def test_sandbox_environment_is_stripped_and_private(tmp_path: Path) -> None:
     assert_contained(result, box, "ok")
     line = box.sandbox.stdout.decode().splitlines()[0]
     assert "CARDARENA_SECRET_PROBE" not in line and "PYTHONPATH" not in line
-    if BWRAP:
+    if PRIVATE_ROOT:
         assert " /tmp 1" in line
     else:
         assert "cardarena-bot-" in line
@@ -290,9 +292,11 @@ def test_isolation_reports_what_is_enforced() -> None:
         assert "NOT enforced" not in text or not CGROUP
     elif iso.wrapper == "unshare":
         assert "no network (new net namespace)" in iso.enforced
-        assert any("filesystem isolation" in m for m in iso.missing)
+        assert {"own mount namespace, own /proc", "unprivileged uid 65534", "no capabilities",
+                "no_new_privs"} <= set(iso.enforced)
     else:
         assert any("network isolation" in m for m in iso.missing)
+        assert iso.refusal
     if shutil.which("bwrap") and not os.environ.get("CARDARENA_SANDBOX"):
         assert iso.wrapper == "bwrap"
     assert (iso.cgroup == "none") == any("process/thread cap" in m for m in iso.missing)

@@ -1,0 +1,359 @@
+"""Hostile bots against the sandbox (issue 11, items 1, 3 and 4), under bubblewrap AND under the
+forced unshare fallback (``CARDARENA_SANDBOX=unshare``).
+
+Each bot in ``tests/bots/adversarial/`` makes one attack.  To keep the suite fast, the attacks are
+batched: four hostile bots share one toy match (four sandboxes started in parallel), so each also
+attacks the other three seats.  Every test asserts that the attack failed from the outside (the
+host files not written, the secrets not read, the fault kind and stage the match decides, nothing
+left in /tmp, /dev/shm or /var/tmp), not only what the bot says.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import bots.sandbox as sandbox_mod
+from bots.api import bot_source
+from bots.match import MatchResult, play_match, seat_seed
+from bots.sandbox import (
+    PROJECT_ROOT,
+    BotFault,
+    Limits,
+    Sandbox,
+    SandboxPlayer,
+    SandboxUnavailable,
+    isolation,
+    start_players,
+)
+from bots.text import clean_text
+from tests.bots.toygame import toy
+
+HERE = Path(__file__).parent / "adversarial"
+FAST = Limits(move_time=2.0, time_bank=1.0, start_time=15.0, memory=512 << 20, group_memory=768 << 20)
+WRAPPERS = ("bwrap", "unshare")
+PROJECT_FILE = PROJECT_ROOT / "bots" / "api.py"
+"""A project file the bot may not read (only the runner and its own files are in its view)."""
+
+
+@pytest.fixture(params=WRAPPERS)
+def wrapper(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Each test once under bubblewrap, once under the forced fallback."""
+    w = str(request.param)
+    iso = isolation(w)
+    if iso.refusal:
+        pytest.skip(f"{w} does not work here: {iso.refusal}")
+    monkeypatch.setenv("CARDARENA_SANDBOX", w)
+    yield w
+
+
+def copy_bot(name: str, tmp_path: Path, **replace: str) -> Path:
+    text = (HERE / name).read_text()
+    for old, new in replace.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    out = tmp_path / name
+    out.write_text(text)
+    return out
+
+
+def play_seats(paths: list[Path], seed: int = 3) -> tuple[MatchResult, list[SandboxPlayer]]:
+    """One toy match with a sandboxed bot at each of the four seats."""
+    boxes = start_players([(bot_source(p), False, 0) for p in paths], "toy",
+                          [seat_seed(seed, s) for s in range(4)], FAST)
+    try:
+        result = play_match(toy(), list(boxes), seed)
+    finally:
+        for b in boxes:
+            b.close()
+    for b in boxes:   # nothing of any bot survives the match
+        assert b.sandbox.proc is not None and b.sandbox.proc.poll() is not None and b.sandbox._cg is None
+    assert result.state.is_over() and len(result.moves) == 20
+    return result, boxes
+
+
+def report(box: SandboxPlayer) -> dict[str, Any]:
+    out = box.sandbox.stdout.decode("utf-8", "replace")
+    line = next(ln for ln in out.splitlines() if ln.startswith("REPORT "))
+    data: dict[str, Any] = json.loads(line[len("REPORT "):])
+    return data
+
+
+# --------------------------------------------------------------------------- probes: /proc, /tmp, sockets
+def test_issue11_proc_tmp_and_socket_attacks_fail(wrapper: str, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = uuid.uuid4().hex
+    monkeypatch.setenv("CARDARENA_PROBE_SECRET", secret)   # in this (the match) process's environ
+    name = f"cardarena-fill-{uuid.uuid4().hex[:8]}"
+    sock_path = f"/tmp/cardarena-probe-{uuid.uuid4().hex[:8]}.sock"
+    abstract = f"cardarena-probe-{uuid.uuid4().hex[:8]}"
+    listeners = []
+    for addr in (sock_path, b"\0" + abstract.encode()):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind(addr)
+        s.listen()
+        s.setblocking(False)
+        listeners.append(s)
+    try:
+        bots = [HERE / "proc_snoop.py",
+                copy_bot("fill_tmp.py", tmp_path, **{'NAME = "cardarena-fill"': f"NAME = {name!r}"}),
+                copy_bot("unix_sockets.py", tmp_path,
+                 **{"PATHS: list[str] = []": f"PATHS = [{sock_path!r}]",
+                    "ABSTRACT: list[str] = []": f"ABSTRACT = [{abstract!r}]"}),
+                HERE / "proc_snoop.py"]
+        t0 = time.monotonic()
+        result, boxes = play_seats(bots)
+        assert time.monotonic() - t0 < 10
+        for s in listeners:   # nobody connected to the host's sockets
+            with pytest.raises(BlockingIOError):
+                s.accept()
+    finally:
+        for s in listeners:
+            s.close()
+        Path(sock_path).unlink(missing_ok=True)
+    # no seat was harmed: the forged fault lines reached no other seat's pipe
+    assert result.outcomes == ["ok"] * 4 and not result.faults
+    for seat in (0, 3):
+        snoop = report(boxes[seat])
+        assert not snoop["forged"], snoop["forged"]
+        assert len(snoop["pids"]) <= 2, snoop["pids"]   # only its own sandbox's processes
+        everything = json.dumps(snoop)
+        assert secret not in everything and "pytest" not in everything and "CARDARENA_PROBE" not in everything
+    # 40 MB files: capped in its private tmpfs, and gone with the sandbox
+    filled = report(boxes[1])
+    assert all(n <= FAST.file_size for n in filled.values()), filled
+    for d in ("/tmp", "/dev/shm", "/var/tmp"):
+        assert not Path(d, name).exists()
+    sockets = report(boxes[2])
+    assert sockets and all(v.startswith("failed") for v in sockets.values()), sockets
+
+
+# --------------------------------------------------------------------------- probes: host files, cgroups
+def test_issue11_host_writes_secret_reads_and_cgroup_escape_fail(wrapper: str, tmp_path: Path) -> None:
+    mark = uuid.uuid4().hex[:8]
+    venv_site = Path(sys.prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    venv_site /= "site-packages"
+    registry = tmp_path / "data" / "bots"
+    registry.mkdir(parents=True)
+    victim = registry / "victim.py"
+    victim.write_text("SECRET_STRATEGY = 42\n")
+    targets = [PROJECT_ROOT / f"cardarena-escape-{mark}", PROJECT_ROOT / "bots" / f"escape_{mark}.py",
+               venv_site / f"cardarena-escape-{mark}.pth", registry / f"escape-{mark}.py", victim,
+               PROJECT_ROOT / "data" / f"escape-{mark}"]
+    write_host = copy_bot("write_host.py", tmp_path, **{
+        'WRITE: list[str] = ["/etc/cardarena-escape"]': f"WRITE = {[str(p) for p in targets]!r}",
+        'READ: list[str] = ["/etc/shadow"]': f"READ = {['/etc/shadow', str(victim), str(PROJECT_FILE)]!r}"})
+    try:
+        result, boxes = play_seats([write_host, HERE / "cgroup_escape.py", HERE / "proc_snoop.py",
+                                    HERE / "proc_snoop.py"])
+    finally:
+        planted = [p for p in targets if p != victim and p.exists()]
+        for p in planted:
+            p.unlink()
+    assert not planted, planted
+    assert victim.read_text() == "SECRET_STRATEGY = 42\n"
+    assert result.outcomes == ["ok"] * 4
+    rep = report(boxes[0])
+    assert all(rep[str(p)].startswith("failed") for p in targets), rep
+    assert all(rep[p].startswith("failed") for p in ("/etc/shadow", str(victim), str(PROJECT_FILE))), rep
+    cg = report(boxes[1])
+    assert not cg["escaped"] and 0 < cg["forks"] < FAST.pids and cg["failed"], cg
+    time.sleep(0.05)
+    assert not _sleepers("876543"), "a forked child survived the match"
+
+
+def _sleepers(mark: str) -> list[int]:
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if Path(f"/proc/{pid}/cmdline").read_bytes() == b"sleep\0" + mark.encode() + b"\0":
+                out.append(int(pid))
+        except OSError:
+            continue
+    return out
+
+
+# --------------------------------------------------------------------------- faults: text and forged records
+def test_issue11_hostile_text_and_forged_records_are_decided_by_the_match(wrapper: str) -> None:
+    result, boxes = play_seats([HERE / "surrogate_error.py", HERE / "huge_error.py", HERE / "ansi_error.py",
+                                HERE / "forged_ok.py"])
+    by_seat = {f.seat: f for f in result.faults}
+    assert result.outcomes == ["crash", "crash", "crash", "illegal"]
+    assert result.placement == [1, 1, 1, 1]   # all four forfeit: tied last
+    sur, huge, ansi, forged = (by_seat[s] for s in range(4))
+    # a lone surrogate: a normal crash whose text encodes (Parquet, a terminal)
+    assert sur.stage == "act" and sur.reason.startswith("ValueError")
+    for f in result.faults:
+        for text in (f.reason, f.traceback, f.action or ""):
+            text.encode("utf-8")
+            assert "\x1b" not in text and "\x9b" not in text and "\x07" not in text and "\x00" not in text
+        assert len(f.reason) <= 1100 and len(f.traceback) <= 20_000
+    pa.Table.from_pydict({"reason": [f.reason for f in result.faults],
+                          "traceback": [f.traceback for f in result.faults]})
+    # a 30 MB message: a crash, cut short, not "a reply too long"
+    assert huge.stage == "act" and huge.reason.startswith("ValueError: xxx")
+    assert "longer than" not in huge.reason
+    # escapes: gone from the reason, the traceback and the output excerpt; the words stay
+    assert "red alert" in ansi.reason and "stdout" in ansi.traceback and "stderr" in ansi.traceback
+    for b in boxes:
+        assert "\x1b" not in b.output
+    # {"f":"ok","s":"import"} mid-match: illegal, at the stage the match is in, placed last
+    assert forged.stage == "act" and forged.move == 2 and "forged fault record" in forged.reason
+
+
+def test_issue11_forged_stage_and_escaped_action(wrapper: str) -> None:
+    result, _ = play_seats([HERE / "forged_stage.py", HERE / "ansi_action.py", HERE / "proc_snoop.py",
+                            HERE / "proc_snoop.py"])
+    stage, action = (next(f for f in result.faults if f.seat == s) for s in (0, 1))
+    assert result.outcomes == ["crash", "illegal", "ok", "ok"]
+    assert stage.stage == "act" and stage.move == 2   # the bot said "init"
+    assert action.action is not None and "\x1b" not in action.action and "\n" not in action.action
+    assert "\x1b" not in action.reason and "\x9b" not in action.reason and "QS" in action.action
+    assert result.placement[0] == result.placement[1] == 3
+
+
+# --------------------------------------------------------------------------- refusal (item 1)
+def test_issue11_submitted_bots_are_refused_without_a_strong_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    src = bot_source(HERE / "illegal_action.py")
+    for force in ("none", "bogus"):
+        with pytest.raises(SandboxUnavailable) as err:
+            Sandbox(src, FAST, wrapper=force)
+        msg = str(err.value)
+        assert "\n" not in msg and "bubblewrap" in msg
+    assert "apt-get install bubblewrap" in (isolation("none").refusal or "")
+    # no bubblewrap and nothing forced: refused, saying how to install it and how to accept the fallback
+    monkeypatch.setattr(sandbox_mod, "_bwrap_ok", lambda: False)
+    sandbox_mod._isolation.cache_clear()
+    try:
+        iso = isolation(None)
+        assert iso.wrapper in ("unshare", "none") and iso.refusal is not None
+        assert "apt-get install bubblewrap" in iso.refusal and "CARDARENA_SANDBOX=unshare" in iso.refusal
+        with pytest.raises(SandboxUnavailable):
+            start_players([(src, False, 0)], "toy", [1], FAST)
+        assert "submitted bots are refused" in iso.describe()
+    finally:
+        sandbox_mod._isolation.cache_clear()
+    # trusted built-ins still run without bubblewrap
+    builtin = bot_source(PROJECT_ROOT / "bots" / "builtin" / "random.py")
+    box = Sandbox(builtin, FAST, trusted=True, wrapper="none")
+    try:
+        assert box.start() is None
+    finally:
+        box.close()
+
+
+def _cli(argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+         ) -> tuple[int, str, str]:
+    from tournaments.cli import main
+    monkeypatch.setattr(sys, "argv", ["cardarena", *argv])
+    with pytest.raises(SystemExit) as e:
+        main()
+    out = capsys.readouterr()
+    code = e.value.code
+    return code if isinstance(code, int) else 1, out.err, out.out
+
+
+def test_issue11_refusal_is_one_line_exit_2_in_every_command(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from bots.registry import Registry
+    bot = str(PROJECT_ROOT / "bots" / "examples" / "first_legal.py")
+    monkeypatch.setenv("CARDARENA_DATA", str(tmp_path / "data"))
+    Registry().add(bot_source(bot), "first", ["hartenjagen"], {"ok": True})
+    monkeypatch.setenv("CARDARENA_SANDBOX", "none")
+    for argv in (["bots", "validate", bot],
+                 ["play", "hartenjagen", "--bots", f"{bot},random,random,random", "--deals", "1"],
+                 ["tournament", "run", "--inline", "--no-progress", "--bots", "first,random,greedy,r2=random",
+                  "--games", "hartenjagen", "--out", str(tmp_path / "t")]):
+        code, err, _ = _cli(argv, capsys, monkeypatch)
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1, (argv, code, err)
+        assert "apt-get install bubblewrap" in lines[0] and "CARDARENA_SANDBOX=unshare" in lines[0]
+        assert "Traceback" not in err
+    assert not (tmp_path / "t").exists() or not any((tmp_path / "t").rglob("*.parquet"))
+
+
+def test_issue11_validate_prints_a_surrogate_crash_cleanly(wrapper: str, capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    code, err, out = _cli(["bots", "validate", str(HERE / "surrogate_error.py"), "--games", "hartenjagen"],
+                          capsys, monkeypatch)
+    assert code == 1 and err == "", err   # the command did not fail; the bot's own traceback is its excerpt
+    assert "    Traceback (most recent call last):" in out
+    assert "hartenjagen: FAILED at deal 1, its move 1" in out and "crash: ValueError" in out, out
+    (out + err).encode("utf-8")
+
+
+def test_issue11_clean_text_removes_what_a_terminal_or_parquet_cannot_take() -> None:
+    raw = "a\ud800b\x1b[2J\x1b]0;title\x07c\x9b31md\x00e\u202ef\r\ng" + "x" * 5000
+    one = clean_text(raw, 100)
+    assert one.startswith("abcdef g") and "more characters" in one and len(one) < 140
+    assert clean_text("tb line 1\ntb line 2", multiline=True) == "tb line 1\ntb line 2"
+    one.encode("utf-8")
+
+
+def test_issue11_in_process_player_text_is_cleaned_too() -> None:
+    class Hostile:
+        def act(self, observation: dict[str, Any]) -> str:
+            raise ValueError("\ud800\x1b[2J\x1b]0;t\x07boom" + "y" * 3_000_000)
+
+    class Escaped:
+        def act(self, observation: dict[str, Any]) -> str:
+            return "play \x1b[31mQS\ud800"
+
+    from bots.builtin.random import Bot as RandomBot
+    players: list[Any] = [Hostile(), Escaped(), RandomBot("toy", 2, 2), RandomBot("toy", 3, 3)]
+    result = play_match(toy(), players, 3)
+    crash, illegal = (next(f for f in result.faults if f.seat == s) for s in (0, 1))
+    assert crash.outcome == "crash" and crash.reason.startswith("ValueError: boomyyy")
+    assert len(crash.reason) < 400
+    assert illegal.outcome == "illegal" and illegal.action == "play QS"
+    for f in result.faults:
+        for text in (f.reason, f.traceback, f.action or ""):
+            text.encode("utf-8")
+            assert "\x1b" not in text and "\x07" not in text
+        assert len(f.traceback) <= 9000
+
+
+@pytest.mark.parametrize("msg, outcome", [
+    ({"f": "ok", "s": "import"}, "illegal"), ({"f": "timeout", "s": "act"}, "illegal"),
+    ({"f": "crash", "s": "init", "r": "x"}, "crash"), ({"f": "memory", "s": "start"}, "memory"),
+    ({"f": "illegal", "s": "act"}, "illegal"), ({"f": "load", "s": "import"}, "crash"),
+    ({"f": 3}, "illegal"), ({"f": "crash", "extra": 1}, "illegal"), ({"ready": True}, "illegal")])
+def test_issue11_only_the_parent_decides_outcome_and_stage(msg: dict[str, Any], outcome: str) -> None:
+    box = Sandbox(bot_source(HERE / "illegal_action.py"), FAST)   # never started: only the decision
+    with pytest.raises(BotFault) as err:
+        box._protocol_fault(msg, "act")
+    assert err.value.outcome == outcome and err.value.stage == "act"
+
+
+def test_issue11_a_surrogate_crash_is_logged_in_parquet_by_a_tournament(wrapper: str, tmp_path: Path) -> None:
+    """The issue's failure: the batch died in BatchLog (UnicodeEncodeError) and no match was logged."""
+    import pyarrow.parquet as pq
+
+    from bots.registry import Registry
+    from tests.tournaments.conftest import raw_spec
+    from tournaments.ray_runner import run_tournament
+    from tournaments.spec import parse_spec
+
+    data = tmp_path / "data"
+    reg = Registry(data)
+    for name in ("surrogate_error", "ansi_error"):
+        reg.add(bot_source(HERE / f"{name}.py"), name.replace("_", "-"), ["hartenjagen"], {})
+    spec = parse_spec(raw_spec(tmp_path, games=["hartenjagen"], limits={"move_s": 1.0, "bank_s": 0.5},
+                               bots=["random", "greedy", "surrogate-error", "ansi-error"]))
+    s = run_tournament(spec, executor="inline", progress=False, bots_data=str(data))
+    assert s.complete
+    matches = pq.read_table(tmp_path / "out" / "matches").to_pylist()
+    assert len(matches) == s.total > 0
+    for m in matches:
+        kinds = {m["bots"][f["seat"]]: f["kind"] for f in m["faults"]}
+        assert kinds == {"surrogate-error": "crash", "ansi-error": "crash"}
+        assert all("\x1b" not in f["reason"] for f in m["faults"])
