@@ -64,7 +64,8 @@ def plain_loop(spec: Spec, clock: Any = time.perf_counter) -> tuple[float, int, 
     matches = moves = 0
     t = clock()
     for m in schedule(spec):
-        r = play(g.id, [refs[label] for label in m.seats], m.seed, g.max_deals, **g.options)
+        r = play(g.id, [refs[label] for label in m.seats], m.seed, g.max_deals, seeds=m.seat_seeds,
+                 **g.options)
         matches += 1
         moves += len(r.state.history)
     return clock() - t, matches, moves
@@ -80,8 +81,8 @@ def bookkeeping_only(spec: Spec, clock: Any = time.perf_counter) -> float:
     refs = {e.label: e.bot for e in spec.bots}
     t = clock()
     for m in schedule(spec):
-        players = make_players(game, [refs[label] for label in m.seats], m.seed)
-        play_logged(game, players, m.seed, g.max_deals)
+        players = make_players(game, [refs[label] for label in m.seats], m.seed, seeds=m.seat_seeds)
+        play_logged(game, players, m.seed, g.max_deals, m.seat_seeds)
         close_players(players)
     return clock() - t
 

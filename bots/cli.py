@@ -25,6 +25,9 @@ DataDir = Annotated[str | None, typer.Option("--data-dir", help="data directory 
 GamesOpt = Annotated[list[str] | None, typer.Option("--games", "-g", help="game ids, comma-separated or "
                                                                           "repeated (default: every game "
                                                                           "the bot enters)")]
+SeedOpt = Annotated[int | None, typer.Option(min=0, max=2**63 - 1,
+                                             help="deal every smoke match from this seed (default: a fresh "
+                                                  "random seed per match, shown on a failure)")]
 
 
 def _fail(msg: str, code: int = 2) -> NoReturn:
@@ -38,7 +41,7 @@ def _split(games: list[str] | None) -> list[str] | None:
     return [g.strip() for item in games for g in item.split(",") if g.strip()]
 
 
-def _run_validation(path: str, games: list[str] | None, seed: int, deals: int) -> Validation:
+def _run_validation(path: str, games: list[str] | None, seed: int | None, deals: int) -> Validation:
     if deals < 1:
         _fail(f"--deals must be at least 1, got {deals}")
     try:
@@ -73,7 +76,7 @@ def _print_checks(v: Validation) -> None:
 def validate_cmd(
     path: Annotated[str, typer.Argument(help="the bot: a .py file or a folder with __init__.py")],
     games: GamesOpt = None,
-    seed: Annotated[int, typer.Option(help="seed of the smoke matches")] = 1,
+    seed: SeedOpt = None,
     deals: Annotated[int, typer.Option(help="deals per smoke match")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
@@ -95,7 +98,7 @@ def submit_cmd(
     path: Annotated[str, typer.Argument(help="the bot: a .py file or a folder with __init__.py")],
     name: Annotated[str, typer.Option("--name", help="registry name (a-z 0-9 _ -)")],
     games: GamesOpt = None,
-    seed: Annotated[int, typer.Option(help="seed of the smoke matches")] = 1,
+    seed: SeedOpt = None,
     deals: Annotated[int, typer.Option(help="deals per smoke match")] = 1,
     data_dir: DataDir = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,

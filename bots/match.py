@@ -12,6 +12,8 @@ process unless ``sandbox=True``), a bot file or folder, or a submitted bot ``NAM
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
 import traceback
 from collections.abc import Callable, Sequence
@@ -86,8 +88,33 @@ class MatchResult:
         return not self.faults
 
 
+SEED_BITS = 63
+"""Every seed is a non-negative 63-bit integer (it fits an int64 column)."""
+
+
+def derive_seed(secret: bytes, *parts: object) -> int:
+    """A 63-bit seed: HMAC-SHA256 of ``secret`` with ``parts`` (joined by ``|``).
+
+    Without ``secret`` the result cannot be computed, and from results for some ``parts`` neither
+    ``secret`` nor the result for other ``parts`` can be: what makes a bot's own seed (which the bot
+    receives) useless for guessing the deal seed, and one deal useless for guessing another.
+    """
+    msg = "|".join(map(str, parts)).encode()
+    digest = hmac.new(secret, msg, hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
+
+
 def seat_seed(seed: int, seat: int) -> int:
-    return random.Random(seed * 1_000_003 + seat).getrandbits(63)
+    """A seat's own seed in a match dealt from ``seed`` (``cardarena play``, ``bots validate``):
+    HMAC of the match seed with the seat, so it reveals nothing of ``seed`` that is not already
+    guessable (a small ``seed`` chosen by the user stays small).  Tournaments seed bots from their
+    secret instead (``tournaments.schedule``)."""
+    return derive_seed(b"cardarena seat seed", seed, seat)
+
+
+def seat_seeds(seed: int, players: int) -> list[int]:
+    """:func:`seat_seed` of every seat."""
+    return [seat_seed(seed, s) for s in range(players)]
 
 
 def placement(ranking: Sequence[int], outcomes: Sequence[str]) -> list[int]:
@@ -111,15 +138,19 @@ logs it (``moves`` in data/README.md): ``status`` is ``ok``, the outcome of the 
 move it faulted (played by the fallback), or ``fallback`` afterwards."""
 
 WORLDS_SALT = 0x1D15EA5E
-"""A seat's determinized worlds come from ``Random(seat_seed(seed, seat) ^ WORLDS_SALT)``."""
+"""A seat's determinized worlds come from ``Random(own ^ WORLDS_SALT)``, ``own`` the seat's own seed."""
 FALLBACK_SALT = 0xFA11BAC
-"""A faulting seat's fallback player is seeded ``seat_seed(seed, seat) ^ FALLBACK_SALT``."""
+"""A faulting seat's fallback player is seeded ``own ^ FALLBACK_SALT``, ``own`` the seat's own seed."""
 
 
 def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int | None = None,
                deal: dict[str, Any] | None = None, *, on_move: Callable[[MoveRow], None] | None = None,
-               contain_errors: bool = False) -> MatchResult:
+               contain_errors: bool = False, seeds: Sequence[int] | None = None) -> MatchResult:
     """Play a whole match; each player sees only its own observations; faults are contained.
+
+    ``seeds``: the seats' own seeds (what their players were made with; default
+    :func:`seat_seeds` of ``seed``): a searching player's worlds and a faulting seat's fallback
+    player derive from them, never from the deal's ``seed``.
 
     ``on_move`` gets a :data:`MoveRow` after every action (the tournament's log).  With
     ``contain_errors`` an exception of the engine itself (a bug) ends the match with
@@ -130,7 +161,10 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
     n = len(players)
     active: list[Any] = list(players)
     want = [int(getattr(p, "worlds", 0) or 0) for p in players]
-    world_rng = [random.Random(seat_seed(seed, s) ^ WORLDS_SALT) for s in range(n)]
+    own_seeds = list(seeds) if seeds is not None else seat_seeds(seed, n)
+    if len(own_seeds) != n:
+        raise ValueError(f"seeds: {len(own_seeds)} seeds for {n} players")
+    world_rng = [random.Random(own_seeds[s] ^ WORLDS_SALT) for s in range(n)]
     result = MatchResult(game.id, seed, state, outcomes=["ok"] * n, fallback_moves=[0] * n,
                          think_time=[0.0] * n)
     moves = result.moves
@@ -199,7 +233,7 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
             result.faults.append(fault)
             result.outcomes[seat] = fault.outcome
             _close(player)
-            active[seat] = RandomBot(game.id, seat, seat_seed(seed, seat) ^ FALLBACK_SALT)
+            active[seat] = RandomBot(game.id, seat, own_seeds[seat] ^ FALLBACK_SALT)
             fallen[seat] = True
             action = active[seat].act(obs)
             state.apply(action)
@@ -291,18 +325,23 @@ def resolve_bot(name: str, data_dir: str | Path | None = None) -> tuple[BotSourc
 
 
 def make_players(game: Game, names: Sequence[str], seed: int, sandbox: bool = False,
-                 limits: Limits = DEFAULT_LIMITS, data_dir: str | Path | None = None) -> list[Player]:
-    """Players for each seat, seeded from the match seed and the seat.
+                 limits: Limits = DEFAULT_LIMITS, data_dir: str | Path | None = None,
+                 seeds: Sequence[int] | None = None) -> list[Player]:
+    """Players for each seat, each with its own seed: ``seeds`` by seat (a tournament's, derived
+    from its secret), by default :func:`seat_seed` of the match seed and the seat.
 
     Built-ins run in this process unless ``sandbox``; bot files and submitted bots always run in a
     sandbox.  Unknown names raise ``ValueError`` naming the accepted forms.  Close the players with
     :func:`close_players` after the match.
     """
     players: list[Player | None] = [None] * len(names)
+    own = list(seeds) if seeds is not None else seat_seeds(seed, len(names))
+    if len(own) != len(names):
+        raise ValueError(f"seeds: {len(own)} seeds for {len(names)} players")
     boxed: list[tuple[int, BotSource, bool, int]] = []
     for seat, n in enumerate(names):
         if n in BUILTIN and not sandbox:
-            players[seat] = builtin_player(n, game.id, seat, seat_seed(seed, seat))
+            players[seat] = builtin_player(n, game.id, seat, own[seat])
             continue
         try:
             src, trusted = resolve_bot(n, data_dir)
@@ -317,7 +356,7 @@ def make_players(game: Game, names: Sequence[str], seed: int, sandbox: bool = Fa
         boxed.append((seat, src, trusted, worlds))
     if boxed:
         started = start_players([(src, t, w) for _, src, t, w in boxed], game.id,
-                                [seat_seed(seed, s) for s, *_ in boxed], limits, [s for s, *_ in boxed])
+                                [own[s] for s, *_ in boxed], limits, [s for s, *_ in boxed])
         for (seat, *_), p in zip(boxed, started, strict=True):
             players[seat] = p
     return [p for p in players if p is not None]
@@ -329,15 +368,17 @@ def close_players(players: Sequence[Any]) -> None:
 
 
 def play(game_id: str, bot_names: Sequence[str], seed: int, max_deals: int | None = None, *,
-         sandbox: bool = False, limits: Limits = DEFAULT_LIMITS, **options: object) -> MatchResult:
-    """Load ``game_id`` with ``options``, make the players and play one match."""
+         sandbox: bool = False, limits: Limits = DEFAULT_LIMITS, seeds: Sequence[int] | None = None,
+         **options: object) -> MatchResult:
+    """Load ``game_id`` with ``options``, make the players and play one match.  ``seeds``: the seats'
+    own seeds (a tournament match's, to replay it; default :func:`seat_seeds` of ``seed``)."""
     game = load_game(game_id, **options)
-    players = make_players(game, bot_names, seed, sandbox=sandbox, limits=limits)
+    players = make_players(game, bot_names, seed, sandbox=sandbox, limits=limits, seeds=seeds)
     try:
-        return play_match(game, players, seed, max_deals)
+        return play_match(game, players, seed, max_deals, seeds=seeds)
     finally:
         close_players(players)
 
 
-__all__ = ["Fault", "MatchResult", "MoveRow", "SandboxPlayer", "close_players", "make_players", "placement",
-           "play", "play_match", "seat_seed"]
+__all__ = ["Fault", "MatchResult", "MoveRow", "SandboxPlayer", "close_players", "derive_seed", "make_players",
+           "placement", "play", "play_match", "seat_seed", "seat_seeds"]

@@ -2,16 +2,22 @@
 
 Every stage has a deadline: loading (``Limits.start_time``), each move (``move_time`` + time bank)
 and each smoke match (``match_time``), so validation never hangs.
+
+Each smoke match is dealt from a fresh random 63-bit seed (``secrets``) unless the caller gives one,
+and every seat's own seed is ``bots.match.seat_seed`` of it (HMAC): the bot cannot predict the deal
+from its seed or from an earlier run.  The seed is reported (``GameCheck.seed``) so that a failure
+replays with ``--seed``.
 """
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from bots.api import BotSource
 from bots.builtin.random import Bot as RandomBot
-from bots.match import Fault, play_match, seat_seed
+from bots.match import SEED_BITS, Fault, play_match, seat_seeds
 from bots.sandbox import DEFAULT_LIMITS, BotFault, Limits, Sandbox, isolation, start_players
 from engine import GAMES, game_class, load_game
 from engine.core import RULES_ORDER
@@ -29,6 +35,8 @@ class GameCheck:
     seconds: float = 0.0
     """The bot's thinking time in the smoke match."""
     fault: Fault | None = None
+    seed: int = 0
+    """The smoke match's deal seed (``--seed`` replays it)."""
 
     def line(self) -> str:
         if self.ok:
@@ -38,11 +46,11 @@ class GameCheck:
         where = (f"at {f.stage}" if f.stage in ("start", "import", "init")
                  else f"at deal {f.deal}, its move {f.move} (ply {f.ply})")
         gave = f", it played {f.action!r}" if f.action is not None else ""
-        return f"{self.game}: FAILED {where}{gave}: {f.outcome}: {f.reason}"
+        return f"{self.game}: FAILED {where}{gave}: {f.outcome}: {f.reason} (seed {self.seed})"
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "ok": self.ok, "moves": self.moves, "seconds": round(self.seconds, 4),
-                "fault": self.fault.to_json() if self.fault else None}
+                "seed": self.seed, "fault": self.fault.to_json() if self.fault else None}
 
 
 @dataclass
@@ -115,11 +123,18 @@ def choose_games(declared: list[str] | None, wanted: Sequence[str] | None
     return out, skipped
 
 
-def smoke_match(src: BotSource, game_id: str, seed: int = 1, deals: int | None = 1,
+def fresh_seed() -> int:
+    """A deal seed nobody can guess (63 bits from the OS's CSPRNG)."""
+    return secrets.randbits(SEED_BITS)
+
+
+def smoke_match(src: BotSource, game_id: str, seed: int | None = None, deals: int | None = 1,
                 limits: Limits | None = None, seat: int = 0) -> GameCheck:
-    """One match of ``game_id``: the bot at ``seat``, random bots elsewhere.  When the first
-    ``deals`` end before the bot's first turn (a Tonk deal can end on the first action), the whole
-    match is played instead, so that the bot is tried."""
+    """One match of ``game_id``: the bot at ``seat``, random bots elsewhere, dealt from ``seed``
+    (default: :func:`fresh_seed`).  When the first ``deals`` end before the bot's first turn (a Tonk
+    deal can end on the first action), the whole match is played instead, so that the bot is tried."""
+    if seed is None:
+        seed = fresh_seed()
     check = _smoke_match(src, game_id, seed, deals, limits or VALIDATE_LIMITS, seat)
     if check.ok and check.moves == 0 and deals is not None:
         check = _smoke_match(src, game_id, seed, None, limits or VALIDATE_LIMITS, seat)
@@ -130,22 +145,24 @@ def _smoke_match(src: BotSource, game_id: str, seed: int, deals: int | None, lim
                  seat: int) -> GameCheck:
     game = load_game(game_id)
     n = game_class(game_id).default_players
-    box = start_players([(src, False, 0)], game_id, [seat_seed(seed, seat)], limits, [seat])[0]
-    players: list[Any] = [RandomBot(game_id, s, seat_seed(seed, s)) for s in range(n)]
+    own = seat_seeds(seed, n)
+    box = start_players([(src, False, 0)], game_id, [own[seat]], limits, [seat])[0]
+    players: list[Any] = [RandomBot(game_id, s, own[s]) for s in range(n)]
     players[seat] = box
     try:
-        result = play_match(game, players, seed, max_deals=deals)
+        result = play_match(game, players, seed, max_deals=deals, seeds=own)
     finally:
         box.close()
     fault = next((f for f in result.faults if f.seat == seat), None)
-    own = sum(1 for s, _ in result.moves if s == seat) - result.fallback_moves[seat]
-    return GameCheck(game_id, fault is None, own, result.think_time[seat], fault)
+    moves = sum(1 for s, _ in result.moves if s == seat) - result.fallback_moves[seat]
+    return GameCheck(game_id, fault is None, moves, result.think_time[seat], fault, seed)
 
 
-def validate(src: BotSource, games: Sequence[str] | None = None, seed: int = 1, deals: int | None = 1,
-             limits: Limits | None = None) -> Validation:
+def validate(src: BotSource, games: Sequence[str] | None = None, seed: int | None = None,
+             deals: int | None = 1, limits: Limits | None = None) -> Validation:
     """Load ``src`` in the sandbox, then play one smoke match of every game it enters (or of
-    ``games``).  ``ValueError`` for a game id that does not exist."""
+    ``games``), each from a fresh seed (or every one from ``seed``).  ``ValueError`` for a game id
+    that does not exist."""
     limits = limits or VALIDATE_LIMITS
     v = Validation(src, sandbox=isolation().describe())
     declared, err = load_check(src, limits)
@@ -159,5 +176,5 @@ def validate(src: BotSource, games: Sequence[str] | None = None, seed: int = 1, 
     return v
 
 
-__all__ = ["DEFAULT_LIMITS", "VALIDATE_LIMITS", "GameCheck", "Validation", "choose_games", "load_check",
-           "smoke_match", "validate"]
+__all__ = ["DEFAULT_LIMITS", "VALIDATE_LIMITS", "GameCheck", "Validation", "choose_games", "fresh_seed",
+           "load_check", "smoke_match", "validate"]

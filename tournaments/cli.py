@@ -6,6 +6,7 @@ that says what was wrong and what is accepted; never a traceback.
 from __future__ import annotations
 
 import json
+import secrets
 import sys
 import textwrap
 from typing import Annotated, Any
@@ -15,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bots.cli import app as bots_app
-from bots.match import MatchResult, play
+from bots.match import SEED_BITS, MatchResult, play
 from engine import GAMES, game_class, load_game
 from engine.core import Game, State
 from tournaments.tournament_cli import app as tournament_app
@@ -190,7 +191,8 @@ def play_cmd(
     game: Annotated[str, typer.Argument(help="game id (see `cardarena games`)")],
     bots: Annotated[str | None, typer.Option(help="comma-separated bots, one per seat (default: random)")
                     ] = None,
-    seed: Annotated[int, typer.Option(help="match seed")] = 7,
+    seed: Annotated[int | None, typer.Option(min=0, max=2**63 - 1, help="match seed (default: a fresh "
+                                             "random one, printed so the match can be replayed)")] = None,
     deals: Annotated[int | None, typer.Option(help="stop after this many deals")] = None,
     players: Annotated[int | None, typer.Option(help="number of seats (default: the game's)")] = None,
     option: Annotated[list[str] | None, typer.Option("--option", "-o", help="game option KEY=VALUE")] = None,
@@ -201,6 +203,8 @@ def play_cmd(
     names = _bot_names(g, bots, players)
     if deals is not None and deals < 1:
         raise UserError(f"--deals must be at least 1, got {deals}")
+    if seed is None:
+        seed = secrets.randbits(SEED_BITS)
     play_and_show(game, names, seed, deals, g.options, as_json)
 
 

@@ -4,6 +4,7 @@ Layout under a tournament output directory (documented for readers in ``data/REA
 
     OUT/_tournaments/<tournament>.json                        the manifest (spec, spec hash, schema version)
     OUT/_tournaments/<tournament>.epoch                       the current run's epoch: the commit fence
+    OUT/_tournaments/<tournament>.secret                      the tournament secret (hex, mode 0600)
     OUT/matches/game=<id>/part-<tkey>-e<epoch>-<batch>.parquet   one row per finished match
     OUT/moves/game=<id>/part-<tkey>-e<epoch>-<batch>.parquet     one row per action, in order
     OUT/events/game=<id>/part-<tkey>-e<epoch>-<batch>.parquet    one row per rule event
@@ -445,6 +446,46 @@ def write_manifest(root: str | os.PathLike[str], tournament: str, data: dict[str
     tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps({"schema_version": SCHEMA_VERSION, **data}, indent=2, sort_keys=True) + "\n")
     os.replace(tmp, p)
+
+
+def secret_path(root: str | os.PathLike[str], tournament: str) -> Path:
+    return Path(root) / "_tournaments" / f"{tournament}.secret"
+
+
+def secret_fingerprint(secret: bytes) -> str:
+    """What the manifest keeps of the secret: 16 hex digits of its SHA-256 (checks the file on resume)."""
+    return hashlib.sha256(secret).hexdigest()[:16]
+
+
+def read_secret(root: str | os.PathLike[str], tournament: str) -> bytes | None:
+    """The tournament secret (every deal and bot seed derives from it), None when there is none.
+    ``ValueError`` (one line) when the file is not one: 64 hex digits."""
+    p = secret_path(root, tournament)
+    try:
+        text = p.read_text(encoding="ascii", errors="replace").strip()
+    except FileNotFoundError:
+        return None
+    if not re.fullmatch(r"[0-9a-f]{64}", text):
+        raise ValueError(f"{p} is not a tournament secret (64 hex digits)")
+    return bytes.fromhex(text)
+
+
+def write_secret(root: str | os.PathLike[str], tournament: str, secret: bytes) -> None:
+    """Keep the secret beside the manifest, readable by its owner only, written atomically."""
+    p = secret_path(root, tournament)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        try:
+            os.write(fd, secret.hex().encode() + b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, p)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def tournaments_in(root: str | os.PathLike[str]) -> list[str]:

@@ -3,7 +3,9 @@
 ``run_tournament(spec)`` is what ``cardarena tournament run`` calls:
 
 1. **Prepare** (:func:`prepare`): resolve the bots (``NAME`` -> ``NAME@VERSION``), write or check the
-   manifest ``OUT/_tournaments/<id>.json`` (a directory holding this id from another spec is refused),
+   manifest ``OUT/_tournaments/<id>.json`` (a directory holding this id from another spec is refused)
+   and the tournament secret beside it (``<id>.secret``: created once, reused by every resume; every
+   deal and bot seed derives from it, ``tournaments.schedule``),
    take the tournament's lock, start a new epoch (batches of an earlier, killed run that still run
    somewhere can no longer commit: ``tournaments.log``), delete orphaned parts of an interrupted run,
    and read which matches are already committed (``matches`` parts): those are skipped.
@@ -40,11 +42,14 @@ from tournaments.log import (
     finished_matches,
     manifest_path,
     read_manifest,
+    read_secret,
+    secret_fingerprint,
     tournaments_in,
     write_manifest,
+    write_secret,
 )
 from tournaments.runner import Batch, BatchResult, run_batch
-from tournaments.schedule import GamePlan, Match, plan
+from tournaments.schedule import GamePlan, Match, plan, spec_secret
 from tournaments.spec import GameEntry, Spec, SpecError
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -104,6 +109,8 @@ class Prepared:
     removed_orphans: int = 0
     epoch: int = 0
     """This run's epoch: batches of earlier runs can no longer commit (``tournaments.log``)."""
+    secret: bytes = field(default=b"", repr=False)
+    """The tournament secret (kept in its directory; never given to a bot)."""
 
     def release(self) -> None:
         if self.lock is not None:
@@ -149,12 +156,15 @@ def _prepare(spec: Spec, tid: str, root: Path, new_id: bool, resume: bool, bots_
                 f"output {root} holds another tournament ({', '.join(others)}); choose another output, or "
                 f"pass --tournament-id NEW to add tournament NEW beside it")
         refs, by_game = resolve_bots(spec, bots_data)
-        plans = plan(spec, by_game)
+        secret = spec_secret(spec)
+        plans = plan(spec, by_game, secret)
         total = sum(p.total for p in plans)
         now = datetime.now(UTC).isoformat(timespec="seconds")
+        write_secret(root, tid, secret)   # before the manifest: a manifest always has its secret
         write_manifest(root, tid, {
             "tournament": tid, "spec_hash": spec.spec_hash(), "spec": spec.identity(), "name": spec.name,
             "games": spec.game_entries(), "bots": refs, "entrants": by_game, "total_matches": total,
+            "secret": spec.secret, "secret_sha256": secret_fingerprint(secret),
             "created_at": now, "updated_at": now, "complete": False})
     else:
         if manifest.get("spec_hash") != spec.spec_hash():
@@ -163,9 +173,32 @@ def _prepare(spec: Spec, tid: str, root: Path, new_id: bool, resume: bool, bots_
                 f"{manifest.get('spec_hash')} here, {spec.spec_hash()} now); re-run its own spec to resume "
                 "it, choose another output, or pass --tournament-id NEW for a new tournament")
         spec, refs, by_game = _frozen(spec, manifest, root)
-        plans = plan(spec, by_game)
+        secret = _kept_secret(manifest, root, tid)
+        plans = plan(spec, by_game, secret)
         total = sum(p.total for p in plans)
-    return Prepared(spec, tid, root, plans, refs, total, set())
+    return Prepared(spec, tid, root, plans, refs, total, set(), secret=secret)
+
+
+def _kept_secret(manifest: dict[str, Any], root: Path, tid: str) -> bytes:
+    """The secret a tournament started with, checked against the manifest's fingerprint."""
+    kept = manifest.get("secret_sha256")
+    if kept is None:
+        raise TournamentError(f"tournament {tid!r} in {root} was started without a tournament secret (an "
+                              "older cardarena, whose deals a bot could predict); start it again in a new "
+                              "output directory")
+    try:
+        secret = read_secret(root, tid)
+    except (OSError, ValueError) as e:
+        raise TournamentError(f"the secret of tournament {tid!r} cannot be read ({e}); its remaining "
+                              "matches cannot be dealt as its first ones were") from None
+    if secret is None:
+        raise TournamentError(f"the secret of tournament {tid!r} is missing "
+                              f"({root}/_tournaments/{tid}.secret); its remaining matches cannot be "
+                              "dealt as its first ones were")
+    if secret_fingerprint(secret) != kept:
+        raise TournamentError(f"the secret of tournament {tid!r} in {root} is not the one it started with "
+                              f"(fingerprint {secret_fingerprint(secret)}, manifest {kept})")
+    return secret
 
 
 def _frozen(spec: Spec, manifest: dict[str, Any],

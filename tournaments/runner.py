@@ -6,8 +6,9 @@ A :class:`Batch` is a handful of scheduled matches of one game, about a second o
 batch it writes the same files with the same rows, which is what makes a retried task harmless.
 
 The match loop is ``bots.match.play_match`` itself: players made by
-``bots.match.make_players`` from the match seed and the seat (so ``cardarena play GAME --bots ...
---seed SEED`` replays a tournament match), a faulting bot (timeout, crash, illegal or malformed
+``bots.match.make_players`` with the seats' own seeds of the match (``Match.seat_seeds``, derived from
+the tournament secret: ``tournaments.schedule``; so ``bots.match.play(game, bots, seed, max_deals,
+seeds=...)`` replays a tournament match), a faulting bot (timeout, crash, illegal or malformed
 action, memory) forfeits, a seeded random player finishes its seat's moves so the match completes for
 the others, and ``bots.match.placement`` places the faulting seats last.  Its ``on_move`` hook hands
 over, per move, the seat's thinking time, the number of legal actions, the phase and the bot's
@@ -28,7 +29,7 @@ from typing import Any
 
 from bots.api import Player
 from bots.match import Fault as MatchFault
-from bots.match import MoveRow, close_players, make_players, play_match, seat_seed
+from bots.match import MoveRow, close_players, make_players, play_match
 from bots.sandbox import Limits as BotLimits
 from engine import game_class, load_game
 from engine.core import Game, State
@@ -87,8 +88,9 @@ class BatchResult:
     """The Ray node id that ran the batch (set by the Ray driver)."""
 
 
-PlayersFactory = Callable[[Game, Sequence[str], int], list[Player]]
-"""(game, bot refs by seat, match seed) -> players; default ``bots.match.make_players``."""
+PlayersFactory = Callable[[Game, Sequence[str], int, Sequence[int]], list[Player]]
+"""(game, bot refs by seat, deal seed, the seats' own seeds) -> players; default
+``bots.match.make_players``."""
 
 
 # ------------------------------------------------------------------------------------------ one match
@@ -102,14 +104,16 @@ class Played:
     error: str | None = None
 
 
-def play_logged(game: Game, players: Sequence[Player], seed: int, max_deals: int | None) -> Played:
+def play_logged(game: Game, players: Sequence[Player], seed: int, max_deals: int | None,
+                seeds: Sequence[int] | None = None) -> Played:
     """Play one match with ``bots.match.play_match``, keeping a :data:`MoveRow` per action.
+    ``seeds``: the seats' own seeds the players were made with (``play_match``'s).
 
     An exception from the engine itself (a bug) ends the match with ``error`` set: the tournament
     goes on and the match is recorded with status ``error``.  The players are not closed here.
     """
     moves: list[MoveRow] = []
-    r = play_match(game, players, seed, max_deals, on_move=moves.append, contain_errors=True)
+    r = play_match(game, players, seed, max_deals, on_move=moves.append, contain_errors=True, seeds=seeds)
     faults = [Fault(f.seat, f.outcome, f.ply, _fault_reason(f)[:4000]) for f in r.faults]
     return Played(r.state, moves, faults, r.placement, r.seconds, r.error)
 
@@ -144,9 +148,9 @@ def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
     if make is None:
         limits = bot_limits(batch.limits)
 
-        def make(g: Game, refs: Sequence[str], seed: int) -> list[Player]:
+        def make(g: Game, refs: Sequence[str], seed: int, seeds: Sequence[int]) -> list[Player]:
             return make_players(g, refs, seed, sandbox=batch.limits.sandbox_builtins, limits=limits,
-                                data_dir=batch.bots_data)
+                                data_dir=batch.bots_data, seeds=seeds)
     shown = {label: ref + _options_text(batch.bot_options.get(label, {}))
              for label, ref in batch.bot_refs.items()}
     opts = options_json(game.options)
@@ -158,14 +162,17 @@ def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
     t0 = time.perf_counter()
     for m in batch.matches:
         refs = [batch.bot_refs[label] for label in m.seats]
-        players = make(game, refs, m.seed)
+        if len(m.seat_seeds) != batch.players:
+            raise ValueError(f"match {m.match_id} has {len(m.seat_seeds)} seat seeds for {batch.players} "
+                             "seats (a schedule made without the tournament secret)")
+        players = make(game, refs, m.seed, m.seat_seeds)
         for seat, label in enumerate(m.seats):
             if batch.bot_options.get(label):   # a built-in with constructor options (spec.py)
                 close_players([players[seat]])
-                players[seat] = builtin_with_options(refs[seat], game.id, seat, seat_seed(m.seed, seat),
+                players[seat] = builtin_with_options(refs[seat], game.id, seat, m.seat_seeds[seat],
                                                      batch.bot_options[label])
         try:
-            p = play_logged(game, players, m.seed, batch.max_deals)
+            p = play_logged(game, players, m.seed, batch.max_deals, m.seat_seeds)
         finally:
             close_players(players)
         faults += len(p.faults)

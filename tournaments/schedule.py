@@ -14,9 +14,19 @@ Terms:
   ``b`` gets the same seed, whatever the arrangement and rotation: **duplicate deals**, every bot holds
   every hand and the luck of the deal cancels.
 - **match id**: 16 hex digits of SHA-256 over ``(tournament seed, game, arrangement, rotation, board)``;
-  the **group id** hashes the same without the rotation (one arrangement on one board).  The match
-  seed derives from the board part of the id, ``(tournament seed, game, board)``, which is what makes
-  the rotations (and every arrangement) play the same deal.
+  the **group id** hashes the same without the rotation (one arrangement on one board).  Ids are
+  public and predictable; seeds are not.
+
+**Seeds: the tournament secret.**  Every tournament has a secret of 32 bytes (:func:`new_secret`,
+kept beside its manifest: ``tournaments.log.write_secret``).  The **deal seed** of a match is
+``HMAC-SHA256(secret, "deal|game|board")`` (:func:`deal_seed`): the same for every arrangement and
+rotation of a board, which is what makes the deals duplicate.  A seat's **own seed** (the ``seed`` its
+``Bot(game, seat, seed)`` gets) is ``HMAC-SHA256(secret, "bot|game|board|match id|seat")``
+(:func:`bot_seed`).  Without the secret neither can be computed, and a bot's seed tells nothing of
+the deal's (nor of another seat's): a bot cannot deal its match.  The default secret is fresh
+(``secrets.token_bytes``), so two tournaments of one spec deal differently; a spec with
+``secret = "seed"`` derives it from the spec's ``seed`` (:func:`secret_from_seed`: reproducible
+from the spec alone, and as guessable as the seed: for tests and demos, not for competitions).
 
 **Sampled schedules.**  With many entrants the combinations explode (12 bots in a 4-player
 partnership game: 495 combinations x 3 splits x 4 rotations per board).  ``mode = "sampled"`` plays
@@ -34,10 +44,12 @@ import hashlib
 import itertools
 import math
 import random
+import secrets
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from bots.match import derive_seed
 from engine import game_class
 from tournaments.spec import GameEntry, Spec, SpecError
 
@@ -52,6 +64,9 @@ class Match:
     seats: tuple[str, ...]
     """Entrant label by seat."""
     seed: int
+    """The deal seed (:func:`deal_seed`): the same for every match of the board."""
+    seat_seeds: tuple[int, ...] = ()
+    """Each seat's own seed (:func:`bot_seed`), what its bot is constructed with."""
 
 
 def _h(*parts: object) -> str:
@@ -66,9 +81,34 @@ def group_id(seed: int, game: str, arrangement: Sequence[str], board: int) -> st
     return _h("group", seed, game, "/".join(arrangement), board)[:16]
 
 
-def board_seed(seed: int, game: str, board: int) -> int:
-    """The seed of every match of ``game`` on ``board`` (63 bits)."""
-    return int(_h("board", seed, game, board)[:16], 16) >> 1
+SECRET_BYTES = 32
+SECRET_MODES = ("fresh", "seed")
+"""A spec's ``secret``: ``fresh`` (the default) or ``seed`` (derived from the spec's seed)."""
+
+
+def new_secret() -> bytes:
+    """A fresh tournament secret (32 bytes from the OS's CSPRNG)."""
+    return secrets.token_bytes(SECRET_BYTES)
+
+
+def secret_from_seed(seed: int) -> bytes:
+    """The secret of a spec with ``secret = "seed"``: as predictable as ``seed`` itself."""
+    return hashlib.sha256(f"cardarena tournament secret|{seed}".encode()).digest()
+
+
+def spec_secret(spec: Spec) -> bytes:
+    """The secret a new tournament of ``spec`` starts with: fresh unless the spec asks for ``seed``."""
+    return secret_from_seed(spec.seed) if spec.secret == "seed" else new_secret()
+
+
+def deal_seed(secret: bytes, game: str, board: int) -> int:
+    """The deal seed of every match of ``game`` on ``board`` (63 bits)."""
+    return derive_seed(secret, "deal", game, board)
+
+
+def bot_seed(secret: bytes, game: str, board: int, match: str, seat: int) -> int:
+    """The own seed of the bot at ``seat`` in match ``match`` (its id) of ``game`` on ``board``."""
+    return derive_seed(secret, "bot", game, board, match, seat)
 
 
 def rotate(arrangement: Sequence[str], rotation: int) -> tuple[str, ...]:
@@ -167,6 +207,9 @@ class GamePlan:
     arrangements: tuple[tuple[str, ...], ...]
     boards: int
     seed: int
+    """The spec's seed: match ids (and a sampled schedule) derive from it."""
+    secret: bytes = field(default=b"", repr=False)
+    """The tournament secret: every seed derives from it."""
 
     @property
     def total(self) -> int:
@@ -175,17 +218,26 @@ class GamePlan:
     def matches(self) -> Iterator[Match]:
         """Board by board; the rotations of an arrangement one after the other."""
         g, n = self.game.id, self.game.players
+        if len(self.secret) < 16:
+            raise ValueError("a game plan needs the tournament secret (at least 16 bytes)")
         for b in range(self.boards):
-            seed = board_seed(self.seed, g, b)
+            seed = deal_seed(self.secret, g, b)
             for arr in self.arrangements:
                 gid = group_id(self.seed, g, arr, b)
                 for r in range(n):
-                    yield Match(match_id(self.seed, g, arr, r, b), gid, g, b, r, rotate(arr, r), seed)
+                    mid = match_id(self.seed, g, arr, r, b)
+                    yield Match(mid, gid, g, b, r, rotate(arr, r), seed,
+                                tuple(bot_seed(self.secret, g, b, mid, s) for s in range(n)))
 
 
-def plan(spec: Spec, entrants_by_game: dict[str, list[str]] | None = None) -> list[GamePlan]:
+def plan(spec: Spec, entrants_by_game: dict[str, list[str]] | None = None,
+         secret: bytes | None = None) -> list[GamePlan]:
     """The schedule of every game of ``spec``.  ``entrants_by_game`` restricts the entrants of a game
-    (bots with a ``GAMES`` list); default: every entrant enters every game."""
+    (bots with a ``GAMES`` list); default: every entrant enters every game.  ``secret``: the
+    tournament's (the driver passes the one kept in its directory); default :func:`spec_secret`,
+    a fresh one unless the spec says ``secret = "seed"``."""
+    if secret is None:
+        secret = spec_secret(spec)
     labels = [e.label for e in spec.bots]
     plans = []
     for g in spec.games:
@@ -204,11 +256,13 @@ def plan(spec: Spec, entrants_by_game: dict[str, list[str]] | None = None) -> li
             arrs = tuple(sampled_arrangements(ents, g.players, teams, spec.seatings, rng))
         else:
             arrs = tuple(full_arrangements(ents, g.players, teams))
-        plans.append(GamePlan(g, arrs, spec.matches_per_seating, spec.seed))
+        plans.append(GamePlan(g, arrs, spec.matches_per_seating, spec.seed, secret))
     return plans
 
 
-def schedule(spec: Spec, entrants_by_game: dict[str, list[str]] | None = None) -> Iterator[Match]:
-    """Every match of the tournament, game by game (deterministic from the spec)."""
-    for p in plan(spec, entrants_by_game):
+def schedule(spec: Spec, entrants_by_game: dict[str, list[str]] | None = None,
+             secret: bytes | None = None) -> Iterator[Match]:
+    """Every match of the tournament, game by game (ids deterministic from the spec, seeds from
+    ``secret``, as :func:`plan`)."""
+    for p in plan(spec, entrants_by_game, secret):
         yield from p.matches()

@@ -2,7 +2,8 @@
 
 ```toml
 name = "demo"                   # tournament id (default: the spec file's name without .toml)
-seed = 7                        # every match id and seed derives from it
+seed = 7                        # every match id derives from it (the schedule, not the deals)
+secret = "fresh"                # optional: "fresh" (default) or "seed" (deals derive from seed: tests)
 matches_per_seating = 2         # boards: duplicate deals played by every seating in all rotations
 max_deals = 2                   # optional: stop each match after this many deals (default: whole match)
 output = "data/demo"            # optional (default: data/<name>); relative to the working directory
@@ -54,7 +55,7 @@ class SpecError(ValueError):
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _BOT = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*(@[0-9]+)?$")
-_TOP = {"name", "seed", "matches_per_seating", "max_deals", "output", "address", "games", "bots",
+_TOP = {"name", "seed", "secret", "matches_per_seating", "max_deals", "output", "address", "games", "bots",
         "limits", "schedule", "run"}
 _GAME_KEYS = {"id", "options", "players", "max_deals"}
 _LIMIT_KEYS = {"move_s", "bank_s", "memory_mb", "sandbox_builtins"}
@@ -104,6 +105,8 @@ class Spec:
     address: str | None = None
     batch_s: float = 1.0
     num_cpus: int = 0
+    secret: str = "fresh"
+    """``fresh``: a new random tournament secret; ``seed``: derived from :attr:`seed` (schedule.py)."""
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
     """The spec as written (after CLI overrides): what :meth:`spec_hash` covers."""
 
@@ -118,6 +121,7 @@ class Spec:
                        "memory_mb": self.limits.memory_mb,
                        "sandbox_builtins": self.limits.sandbox_builtins},
             "schedule": {"mode": self.schedule, "seatings": self.seatings},
+            **({"secret": self.secret} if self.secret != "fresh" else {}),
         }
 
     def game_entries(self) -> list[dict[str, Any]]:
@@ -168,6 +172,10 @@ def parse_spec(raw: dict[str, Any], known_bots: set[str] | None = None) -> Spec:
         raise SpecError(f"name: {name!r} is not a valid tournament id (letters, digits, '.', '_', '-'; "
                         "at most 64, starting with a letter or digit)")
     seed = _int(raw, "seed", 0, lo=0, hi=2**63 - 1)
+    secret = raw.get("secret", "fresh")
+    if secret not in ("fresh", "seed"):
+        raise SpecError(f"secret: expected \"fresh\" (a new random secret, the default) or \"seed\" "
+                        f"(derived from the seed: predictable), got {secret!r}")
     mps = _int(raw, "matches_per_seating", 1, lo=1, hi=1_000_000)
     max_deals = _opt_int(raw, "max_deals", lo=1)
     bots = _bots(raw.get("bots"), known_bots)
@@ -203,7 +211,7 @@ def parse_spec(raw: dict[str, Any], known_bots: set[str] | None = None) -> Spec:
     return Spec(name=name, seed=seed, games=games, bots=bots, matches_per_seating=mps, max_deals=max_deals,
                 limits=limits,
                 schedule=mode, seatings=seatings, output=Path(output), address=address or None,
-                batch_s=batch_s, num_cpus=num_cpus, raw=raw)
+                batch_s=batch_s, num_cpus=num_cpus, secret=secret, raw=raw)
 
 
 def _where(raw: dict[str, Any], g: GameEntry) -> str:

@@ -121,8 +121,8 @@ def test_a_faulting_bot_is_logged_and_placed_last(tmp_path: Path) -> None:
     gid = GAMES[0]
     b = batch_of(tmp_path, gid, n=2)
 
-    def make(game: Game, refs: Sequence[str], seed: int) -> list[Player]:
-        ps = make_players(game, refs, seed)
+    def make(game: Game, refs: Sequence[str], seed: int, seeds: Sequence[int]) -> list[Player]:
+        ps = make_players(game, refs, seed, seeds=seeds)
         ps[2] = Faulty(seed, 3, "crash")
         return ps
 
@@ -172,13 +172,16 @@ def test_a_retried_batch_rewrites_the_same_files(tmp_path: Path) -> None:
 
 
 def test_tournament_match_replays_with_cardarena_play(tmp_path: Path) -> None:
-    """The README's promise: a logged match is ``play(game, bots by seat, seed, max_deals)``."""
+    """The README's promise: a logged match is ``play(game, bots by seat, seed, max_deals, seeds=the
+    seats' own seeds)`` (``tournaments.schedule.bot_seed`` of the tournament secret)."""
     from bots.match import play
 
     b = batch_of(tmp_path, GAMES[0], n=2)
     run_batch(b)
+    own = {m.match_id: m.seat_seeds for m in b.matches}
     for m in pq.read_table(Path(b.root) / "matches").to_pylist():
-        res = play(m["game"], m["bot_refs"], m["seed"], m["max_deals"], **json.loads(m["options"]))
+        res = play(m["game"], m["bot_refs"], m["seed"], m["max_deals"], seeds=own[m["match_id"]],
+                   **json.loads(m["options"]))
         assert res.state.scores() == m["scores"] and res.placement == m["ranking"]
 
 

@@ -15,14 +15,16 @@ import pytest
 from engine import GAMES, game_class
 from tests.tournaments.conftest import raw_spec
 from tournaments.schedule import (
-    board_seed,
+    bot_seed,
     count_arrangements,
+    deal_seed,
     group_id,
     match_id,
     plan,
     rotate,
     sampled_arrangements,
     schedule,
+    secret_from_seed,
     splits,
 )
 from tournaments.spec import Spec, SpecError, parse_spec
@@ -82,16 +84,24 @@ def test_partnership_games_play_every_split_with_partners_opposite(tmp_path: Pat
 
 def test_schedule_is_deterministic_and_ids_derive_from_the_spec(tmp_path: Path) -> None:
     gid = GAMES[0]
-    a = list(schedule(spec_for(tmp_path, [gid], FIVE)))
-    b = list(schedule(spec_for(tmp_path / "x", [gid], FIVE)))
+    secret = bytes(range(32))
+    a = list(schedule(spec_for(tmp_path, [gid], FIVE), secret=secret))
+    b = list(schedule(spec_for(tmp_path / "x", [gid], FIVE), secret=secret))
     assert a == b
-    c = list(schedule(spec_for(tmp_path, [gid], FIVE, seed=12)))
+    c = list(schedule(spec_for(tmp_path, [gid], FIVE, seed=12), secret=secret))
     assert not {m.match_id for m in a} & {m.match_id for m in c}
     m = a[5]
     arrangement = rotate(m.seats, -m.rotation)
     assert m.match_id == match_id(11, gid, arrangement, m.rotation, m.board)
     assert m.group_id == group_id(11, gid, arrangement, m.board)
-    assert m.seed == board_seed(11, gid, m.board)
+    assert m.seed == deal_seed(secret, gid, m.board)
+    assert m.seat_seeds == tuple(bot_seed(secret, gid, m.board, m.match_id, s) for s in range(len(m.seats)))
+    # the ids never depend on the secret; with secret = "seed" the seeds come from the spec alone
+    fresh = list(schedule(spec_for(tmp_path, [gid], FIVE)))
+    assert [x.match_id for x in fresh] == [x.match_id for x in a]
+    seeded = list(schedule(spec_for(tmp_path, [gid], FIVE, secret="seed")))
+    assert seeded == list(schedule(spec_for(tmp_path / "y", [gid], FIVE, secret="seed")))
+    assert seeded == list(schedule(spec_for(tmp_path, [gid], FIVE), secret=secret_from_seed(11)))
 
 
 def test_rotation_and_splits() -> None:

@@ -8,6 +8,10 @@ simple seeded players and writes them through :class:`tournaments.log.BatchLog` 
 Players (``PLAYERS``): ``random`` (uniform choice), ``first`` (always the first legal action) and
 ``last`` (always the last).  They differ in strength, which gives the ratings something to find.
 
+Seeds derive as a tournament's do (``tournaments.schedule``: HMAC of a secret with game and board for
+the deal, with the match and seat for a player), from the secret ``secret_from_seed(seed)`` unless one
+is given: synthetic logs are test data, reproducible from ``seed`` by design.
+
 :func:`replicate` makes a big log fast for benchmarks: it copies every part ``factor`` times under new
 match ids (the moves, events and results are those of real matches, so the copy replays and verifies).
 """
@@ -28,6 +32,7 @@ import pyarrow.parquet as pq
 from engine import game_class, load_game
 from engine.core import State
 from tournaments.log import TABLES, BatchLog, commit_batch, options_json, write_part
+from tournaments.schedule import bot_seed, deal_seed, secret_from_seed
 
 Chooser = Callable[[list[str], random.Random], str]
 
@@ -53,11 +58,14 @@ def match_id(tournament_seed: int, game: str, arrangement: Sequence[str], rotati
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def play_logged(state: State, bots: Sequence[str], seed: int
+def play_logged(state: State, bots: Sequence[str], seeds: Sequence[int]
                 ) -> list[tuple[int, int, int, str, str, int, int, str]]:
-    """Play ``state`` to its end; return the move tuples :meth:`BatchLog.add_match` takes."""
+    """Play ``state`` to its end, each seat's player from its own seed in ``seeds``; return the move
+    tuples :meth:`BatchLog.add_match` takes."""
     choosers = [_player_kind(b) for b in bots]
-    rngs = [random.Random(seed * 1_000_003 + s) for s in range(len(bots))]
+    if len(seeds) != len(bots):
+        raise ValueError(f"{len(seeds)} seeds for {len(bots)} seats")
+    rngs = [random.Random(s) for s in seeds]
     moves: list[tuple[int, int, int, str, str, int, int, str]] = []
     ply = 0
     while not state.is_over():
@@ -77,7 +85,7 @@ def play_logged(state: State, bots: Sequence[str], seed: int
 def write_log(out: str | Path, games: Sequence[str], bots: Sequence[str], boards: int = 2, seed: int = 1,
               tournament: str = "synth", max_deals: int | None = None,
               options: dict[str, dict[str, Any]] | None = None, batch_size: int = 16,
-              players: int | None = None) -> int:
+              players: int | None = None, secret: bytes | None = None) -> int:
     """Play and log matches of ``games`` between ``bots``; return the number of matches written.
 
     For each game and board, the first ``players`` entrants of ``bots`` (the game's default seat
@@ -87,6 +95,7 @@ def write_log(out: str | Path, games: Sequence[str], bots: Sequence[str], boards
     """
     root = Path(out)
     written = 0
+    key = secret if secret is not None else secret_from_seed(seed)
     for game_id in games:
         cls = game_class(game_id)
         opts = (options or {}).get(game_id, {})
@@ -97,18 +106,20 @@ def write_log(out: str | Path, games: Sequence[str], bots: Sequence[str], boards
         log = BatchLog(tournament, game_id)
         for board in range(boards):
             arrangement = [bots[(board + i) % len(bots)] for i in range(n)]
-            board_seed = int(hashlib.sha256(f"{seed}/{game_id}/{board}".encode()).hexdigest()[:15], 16)
+            board_seed = deal_seed(key, game_id, board)
             group = match_id(seed, game_id, arrangement, -1, board)
             for rotation in range(n):
                 seat_bots = [""] * n
                 for i, b in enumerate(arrangement):
                     seat_bots[(i + rotation) % n] = b
                 t0 = time.perf_counter()
+                mid = match_id(seed, game_id, arrangement, rotation, board)
                 state = game.new_match(seed=board_seed, players=n, max_deals=max_deals)
-                moves = play_logged(state, seat_bots, board_seed + rotation)
+                own = [bot_seed(key, game_id, board, mid, s) for s in range(n)]
+                moves = play_logged(state, seat_bots, own)
                 ranking = state.ranking()
                 log.add_match(
-                    match_id=match_id(seed, game_id, arrangement, rotation, board), group_id=group,
+                    match_id=mid, group_id=group,
                     options=options_json(game.options), seed=board_seed, players=n, max_deals=max_deals,
                     board=board, rotation=rotation, bots=seat_bots, bot_refs=seat_bots,
                     teams=[s % 2 for s in range(n)] if cls.teams else list(range(n)),
