@@ -403,6 +403,32 @@ def test_k16_four_queens_in_a_trick_extra_hand_four_tens_nothing() -> None:
     assert len(ev(st, "kruisjassen.trick_meld_claimed")) == 1
 
 
+def test_k16_every_trick_meld_of_100_is_logged_as_an_extra_hand_in_random_deals() -> None:
+    """Random deals of one suit per seat, where the players mostly match the leader's rank so
+    carrés fall in tricks: each trick meld of 100 or more logs trick_meld_claimed and
+    meld_100_extra_hand (+100) together; smaller ones only trick_meld_claimed."""
+    big = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        suits = [[r + s for r in "AKQJT987"] for s in rng.sample("CDHS", 4)]
+        st = new(suits, dealer=rng.randrange(4), seed=seed, pit_play_on=False)
+        deal = st.deal_no
+        all_pass(st)
+        while st.deal_no == deal and not st.is_over():
+            legal = st.legal_actions()
+            trick = st.observation(st.current_player)["trick"]
+            same = [a for a in legal if trick and a[5] == trick[0][1][0]]
+            st.apply(rng.choice(same) if same and rng.random() < 0.8 else rng.choice(legal))
+        claimed = [(e["ply"], e["seat"], e["meld"]) for e in ev(st, "kruisjassen.trick_meld_claimed")
+                   if e["value"] >= 100]
+        extra = [(e["ply"], e["seat"], e["meld"]) for e in ev(st, "kruisjassen.meld_100_extra_hand")
+                 if e["trick_meld"]]
+        assert claimed == extra
+        assert all(e["points"] == 100 for e in ev(st, "kruisjassen.meld_100_extra_hand"))
+        big += len(claimed)
+    assert big >= 10
+
+
 # --------------------------------------------------------------------- K6 / K7 / K18 play
 def test_k6_only_trumps_must_overtrump() -> None:
     st = load_game(G).new_match(seed=0, players=4, max_deals=1, deal={
