@@ -495,9 +495,14 @@ class HonderdenState(State):
 
     def _dek(self, seat: int) -> None:
         if self.three:
-            extra = 0 if self.stuk_seat == seat else 20
-            right = self.total[seat] + extra >= 100  # HT3: his total with the 20 of Stuk
-            self._emit("dek_via_stuk", seat=seat, correct=right, total=self.total[seat] + extra)
+            if self.stuk_seat != seat:
+                # HT3: a dek with the Stuk still in hand announces it: its 20 go into his running
+                # total, right or wrong (so they count for onder jan)
+                self.stuk_seat = seat
+                self.total[seat] += 20
+                self._emit("stuk", seat=seat, card=None, on_dek=True)
+            right = self.total[seat] >= 100  # HT3: his total with the 20 of Stuk
+            self._emit("dek_via_stuk", seat=seat, correct=right, total=self.total[seat])
             if right:
                 self._win(seat, claimed=True)
                 return

@@ -11,10 +11,10 @@ Not a game.  What every jass card shares, written once:
   consecutive bits of a suit), four of a kind (carré) and Stuk (K+Q of trump).  :class:`MeldValues`
   holds one card's values (run value by length, carré value by rank, Stuk); :func:`hand_melds`
   lists the melds of a hand (runs at full length, or every sub-run), :func:`announcements` the sets
-  a player may announce together (disjoint or not), :func:`trick_melds` the roem in one trick
-  ("roem in de slag"), :func:`has_stuk`.  Melds compare by the card's key: :func:`key_cards_top`
-  (Kruisjassen K11, Grevjas GJ10, Honderden: more cards, then higher top card, then value) or
-  :func:`key_value_cards_top` (Handjas HJ13: value first).
+  a player may announce together (runs at full length; disjoint, or not), :func:`trick_melds`
+  the roem in one trick ("roem in de slag"), :func:`has_stuk`.  Melds compare by the card's key:
+  :func:`key_cards_top` (Kruisjassen K11, Grevjas GJ10, Honderden: more cards, then higher top
+  card, then value) or :func:`key_value_cards_top` (Handjas HJ13: value first).
 * **Trick duties** (:class:`JassRule`, :func:`jass_mask_function`, :func:`jass_legal_mask`): follow
   suit; may always trump instead; no undertrump; must trump / overtrump when void; overtrump when
   trump is led; the bare Jas held back.  :func:`jass_absent_after_play` is what a play shows the table
@@ -285,31 +285,45 @@ def hand_melds(hand: int, trump: int | None, values: MeldValues, sub_runs: bool 
 
 
 def announcements(hand: int, trump: int | None, values: MeldValues, disjoint: bool = True,
-                  sub_runs: bool | None = None, max_melds: int = 3) -> list[tuple[Meld, ...]]:
+                  max_melds: int = 3) -> list[tuple[Meld, ...]]:
     """The non-empty sets of melds (no Stuk) a player may announce together.
 
-    ``disjoint``: no card in two melds (Kruisjassen; sub-runs are then offered, so a run can give
-    way to a carré); otherwise a card may sit in one run and one carré (runs at full length).
+    Each run is announced at its full length and never split into two runs (K12).  ``disjoint``
+    (Kruisjassen K12, Grevjas GJ10): no card in two melds of one announcement, so where a carré of
+    the announcement takes one of a run's cards, the run is announced at the longest length the
+    remaining cards give (of two equally long pieces, the higher), or not at all when no piece is a
+    meld.  Otherwise a card may sit in one run and one carré.
 
     >>> [" + ".join(m.describe() for m in a) for a in
     ...  announcements(mask_of_tokens("KH QH JH JC JD JS"), 0, KRUISJAS_MELDS)]
     ['run 3 to KH', 'carre J']
+    >>> [" + ".join(m.describe() for m in a) for a in
+    ...  announcements(mask_of_tokens("AH KH QH JH TH 9H JC JD"), 0, KRUISJAS_MELDS)][-1]
+    'run 6 to AH'
     """
-    melds = hand_melds(hand, trump, values, sub_runs=disjoint if sub_runs is None else sub_runs)
+    full = hand_melds(hand, trump, values)
     out: list[tuple[Meld, ...]] = []
-    for k in range(1, min(max_melds, len(melds)) + 1):
-        for combo in combinations(melds, k):
-            if disjoint:
-                seen = 0
-                ok = True
-                for m in combo:
-                    if m.cards & seen:
-                        ok = False
+    for k in range(1, min(max_melds, len(full)) + 1):
+        for combo in combinations(full, k):
+            if not disjoint:
+                out.append(combo)
+                continue
+            taken = 0
+            for m in combo:
+                if m.kind == CARRE:
+                    taken |= m.cards
+            shown: list[Meld] = []
+            for m in combo:
+                if m.kind == RUN and m.cards & taken:
+                    # K12 / GJ10: the carré takes a card; the longest piece left, if a meld
+                    pieces = runs_in(m.cards & ~taken, values.min_run)
+                    if not pieces:
                         break
-                    seen |= m.cards
-                if not ok:
-                    continue
-            out.append(combo)
+                    s, low, length = max(pieces, key=lambda p: (p[2], p[1]))
+                    m = run_meld(s, low, length, values)
+                shown.append(m)
+            else:
+                out.append(tuple(shown))
     return out
 
 
@@ -349,8 +363,8 @@ class JassRule:
 
     Kruisjassen (K6, K7): ``JassRule()``; Grevjas: ``JassRule(no_undertrump=False,
     bare_jas_free=True)``; Handjas (HJ1, HJ10, HJ20): ``JassRule(overtrump_trump_lead=True,
-    bare_jas_free=True)``; Klop/Bela: ``JassRule(trump_instead=False, no_undertrump=False,
-    must_trump_void=True, overtrump_trump_lead=True, bare_jas_free=True)``.
+    bare_jas_free=True, only_trumps_overtrump=False)``; Klop/Bela: ``JassRule(trump_instead=False,
+    no_undertrump=False, must_trump_void=True, overtrump_trump_lead=True, bare_jas_free=True)``.
     """
 
     trump_instead: bool = True
@@ -367,11 +381,22 @@ class JassRule:
     bare_jas_free: bool = False
     """The Jas as its holder's only trump need never be played (trump led, or a forced trump):
     he may play any card (Handjas, Grevjas, Klop; Kruisjassen ``wild_jas``)."""
+    only_trumps_overtrump: bool = True
+    """With ``no_undertrump``, on a plain lead: a hand of only trumps must still beat the trick's
+    highest trump if it can (Kruisjassen K6, 003:L204 "nooit een lagere troef"); off: any trump
+    (Handjas HJ1/HJ20)."""
 
 
 KRUISJAS_RULE = JassRule()
+"""Kruisjassen and Schutjassen (K6, K7): never undertrump on a plain lead, a hand of only trumps
+included when it can go higher; trump led: any trump."""
 GREVJAS_RULE = JassRule(no_undertrump=False, bare_jas_free=True)
-HANDJAS_RULE = JassRule(overtrump_trump_lead=True, bare_jas_free=True)
+"""Grevjas: you may always trump; void: any card; trump led: follow trump, a bare Jas held back."""
+HANDJAS_RULE = JassRule(overtrump_trump_lead=True, bare_jas_free=True, only_trumps_overtrump=False)
+"""Handjas (HJ1, HJ10, HJ20): no undertrump unless only trumps are held (then any trump); trump
+led: beat the trick's best trump if able; the bare Jas may be kept back."""
+HANDJAS_SWISS_RULE = JassRule(overtrump_trump_lead=False, bare_jas_free=True, only_trumps_overtrump=False)
+"""Handjas option ``trump_lead_overtrump=False`` (HJ10, pagat): any trump on a trump lead."""
 
 JassMask = Callable[[int, int, int], int]
 """``(hand, led suit, winning card) -> legal mask`` for a trick already begun."""
@@ -402,6 +427,7 @@ def jass_mask_function(order: Order, rule: JassRule, trump: int | None) -> JassM
     trump_instead, no_under = rule.trump_instead, rule.no_undertrump
     must_void, over_void = rule.must_trump_void, rule.overtrump_void
     over_lead, bare_free = rule.overtrump_trump_lead, rule.bare_jas_free
+    over_only = over_void or (no_under and rule.only_trumps_overtrump)  # K6
     suit_masks = SUIT_MASK
 
     def mask(hand: int, led: int, w: int) -> int:
@@ -423,7 +449,8 @@ def jass_mask_function(order: Order, rule: JassRule, trump: int | None) -> JassM
         if not trumps:
             return hand
         if trumps == hand:
-            return over if (over_void and over) else hand
+            # K6: only trumps held, and one beats the trick's best trump: play one that does
+            return over if (over_only and over) else hand
         if must_void:
             if bare_free and trumps == jas:
                 return hand
@@ -469,9 +496,10 @@ def jass_absent_after_play(led: int, w: int, c: int, trump: int | None, order: O
     """Cards the player cannot have held when he played ``c`` to a trick led in ``led`` and won so
     far by ``w`` (a public inference; hands only shrink, so they stay absent for the deal).
 
-    >>> # spades trump, hearts led and trumped with the ace: a 7 of spades under it shows only trumps
+    >>> # spades trump, hearts led and trumped with the ace: a 7 of spades under it shows only
+    >>> # trumps, none above the ace (K6)
     >>> absent = jass_absent_after_play(2, card("AS"), card("7S"), 3, TEN_LOW.order)
-    >>> absent & TEN_LOW.deck == TEN_LOW.deck & ~SUIT_MASK[3]
+    >>> absent & TEN_LOW.deck == TEN_LOW.deck & ~SUIT_MASK[3] | mask_of_tokens("JS 9S")
     True
     """
     cs = c // 13
@@ -497,6 +525,8 @@ def jass_absent_after_play(led: int, w: int, c: int, trump: int | None, order: O
         out = 0 if rule.trump_instead and not rule.no_undertrump else SUIT_MASK[led]
         if rule.no_undertrump and not rule.must_trump_void:
             out |= _ALL & ~tm  # only trumps were held
+            if rule.only_trumps_overtrump:
+                out |= above  # K6: and none of them beat the trick's best trump
         if rule.overtrump_void:
             out |= above
         return out

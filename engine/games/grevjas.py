@@ -11,10 +11,11 @@ jass tables".  Decisions followed: GJ1-GJ17 (and X1-X6).
   the dealer as his last card.  Deal 3-2-3 (GJ2 ``tap_deals_eights``: after a tap, batches of 8).
 * Meld round from voorhand, each player once (GJ10, GJ11): ``pass``, ``declare`` melds (run of 3 =
   20, 4 = 50; big melds scored as strokes: four J 1, Q 2, K 3, A 4, a run of 5+ 5), ``declare pit``
-  (at most one per deal), or both (``declare pit + ...``).  Only the single best meld of the deal
-  scores (more cards, then higher top card, then value; ties: the earlier announcement), at once:
-  a small one into its side's running total, a big one as strokes (GJ6, GJ8: not toward the 100).
-  A pit side's melds wait for the pit.
+  (at most one per deal), or both (``declare pit + ...``).  The melds of one announcement share no
+  card; runs go at full length, shortened only where a carré beside them takes a card (K12).  Only
+  the single best meld of the deal scores (more cards, then higher top card, then value; ties: the
+  earlier announcement), at once: a small one into its side's running total, a big one as strokes
+  (GJ6, GJ8: not toward the 100).  A pit side's melds wait for the pit.
 * Play (:data:`engine.games._jass.GREVJAS_RULE`): follow suit, but you may always trump; void: any
   card; trump led: follow trump, except that a bare Jas may be held back; never a duty to overtrump.
 * GJ14 Stuk: 20 to its holder's side when he plays the second of trump K and Q (automatic).
@@ -139,7 +140,9 @@ class GrevjasState(KruisjasState):
 
     # ------------------------------------------------------------------ melds (GJ6, GJ8, GJ10, GJ11)
     def _meld_options(self) -> list[tuple[Meld, ...]]:
-        return announcements(self.hands[self.turn], self.trump, self.MELDS, disjoint=False)
+        # GJ10 / K12: the melds of one announcement share no card; runs at full length, shortened
+        # only where a carré of the same announcement takes a card
+        return announcements(self.hands[self.turn], self.trump, self.MELDS)
 
     def _meld_actions(self) -> list[str]:
         opts = [meld_text(c) for c in self._meld_options()]
@@ -280,13 +283,18 @@ class GrevjasState(KruisjasState):
     def _pit_made(self, side: int) -> None:
         # GJ12: 4 strokes in all, plus every big meld its side announced; the opponents' Stuk cancelled
         strokes = 4
+        big: list[tuple[int, Meld]] = []
         for seat, combo in self.announced:
             if seat % 2 == side:
                 for m in combo:
                     if m.value >= 100:
                         strokes += m.value // 100
+                        big.append((seat, m))
         self._emit("pit_made", seat=self.pit_seat if self.pit_seat >= 0 else None, side=side,
                    strokes=strokes)
+        for seat, m in big:  # GJ12: the made pit's big melds score as strokes
+            self._emit("meld_big_as_strokes", seat=seat, meld=m.describe(), strokes=m.value // 100,
+                       pit=True)
         if self.stuk_side[1 - side]:
             self._emit("stuk_cancelled_by_pit", seat=None, side=1 - side)
         self._end(side, strokes)

@@ -26,7 +26,8 @@ the "Common jass tables". Decisions followed: HJ1-HJ21 (and X1-X6).
   a trump, beat it or do not trump, unless you hold only trumps, ``undertrump_blocked``); void: trump
   (over) or discard.  Trump led (HJ10/HJ20): play a trump higher than the best in the trick if you
   can, else any trump (option ``trump_lead_overtrump=False``: any trump); a bare Jas may be kept back
-  (``bare_jas_held``).  The rule is ``engine.games._jass.HANDJAS_RULE``.
+  (``bare_jas_held``).  The rule is ``engine.games._jass.HANDJAS_RULE`` (option off:
+  ``engine.games._jass.HANDJAS_SWISS_RULE``).
 * Deal score: total = card points (+5 last trick) + melds + Stuk.  Strokes (HJ4, HJ16): with four
   active players everyone whose total is >= the second-highest total; with 2-3 players (or
   ``single_winner``) the highest total (ties share).  Potato (HJ2, HJ19): card points below
@@ -55,12 +56,13 @@ from engine.games._jass import (
     CARRE,
     HANDJAS,
     HANDJAS_MELDS,
+    HANDJAS_RULE,
     HANDJAS_SWISS_MELDS,
+    HANDJAS_SWISS_RULE,
     JACK,
     KING,
     QUEEN,
     SUIT_MASK,
-    JassRule,
     Meld,
     hand_melds,
     jass_absent_after_play,
@@ -80,10 +82,6 @@ STR: tuple[tuple[int, ...], ...] = tuple(
 LAST = HANDJAS.last_trick
 PLAY_CARD: dict[str, int] = {a: c for c, a in enumerate(PLAY)}
 SWAP: tuple[str, ...] = tuple("swap " + TOKENS[c] for c in range(52))
-RULE_OVER = JassRule(overtrump_trump_lead=True, bare_jas_free=True)
-"""HJ1, HJ10 (seed: overtrump when trump is led), HJ20 (the bare Jas may be kept back)."""
-RULE_SWISS = JassRule(overtrump_trump_lead=False, bare_jas_free=True)
-"""Option ``trump_lead_overtrump=False`` (pagat): any trump on a trump lead."""
 
 
 def points(m: int, trump: int) -> int:
@@ -174,7 +172,7 @@ class HandjasState(State):
         self.potatoes = [0] * n
         self.net = [0] * n
         self.checks = []
-        self._rule = RULE_OVER if opts["trump_lead_overtrump"] else RULE_SWISS  # HJ10
+        self._rule = HANDJAS_RULE if opts["trump_lead_overtrump"] else HANDJAS_SWISS_RULE  # HJ10
         self._values = HANDJAS_SWISS_MELDS if opts["swiss_carres"] else HANDJAS_MELDS  # HJ11
         self.deal_no = 1
         self.dealer = 0  # X1

@@ -14,12 +14,13 @@ HO2, HO3, HO5, HO7, HO10, HO14, HO20 of ``honderden`` (and X1-X6).  The machiner
 * Play (every trick): follow suit, but you may always trump instead; trump led, a trump if you
   have one; HT9: void, any card; never a duty to overtrump.  Last trick 5.
 * HT3: ``declare dek`` is offered on each of his turns to a player who holds trump K and Q, or
-  played one of them holding both (``dek_via_stuk``); right if his running total with the 20 of
-  Stuk is >= 100: he wins the deal.  HT6: wrong, the deal goes to the other player with the higher
-  running total (equal: the next in play order after the claimer).  HT2: without a dek the deal
-  is played out; the player highest at or above 100 wins (equal at the top: ``tie_replay`` by the
-  same dealer from the carried totals); nobody at 100: the totals carry over and the next dealer
-  deals (``carry_over``).
+  played one of them holding both (``dek_via_stuk``); right if his running total with the 20 of Stuk
+  is >= 100: he wins the deal.  A dek with the Stuk still in hand announces it (``stuk``): its 20 go
+  into his running total, right or wrong, so they count for onder jan.  HT6: wrong, the deal goes to
+  the other player with the higher running total (equal: the next in play order after the claimer).
+  HT2: without a dek the deal is played out; the player highest at or above 100 wins (equal at the
+  top: ``tie_replay`` by the same dealer from the carried totals); nobody at 100: the totals carry
+  over and the next dealer deals (``carry_over``).
 * Game points: 1; 2 if both others are under 50 (HT1, ``double_both_under_jan``); HT7: a pit in a
   deal without carried totals is worth 3 in all (``pit``), in a continuation deal it is ignored
   (``pit_first_deal_only``).  HT4: first to ``target`` (5) game points; option ``elimination``:

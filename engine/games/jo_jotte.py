@@ -29,7 +29,8 @@ followed: JJ1-JJ20 (and X1-X6).  Trick play, zones and ``determinize`` come from
   factor below the line; lower (``contract_failed``): the opponent scores both players' card points
   x factor below; equal (JJ17, ``tie_carry_over``): both players' card points x factor go below the
   line of the next deal's winner.  Melds above the line, not multiplied.  JJ18: announced Pit made
-  +500 above, failed 500 to the opponent (JJ6); an unannounced sweep +100 above.  Nullo (JJ5,
+  +500 above, failed 500 to the opponent (JJ6); an unannounced sweep +100 above (the opponent's
+  sweep of a Pit deal too).  Nullo (JJ5,
   JJ9): played out without trump, the Nullo player leads; no tricks: 200 to him above, else 200
   + 100 per further trick to the Speler; no card points, the Speler's melds still score.
 * JJ19: a game is won by reaching 80 below the line (``game_won``); both below-the-line counts
@@ -417,6 +418,9 @@ class JoJotteState(BelaState):
                 else:
                     self.above[op] += PIT
                     self._emit("contract_failed", seat=sp, kind="pit", tricks=self.ntricks[sp])
+                    if self.ntricks[op] == 9:  # JJ18: the opponent's sweep is an unannounced one
+                        self.above[op] += SWEEP
+                        self._emit("slam", seat=op, announced=False, points=SWEEP)
             else:
                 for s in (0, 1):
                     if self.ntricks[s] == 9:

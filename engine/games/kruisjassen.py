@@ -9,17 +9,22 @@ Decisions followed: K1-K18 (and X1-X6).
 * Deal 4-4 from the dealer's left; the dealer's last card is turned for trump and stays his.
 * Meld round (K11-K13): from voorhand, each player once: ``pass`` or ``declare`` one or more
   disjoint melds, strictly higher (more cards, then higher top card, then value) than every meld
-  announced before.  Melds: four jacks 200; four A, K or Q 100; runs of 3 = 20, 4 = 50, 5-8 = 100
+  announced before.  K12: each run at its full length, never split; only where a carré of the same
+  announcement takes one of its cards is it announced shorter (the longest piece left).
+  K16: ``meld_outbid`` when an announcement beats the best meld so far and that was the other
+  side's.  Melds: four jacks 200; four A, K or Q 100; runs of 3 = 20, 4 = 50, 5-8 = 100
   (natural order A K Q J 10 9 8 7).  Others see each meld's length and top card at once and its cards
   once trick 1 is complete.  K4: the side of the highest meld scores all melds its players announced:
   under 100 into its running total, each meld of 100 or more (K3) one extra won hand (+100 match
   points at once, outside the running total).
 * Play (K6, K7, :data:`engine.games._jass.KRUISJAS_RULE`): follow suit, but you may always trump
-  instead; never a trump below one already in the trick (unless you hold only trumps); trump led:
-  any trump.  K18 ``wild_jas``: the Jas as its holder's only trump is never forced out.
+  instead; never a trump below one already in the trick (a hand of only trumps too, when one of
+  them beats it); trump led: any trump.  K18 ``wild_jas``: the Jas as its holder's only trump is
+  never forced out.
 * K14 Stuk: 20 to the running total of a player who plays the first of trump K and Q holding the
   other (automatic).  K5/K16 roem in de slag: runs of 3/4 (20/50) in the trick's cards, Stuk (20)
-  to the trick winner's running total; four A, K, Q or J in one trick an extra won hand.
+  to the trick winner's running total; four A, K, Q or J in one trick an extra won hand (logged as
+  ``trick_meld_claimed`` and ``meld_100_extra_hand``).
 * K1 ik dek: after each trick and each Stuk a side whose running total (carry-over + melds + Stuk +
   trick melds + card points) reaches 100 wins the deal (both: the trick winner's side); unless it has
   lost no trick yet (``pit_play_on``): it then plays on until it loses a trick or takes all eight.
@@ -341,15 +346,26 @@ class KruisjasState(State):
         if self.meld_turns == 4:
             self._melds_done()
 
+    def _best_so_far(self) -> tuple[int, Meld] | None:
+        """The best meld announced so far and its announcer (the first of equals)."""
+        best: tuple[int, Meld] | None = None
+        for s, combo in self.announced:
+            for m in combo:
+                if best is None or key_cards_top(m) > key_cards_top(best[1]):
+                    best = (s, m)
+        return best
+
     def _announce(self, seat: int, combo: tuple[Meld, ...]) -> None:
-        beaten = sorted({s for s, _ in self.announced if s % 2 != seat % 2})
+        prev = self._best_so_far()
         self.announced.append((seat, combo))
         for m in combo:
             self.known[seat] |= m.cards  # K13: length and top card tell the cards
         self._emit("meld_announced", seat=seat, melds=[m.describe() for m in combo],
                    value=sum(m.value for m in combo))
-        if beaten:
-            self._emit("meld_outbid", seat=seat, outbid=beaten)
+        # K16: outbid only when this beats the best meld so far and that meld was the other side's
+        if prev is not None and prev[0] % 2 != seat % 2 and \
+                max(key_cards_top(m) for m in combo) > key_cards_top(prev[1]):
+            self._emit("meld_outbid", seat=seat, outbid=prev[0], meld=prev[1].describe())
 
     def _melds_done(self) -> None:
         """K4: the side of the highest meld scores all its players' melds (K3: 100+ = extra hand)."""
@@ -360,17 +376,18 @@ class KruisjasState(State):
                     continue
                 for m in combo:
                     if m.value >= 100:
-                        self._extra_hand(side, seat, m, "meld_100_extra_hand")
+                        self._extra_hand(side, seat, m)
                     else:
                         self.run[side] += m.value
                         self.bonus[side] += m.value
         self._start_play((self.dealer + 1) % 4)
 
-    def _extra_hand(self, side: int, seat: int, m: Meld, event: str) -> None:
-        """K3/K16: one extra won hand, +100 match points at once."""
+    def _extra_hand(self, side: int, seat: int, m: Meld, trick_meld: bool = False) -> None:
+        """K3/K16: one extra won hand, +100 match points at once (``meld_100_extra_hand``)."""
         self.extra[side] += 100
         self.match[side] += 100
-        self._emit(event, seat=seat, meld=m.describe(), value=m.value, points=100)
+        self._emit("meld_100_extra_hand", seat=seat, meld=m.describe(), value=m.value, points=100,
+                   trick_meld=trick_meld)
 
     # ------------------------------------------------------------------ trick play
     def _start_play(self, leader: int) -> None:
@@ -477,7 +494,10 @@ class KruisjasState(State):
         side = taker % 2
         for meld in trick_melds(m, self.trump, self.MELDS):
             if meld.value >= 100:
-                self._extra_hand(side, taker, meld, "trick_meld_claimed")
+                # K16: an extra won hand, logged as a trick meld and as a meld of 100 or more
+                self._emit("trick_meld_claimed", seat=taker, meld=meld.describe(), value=meld.value,
+                           extra_hand=True)
+                self._extra_hand(side, taker, meld, trick_meld=True)
             else:
                 self.run[side] += meld.value
                 self.bonus[side] += meld.value

@@ -155,6 +155,40 @@ def test_gj10_only_the_single_best_meld_scores() -> None:
     assert st.scores() == [5.0, 0.0, 5.0, 0.0]
 
 
+def test_gj10_melds_of_one_announcement_share_no_card() -> None:
+    hands = [["AC", "KC", "QC", "TC", "9C", "8C", "7C", "AH"],
+             ["AD", "KD", "QD", "TD", "9D", "8D", "7D", "TH"],
+             ["AS", "KS", "QS", "TS", "9S", "8S", "7S", "9H"],
+             ["JH", "JS", "JC", "JD", "QH", "KH", "8H", "7H"]]
+    st = new(hands)
+    play(st, "pass", "pass")
+    assert st.current_player == 3
+    legal = st.legal_actions()
+    assert "declare KH QH JH + JS JH JD JC" not in legal
+    assert {"declare KH QH JH", "declare JS JH JD JC"} <= set(legal)
+
+
+def test_gj10_announcements_in_random_deals_share_no_card() -> None:
+    from engine.games._jass import mask_of_tokens
+    game = load_game(G)
+    offered = 0
+    for seed in range(300):
+        st = game.new_match(seed=seed, max_deals=1)
+        play(st, "tap")
+        for _ in range(4):
+            for a in st.legal_actions():
+                if a.startswith("declare ") and a != "declare pit":
+                    groups = a.removeprefix("declare pit + ").removeprefix("declare ").split(" + ")
+                    seen = 0
+                    for g in groups:
+                        m = mask_of_tokens(g.split())
+                        assert not m & seen, a
+                        seen |= m
+                    offered += len(groups) > 1
+            st.apply("pass")
+    assert offered
+
+
 # --------------------------------------------------------------------- pit
 def test_gj11_pit_side_does_not_claim_while_the_pit_lives() -> None:
     st = new(PIT, carry=[95, 0])
@@ -180,6 +214,23 @@ def test_gj12_pit_worth_4_plus_big_melds_cancels_opponents_stuk() -> None:
     play(st, "pass", "pass", "pass", "declare pit + AH KH QH JH TH 9H 8H 7H")
     finish_deal(st)
     assert ev(st, "grevjas.pit_made")[0]["strokes"] == 4 + 5
+
+
+def test_gj12_made_pit_logs_its_big_melds_as_strokes() -> None:
+    st = new(PIT)
+    play(st, "pass", "pass", "pass", "declare pit + AH KH QH JH TH 9H 8H 7H")
+    assert not ev(st, "grevjas.meld_big_as_strokes")  # GJ6: waits for the pit
+    finish_deal(st)
+    [b] = ev(st, "grevjas.meld_big_as_strokes")
+    assert (b["seat"], b["meld"], b["strokes"], b["pit"]) == (0, "run 8 to AH", 5, True)
+    assert st.score_sheet()[0] == [9.0, 0.0, 9.0, 0.0]
+    st = new(PIT)  # the partner's big meld counts for the pit too, and is logged
+    play(st, "pass", "declare AD KD QD JD TD 9D 8D 7D", "pass", "declare pit + AH KH QH JH TH 9H 8H 7H")
+    finish_deal(st)
+    assert [(e["seat"], e["strokes"]) for e in ev(st, "grevjas.meld_big_as_strokes")] == [(2, 5), (0, 5)]
+    assert ev(st, "grevjas.pit_made")[0]["strokes"] == 4 + 5 + 5
+    assert st.score_sheet()[0] == [14.0, 0.0, 14.0, 0.0]
+
 
 
 # --------------------------------------------------------------------- claims

@@ -179,6 +179,21 @@ def test_hj9_melds_announced_from_voorhand_first_declared_wins_ties() -> None:
     assert [e["seat"] for e in events(st, "meld_winner")] == [1]  # equal to seat 0's: earlier
 
 
+def test_hj10_hj20_handjas_plays_by_the_shared_jass_rule_objects() -> None:
+    """Handjas's trick duties are _jass.HANDJAS_RULE (option off: HANDJAS_SWISS_RULE), the one rule
+    object its docstring names, not a private copy."""
+    import engine.games.handjas as handjas_module
+    from engine.games import _jass
+    for on, rule in ((True, _jass.HANDJAS_RULE), (False, _jass.HANDJAS_SWISS_RULE)):
+        st = load_game("handjas", trump_lead_overtrump=on).new_match(seed=3, players=4)
+        assert isinstance(st, HandjasState)
+        assert st._rule is rule
+    copies = [k for k, v in vars(handjas_module).items() if isinstance(v, _jass.JassRule)
+              and k not in ("HANDJAS_RULE", "HANDJAS_SWISS_RULE")]
+    assert not copies, copies
+    assert "_jass.HANDJAS_RULE" in (handjas_module.__doc__ or "")
+
+
 def test_hj10_trump_lead_overtrump_option() -> None:
     # KH led; seat 2 holds AH (beats it) and 7H (does not)
     h1 = ["KH", "AC", "KC", "QC", "JC", "TC", "9C", "8C", "7C"]

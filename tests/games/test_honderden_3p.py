@@ -89,6 +89,47 @@ def test_ht3_dek_offered_to_the_stuk_holder_and_counts_its_20() -> None:
     assert st.scores()[0] >= 1
 
 
+def test_ht3_dek_with_stuk_in_hand_announces_it() -> None:
+    st = new([["JC", "9D", "AH", "KH", "JH", "9C", "QD", "TH"],
+              ["9S", "TS", "AC", "JS", "TD", "AD", "QS", "KS"],
+              ["TC", "AS", "KC", "9H", "QH", "KD", "JD", "QC"]], dealer=2, trump_card="QC")
+    play(st, "play JH", "play KS", "play QH", "play AS", "play AH", "play QS")
+    assert st.total[2] == 30 and st.hands[2] & (1 << card("KC")) and st.hands[2] & (1 << card("QC"))
+    play(st, "declare dek")
+    [stuk] = events(st, "stuk")
+    assert stuk["seat"] == 2
+    [dek] = events(st, "dek_via_stuk")
+    assert dek["correct"] is False and dek["total"] == 50
+    # wrong: the deal goes to seat 0; the claimer's 50 (with the Stuk) is not under jan, seat 1 is
+    assert [e["seat"] for e in events(st, "onder_jan")] == [1]
+    assert st.scores() == [1.0, 0.0, 0.0]
+
+
+def test_ht3_every_dek_counts_the_stuk_once_in_random_deals() -> None:
+    game = load_game("honderden_3p")
+    deks = 0
+    for seed in range(150):
+        st = game.new_match(seed=seed, max_deals=1)
+        assert isinstance(st, HonderdenState)
+        rng = random.Random(seed)
+        while not st.is_over():
+            legal = st.legal_actions()
+            if "declare dek" in legal and rng.random() < 0.5:
+                seat = st.current_player
+                before = st.total[seat]
+                had_stuk = st.stuk_seat == seat
+                st.apply("declare dek")
+                deks += 1
+                [dek] = [e for e in events(st, "dek_via_stuk") if e["ply"] == len(st.history) - 1]
+                assert dek["total"] == before + (0 if had_stuk else 20)
+                assert [e["seat"] for e in events(st, "stuk")] == [seat]
+                under = {e["seat"] for e in events(st, "onder_jan")}
+                assert (seat in under) == (dek["total"] < 50 and not dek["correct"])
+                continue
+            st.apply(rng.choice([a for a in legal if a != "declare dek"]))
+    assert deks > 20
+
+
 def test_ht4_first_to_five_or_elimination_then_two_player_rules() -> None:
     game = load_game("honderden_3p")
     st = game.new_match(seed=4)

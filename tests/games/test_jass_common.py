@@ -2,6 +2,7 @@
 (hand melds, announcements, roem in de slag), meld keys and the trick duties of the jass cards."""
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -14,6 +15,7 @@ from engine.games._jass import (
     HANDJAS_MELDS,
     HANDJAS_RULE,
     HANDJAS_SWISS_MELDS,
+    HANDJAS_SWISS_RULE,
     HONDERDEN_MELDS,
     JO_JOTTE,
     KRUISJAS_MELDS,
@@ -126,18 +128,77 @@ def test_stuk() -> None:
     assert not has_stuk(mask_of_tokens("KH QH"), None)
 
 
-def test_announcements_disjoint_offer_sub_runs() -> None:
+def test_k12_announcements_runs_at_full_length_cut_only_by_a_carre() -> None:
     sets = announcements(mask_of_tokens("AH KH QH JH JC JD JS 7C"), S, KRUISJAS_MELDS)
     shown = sorted(" + ".join(m.describe() for m in a) for a in sets)
-    # the run of 4 uses JH: with the carré only the run A-K-Q fits
-    assert "run 3 to AH + carre J" in shown
-    assert "run 4 to AH + carre J" not in shown
-    assert "run 4 to AH" in shown and "carre J" in shown and "run 3 to KH" in shown
-    for a in sets:
-        seen = 0
-        for m in a:
-            assert not m.cards & seen
-            seen |= m.cards
+    # the run of 4 uses JH: beside the carré only A-K-Q is left; alone it is announced whole
+    assert shown == ["carre J", "run 3 to AH + carre J", "run 4 to AH"]
+    # a run of 6 is one meld, never two runs of 3 nor any shorter run
+    sets = announcements(mask_of_tokens("QH JH TH 9H 8H 7H AC 7S"), S, KRUISJAS_MELDS)
+    assert [[m.tokens() for m in a] for a in sets] == [[["QH", "JH", "TH", "9H", "8H", "7H"]]]
+    # the carré splits the run: the longer piece is announced (of equal pieces, the higher)
+    sets = announcements(mask_of_tokens("AH KH QH JH TH 9H 8H JC"), S, KRUISJAS_MELDS)
+    assert sets == [(hand_melds(mask_of_tokens("AH KH QH JH TH 9H 8H"), S, KRUISJAS_MELDS)[0],)]
+    sets = announcements(mask_of_tokens("AH KH QH JH TH 9H 8H JC JD JS"), S, KRUISJAS_MELDS)
+    assert sorted(" + ".join(m.describe() for m in a) for a in sets) == [
+        "carre J", "run 3 to AH + carre J", "run 7 to AH"]
+    sets = announcements(mask_of_tokens("KH QH JH TH 9H 8H JC JD JS"), S, KRUISJAS_MELDS)
+    assert "run 3 to TH + carre J" in [" + ".join(m.describe() for m in a) for a in sets]
+
+
+def _k12_reference(hand: int, values) -> set[frozenset[int]]:
+    """K12 written as a filter over every set of disjoint melds (sub-runs included): each run is a
+    maximal run of the hand, or the longest (then highest) piece a carré of the set leaves of one."""
+    melds = hand_melds(hand, S, values, sub_runs=True)
+    maximal = {(s, low, n) for s, low, n in runs_in(hand, values.min_run)}
+    out: set[frozenset[int]] = set()
+    for k in (1, 2, 3):
+        for combo in itertools.combinations(melds, k):
+            cards = [m.cards for m in combo]
+            if any(a & b for a, b in itertools.combinations(cards, 2)):
+                continue
+            taken = 0
+            for m in combo:
+                if m.kind == "carre":
+                    taken |= m.cards
+            ok = True
+            for m in combo:
+                if m.kind != "run":
+                    continue
+                low = m.top - m.length + 1
+                if (m.suit, low, m.length) in maximal:
+                    continue
+                home = next(r for r in maximal
+                            if r[0] == m.suit and r[1] <= low and low + m.length <= r[1] + r[2])
+                whole = ((1 << home[2]) - 1) << (home[0] * 13 + home[1])
+                pieces = runs_in(whole & ~taken, 1) if whole & taken else []
+                best = max(pieces, key=lambda p: (p[2], p[1])) if pieces else None
+                if best != (m.suit, low, m.length):
+                    ok = False
+            if ok:
+                out.add(frozenset(cards))
+    return out
+
+
+@pytest.mark.parametrize("values", [KRUISJAS_MELDS, GREVJAS_MELDS])
+def test_k12_gj10_announcements_match_the_rule_on_random_hands(values) -> None:
+    rng = random.Random(12)
+    deck = bits(TEN_LOW.deck)
+    for _ in range(3000):
+        # hands rich in runs and carrés: a few suits and ranks only
+        suits, ranks = rng.sample(range(4), rng.choice((1, 2))), rng.sample("JQKA", 2)
+        pool = [c for c in deck if c // 13 in suits or RANKS[c % 13] in ranks]
+        hand = 0
+        for c in rng.sample(pool, min(len(pool), rng.choice((8, 9, 10)))):
+            hand |= 1 << c
+        got = announcements(hand, S, values)
+        assert len({frozenset(m.cards for m in a) for a in got}) == len(got)  # no repeats
+        assert {frozenset(m.cards for m in a) for a in got} == _k12_reference(hand, values), toks(hand)
+        for a in got:
+            seen = 0
+            for m in a:
+                assert not m.cards & seen and m.cards & hand == m.cards
+                seen |= m.cards
 
 
 def test_announcements_overlapping_allowed() -> None:
@@ -211,7 +272,8 @@ def reference(hand: int, trick: list[int], trump: int, rule: JassRule, order) ->
         return hand
     if len(trumps) == len(cards):
         higher = [c for c in trumps if over(c)]
-        return m(higher) if rule.overtrump_void and higher else hand
+        must = rule.overtrump_void or (rule.no_undertrump and rule.only_trumps_overtrump)  # K6
+        return m(higher) if must and higher else hand
     if rule.must_trump_void:
         if rule.bare_jas_free and trumps == [jas]:
             return hand
@@ -222,7 +284,7 @@ def reference(hand: int, trick: list[int], trump: int, rule: JassRule, order) ->
     return hand
 
 
-RULES = [KRUISJAS_RULE, GREVJAS_RULE, HANDJAS_RULE, KLOP_RULE,
+RULES = [KRUISJAS_RULE, GREVJAS_RULE, HANDJAS_RULE, HANDJAS_SWISS_RULE, KLOP_RULE,
          JassRule(must_trump_void=True, overtrump_void=True), JassRule(bare_jas_free=True)]
 
 
@@ -256,7 +318,21 @@ def test_k6_style_undertrump_barred_while_holding_the_led_suit() -> None:
     got = jass_legal_mask(mask_of_tokens("7C 8S"), cs("AH 9S"), S, TEN_LOW.order, KRUISJAS_RULE)
     assert toks(got) == {"7C"}  # void: discard rather than undertrump
     got = jass_legal_mask(mask_of_tokens("7S 8S"), cs("AH 9S"), S, TEN_LOW.order, KRUISJAS_RULE)
-    assert toks(got) == {"7S", "8S"}  # only trumps
+    assert toks(got) == {"7S", "8S"}  # only trumps, all lower
+
+
+def test_k6_only_trumps_must_overtrump() -> None:
+    # a hand of only trumps beats the trick's best trump if it can (003:L204 "nooit een lagere troef")
+    hand = mask_of_tokens("7S 8S TS KS 9S AS")
+    got = jass_legal_mask(hand, cs("QH QS KC"), S, TEN_LOW.order, KRUISJAS_RULE)
+    assert toks(got) == {"9S", "KS", "AS"}
+    assert toks(jass_legal_mask(hand, cs("QH JS"), S, TEN_LOW.order, KRUISJAS_RULE)) == toks(hand)
+    # Handjas keeps HJ1/HJ20: a hand of only trumps may play any trump on a plain lead
+    h36 = mask_of_tokens("6S 7S KS AS")
+    assert toks(jass_legal_mask(h36, cs("QH QS"), S, HANDJAS.order, HANDJAS_RULE)) == toks(h36)
+    # what an undertrump from only trumps shows: no trump above the trick's best
+    absent = jass_absent_after_play(H, card("QS"), card("TS"), S, TEN_LOW.order, KRUISJAS_RULE)
+    assert toks(absent & SUIT_MASK[S]) == {"JS", "9S", "AS", "KS"}
 
 
 def test_trump_led_follow_any_trump_or_overtrump() -> None:

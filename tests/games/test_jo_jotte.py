@@ -275,6 +275,45 @@ def test_jj18_announced_pit_made_500_on_top() -> None:
     assert st.scores()[1] == 500 + below and below == st.observation(1)["points_won"][1]
 
 
+def test_jj18_opponents_sweep_of_a_pit_deal_gets_the_unannounced_100() -> None:
+    d = {"dealer": 0, "hands": [["7H", "8H", "9C", "KS", "TS", "JH"], ["8S", "7D", "KC", "JC", "TD", "AC"]],
+         "upcard": "QD", "stock": ["AS", "QH", "JD", "7S", "QS", "AH", "9H", "8D", "KD", "TC", "JS", "8C",
+                                   "9D", "TH", "9S", "7C", "KH", "QC", "AD"]}
+    st = load_game(G).new_match(seed=0, max_deals=1, deal=d)
+    play(st, "pass", "trump D", "pass", "pass", "declare dix", "declare nullo", "declare pit", "pass",
+         "pass")
+    for c in "KC 9C TD QS QH JH 8S 7S AS TS JD AH AC KS QD 7H JC 8H".split():
+        play(st, "play " + c)
+    assert st.is_over() and st.observation(0)["tricks_won"] == [0, 9]
+    slams = events(st, "jo_jotte.slam")
+    assert [(e["seat"], e["announced"], e["points"]) for e in slams] == [(1, False, 100)]
+    assert any(e["kind"] == "pit" for e in events(st, "jo_jotte.contract_failed"))
+    assert st.scores() == [0.0, 705.0]
+
+
+def test_jj18_every_nine_trick_sweep_scores_its_bonus_in_random_deals() -> None:
+    game = load_game(G)
+    sweeps = 0
+    for seed in range(400):
+        st = game.new_match(seed=seed, max_deals=1)
+        rng = random.Random(seed)
+        while not st.is_over():
+            legal = st.legal_actions()
+            # play the first card often, so whole sweeps happen
+            st.apply(legal[0] if st.phase == "play" and rng.random() < 0.7 else rng.choice(legal))
+        obs = st.observation(0)
+        if obs["nullo"] is not None or 9 not in obs["tricks_won"]:
+            continue
+        taker = obs["tricks_won"].index(9)
+        slams = [(e["seat"], e["announced"]) for e in events(st, "jo_jotte.slam")]
+        sweeps += 1
+        if obs["pit"] and taker == obs["speler"]:
+            assert slams == [(taker, True)]
+        else:
+            assert slams == [(taker, False)]
+    assert sweeps >= 5
+
+
 def test_jj6_failed_pit_gives_500_to_the_opponent() -> None:
     st = new(LOW_JAS, "8H", max_deals=1)
     play(st, "trump H", "pass", "pass", "pass", "declare nullo", "declare pit", "pass", "pass", "play JH")

@@ -207,6 +207,31 @@ def test_kb1_sequence_of_five_scores_50_and_kb6_melds_after_the_first_trick() ->
     assert st.observation(0)["known"][1] == ["7H", "8H", "9H", "TH"]  # shown, still in hand
 
 
+def test_kb6_sequences_declared_automatically_with_the_first_trick() -> None:
+    """No player action declares a sequence: sequence_meld is logged by the play that completes
+    trick 1 (random matches, schmeiss on, 2 and 3 players)."""
+    talk = {"declare claim", "declare schmeiss", "declare accept", "declare refuse", "declare swap"}
+    seen = 0
+    for game, n in (("klop_bela", 2), ("klop_bela_3p", 3)):
+        g = load_game(game, schmeiss=True)
+        for seed in range(40):
+            st = g.new_match(seed=seed, max_deals=3)
+            rng = random.Random(seed)
+            first_trick_end: dict[int, int] = {}
+            while not st.is_over():
+                legal = st.legal_actions()
+                assert all(a.startswith(("play ", "pass", "trump ")) or a in talk for a in legal), legal
+                deal_no = st.deal_no
+                st.apply(rng.choice([a for a in legal if a != "declare claim"]))
+                if deal_no not in first_trick_end and st.deal_no == deal_no and \
+                        len(st.observation(0).get("last_trick") or []) == n:
+                    first_trick_end[deal_no] = len(st.history) - 1
+            for e in events(st, f"{game}.sequence_meld"):
+                seen += 1
+                assert e["ply"] == first_trick_end[e["deal"]], e
+    assert seen > 10
+
+
 def test_kb9_stuk_en_brok_automatic_not_scored_without_a_trick() -> None:
     st = sweep_deal()
     play(st, "play JH", "play KH")

@@ -176,6 +176,24 @@ def test_kt5_right_claim_ranks_first_equal_totals_share() -> None:
     assert st.scores() == [0.0, 0.0, 30.0] and st.ranking() == [2, 2, 1]
 
 
+def test_kb15_three_players_the_next_player_answers_a_schmeiss() -> None:
+    st = new(EQUAL, "AH", schmeiss=True)
+    assert st.current_player == 1 and "declare schmeiss" in st.legal_actions()
+    play(st, "declare schmeiss")
+    assert st.current_player == 2 and st.legal_actions() == ["declare accept", "declare refuse"]
+    play(st, "declare accept")
+    [e] = events(st, f"{G}.schmeiss")
+    assert (e["seat"], e["chooser"], e["accepted"]) == (1, 2, True)
+    assert st.observation(0)["maker"] == 1 and st.observation(0)["trump"] == "H"
+    st = new(EQUAL, "AH", schmeiss=True)
+    play(st, "pass", "declare schmeiss")
+    assert st.current_player == 0  # after seat 2 comes the dealer
+    play(st, "declare refuse")
+    [e] = events(st, f"{G}.schmeiss")
+    assert (e["seat"], e["chooser"], e["accepted"]) == (2, 0, False)
+    assert st.deal_no == 2
+
+
 def test_determinize_keeps_what_the_seat_knows() -> None:
     st = new(EQUAL, "AH")
     play(st, "trump H", "declare swap", "play AS")

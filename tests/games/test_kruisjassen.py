@@ -142,10 +142,9 @@ def test_k2_winner_scores_running_total_losers_discarded() -> None:
         jans = {e["deal"] for e in ev(st, "kruisjassen.onder_jan")}
         pits = {e["deal"]: e for e in ev(st, "kruisjassen.pit_doormars")}
         extras: dict[tuple[int, int], int] = {}
-        for e in ev(st, "kruisjassen.meld_100_extra_hand") + ev(st, "kruisjassen.trick_meld_claimed"):
-            if e["value"] >= 100:
-                key = (e["deal"], e["seat"] % 2)
-                extras[key] = extras.get(key, 0) + 100
+        for e in ev(st, "kruisjassen.meld_100_extra_hand"):  # K16: hand and trick melds alike
+            key = (e["deal"], e["seat"] % 2)
+            extras[key] = extras.get(key, 0) + e["points"]
         for d, row in enumerate(sheet, start=1):
             won = [row[s] - extras.get((d, s), 0) for s in (0, 1)]
             if d in pits:
@@ -218,7 +217,59 @@ def test_k4_side_with_highest_meld_scores_all_its_melds() -> None:
     play(st, "declare KC QC JC TC")    # seat 0: run of 4 to K beats run of 4 to Q
     assert st.observation(1)["running_totals"] == [100, 0]  # 50 + 50 for side 0, none for side 1
     assert [e["seat"] for e in ev(st, "kruisjassen.meld_announced")] == [1, 2, 0]
-    assert [(e["seat"], e["outbid"]) for e in ev(st, "kruisjassen.meld_outbid")] == [(2, [1]), (0, [1])]
+    # K16: seat 0 beats his partner's run, not the other side's: no meld_outbid for him
+    assert [(e["seat"], e["outbid"]) for e in ev(st, "kruisjassen.meld_outbid")] == [(2, 1)]
+
+
+def test_k16_meld_outbid_only_over_the_other_sides_best_meld() -> None:
+    st = new(MIX)
+    play(st, "declare QS JS TS", "declare QD JD TD 9D", "pass", "declare KC QC JC TC")
+    assert [(e["seat"], e["outbid"], e["meld"]) for e in ev(st, "kruisjassen.meld_outbid")] == [
+        (2, 1, "run 3 to QS")]
+    st = new(MIX)
+    play(st, "pass", "declare QD JD TD 9D", "pass", "declare KC QC JC TC")
+    assert not ev(st, "kruisjassen.meld_outbid")  # only the partner's meld was beaten
+    st = new(CARRES)
+    play(st, "declare JS JH JD JC", "declare AS AH AD AC")
+    [o] = ev(st, "kruisjassen.meld_outbid")
+    assert (o["seat"], o["outbid"], o["meld"]) == (2, 1, "carre J")
+
+
+def test_k16_outbid_events_in_random_meld_rounds() -> None:
+    """In random deals where every seat announces when it can, meld_outbid follows exactly the
+    announcements that beat the best meld so far when that meld was the other side's."""
+    game = load_game(G)
+    partner_beaten = 0
+    for seed in range(1500):
+        st = game.new_match(seed=seed, max_deals=1)
+        rng = random.Random(seed)
+        for _ in range(4):
+            legal = st.legal_actions()
+            st.apply(rng.choice(legal[1:]) if len(legal) > 1 else "pass")
+        best: tuple[tuple[int, int], int] | None = None
+        want = []
+        sides: set[int] = set()
+        for e in ev(st, "kruisjassen.meld_announced"):
+            key = max(_meld_key(m) for m in e["melds"])
+            assert best is None or key > best[0]  # K11
+            if best is not None:
+                if best[1] % 2 != e["seat"] % 2:
+                    want.append((e["seat"], best[1]))
+                elif 1 - e["seat"] % 2 in sides:
+                    partner_beaten += 1  # the partner's meld was the best, the other side's earlier
+            best = (key, e["seat"])
+            sides.add(e["seat"] % 2)
+        assert [(e["seat"], e["outbid"]) for e in ev(st, "kruisjassen.meld_outbid")] == want
+    assert partner_beaten >= 3
+
+
+def _meld_key(describe: str) -> tuple[int, int]:
+    """(cards, top rank in natural order) from 'run 4 to KH' or 'carre J' (K11)."""
+    order = "789TJQKA"
+    parts = describe.split()
+    if parts[0] == "carre":
+        return (4, order.index(parts[1]))
+    return (int(parts[1]), order.index(parts[3][0]))
 
 
 def test_k11_announcement_must_beat_every_earlier_meld() -> None:
@@ -239,6 +290,63 @@ def test_k12_one_meld_round_from_voorhand() -> None:
         play(st, "pass")
     assert seats == [1, 2, 3, 0]
     assert st.phase == "play" and st.current_player == 1
+
+
+def test_k12_runs_announced_at_full_length_never_split() -> None:
+    hands = [["AH", "KH", "8C", "9C", "TC", "JC", "QC", "KC"],
+             ["7H", "8H", "9H", "TH", "JH", "QH", "AC", "7S"],
+             ["8S", "9S", "TS", "JS", "QS", "KS", "AS", "7C"],
+             ["7D", "8D", "9D", "TD", "JD", "QD", "KD", "AD"]]
+    st = new(hands)
+    assert st.legal_actions() == ["pass", "declare QH JH TH 9H 8H 7H"]
+    for shorter in ("declare QH JH TH + 9H 8H 7H", "declare QH JH TH", "declare JH TH 9H 8H 7H"):
+        with pytest.raises(IllegalAction):
+            new(hands).apply(shorter)
+    # a carré beside the run takes one of its cards: the run goes at the longest length left
+    hands = [["AH", "KH", "7H", "9C", "TC", "QC", "KC", "AC"],
+             ["8H", "9H", "TH", "JH", "QH", "JC", "JS", "JD"],
+             ["8S", "9S", "TS", "7C", "QS", "KS", "AS", "7S"],
+             ["7D", "8D", "9D", "TD", "8C", "QD", "KD", "AD"]]
+    st = new(hands)
+    assert st.legal_actions() == ["pass", "declare QH JH TH 9H 8H", "declare JS JH JD JC",
+                                  "declare TH 9H 8H + JS JH JD JC"]
+
+
+def test_k12_announcements_in_random_deals_are_disjoint_full_runs() -> None:
+    """Every announcement offered in random deals: melds share no card, each run is a maximal run
+    of the hand unless a carré of the same announcement took one of its cards."""
+    from engine.games._jass import KRUISJAS_MELDS, hand_melds, mask_of_tokens
+    game = load_game(G)
+    for seed in range(300):
+        st = game.new_match(seed=seed, max_deals=1)
+        for _ in range(4):
+            hand = st.zones()[f"hand{st.current_player}"]
+            full = {m.cards for m in hand_melds(hand, 0, KRUISJAS_MELDS)}
+            for a in st.legal_actions()[1:]:
+                melds = [mask_of_tokens(g.split()) for g in a[len("declare "):].split(" + ")]
+                seen = 0
+                for m in melds:
+                    assert not m & seen, a
+                    seen |= m
+                carres = [m for m in melds if len({TOKENS[c][0] for c in cards_of(m)}) == 1]
+                for m in melds:
+                    if m not in carres and m not in full:
+                        assert any(m & ~c != m or _touches(m, c, hand) for c in carres), a
+            st.apply("pass")
+
+
+def _touches(run: int, carre: int, hand: int) -> bool:
+    """Does the carré take a card of the maximal run of ``hand`` that holds ``run``?"""
+    s = cards_of(run)[0] // 13
+    suit = hand >> (13 * s) & 0x1FFF
+    lo = cards_of(run)[0] % 13
+    hi = cards_of(run)[-1] % 13
+    while lo > 0 and suit >> (lo - 1) & 1:
+        lo -= 1
+    while suit >> (hi + 1) & 1:
+        hi += 1
+    whole = ((1 << (hi - lo + 1)) - 1) << (13 * s + lo)
+    return bool(whole & carre)
 
 
 def test_k13_melds_shown_by_length_and_top_then_cards_after_trick_1() -> None:
@@ -289,11 +397,95 @@ def test_k16_four_queens_in_a_trick_extra_hand_four_tens_nothing() -> None:
     claimed = ev(st, "kruisjassen.trick_meld_claimed")
     assert [(e["meld"], e["value"]) for e in claimed] == [("carre Q", 100)]
     assert st.scores()[0] == 100.0
+    [x] = ev(st, "kruisjassen.meld_100_extra_hand")  # K16: logged as an extra won hand too
+    assert (x["seat"], x["meld"], x["points"], x["trick_meld"]) == (0, "carre Q", 100, True)  # QH trumps it
     play(st, "play TH", "play TC", "play TD", "play TS")
     assert len(ev(st, "kruisjassen.trick_meld_claimed")) == 1
 
 
+def test_k16_every_trick_meld_of_100_is_logged_as_an_extra_hand_in_random_deals() -> None:
+    """Random deals of one suit per seat, where the players mostly match the leader's rank so
+    carrés fall in tricks: each trick meld of 100 or more logs trick_meld_claimed and
+    meld_100_extra_hand (+100) together; smaller ones only trick_meld_claimed."""
+    big = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        suits = [[r + s for r in "AKQJT987"] for s in rng.sample("CDHS", 4)]
+        st = new(suits, dealer=rng.randrange(4), seed=seed, pit_play_on=False)
+        deal = st.deal_no
+        all_pass(st)
+        while st.deal_no == deal and not st.is_over():
+            legal = st.legal_actions()
+            trick = st.observation(st.current_player)["trick"]
+            same = [a for a in legal if trick and a[5] == trick[0][1][0]]
+            st.apply(rng.choice(same) if same and rng.random() < 0.8 else rng.choice(legal))
+        claimed = [(e["ply"], e["seat"], e["meld"]) for e in ev(st, "kruisjassen.trick_meld_claimed")
+                   if e["value"] >= 100]
+        extra = [(e["ply"], e["seat"], e["meld"]) for e in ev(st, "kruisjassen.meld_100_extra_hand")
+                 if e["trick_meld"]]
+        assert claimed == extra
+        assert all(e["points"] == 100 for e in ev(st, "kruisjassen.meld_100_extra_hand"))
+        big += len(claimed)
+    assert big >= 10
+
+
 # --------------------------------------------------------------------- K6 / K7 / K18 play
+def test_k6_only_trumps_must_overtrump() -> None:
+    st = load_game(G).new_match(seed=0, players=4, max_deals=1, deal={
+        "dealer": 0, "trump_card": "AS", "hands": [
+        ["7H", "8H", "7S", "8S", "TS", "KS", "9S", "AS"], ["AH", "KH", "QH", "7C", "8C", "9C", "TC", "JC"],
+        ["9H", "TH", "QS", "7D", "8D", "9D", "TD", "JD"], ["JH", "QD", "KD", "AD", "QC", "KC", "AC", "JS"]]})
+    all_pass(st)
+    play(st, "play AH", "play 9H", "play JH", "play 7H", "play KH", "play TH", "play QC", "play 8H",
+         "play QH", "play QS", "play KC")
+    assert st.current_player == 0 and legal_cards(st) == {"9S", "KS", "AS"}
+    with pytest.raises(IllegalAction):
+        st.apply("play TS")
+
+
+def _k6_legal(hand: set[str], trick: list[str], trump: str) -> set[str]:
+    """K6/K7 written out from the card text: follow, or trump instead; never below a trump in the
+    trick (only trumps held: beat it if you can); trump led: any trump."""
+    order = "78TQKA9J"
+    led = trick[0][1]
+    follow = {c for c in hand if c[1] == led}
+    trumps = {c for c in hand if c[1] == trump}
+    top = max((order.index(c[0]) for c in trick if c[1] == trump), default=-1)
+    higher = {c for c in trumps if order.index(c[0]) > top}
+    if led == trump:
+        return follow or hand
+    if follow:
+        return follow | higher
+    if trumps == hand:
+        return higher or hand
+    return (hand - trumps) | higher
+
+
+def test_k6_legal_plays_match_the_rule_in_random_matches() -> None:
+    """Every legal set in random matches is K6/K7 written out; the players hoard trumps (a plain
+    card when one is legal, mostly), so hands of only trumps meet a trumped trick often."""
+    checked = bites = 0
+    for seed in range(30):
+        st = load_game(G, target=300).new_match(seed=seed)
+        rng = random.Random(seed)
+        while not st.is_over():
+            legal = st.legal_actions()
+            if st.phase == "play":
+                obs = st.observation(st.current_player)
+                trump, trick, hand = obs["trump"], [t for _, t in obs["trick"]], set(obs["hand"])
+                if trick:
+                    want = _k6_legal(hand, trick, trump)
+                    assert legal_cards(st) == want, (obs, trick)
+                    checked += 1
+                    bites += want != hand and all(c[1] == trump for c in hand)
+                plain = [a for a in legal if a[-1] != trump]
+                if plain and (not any(t[1] == trump for t in trick) or rng.random() < 0.5):
+                    st.apply(rng.choice(plain))
+                    continue
+            st.apply(rng.choice(legal))
+    assert checked > 1000 and bites >= 5
+
+
 def test_k6_may_trump_instead_but_never_undertrump() -> None:
     st = new(MIX)
     all_pass(st)

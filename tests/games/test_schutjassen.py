@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from engine import IllegalAction, State, load_game
-from tests.games.test_kruisjassen import CARRES, MIX, PIT
+from tests.games.test_kruisjassen import CARRES, MIX, PIT, _k6_legal
 
 G = "schutjassen"
 
@@ -199,3 +199,29 @@ def test_herschut_failed_gives_the_schutters_500() -> None:
                 found += 1
                 assert e["winner"] != e["side"]
     assert found
+
+
+def test_k6_only_trumps_must_overtrump_in_schutjassen_too() -> None:
+    """Schutjassen plays Kruisjassen's trick duties (the shared _jass.KRUISJAS_RULE): every legal
+    set in random matches is K6/K7 written out, trump-hoarding players included."""
+    checked = bites = 0
+    for seed in range(30):
+        st = load_game(G, target=300).new_match(seed=seed)
+        rng = random.Random(seed)
+        while not st.is_over():
+            legal = st.legal_actions()
+            cards = {a[5:] for a in legal if a.startswith("play ")}
+            if st.phase == "play" and cards:
+                obs = st.observation(st.current_player)
+                trump, trick, hand = obs["trump"], [t for _, t in obs["trick"]], set(obs["hand"])
+                if trick:
+                    want = _k6_legal(hand, trick, trump)
+                    assert cards == want, (obs, trick)
+                    checked += 1
+                    bites += want != hand and all(c[1] == trump for c in hand)
+                plain = [a for a in legal if a.startswith("play ") and a[-1] != trump]
+                if plain and (not any(t[1] == trump for t in trick) or rng.random() < 0.5):
+                    st.apply(rng.choice(plain))
+                    continue
+            st.apply(rng.choice(legal))
+    assert checked > 500 and bites >= 3
