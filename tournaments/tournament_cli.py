@@ -345,12 +345,12 @@ def repair_cmd(
                           "replay": sorted(fixed.replay), "removed_orphans": len(orphans)}))
         return
     for part, problems in fixed.quarantined:
-        out.print(f"quarantined {part}: {'; '.join(problems)}", markup=False)
-    out.print(f"{tid}: {len(fixed.done)} of {total} matches in whole batches; "
+        print(f"quarantined {part}: {'; '.join(problems)}")
+    print(f"{tid}: {len(fixed.done)} of {total} matches in whole batches; "
               f"{len(fixed.quarantined)} batch(es) moved to {output / '_quarantine'}"
               + (f", {len(orphans)} orphaned file(s) removed" if orphans else "")
               + ("" if len(fixed.done) == total else
-                 "; play the rest with: cardarena tournament run SPEC --resume (its own spec)"), markup=False)
+                 "; play the rest with: cardarena tournament run SPEC --resume (its own spec)"))
 
 
 def _one_tournament(output: Path, tournament: str | None) -> str:
