@@ -96,7 +96,7 @@ def _once_each(out: Path, ids: set[str]) -> None:
 @pytest.mark.parametrize("damage", list(DAMAGE))
 def test_damaged_matches_part_is_named_by_every_reader(fresh: tuple[Path, Path, set[str]],
                                                        damage: str) -> None:
-    spec, out, ids = fresh
+    _, out, ids = fresh
     victim = _victim(out)
     lost = _ids(victim)
     DAMAGE[damage](victim)
