@@ -28,6 +28,13 @@ Layout under a tournament output directory (documented for readers in ``data/REA
   matches are then skipped) or finds itself fenced off and deletes its parts: never both.  On a
   cluster the output directory is shared, and so is this lock (NFS v4 and other POSIX filesystems
   carry ``flock`` across machines).
+- **Integrity.** Every part carries page CRCs, and before its matches part a batch writes its digest
+  record ``OUT/_digests/game=<id>/<part>.json`` (SHA-256 and rows of each part).  :func:`check_batch`
+  certifies a batch against it (every part decoded whole, the schema's types, the rows consistent and
+  this tournament's); :func:`repair` (run by every resume, under the lock) moves each batch that is not
+  whole to ``OUT/_quarantine/`` so that its matches are played again; :func:`scan_matches` and
+  :func:`finished_matches` count only whole batches.  Writes name their file when the disk is full and
+  leave no temporary file.
 """
 from __future__ import annotations
 
