@@ -292,10 +292,10 @@ def _tmp_name(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
 
 
-def _write_atomic(path: Path, data: bytes, fsync: bool) -> None:
+def _write_atomic(path: Path, data: bytes, fsync: bool, mode: int = 0o644) -> None:
     tmp = _tmp_name(path)
     try:
-        _write_tmp(path, tmp, data, fsync)
+        _write_tmp(path, tmp, data, fsync, mode)
         os.replace(tmp, path)
     except OSError as e:
         raise _named(e, path) from None
@@ -310,9 +310,9 @@ def _named(e: OSError, path: Path) -> OSError:
     return OSError(e.errno, e.strerror, str(path))
 
 
-def _write_tmp(path: Path, tmp: Path, data: bytes, fsync: bool) -> None:
+def _write_tmp(path: Path, tmp: Path, data: bytes, fsync: bool, mode: int = 0o644) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(tmp, "wb") as f:
+    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode), "wb") as f:
         f.write(data)
         f.flush()
         if fsync:
@@ -810,21 +810,14 @@ def read_secret(root: str | os.PathLike[str], tournament: str) -> bytes | None:
 
 
 def write_secret(root: str | os.PathLike[str], tournament: str, secret: bytes) -> None:
-    """Keep the secret beside the manifest, readable by its owner only, written atomically."""
+    """Keep the secret beside the manifest, readable by its owner only, written atomically (on a full
+    disk an ``OSError`` naming the file, no temporary file left)."""
     p = secret_path(root, tournament)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        try:
-            os.write(fd, secret.hex().encode() + b"\n")
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, p)
-    except OSError:
-        tmp.unlink(missing_ok=True)
-        raise
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise _named(e, p.parent) from None
+    _write_atomic(p, secret.hex().encode() + b"\n", fsync=True, mode=0o600)
 
 
 def tournaments_in(root: str | os.PathLike[str]) -> list[str]:
