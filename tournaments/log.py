@@ -443,15 +443,24 @@ def _one_line(e: BaseException) -> str:
     return " ".join(str(e).split())
 
 
+def _arrow_buffer(data: bytes) -> pa.Buffer:
+    """``data`` copied into memory that Arrow owns (no reference back to a Python object)."""
+    buf = pa.allocate_buffer(len(data))
+    pa.FixedSizeBufferWriter(buf).write(data)
+    return buf
+
+
 def read_part(path: Path, table: str, columns: list[str] | None = None,
               data: bytes | None = None) -> pa.Table:
     """Decode a part of ``table`` whole (every row group and column, the data pages' CRCs checked where
     the writer recorded them) and check its columns against the schema; :class:`PartError` otherwise."""
     try:
-        pf = pq.ParquetFile(pa.BufferReader(data) if data is not None else str(path),
-                            page_checksum_verification=True)
-        schema = pf.schema_arrow
-        got = pf.read(columns=columns)
+        # Bytes are copied into an Arrow buffer and read on this thread: a reader that still held a
+        # Python buffer when a pool thread released it aborted the interpreter at exit (pyarrow 23).
+        source = pa.BufferReader(_arrow_buffer(data)) if data is not None else str(path)
+        with pq.ParquetFile(source, page_checksum_verification=True) as pf:
+            schema = pf.schema_arrow
+            got = pf.read(columns=columns, use_threads=False)
     except FileNotFoundError:
         raise PartError(f"{path}: missing part file") from None
     except (OSError, pa.ArrowException, ValueError, EOFError) as e:   # truncated, empty, junk, bad CRC
