@@ -868,8 +868,8 @@ def _coverage_block(rows: Sequence[dict[str, Any]], logs: Logs) -> str:
                    ' <span class="tag" title="fired, but not on the rules card">unlisted</span>')
             zero = " zero" if r["count"] == 0 else ""
             trs.append(f'<tr class="cov-row{zero}" data-event="{_e(r["event"])}">'
-                       f'<td class="ev">{_e(r["short"]).replace("_", "_<wbr>")}{tag}</td><td class="n">{r["count"]:,}</td>'
-                       f'<td class="n">{r["matches"]:,}</td></tr>')
+                       f'<td class="ev">{_e(r["short"]).replace("_", "_<wbr>")}{tag}</td>'
+                       f'<td class="n">{r["count"]:,}</td><td class="n">{r["matches"]:,}</td></tr>')
         cards.append(f'<div class="cov-game{" has-gaps" if never else ""}" data-game="{_e(g)}">'
                      f'<h4>{_e(g)} <span class="small">{fired} of {len(rs)} fired</span></h4>{said}'
                      '<table class="cov"><thead><tr><th>event</th><th class="n">fired</th>'
