@@ -8,10 +8,16 @@ are BSD-3-Clause, as are Altair and vl-convert).  It holds:
 - the tournament's spec and size, and the verification status (every logged match replayed);
 - the overall and per-game leaderboards with rating intervals, a head-to-head heatmap and how the
   ratings converged as matches accumulated;
-- faults per bot with their reasons, and a rule-coverage heatmap of game x rule event;
+- the entrants with their options (as the spec gave them, from the manifest);
+- faults grouped by bot, kind and normalised reason (:func:`normalise_reason`: one bug at different
+  moves is one row), with the first example's match and move;
+- rule coverage as one small table per game, with the events that never fired;
 - a match viewer: a sample of matches is replayed here with the engine and every seat's
   ``state.observation(seat)`` after every ply is embedded (delta-encoded, zlib, base64), so the
-  browser draws hands, tricks, melds, the discard pile, scores and rule events without an engine.
+  browser draws hands, tricks, melds, the discard pile, scores and rule events without an engine,
+  and jumps to the move of a fault.
+
+:func:`build_match_page` writes the viewer alone for one match (``cardarena show DIR MATCH_ID``).
 
 Where the data comes from: the Parquet logs of ``data/README.md`` (schema 1), read with DuckDB.
 The numbers come from :class:`Analysis`, the one seam to the analysis package
