@@ -30,13 +30,16 @@ from the spec alone, and as guessable as the seed: for tests and demos, not for 
 
 **Sampled schedules.**  With many entrants the combinations explode (12 bots in a 4-player
 partnership game: 495 combinations x 3 splits x 4 rotations per board).  ``mode = "sampled"`` plays
-``seatings`` arrangements per game, a subset of the full schedule (same match ids), chosen greedily and
-deterministically from the seed: each next table takes the entrants with the fewest appearances so
-far, ties broken by the fewest earlier meetings with the entrants already chosen, then by the seeded
-RNG; in a partnership game the split whose partners have met as partners least.  So appearances
-differ by at most one between entrants (while the unused combinations allow it), meetings and
-partnerships spread evenly, and since every arrangement plays all its rotations, every entrant sits
-in every seat equally often.
+``seatings`` arrangements per game, a subset of the full schedule (same match ids), deterministic
+from the seed: greedy tables of the entrants with the fewest appearances so far (ties: the fewest
+earlier meetings, then the seeded RNG), a repair where used-up combinations left appearances more
+than one apart, then swaps of two entrants between two tables (annealed, then aimed at the most- and
+least-met pairs) until every pair meets ``m`` or ``m + 1`` times, or as near as :func:`least_spread`
+allows (the appearances can force a pair to meet twice while another never does), or a fixed step
+budget runs out; in a partnership game each table then takes the split whose partners have been
+partners least.  So appearances differ by at most one, pair meetings by at most one where the
+seatings allow, and since every arrangement plays all its rotations, every entrant sits in every
+seat equally often.  ``cardarena tournament plan SPEC`` shows the result (tournaments/plan.py).
 """
 from __future__ import annotations
 
