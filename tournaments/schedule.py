@@ -201,7 +201,7 @@ def _balanced_tables(n: int, k: int, count: int, copies: int, rng: random.Random
             meet[a][b] += 1
             meet[b][a] += 1
     _even_appearances(tables, appear, meet, used, copies)
-    _even_meetings(tables, meet, used, n, copies, rng, least_spread(n, k, appear))
+    _even_meetings(tables, meet, used, n, copies, rng)
     return [sorted(t) for t in tables]
 
 
@@ -248,7 +248,8 @@ def least_spread(n: int, k: int, appear: Sequence[int]) -> int:
     ``m`` or ``m + 1`` times, else 2.  Entrant ``i`` has ``d_i = (k - 1) * appear_i`` meetings, so it
     needs ``e_i = d_i - (n - 1) * m`` pairs at ``m + 1`` (``0 <= e_i <= n - 1``), and those pairs form
     a graph with these degrees (Erdős–Gallai).  A schedule meeting the bound need not exist (no 8
-    tables of 4 among 11 entrants let every pair meet at most once): it is where the search stops.
+    tables of 4 among 11 entrants let every pair meet at most once); the search then lowers the sum
+    of squared meetings as far as its budget goes.
 
     >>> least_spread(12, 4, [3] * 12), least_spread(12, 4, [4] * 8 + [3] * 4)
     (1, 2)
@@ -276,7 +277,7 @@ def _graphic(degrees: Sequence[int]) -> bool:
 
 
 def _even_meetings(tables: list[list[int]], meet: list[list[int]], used: Counter[tuple[int, ...]],
-                   n: int, copies: int, rng: random.Random, target: int) -> None:
+                   n: int, copies: int, rng: random.Random) -> None:
     """Even out the pair meetings of ``tables`` in place by swapping entrant ``x`` of table ``A``
     with entrant ``y`` of table ``B`` (appearances unchanged).  The sum of squared meetings, the total
     being fixed, is least when every pair meets ``m`` or ``m + 1`` times: anneal on it with random
@@ -353,7 +354,7 @@ def _even_meetings(tables: list[list[int]], meet: list[list[int]], used: Counter
     cool = steps // 2
     aim = max(30, min(300, 3_000 // nt))
     for step in range(steps + aim):
-        if step % 32 == 0 and max(hist) - min(hist) <= max(target, 1):
+        if step % 32 == 0 and max(hist) - min(hist) <= 1:
             return
         if step >= steps:
             aimed()
