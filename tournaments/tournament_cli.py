@@ -129,6 +129,29 @@ def _os_line(e: OSError) -> str:
     return f"{what} writing {e.filename}" if e.filename else what
 
 
+@app.command("plan")
+def plan_cmd(
+    spec: Annotated[Path, typer.Argument(help="tournament spec (TOML), as for run")],
+    cpus: Annotated[int | None, typer.Option(min=1, help="CPUs to estimate for (default: run.num_cpus, "
+                                             "else this machine's)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+) -> None:
+    """A dry run: the schedule's size per game, each entrant's meetings, an estimated time."""
+    from tournaments.plan import plan_report, print_plan
+    from tournaments.ray_runner import resolve_bots
+    from tournaments.spec import SpecError
+
+    try:
+        sp = _build_spec(spec, {})
+        report = plan_report(sp, resolve_bots(sp)[1], cpus)
+    except SpecError as e:
+        raise _fail(str(e)) from None
+    if as_json:
+        print(json.dumps(report))
+    else:
+        print_plan(report, out)
+
+
 FLAGS = {"matches_per_seating": "--matches", "max_deals": "--max-deals", "seed": "--seed", "games": "--games",
          "bots": "--bots", "output": "--out"}
 
