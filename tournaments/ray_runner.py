@@ -45,7 +45,7 @@ from tournaments.log import (
 )
 from tournaments.runner import Batch, BatchResult, run_batch
 from tournaments.schedule import GamePlan, Match, plan
-from tournaments.spec import GameEntry, Spec, SpecError
+from tournaments.spec import GameEntry, Spec, SpecError, check_tournament_id
 
 PROJECT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "bots", "tournaments")
@@ -114,7 +114,10 @@ class Prepared:
 def prepare(spec: Spec, tournament_id: str | None = None, resume: bool = False,
             bots_data: str | None = None, lock: bool = True) -> Prepared:
     """Lock the tournament, check the output directory against the spec, read what is done."""
-    tid = tournament_id or spec.name
+    try:  # the id names files under the output directory: never a path (spec.check_tournament_id)
+        tid = check_tournament_id(tournament_id or spec.name, "--tournament-id" if tournament_id else "name")
+    except SpecError as e:
+        raise TournamentError(str(e)) from None
     root = spec.output.expanduser().resolve()
     if root.exists() and not root.is_dir():
         raise TournamentError(f"output {str(spec.output)!r} is a file, not a directory")

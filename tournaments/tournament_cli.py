@@ -88,8 +88,13 @@ def run_cmd(
 ) -> None:
     """Run (or resume) a tournament: every match once, logged to Parquet, with a progress bar."""
     from tournaments.ray_runner import TournamentError, run_tournament
-    from tournaments.spec import SpecError
+    from tournaments.spec import SpecError, check_tournament_id
 
+    if tournament_id is not None:
+        try:
+            check_tournament_id(tournament_id, "--tournament-id")
+        except SpecError as e:
+            raise _fail(str(e)) from None
     overrides: dict[str, Any] = {
         "output": output, "bots": _bots_flag(bots), "matches_per_seating": matches, "seed": seed,
         "max_deals": max_deals,
@@ -234,6 +239,12 @@ def leaderboard_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """The leaderboard of a tournament (finished or not) from its Parquet logs."""
+    if tournament is not None:
+        from tournaments.spec import SpecError, check_tournament_id
+        try:
+            check_tournament_id(tournament, "--tournament")
+        except SpecError as e:
+            raise _fail(str(e)) from None
     tid = _one_tournament(output, tournament)
     rows = leaderboard_rows(output, tid)
     if as_json:
