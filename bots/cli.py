@@ -13,7 +13,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from bots.api import BotLoadError, bot_source
-from bots.registry import Registry, check_name
+from bots.registry import Registry, RegistryError, check_name
 from bots.sandbox import isolation
 from bots.validate import Validation, validate
 
@@ -38,9 +38,18 @@ def _split(games: list[str] | None) -> list[str] | None:
     return [g.strip() for item in games for g in item.split(",") if g.strip()]
 
 
+MAX_SEED = 2**63 - 1
+MAX_DEALS = 1_000
+"""``--deals`` per smoke match at most."""
+
+
 def _run_validation(path: str, games: list[str] | None, seed: int, deals: int) -> Validation:
-    if deals < 1:
-        _fail(f"--deals must be at least 1, got {deals}")
+    if not 1 <= deals <= MAX_DEALS:
+        _fail(f"--deals: {deals} is out of range 1..{MAX_DEALS}")
+    if not 0 <= seed <= MAX_SEED:
+        _fail(f"--seed: {seed} is out of range 0..{MAX_SEED}")
+    if "\0" in path or len(path) > 4096:
+        _fail("the bot's path is not usable (at most 4096 characters, no NUL)")
     try:
         src = bot_source(path)
     except BotLoadError as e:
@@ -112,6 +121,8 @@ def submit_cmd(
         raise typer.Exit(1)
     try:
         entry = Registry(data_dir).add(v.source, name, v.games, v.summary())
+    except RegistryError as e:
+        _fail(str(e))
     except OSError as e:
         _fail(f"cannot store the bot under {Registry(data_dir).dir}: {e.strerror or e}", 1)
     if as_json:
@@ -129,7 +140,10 @@ def list_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """The registry: every submitted version, with its hash, games, time and validation result."""
-    entries = Registry(data_dir).entries(name)
+    try:
+        entries = Registry(data_dir).entries(name)
+    except RegistryError as err:
+        _fail(str(err))
     if name is not None and not entries:
         _fail(f"no submitted bot named {name!r}")
     if as_json:

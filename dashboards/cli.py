@@ -20,7 +20,8 @@ def dashboard_cmd(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="the tournament's output directory")],
     output: Annotated[Path | None, typer.Option("--output", "-o", help="the HTML file to write "
                                                 "(default: DIR/report.html)")] = None,
-    sample: Annotated[int, typer.Option(help="matches to embed in the match viewer (-1: all; 0: none)")] = 20,
+    sample: Annotated[int, typer.Option(min=-1, max=1_000_000,
+                                        help="matches to embed in the match viewer (-1: all; 0: none)")] = 20,
     match: Annotated[list[str] | None, typer.Option("--match", help="embed this match id too (repeatable)")
                      ] = None,
     verify: Annotated[bool, typer.Option("--verify/--no-verify", help="replay every match for the "
@@ -36,6 +37,9 @@ def dashboard_cmd(
         _fail(f"--sample must be -1 (all), 0 (none) or a number of matches, got {sample}")
     if output is not None and output.is_dir():
         _fail(f"--output {output} is a directory; give a file name such as {output / 'report.html'}")
+    if output is not None:
+        from tournaments.analysis.cli import file_path
+        file_path(output, "--output", must_exist=False)
     try:
         path, summary = build_report(directory, output, sample=sample, include=match or [], verify=verify)
     except DashboardError as e:

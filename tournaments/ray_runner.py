@@ -140,8 +140,11 @@ def _prepare(spec: Spec, tid: str, root: Path, new_id: bool, resume: bool, bots_
     try:
         manifest = read_manifest(root, tid)
     except (OSError, ValueError) as e:
-        raise TournamentError(f"the manifest of tournament {tid!r} in {root} cannot be read ({e}); move "
+        raise TournamentError(f"the manifest {manifest_path(root, tid)} cannot be read ({e}); move "
                               "the directory away or choose another output") from None
+    if manifest is not None and not isinstance(manifest, dict):
+        raise TournamentError(f"the manifest {manifest_path(root, tid)} is corrupt (not a JSON object); move "
+                              "the directory away or choose another output")
     others = [t for t in tournaments_in(root) if t != tid]
     if manifest is None:
         if resume:
@@ -165,7 +168,12 @@ def _prepare(spec: Spec, tid: str, root: Path, new_id: bool, resume: bool, bots_
                 f"output {root} holds tournament {tid!r} from another spec (spec hash "
                 f"{manifest.get('spec_hash')} here, {spec.spec_hash()} now); re-run its own spec to resume "
                 "it, choose another output, or pass --tournament-id NEW for a new tournament")
-        spec, refs, by_game = _frozen(spec, manifest, root)
+        try:
+            spec, refs, by_game = _frozen(spec, manifest, root)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:  # fields missing or of other types
+            raise TournamentError(f"the manifest {manifest_path(root, tid)} is corrupt ({type(e).__name__}: "
+                                  f"{str(e)[:100]}); move the directory away or choose another output"
+                                  ) from None
         plans = plan(spec, by_game)
         total = sum(p.total for p in plans)
     return Prepared(spec, tid, root, plans, refs, total, set())

@@ -259,14 +259,20 @@ def status_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """The tournaments in an output directory: matches done of total."""
-    from tournaments.log import finished_matches, read_manifest, tournaments_in
+    from tournaments.log import finished_matches, manifest_path, read_manifest, tournaments_in
 
     ids = tournaments_in(output)
     if not ids:
         raise _fail(f"no tournament in {output} (no _tournaments/*.json manifest)")
     rows = []
     for tid in ids:
-        m = read_manifest(output, tid) or {}
+        try:
+            m = read_manifest(output, tid) or {}
+        except (OSError, ValueError) as e:
+            raise _fail(f"the manifest {manifest_path(output, tid)} cannot be read "
+                        f"({str(e).splitlines()[0][:100] if str(e) else type(e).__name__})") from None
+        if not isinstance(m, dict):
+            raise _fail(f"the manifest {manifest_path(output, tid)} is corrupt (not a JSON object)")
         done = len(finished_matches(output, tid))
         rows.append({"tournament": tid, "done": done, "total": m.get("total_matches"),
                      "games": [g["id"] for g in m.get("games", [])], "bots": m.get("bots", {}),
