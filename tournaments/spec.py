@@ -189,7 +189,7 @@ def _read_spec_file(p: Path) -> str:
         raise SpecError(f"{where} not found") from None
     except OSError as e:
         raise SpecError(f"{where} cannot be read: {e.strerror or e}") from None
-    with os.fdopen(fd, "rb") as f:
+    try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
@@ -197,10 +197,19 @@ def _read_spec_file(p: Path) -> str:
             raise SpecError(f"{where} is {kind}, not a regular file")
         if st.st_size > MAX_SPEC_BYTES:
             raise SpecError(f"{where} is {st.st_size} bytes; a spec is at most {MAX_SPEC_BYTES}")
-        try:
-            data = f.read(MAX_SPEC_BYTES + 1)
-        except OSError as e:
-            raise SpecError(f"{where} cannot be read: {e.strerror or e}") from None
+        chunks: list[bytes] = []
+        size = 0
+        while size <= MAX_SPEC_BYTES:
+            chunk = os.read(fd, MAX_SPEC_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        data = b"".join(chunks)
+    except OSError as e:
+        raise SpecError(f"{where} cannot be read: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
     if len(data) > MAX_SPEC_BYTES:
         raise SpecError(f"{where} is over {MAX_SPEC_BYTES} bytes; a spec is at most that")
     try:

@@ -324,6 +324,9 @@ def fuzz_cmd(
     conformance invariants after every action, failures shrunk to a minimal saved case."""
     from engine import GAMES
     from tournaments.analysis import fuzz
+    if not math.isfinite(minutes) or not 0 < minutes <= MAX_MINUTES:
+        fail(f"--minutes: {minutes:g} is out of range: more than 0 and at most {MAX_MINUTES:g} "
+             "(a finite number)")
     if replay_case is not None:
         file_path(replay_case, "--replay", must_exist=True)
         try:
@@ -340,9 +343,6 @@ def fuzz_cmd(
     for g in games:
         if g not in GAMES:
             fail(f"unknown game {g!r}; known games: {', '.join(GAMES)} (or all)")
-    if not math.isfinite(minutes) or not 0 < minutes <= MAX_MINUTES:
-        fail(f"--minutes: {minutes:g} is out of range: more than 0 and at most {MAX_MINUTES:g} "
-             "(a finite number)")
     found = False
     reports = []
     for g in games:
