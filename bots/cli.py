@@ -43,13 +43,24 @@ MAX_DEALS = 1_000
 """``--deals`` per smoke match at most."""
 
 
+def _usable(path: str) -> bool:
+    """No NUL, at most 4096 characters and 255 bytes per name: a path ``stat`` can answer about."""
+    return ("\0" not in path and len(path) <= 4096
+            and all(len(p.encode("utf-8", "surrogateescape")) <= 255 for p in path.split("/")))
+
+
+def _check_data_dir(data_dir: str | None) -> None:
+    if data_dir is not None and not _usable(data_dir):
+        _fail("--data-dir: not a usable path (at most 4096 characters and 255 per name, no NUL)")
+
+
 def _run_validation(path: str, games: list[str] | None, seed: int, deals: int) -> Validation:
     if not 1 <= deals <= MAX_DEALS:
         _fail(f"--deals: {deals} is out of range 1..{MAX_DEALS}")
     if not 0 <= seed <= MAX_SEED:
         _fail(f"--seed: {seed} is out of range 0..{MAX_SEED}")
-    if "\0" in path or len(path) > 4096:
-        _fail("the bot's path is not usable (at most 4096 characters, no NUL)")
+    if not _usable(path):
+        _fail("the bot's path is not usable (at most 4096 characters and 255 per name, no NUL)")
     try:
         src = bot_source(path)
     except BotLoadError as e:
@@ -114,6 +125,7 @@ def submit_cmd(
         check_name(name)
     except ValueError as e:
         _fail(str(e))
+    _check_data_dir(data_dir)
     v = _run_validation(path, games, seed, deals)
     if not v.ok:
         _print_checks(v)
@@ -140,6 +152,7 @@ def list_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """The registry: every submitted version, with its hash, games, time and validation result."""
+    _check_data_dir(data_dir)
     try:
         entries = Registry(data_dir).entries(name)
     except RegistryError as err:

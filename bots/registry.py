@@ -57,7 +57,7 @@ def data_dir(path: str | os.PathLike[str] | None = None) -> Path:
 
 def check_name(name: str) -> str:
     """``name`` if it may name a submitted bot, else ``ValueError`` saying what is accepted."""
-    if not NAME_RE.match(name):
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise ValueError(f"bad bot name {name!r}: use 1-40 characters a-z 0-9 _ -, starting with a letter")
     if name in BUILTIN:
         raise ValueError(f"bot name {name!r} is taken by a built-in bot ({', '.join(BUILTIN)})")
@@ -178,7 +178,7 @@ class Registry:
     def resolve(self, spec: str) -> Entry:
         """The entry named ``NAME`` (latest version) or ``NAME@VERSION``; ``LookupError`` if none."""
         name, _, ver = spec.partition("@")
-        if not NAME_RE.match(name) or (ver and not ver.isdigit()):
+        if not NAME_RE.fullmatch(name) or (ver and not (ver.isdigit() and ver.isascii() and len(ver) <= 9)):
             raise LookupError(f"{spec!r} is not NAME or NAME@VERSION")
         with self._db() as con:
             if ver:

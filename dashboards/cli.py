@@ -32,10 +32,13 @@ def dashboard_cmd(
     faults, rule coverage, verification, spec and size, and a match viewer; one HTML file that
     needs no network."""
     from dashboards.report import DashboardError, build_report
+    from tournaments.spec import usable_path
 
+    if not usable_path(directory):
+        _fail("DIR: not a usable path (at most 4096 characters and 255 per name, no NUL)")
     if sample < -1:
         _fail(f"--sample must be -1 (all), 0 (none) or a number of matches, got {sample}")
-    if output is not None and output.is_dir():
+    if output is not None and usable_path(output) and output.is_dir():
         _fail(f"--output {output} is a directory; give a file name such as {output / 'report.html'}")
     if output is not None:
         from tournaments.analysis.cli import file_path

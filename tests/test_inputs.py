@@ -272,6 +272,26 @@ def test_output_and_case_paths_that_are_fifos_are_refused(tmp_path: Path) -> Non
     assert e.value.code == 2
 
 
+UNUSABLE_PATHS = ["a\0b", "x" * 5000, "d/" + "n" * 300 + "/e"]
+PATH_COMMANDS = [
+    ["query", "P", "select 1"], ["rank", "P"], ["verify", "P"], ["coverage", "P"], ["dashboard", "P"],
+    ["dashboard", "DIR", "--output", "P"], ["query", "DIR", "select 1", "--out", "P"],
+    ["tournament", "status", "P"], ["tournament", "leaderboard", "P"], ["tournament", "run", "P"],
+    ["tournament", "run", "--bots", "random,r2=random,r3=random,r4=random", "--games", "hartenjagen",
+     "--out", "P", "--inline"],
+    ["bots", "list", "--data-dir", "P"], ["bots", "validate", "P"], ["fuzz", "hartenjagen", "--replay", "P"],
+]
+
+
+@pytest.mark.parametrize("path", UNUSABLE_PATHS, ids=["nul", "long", "long-name"])
+@pytest.mark.parametrize("argv", PATH_COMMANDS, ids=lambda a: " ".join(a[:3]))
+def test_unusable_paths_are_one_line_for_every_command(tmp_path: Path, argv: list[str], path: str) -> None:
+    args = [path if a == "P" else str(tmp_path) if a == "DIR" else a for a in argv]
+    code, _, err = run_cli(*args)
+    one_line(code, err)
+    assert not (tmp_path / "out").exists()
+
+
 # ------------------------------------------------------------------------------------------ bot options
 @pytest.mark.parametrize("options, needle", [
     ('{ iterations = -5 }', "iterations"), ('{ iterations = "many" }', "iterations"),

@@ -64,6 +64,21 @@ def check_tournament_id(tid: Any, what: str = "name") -> str:
     return tid
 
 
+def usable_path(path: str | os.PathLike[str]) -> bool:
+    """Whether the system can take ``path`` at all: no NUL, at most :data:`MAX_PATH` characters and
+    255 bytes per name (else ``open`` or ``stat`` raise instead of answering)."""
+    text = os.fspath(path)
+    return ("\0" not in text and len(text) <= MAX_PATH
+            and all(len(part.encode("utf-8", "surrogateescape")) <= 255 for part in text.split("/")))
+
+
+def check_path(path: str | os.PathLike[str], what: str) -> None:
+    """:class:`SpecError` naming ``what`` unless :func:`usable_path`."""
+    if not usable_path(path):
+        raise SpecError(f"{what}: not a usable path (at most {MAX_PATH} characters and 255 per name, "
+                        "no NUL)")
+
+
 def _key(k: str) -> str:
     """A key as an error line shows it: as written when it is a plain name, else quoted."""
     return k if re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", k) else _short(k)
@@ -181,8 +196,7 @@ def _read_spec_file(p: Path) -> str:
     """The text of a spec file: a regular file of at most :data:`MAX_SPEC_BYTES`, UTF-8.  Opened
     without blocking, so a FIFO, a device or a socket is refused instead of waited on."""
     where = f"spec file {_short(str(p))}"
-    if "\0" in str(p):
-        raise SpecError(f"{where}: a path cannot contain a NUL character")
+    check_path(p, where)
     try:
         fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except FileNotFoundError:
@@ -249,7 +263,7 @@ def parse_spec(raw: dict[str, Any], known_bots: set[str] | None = None) -> Spec:
     batch_s = _num(run, "batch_s", 1.0, "run.", lo=0.01, hi=3600.0)
     num_cpus = _int(run, "num_cpus", 0, lo=0, hi=4096, prefix="run.")
     output = raw.get("output", f"data/{name}")
-    if not isinstance(output, str) or not output or "\0" in output or len(output) > MAX_PATH:
+    if not isinstance(output, str) or not output or not usable_path(output):
         raise SpecError(f"output: expected a directory path (at most {MAX_PATH} characters, no NUL), "
                         f"got {_short(output)}")
     address = raw.get("address")

@@ -239,12 +239,13 @@ def leaderboard_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """The leaderboard of a tournament (finished or not) from its Parquet logs."""
-    if tournament is not None:
-        from tournaments.spec import SpecError, check_tournament_id
-        try:
+    from tournaments.spec import SpecError, check_path, check_tournament_id
+    try:
+        check_path(output, "OUTPUT")
+        if tournament is not None:
             check_tournament_id(tournament, "--tournament")
-        except SpecError as e:
-            raise _fail(str(e)) from None
+    except SpecError as e:
+        raise _fail(str(e)) from None
     tid = _one_tournament(output, tournament)
     rows = leaderboard_rows(output, tid)
     if as_json:
@@ -260,7 +261,12 @@ def status_cmd(
 ) -> None:
     """The tournaments in an output directory: matches done of total."""
     from tournaments.log import finished_matches, manifest_path, read_manifest, tournaments_in
+    from tournaments.spec import SpecError, check_path
 
+    try:
+        check_path(output, "OUTPUT")
+    except SpecError as e:
+        raise _fail(str(e)) from None
     ids = tournaments_in(output)
     if not ids:
         raise _fail(f"no tournament in {output} (no _tournaments/*.json manifest)")

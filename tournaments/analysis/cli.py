@@ -43,9 +43,11 @@ def file_path(path: Path, flag: str, must_exist: bool) -> Path:
     import os
     import stat
 
+    from tournaments.spec import usable_path
+
     text = str(path)
-    if "\0" in text or len(text) > 4096:
-        fail(f"{flag}: not a usable path (at most 4096 characters, no NUL)")
+    if not usable_path(text):
+        fail(f"{flag}: not a usable path (at most 4096 characters and 255 per name, no NUL)")
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -63,6 +65,9 @@ def file_path(path: Path, flag: str, must_exist: bool) -> Path:
 
 def _open(root: Path, tables: tuple[str, ...] | None = None) -> Any:
     from tournaments.analysis.views import LogError, open_log
+    from tournaments.spec import usable_path
+    if not usable_path(root):
+        fail(f"{str(root)[:80]!r}: not a usable path (at most 4096 characters and 255 per name, no NUL)")
     try:
         return open_log(root, tables=tables) if tables else open_log(root)
     except LogError as e:
