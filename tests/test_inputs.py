@@ -495,3 +495,14 @@ def test_property_spec_numbers_finite_and_bounded_or_one_line_error(
     assert all(math.isfinite(x) and 0 <= x < 2**63 for x in numbers), spec
     assert "/" not in spec.name and not spec.name.startswith(".")
     assert spec.limits.move_s <= MAX_MOVE_S and spec.limits.bank_s <= MAX_BANK_S
+
+
+def test_schedule_too_large_to_plan_is_refused_at_spec_load(tmp_path: Path) -> None:
+    many = [{"name": f"r{i}", "bot": "random"} for i in range(60)]
+    with pytest.raises(SpecError, match=r"^schedule: .* more than 1,000,000 matches.*sampled"):
+        parse_spec(raw_spec(tmp_path, bots=many, matches_per_seating=100))
+    sampled = parse_spec(raw_spec(tmp_path, bots=many, schedule={"mode": "sampled", "seatings": 30}))
+    assert len(sampled.bots) == 60
+    with pytest.raises(SpecError, match=r"^bots: 1001 entrants; at most 1000"):
+        parse_spec(raw_spec(tmp_path, bots=[{"name": f"r{i}", "bot": "random"} for i in range(1001)],
+                            schedule={"mode": "sampled", "seatings": 1}))

@@ -28,6 +28,15 @@ batch_s = 1.0                   # target seconds of work per Ray task
 num_cpus = 0                    # embedded Ray: CPUs to use (0: all)
 ```
 
+Every number is finite and bounded, and a value out of range is refused at load with one line that
+names the field and the accepted range: ``seed`` 0..2**63-1, ``matches_per_seating`` 1..100000,
+``max_deals`` 1..10000, ``limits.move_s`` 0.001..600, ``limits.bank_s`` 0.001..86400,
+``limits.memory_mb`` 16..65536, ``run.batch_s`` 0.01..3600, ``run.num_cpus`` 0..4096,
+``schedule.seatings`` 1..1000000, at most 1000 entrants and 1,000,000 scheduled matches; ``nan`` and
+``inf`` never pass.  The name (and ``--tournament-id``) is a safe slug: it names files under the output
+directory and can never be a path.  The spec file must be a regular file of at most 1 MiB (a FIFO or
+a device is refused, not waited on).
+
 An entrant is a bot under a label.  A bare string is both (``"random"``, ``"mybot@2"``); a table
 ``{name, bot}`` enters the same bot twice under two labels, and ``options`` passes keyword arguments
 to a built-in bot's constructor (``ismcts``: ``iterations``, ``time_limit``).  ``NAME`` is the latest
@@ -277,10 +286,34 @@ def parse_spec(raw: dict[str, Any], known_bots: set[str] | None = None) -> Spec:
                             f"bots are entered ({', '.join(e.label for e in bots)}); add bots (a bot may "
                             "enter again under another name: { name = \"x-2\", bot = \"x\" } in a spec, "
                             "x-2=x with --bots) or set players")
+    _check_size(games, len(bots), mps, mode, seatings)
     return Spec(name=name, seed=seed, games=games, bots=bots, matches_per_seating=mps, max_deals=max_deals,
                 limits=limits,
                 schedule=mode, seatings=seatings, output=Path(output), address=address or None,
                 batch_s=batch_s, num_cpus=num_cpus, raw=raw)
+
+
+MAX_ENTRANTS = 1_000
+MAX_MATCHES = 1_000_000
+"""Scheduled matches at most (counted as if every entrant entered every game): beyond, the schedule
+alone would not fit in memory; a sampled schedule or fewer boards is the way."""
+
+
+def _check_size(games: Sequence[GameEntry], entrants: int, boards: int, mode: str,
+                seatings: int | None) -> None:
+    """Refuse a tournament too large to schedule (before a single match id is built)."""
+    if entrants > MAX_ENTRANTS:
+        raise SpecError(f"bots: {entrants} entrants; at most {MAX_ENTRANTS}")
+    total = 0
+    for g in games:
+        teams = game_class(g.id).teams
+        full = math.comb(entrants, g.players) * (3 if teams else 1)
+        tables = full if mode == "full" or seatings is None else min(full, seatings)
+        total += tables * g.players * boards
+        if total > MAX_MATCHES:
+            raise SpecError(f"schedule: the tournament would play more than {MAX_MATCHES:,} matches "
+                            f"({g.id} alone: {tables * g.players * boards:,}); use [schedule] mode = "
+                            "\"sampled\" with fewer seatings, fewer entrants or fewer boards")
 
 
 def _where(raw: dict[str, Any], g: GameEntry) -> str:
