@@ -27,8 +27,16 @@ GamesOpt = Annotated[list[str] | None, typer.Option("--games", "-g", help="game 
                                                                           "the bot enters)")]
 
 
+def one_line(text: str, limit: int = 2000) -> str:
+    """``text`` safe to print as one line: control characters, line separators, ANSI escapes and lone
+    surrogates (from a path, an id or a bot's message) shown escaped, at most ``limit`` characters."""
+    out = "".join(c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else repr(c)[1:-1]
+                  for c in text)
+    return out if len(out) <= limit else out[:limit - 3] + "..."
+
+
 def _fail(msg: str, code: int = 2) -> NoReturn:
-    print(f"cardarena bots: {msg}", file=sys.stderr)
+    print(f"cardarena bots: {one_line(msg)}", file=sys.stderr)
     raise typer.Exit(code)
 
 

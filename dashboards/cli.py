@@ -61,7 +61,8 @@ def dashboard_cmd(
 def _fail(msg: str) -> NoReturn:
     """One line on stderr, exit status 2 (SystemExit: the main command runs typer with
     ``standalone_mode=False``, where a typer.Exit's code would be lost)."""
-    print(f"{PROG}: {msg}", file=sys.stderr)
+    from bots.cli import one_line
+    print(f"{PROG}: {one_line(msg)}", file=sys.stderr)
     raise SystemExit(2)
 
 

@@ -413,7 +413,8 @@ ODD_NUMBERS = st.one_of(
 )
 ODD_PATHS = st.one_of(
     st.sampled_from(["..", "../../evil", "/", "/dev/null", "/dev/zero", "", ".", "a\0b", "x" * 5000,
-                     "/proc/self/mem", "~", "-", "--help-me", "FIFO"]),
+                     "/proc/self/mem", "~", "-", "--help-me", "FIFO", "\x1e", "a\nb", "\x1b[2J", "x\u2028y",
+                     "\r", "\x85"]),
     st.text(min_size=0, max_size=40),
 )
 
@@ -439,7 +440,8 @@ def _command(which: int, num: str, path: str, tmp: Path) -> list[str]:
     ][which]
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=30, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(which=st.integers(0, 12), num=ODD_NUMBERS, path=ODD_PATHS)
 def test_property_cli_numbers_and_paths_exit_0_or_2_with_one_line(tmp_path: Path, which: int, num: str,
                                                                    path: str) -> None:
@@ -472,7 +474,8 @@ SPEC_FIELDS = st.sampled_from([
 ])
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(fields=st.lists(st.tuples(SPEC_FIELDS, SPEC_VALUES), min_size=1, max_size=3))
 def test_property_spec_numbers_finite_and_bounded_or_one_line_error(
         tmp_path: Path, fields: list[tuple[tuple[Any, ...], Any]]) -> None:

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bots.cli import app as bots_app
+from bots.cli import one_line
 from bots.match import MatchResult, play
 from engine import GAMES, game_class, load_game
 from engine.core import Game, State
@@ -256,12 +257,13 @@ def main() -> None:
     try:
         rc = app(standalone_mode=False)  # returns the code of a typer.Exit raised by a command
     except UserError as e:
-        print(f"cardarena: {e}", file=sys.stderr)
+        print(f"cardarena: {one_line(str(e))}", file=sys.stderr)
         sys.exit(2)
     except click_exc.UsageError as e:
         cmd = e.ctx.command_path if e.ctx else "cardarena"
         if e.format_message():  # (empty when the help was shown for a bare command)
-            print(f"{cmd}: {e.format_message()} (see {cmd} --help)", file=sys.stderr)
+            print(f"{one_line(cmd)}: {one_line(e.format_message())} (see {one_line(cmd)} --help)",
+                  file=sys.stderr)
         sys.exit(e.exit_code)
     except typer.Exit as e:
         sys.exit(e.exit_code)

@@ -30,7 +30,8 @@ PROG = "cardarena tournament"
 def _fail(msg: str) -> SystemExit:
     """One line on stderr, exit status 2.  (SystemExit, not typer.Exit: the main command runs typer
     with ``standalone_mode=False``, where an Exit's code would be returned and lost.)"""
-    print(f"{PROG}: {msg}", file=sys.stderr)
+    from bots.cli import one_line
+    print(f"{PROG}: {one_line(msg)}", file=sys.stderr)
     return SystemExit(2)
 
 

@@ -33,7 +33,8 @@ MAX_MINUTES = 7 * 24 * 60.0
 def fail(message: str, code: int = 2) -> NoReturn:
     """One line on stderr, then exit with ``code`` (SystemExit: the exit status survives
     ``app(standalone_mode=False)`` in ``tournaments.cli.main``, which drops ``typer.Exit``'s)."""
-    print(f"cardarena: {message}", file=sys.stderr)
+    from bots.cli import one_line
+    print(f"cardarena: {one_line(message)}", file=sys.stderr)
     sys.exit(code)
 
 
