@@ -7,6 +7,8 @@ exits 1 with one line per game.  Never a traceback.
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 from typing import Annotated, Any, NoReturn
 
@@ -73,6 +75,8 @@ def _run_validation(path: str, games: list[str] | None, seed: int, deals: int) -
         src = bot_source(path)
     except BotLoadError as e:
         _fail(str(e))
+    if not src.package and not stat.S_ISREG(os.stat(src.path).st_mode):  # (stat follows a symlink)
+        _fail(f"bot file {path!r} is not a regular file (a FIFO or a device cannot be a bot)")
     try:
         v = validate(src, _split(games), seed=seed, deals=deals)
     except ValueError as e:

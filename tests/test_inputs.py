@@ -509,3 +509,14 @@ def test_schedule_too_large_to_plan_is_refused_at_spec_load(tmp_path: Path) -> N
     with pytest.raises(SpecError, match=r"^bots: 1001 entrants; at most 1000"):
         parse_spec(raw_spec(tmp_path, bots=[{"name": f"r{i}", "bot": "random"} for i in range(1001)],
                             schedule={"mode": "sampled", "seatings": 1}))
+
+
+def test_bot_file_that_is_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "bot.py"
+    os.mkfifo(fifo)
+    (tmp_path / "link.py").symlink_to(fifo)
+    for p in (fifo, tmp_path / "link.py"):
+        t0 = time.monotonic()
+        code, _, err = run_cli("bots", "validate", str(p))
+        one_line(code, err, "not a regular file")
+        assert time.monotonic() - t0 < 2
