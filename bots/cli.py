@@ -7,13 +7,15 @@ exits 1 with one line per game.  Never a traceback.
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 from typing import Annotated, Any, NoReturn
 
 import typer
 
 from bots.api import BotLoadError, bot_source
-from bots.registry import Registry, check_name
+from bots.registry import Registry, RegistryError, check_name
 from bots.sandbox import isolation
 from bots.validate import Validation, validate
 
@@ -30,8 +32,16 @@ SeedOpt = Annotated[int | None, typer.Option(min=0, max=2**63 - 1,
                                                   "random seed per match, shown on a failure)")]
 
 
+def one_line(text: str, limit: int = 2000) -> str:
+    """``text`` safe to print as one line: control characters, line separators, ANSI escapes and lone
+    surrogates (from a path, an id or a bot's message) shown escaped, at most ``limit`` characters."""
+    out = "".join(c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else repr(c)[1:-1]
+                  for c in text)
+    return out if len(out) <= limit else out[:limit - 3] + "..."
+
+
 def _fail(msg: str, code: int = 2) -> NoReturn:
-    print(f"cardarena bots: {msg}", file=sys.stderr)
+    print(f"cardarena bots: {one_line(msg)}", file=sys.stderr)
     raise typer.Exit(code)
 
 
@@ -41,13 +51,35 @@ def _split(games: list[str] | None) -> list[str] | None:
     return [g.strip() for item in games for g in item.split(",") if g.strip()]
 
 
+MAX_SEED = 2**63 - 1
+MAX_DEALS = 1_000
+"""``--deals`` per smoke match at most."""
+
+
+def _usable(path: str) -> bool:
+    """No NUL, at most 4096 characters and 255 bytes per name: a path ``stat`` can answer about."""
+    return ("\0" not in path and len(path) <= 4096
+            and all(len(p.encode("utf-8", "surrogateescape")) <= 255 for p in path.split("/")))
+
+
+def _check_data_dir(data_dir: str | None) -> None:
+    if data_dir is not None and not _usable(data_dir):
+        _fail("--data-dir: not a usable path (at most 4096 characters and 255 per name, no NUL)")
+
+
 def _run_validation(path: str, games: list[str] | None, seed: int | None, deals: int) -> Validation:
-    if deals < 1:
-        _fail(f"--deals must be at least 1, got {deals}")
+    if not 1 <= deals <= MAX_DEALS:
+        _fail(f"--deals: {deals} is out of range 1..{MAX_DEALS}")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        _fail(f"--seed: {seed} is out of range 0..{MAX_SEED}")
+    if not _usable(path):
+        _fail("the bot's path is not usable (at most 4096 characters and 255 per name, no NUL)")
     try:
         src = bot_source(path)
     except BotLoadError as e:
         _fail(str(e))
+    if not src.package and not stat.S_ISREG(os.stat(src.path).st_mode):  # (stat follows a symlink)
+        _fail(f"bot file {path!r} is not a regular file (a FIFO or a device cannot be a bot)")
     try:
         v = validate(src, _split(games), seed=seed, deals=deals)
     except ValueError as e:
@@ -108,6 +140,7 @@ def submit_cmd(
         check_name(name)
     except ValueError as e:
         _fail(str(e))
+    _check_data_dir(data_dir)
     v = _run_validation(path, games, seed, deals)
     if not v.ok:
         _print_checks(v)
@@ -115,6 +148,8 @@ def submit_cmd(
         raise typer.Exit(1)
     try:
         entry = Registry(data_dir).add(v.source, name, v.games, v.summary())
+    except RegistryError as e:
+        _fail(str(e))
     except OSError as e:
         _fail(f"cannot store the bot under {Registry(data_dir).dir}: {e.strerror or e}", 1)
     if as_json:
@@ -132,7 +167,11 @@ def list_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """The registry: every submitted version, with its hash, games, time and validation result."""
-    entries = Registry(data_dir).entries(name)
+    _check_data_dir(data_dir)
+    try:
+        entries = Registry(data_dir).entries(name)
+    except RegistryError as err:
+        _fail(str(err))
     if name is not None and not entries:
         _fail(f"no submitted bot named {name!r}")
     if as_json:

@@ -43,6 +43,10 @@ CREATE TABLE IF NOT EXISTS bots (
 """
 
 
+class RegistryError(LookupError):
+    """The registry file cannot be read (corrupt, not a database, unreadable): one line naming it."""
+
+
 def data_dir(path: str | os.PathLike[str] | None = None) -> Path:
     """The data directory: ``path``, else ``$CARDARENA_DATA``, else ``<project>/data``."""
     if path is not None:
@@ -53,7 +57,7 @@ def data_dir(path: str | os.PathLike[str] | None = None) -> Path:
 
 def check_name(name: str) -> str:
     """``name`` if it may name a submitted bot, else ``ValueError`` saying what is accepted."""
-    if not NAME_RE.match(name):
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
         raise ValueError(f"bad bot name {name!r}: use 1-40 characters a-z 0-9 _ -, starting with a letter")
     if name in BUILTIN:
         raise ValueError(f"bot name {name!r} is taken by a built-in bot ({', '.join(BUILTIN)})")
@@ -106,25 +110,47 @@ class Registry:
             self.dir.mkdir(parents=True, exist_ok=True)
         elif not self.db_path.exists():
             raise LookupError(f"no bot has been submitted under {self.root}")
-        con = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
+        if self.db_path.exists() and not self.db_path.is_file():
+            raise RegistryError(f"bot registry {self.db_path} is not a regular file")
         try:
-            con.execute(_SCHEMA)
-            if write:
-                con.execute("BEGIN IMMEDIATE")
-            yield con
-            if write:
-                con.execute("COMMIT")
-        except BaseException:
-            if write and con.in_transaction:
-                con.execute("ROLLBACK")
-            raise
+            con = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
+        except sqlite3.Error as e:
+            raise RegistryError(f"bot registry {self.db_path} cannot be opened: {e}") from None
+        try:
+            try:
+                con.execute(_SCHEMA)
+                if write:
+                    con.execute("BEGIN IMMEDIATE")
+                yield con
+                if write:
+                    con.execute("COMMIT")
+            except BaseException:
+                if write and con.in_transaction:
+                    con.execute("ROLLBACK")
+                raise
+        except sqlite3.DatabaseError as e:  # "file is not a database", "database disk image is malformed"
+            raise RegistryError(f"bot registry {self.db_path} is corrupt ({e}); move it away and submit "
+                                "the bots again") from None
         finally:
             con.close()
 
     def _entry(self, row: tuple[Any, ...]) -> Entry:
-        name, version, h, kind, entry, games, submitted, validation = row
-        return Entry(name, version, h, kind, entry, json.loads(games), submitted, json.loads(validation),
-                     self.root)
+        try:
+            name, version, h, kind, entry, games, submitted, validation = row
+            e = Entry(name, version, h, kind, entry, json.loads(games), submitted, json.loads(validation),
+                      self.root)
+            ok = (isinstance(name, str) and NAME_RE.match(name) is not None and isinstance(version, int)
+                  and isinstance(h, str) and re.fullmatch(r"[0-9a-f]{8,128}", h) is not None
+                  and kind in ("file", "package") and isinstance(entry, str)
+                  and re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,200}", entry) is not None
+                  and isinstance(e.games, list) and isinstance(e.validation, dict))
+        except (ValueError, TypeError) as err:  # a row of the wrong shape or JSON that does not parse
+            raise RegistryError(f"bot registry {self.db_path} is corrupt: a row of "
+                                f"{str(row[0])[:40]!r} cannot be read ({err})") from None
+        if not ok:
+            raise RegistryError(f"bot registry {self.db_path} is corrupt: the row of "
+                                f"{str(name)[:40]!r} version {str(version)[:12]} holds invalid fields")
+        return e
 
     def add(self, src: BotSource, name: str, games: list[str], validation: dict[str, Any]) -> Entry:
         """Store an immutable copy of ``src`` and record it as the next version of ``name``."""
@@ -152,7 +178,7 @@ class Registry:
     def resolve(self, spec: str) -> Entry:
         """The entry named ``NAME`` (latest version) or ``NAME@VERSION``; ``LookupError`` if none."""
         name, _, ver = spec.partition("@")
-        if not NAME_RE.match(name) or (ver and not ver.isdigit()):
+        if not NAME_RE.fullmatch(name) or (ver and not (ver.isdigit() and ver.isascii() and len(ver) <= 9)):
             raise LookupError(f"{spec!r} is not NAME or NAME@VERSION")
         with self._db() as con:
             if ver:

@@ -22,7 +22,8 @@ def dashboard_cmd(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="the tournament's output directory")],
     output: Annotated[Path | None, typer.Option("--output", "-o", help="the HTML file to write "
                                                 "(default: DIR/report.html)")] = None,
-    sample: Annotated[int, typer.Option(help="matches to embed in the match viewer (-1: all; 0: none)")] = 20,
+    sample: Annotated[int, typer.Option(min=-1, max=1_000_000,
+                                        help="matches to embed in the match viewer (-1: all; 0: none)")] = 20,
     match: Annotated[list[str] | None, typer.Option("--match", help="embed this match id too (repeatable)")
                      ] = None,
     verify: Annotated[bool, typer.Option("--verify/--no-verify", help="replay every match for the "
@@ -33,9 +34,17 @@ def dashboard_cmd(
     faults, rule coverage, verification, spec and size, and a match viewer; one HTML file that
     needs no network."""
     from dashboards.report import DashboardError, build_report
+    from tournaments.spec import usable_path
 
+    if not usable_path(directory):
+        _fail("DIR: not a usable path (at most 4096 characters and 255 per name, no NUL)")
     if sample < -1:
         _fail(f"--sample must be -1 (all), 0 (none) or a number of matches, got {sample}")
+    if output is not None and usable_path(output) and output.is_dir():
+        _fail(f"--output {output} is a directory; give a file name such as {output / 'report.html'}")
+    if output is not None:
+        from tournaments.analysis.cli import file_path
+        file_path(output, "--output", must_exist=False)
     try:
         path, summary = build_report(directory, output, sample=sample, include=match or [], verify=verify)
     except DashboardError as e:
@@ -82,7 +91,8 @@ def show_cmd(
 def _fail(msg: str, prog: str = PROG) -> NoReturn:
     """One line on stderr, exit status 2 (SystemExit: the main command runs typer with
     ``standalone_mode=False``, where a typer.Exit's code would be lost)."""
-    print(f"{prog}: {msg}", file=sys.stderr)
+    from bots.cli import one_line
+    print(f"{prog}: {one_line(msg)}", file=sys.stderr)
     raise SystemExit(2)
 
 

@@ -6,6 +6,7 @@ that says what was wrong and what is accepted; never a traceback.
 from __future__ import annotations
 
 import json
+import math
 import secrets
 import sys
 import textwrap
@@ -16,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bots.cli import app as bots_app
+from bots.cli import one_line
 from bots.match import SEED_BITS, MatchResult, play
 from engine import GAMES, game_class, load_game
 from engine.core import Game, State
@@ -53,11 +55,26 @@ def _parse_options(pairs: list[str]) -> dict[str, Any]:
         key, sep, raw = p.partition("=")
         if not sep or not key:
             raise UserError(f"bad option {p!r}: write KEY=VALUE, e.g. -o target=50 or -o long_play=true")
+        if len(p) > 4096 or "\0" in p:
+            raise UserError(f"bad option {key[:40]!r}: at most 4096 characters, no NUL")
         try:
-            opts[key] = json.loads(raw)
+            value = json.loads(raw, parse_constant=_not_finite)
         except json.JSONDecodeError:
-            opts[key] = raw
+            value = raw
+        except ValueError:  # NaN, Infinity: refused by _not_finite
+            raise UserError(f"option {key}={raw}: expected a finite number") from None
+        if isinstance(value, float) and not math.isfinite(value):  # 1e999 parses as inf
+            raise UserError(f"option {key}={raw}: expected a finite number")
+        opts[key] = value
     return opts
+
+
+def _not_finite(text: str) -> Any:
+    raise ValueError(f"{text} is not a finite number")
+
+
+MAX_SEED = 2**63 - 1
+MAX_DEALS = 10_000
 
 
 @app.command("games")
@@ -152,13 +169,15 @@ def _num(v: float) -> str:
 
 def _bot_names(game: Game, bots: str | None, players: int | None) -> list[str]:
     cls = type(game)
+    seats = (str(cls.min_players) if cls.min_players == cls.max_players
+             else f"{cls.min_players} to {cls.max_players}")
+    if players is not None and not cls.min_players <= players <= cls.max_players:
+        raise UserError(f"--players {players}: {cls.id} takes {seats} players")
     if bots is None:
         return ["random"] * (players or cls.default_players)
     names = [b.strip() for b in bots.split(",") if b.strip()]
     if not cls.min_players <= len(names) <= cls.max_players:
-        seats = (str(cls.min_players) if cls.min_players == cls.max_players
-                 else f"{cls.min_players} to {cls.max_players}")
-        raise UserError(f"{cls.id} takes {seats} players; --bots names {len(names)}: {bots}")
+        raise UserError(f"{cls.id} takes {seats} players; --bots names {len(names)}: {bots[:200]}")
     if players is not None and players != len(names):
         raise UserError(f"--players {players} but --bots names {len(names)} bots")
     return names
@@ -191,9 +210,10 @@ def play_cmd(
     game: Annotated[str, typer.Argument(help="game id (see `cardarena games`)")],
     bots: Annotated[str | None, typer.Option(help="comma-separated bots, one per seat (default: random)")
                     ] = None,
-    seed: Annotated[int | None, typer.Option(min=0, max=2**63 - 1, help="match seed (default: a fresh "
+    seed: Annotated[int | None, typer.Option(min=0, max=MAX_SEED, help="match seed (default: a fresh "
                                              "random one, printed so the match can be replayed)")] = None,
-    deals: Annotated[int | None, typer.Option(help="stop after this many deals")] = None,
+    deals: Annotated[int | None, typer.Option(min=1, max=MAX_DEALS, help="stop after this many deals")
+                     ] = None,
     players: Annotated[int | None, typer.Option(help="number of seats (default: the game's)")] = None,
     option: Annotated[list[str] | None, typer.Option("--option", "-o", help="game option KEY=VALUE")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
@@ -209,7 +229,8 @@ def play_cmd(
 
 
 @app.command("demo")
-def demo_cmd(seed: Annotated[int, typer.Option(help="seed of every match")] = 7) -> None:
+def demo_cmd(seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="seed of every match")] = 7
+             ) -> None:
     """One seeded match of every implemented game with random bots."""
     for gid in GAMES:
         cls = game_class(gid)
@@ -241,12 +262,13 @@ def main() -> None:
     try:
         rc = app(standalone_mode=False)  # returns the code of a typer.Exit raised by a command
     except UserError as e:
-        print(f"cardarena: {e}", file=sys.stderr)
+        print(f"cardarena: {one_line(str(e))}", file=sys.stderr)
         sys.exit(2)
     except click_exc.UsageError as e:
         cmd = e.ctx.command_path if e.ctx else "cardarena"
         if e.format_message():  # (empty when the help was shown for a bare command)
-            print(f"{cmd}: {e.format_message()} (see {cmd} --help)", file=sys.stderr)
+            print(f"{one_line(cmd)}: {one_line(e.format_message())} (see {one_line(cmd)} --help)",
+                  file=sys.stderr)
         sys.exit(e.exit_code)
     except typer.Exit as e:
         sys.exit(e.exit_code)

@@ -52,7 +52,7 @@ from tournaments.log import (
 )
 from tournaments.runner import Batch, BatchResult, run_batch
 from tournaments.schedule import GamePlan, Match, plan, spec_secret
-from tournaments.spec import GameEntry, Spec, SpecError
+from tournaments.spec import GameEntry, Spec, SpecError, check_tournament_id
 
 PROJECT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "bots", "tournaments")
@@ -125,7 +125,10 @@ class Prepared:
 def prepare(spec: Spec, tournament_id: str | None = None, resume: bool = False,
             bots_data: str | None = None, lock: bool = True) -> Prepared:
     """Lock the tournament, check the output directory against the spec, read what is done."""
-    tid = tournament_id or spec.name
+    try:  # the id names files under the output directory: never a path (spec.check_tournament_id)
+        tid = check_tournament_id(tournament_id or spec.name, "--tournament-id" if tournament_id else "name")
+    except SpecError as e:
+        raise TournamentError(str(e)) from None
     root = spec.output.expanduser().resolve()
     if root.exists() and not root.is_dir():
         raise TournamentError(f"output {str(spec.output)!r} is a file, not a directory")
@@ -155,8 +158,11 @@ def _prepare(spec: Spec, tid: str, root: Path, new_id: bool, resume: bool, bots_
     try:
         manifest = read_manifest(root, tid)
     except (OSError, ValueError) as e:
-        raise TournamentError(f"the manifest of tournament {tid!r} in {root} cannot be read ({e}); move "
+        raise TournamentError(f"the manifest {manifest_path(root, tid)} cannot be read ({e}); move "
                               "the directory away or choose another output") from None
+    if manifest is not None and not isinstance(manifest, dict):
+        raise TournamentError(f"the manifest {manifest_path(root, tid)} is corrupt (not a JSON object); move "
+                              "the directory away or choose another output")
     others = [t for t in tournaments_in(root) if t != tid]
     if manifest is None:
         if resume:
@@ -183,7 +189,12 @@ def _prepare(spec: Spec, tid: str, root: Path, new_id: bool, resume: bool, bots_
                 f"output {root} holds tournament {tid!r} from another spec (spec hash "
                 f"{manifest.get('spec_hash')} here, {spec.spec_hash()} now); re-run its own spec to resume "
                 "it, choose another output, or pass --tournament-id NEW for a new tournament")
-        spec, refs, by_game = _frozen(spec, manifest, root)
+        try:
+            spec, refs, by_game = _frozen(spec, manifest, root)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:  # fields missing or of other types
+            raise TournamentError(f"the manifest {manifest_path(root, tid)} is corrupt ({type(e).__name__}: "
+                                  f"{str(e)[:100]}); move the directory away or choose another output"
+                                  ) from None
         secret = _kept_secret(manifest, root, tid)
         plans = plan(spec, by_game, secret)
         total = sum(p.total for p in plans)

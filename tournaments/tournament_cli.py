@@ -30,7 +30,8 @@ PROG = "cardarena tournament"
 def _fail(msg: str) -> SystemExit:
     """One line on stderr, exit status 2.  (SystemExit, not typer.Exit: the main command runs typer
     with ``standalone_mode=False``, where an Exit's code would be returned and lost.)"""
-    print(f"{PROG}: {msg}", file=sys.stderr)
+    from bots.cli import one_line
+    print(f"{PROG}: {one_line(msg)}", file=sys.stderr)
     return SystemExit(2)
 
 
@@ -88,8 +89,13 @@ def run_cmd(
 ) -> None:
     """Run (or resume) a tournament: every match once, logged to Parquet, with a progress bar."""
     from tournaments.ray_runner import TournamentError, run_tournament
-    from tournaments.spec import SpecError
+    from tournaments.spec import SpecError, check_tournament_id
 
+    if tournament_id is not None:
+        try:
+            check_tournament_id(tournament_id, "--tournament-id")
+        except SpecError as e:
+            raise _fail(str(e)) from None
     overrides: dict[str, Any] = {
         "output": output, "bots": _bots_flag(bots), "matches_per_seating": matches, "seed": seed,
         "max_deals": max_deals,
@@ -286,6 +292,13 @@ def leaderboard_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """The leaderboard of a tournament (finished or not) from its Parquet logs."""
+    from tournaments.spec import SpecError, check_path, check_tournament_id
+    try:
+        check_path(output, "OUTPUT")
+        if tournament is not None:
+            check_tournament_id(tournament, "--tournament")
+    except SpecError as e:
+        raise _fail(str(e)) from None
     tid = _one_tournament(output, tournament)
     rows = _board_or_fail(output, tid)
     if as_json:
@@ -302,8 +315,13 @@ def status_cmd(
     """The tournaments in an output directory: matches done of total.  A damaged batch (a part that does
     not read whole, is missing, or holds another tournament's rows) is not counted: a warning line on
     stderr names it (``damaged`` in --json), and ``cardarena tournament repair`` quarantines it."""
-    from tournaments.log import read_manifest, scan_matches, tournaments_in
+    from tournaments.log import manifest_path, read_manifest, scan_matches, tournaments_in
+    from tournaments.spec import SpecError, check_path
 
+    try:
+        check_path(output, "OUTPUT")
+    except SpecError as e:
+        raise _fail(str(e)) from None
     ids = tournaments_in(output)
     if not ids:
         raise _fail(f"no tournament in {output} (no _tournaments/*.json manifest)")
@@ -312,7 +330,10 @@ def status_cmd(
         try:
             m = read_manifest(output, tid) or {}
         except (OSError, ValueError) as e:
-            raise _fail(f"the manifest of tournament {tid!r} in {output} cannot be read ({e})") from None
+            raise _fail(f"the manifest {manifest_path(output, tid)} cannot be read "
+                        f"({str(e).splitlines()[0][:100] if str(e) else type(e).__name__})") from None
+        if not isinstance(m, dict):
+            raise _fail(f"the manifest {manifest_path(output, tid)} is corrupt (not a JSON object)")
         done, bad = scan_matches(output, tid)
         for c in bad:
             print(f"{PROG}: warning: {c.problems[0]}; not counted (`{PROG} repair {output}` quarantines it, "

@@ -7,6 +7,7 @@ an engine state.  Games without an entry get a sensible fallback: a trick game's
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -222,3 +223,41 @@ def is_master(card: str, view: TrickView, rules: TrickRules) -> bool:
         if suit(t) == s and t not in view.seen and t not in mine and rules.strength(t, view.trump) > st:
             return False
     return True
+
+
+# ------------------------------------------------------------------------------------------ options
+@dataclass(frozen=True)
+class BotOption:
+    """One constructor option of a built-in bot, with its type and accepted range (each built-in
+    module lists its own in ``OPTIONS``; the spec checks them at load, the constructor again)."""
+
+    name: str
+    kind: type[int] | type[float]
+    lo: float
+    hi: float
+    doc: str
+
+    def check(self, value: Any) -> int | float:
+        """``value`` if it is a finite ``kind`` in ``lo..hi``, else ``ValueError`` saying what is accepted."""
+        what = "an integer" if self.kind is int else "a number"
+        ok_type = (isinstance(value, int) if self.kind is int else isinstance(value, (int, float)))
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        if isinstance(value, bool) or not ok_type:
+            raise ValueError(f"{self.name}: expected {what} in {self.lo:g}..{self.hi:g}, got {shown}")
+        if not math.isfinite(value) or not self.lo <= value <= self.hi:
+            raise ValueError(f"{self.name}: {shown} is out of range {self.lo:g}..{self.hi:g} ({self.doc})")
+        return value
+
+
+def check_options(bot: str, declared: Sequence[BotOption], options: dict[str, Any]) -> dict[str, Any]:
+    """The options of built-in ``bot`` checked against its ``OPTIONS``: ``ValueError`` naming the first
+    unknown or bad one (its message starts with the option's name)."""
+    by_name = {o.name: o for o in declared}
+    out: dict[str, Any] = {}
+    for k, v in options.items():
+        o = by_name.get(k)
+        if o is None:
+            key = k if isinstance(k, str) and k.isidentifier() and len(k) <= 64 else repr(k)[:40]
+            raise ValueError(f"{key}: {bot} accepts {', '.join(by_name) or 'no options'}")
+        out[k] = o.check(v)
+    return out

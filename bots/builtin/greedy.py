@@ -40,6 +40,9 @@ from bots.builtin._common import (
     winner,
 )
 
+OPTIONS: tuple[()] = ()
+"""No constructor options (``bots.builtin._common.check_options``)."""
+
 
 class Bot:
     def __init__(self, game: str, seat: int, seed: int) -> None:

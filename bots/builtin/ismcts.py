@@ -35,7 +35,9 @@ from typing import Any
 from bots.builtin._common import (
     SHEDDING_FACE,
     SUITS,
+    BotOption,
     TrickRules,
+    check_options,
     family,
     shed_value,
     teams_of,
@@ -57,6 +59,12 @@ bench/bots.py: in Genive eager self-calls beat greedy's rule; in Geneve, where a
 to the hand, greedy's rule for every seat is better.)"""
 
 _inferred: dict[str, bool] = {}
+
+OPTIONS = (
+    BotOption("iterations", int, 1, 100_000, "search iterations per move"),
+    BotOption("time_limit", float, 0.001, 3600.0, "seconds of search per move at most"),
+)
+"""The constructor's options (a spec's ``options = { iterations = 50 }``), checked at spec load."""
 
 
 class Node:
@@ -90,6 +98,8 @@ class Bot:
 
     def __init__(self, game: str, seat: int, seed: int, iterations: int | None = None,
                  time_limit: float | None = None) -> None:
+        check_options("ismcts", OPTIONS, {k: v for k, v in (("iterations", iterations),
+                                                             ("time_limit", time_limit)) if v is not None})
         self.game = game
         self.seat = seat
         self.rng = random.Random(seed)

@@ -4,6 +4,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+OPTIONS: tuple[()] = ()
+"""No constructor options (``bots.builtin._common.check_options``)."""
+
 
 class Bot:
     def __init__(self, game: str, seat: int, seed: int) -> None:

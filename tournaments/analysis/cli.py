@@ -8,6 +8,7 @@ status 2; ``verify`` exits 1 when it finds a violation, ``fuzz`` when it finds a
 from __future__ import annotations
 
 import json
+import math
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -19,16 +20,55 @@ from rich.table import Table
 
 out = Console(highlight=False, soft_wrap=False)
 
+MAX_BOOTSTRAP = 100_000
+"""``rank --bootstrap`` at most (200 gives intervals to two decimals; memory grows with it)."""
+MAX_SEED = 2**63 - 1
+MAX_WORKERS = 256
+MAX_COUNT = 1_000_000_000
+"""``--limit``, ``--show``: rows or lines at most (0: all)."""
+MAX_MINUTES = 7 * 24 * 60.0
+"""``fuzz --minutes`` at most: a week per game."""
+
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """One line on stderr, then exit with ``code`` (SystemExit: the exit status survives
     ``app(standalone_mode=False)`` in ``tournaments.cli.main``, which drops ``typer.Exit``'s)."""
-    print(f"cardarena: {message}", file=sys.stderr)
+    from bots.cli import one_line
+    print(f"cardarena: {one_line(message)}", file=sys.stderr)
     sys.exit(code)
+
+
+def file_path(path: Path, flag: str, must_exist: bool) -> Path:
+    """``path`` if it names a regular file (or, unless ``must_exist``, nothing yet): a FIFO, a device,
+    a socket or a directory is refused with one line instead of blocking or failing later."""
+    import os
+    import stat
+
+    from tournaments.spec import usable_path
+
+    text = str(path)
+    if not usable_path(text):
+        fail(f"{flag}: not a usable path (at most 4096 characters and 255 per name, no NUL)")
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if must_exist:
+            fail(f"{flag}: {text!r} not found")
+        return path
+    except OSError as e:
+        fail(f"{flag}: {text!r} cannot be used: {e.strerror or e}")
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) else \
+            "a socket" if stat.S_ISSOCK(st.st_mode) else "a device"
+        fail(f"{flag}: {text!r} is {kind}, not a regular file")
+    return path
 
 
 def _open(root: Path, tables: tuple[str, ...] | None = None) -> Any:
     from tournaments.analysis.views import LogError, open_log
+    from tournaments.spec import usable_path
+    if not usable_path(root):
+        fail(f"{str(root)[:80]!r}: not a usable path (at most 4096 characters and 255 per name, no NUL)")
     try:
         return open_log(root, tables=tables) if tables else open_log(root)
     except LogError as e:
@@ -48,13 +88,16 @@ def query_cmd(
     fmt: Annotated[Format, typer.Option("--format", "-f", help="output format")] = Format.table,
     output: Annotated[Path | None, typer.Option("--out", "-o", help="write to this file (required for "
                                                                     "parquet)")] = None,
-    limit: Annotated[int, typer.Option(help="rows shown by --format table (0: all)")] = 100,
+    limit: Annotated[int, typer.Option(min=0, max=MAX_COUNT, help="rows shown by --format table (0: all)")
+                     ] = 100,
 ) -> None:
     """Run SQL over a tournament's logs (views: moves, matches, events; `game` is a column)."""
     import duckdb
 
     from tournaments.analysis.views import LogError
     log = _open(directory)
+    if output is not None:
+        file_path(output, "--out", must_exist=False)
     if fmt is Format.parquet and output is None:
         fail("--format parquet needs --out FILE.parquet")
     try:
@@ -66,10 +109,20 @@ def query_cmd(
         if hasattr(table, "read_all"):
             table = table.read_all()
     except duckdb.Error as e:
-        fail(f"SQL error: {e}")
+        fail(f"SQL error: {sql_message(e)}")
     except LogError as e:
         fail(str(e))
-    _write(table, fmt, output, limit)
+    try:
+        _write(table, fmt, output, limit)
+    except OSError as e:
+        fail(f"cannot write {output}: {e.strerror or e}")
+
+
+def sql_message(e: BaseException) -> str:
+    """DuckDB's message as one line: its first line (the caret lines and candidate lists dropped),
+    cut to 300 characters."""
+    first = next((ln.strip() for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
+    return first if len(first) <= 300 else first[:297] + "..."
 
 
 def _write(table: Any, fmt: Format, output: Path | None, limit: int) -> None:
@@ -127,8 +180,9 @@ def rank_cmd(
     directory: Annotated[Path, typer.Argument(help="tournament directory")],
     game: Annotated[str | None, typer.Option(help="only this game")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
-    bootstrap: Annotated[int, typer.Option(help="bootstrap replicates for the 95% intervals")] = 200,
-    seed: Annotated[int, typer.Option(help="bootstrap seed")] = 0,
+    bootstrap: Annotated[int, typer.Option(min=0, max=MAX_BOOTSTRAP,
+                                           help="bootstrap replicates for the 95% intervals")] = 200,
+    seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="bootstrap seed")] = 0,
 ) -> None:
     """Leaderboards per game and overall: openskill, placements, scores, Plackett-Luce strength with
     bootstrap 95% intervals, and head-to-head (pairs whose order is not significant marked ~)."""
@@ -193,12 +247,14 @@ def _print_board(b: Any) -> None:
 def verify_cmd(
     directory: Annotated[Path, typer.Argument(help="tournament directory")],
     match: Annotated[str | None, typer.Option("--match", help="replay and check only this match id")] = None,
-    workers: Annotated[int | None, typer.Option(help="replay processes (default: the CPUs)")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, max=MAX_WORKERS,
+                                                help="replay processes (default: the CPUs)")] = None,
     deep: Annotated[bool, typer.Option(help="check the conformance invariants after every action")] = False,
     sql: Annotated[bool, typer.Option("--sql/--no-sql", help="run the invariant SQL queries")] = True,
     replay: Annotated[bool, typer.Option("--replay/--no-replay", help="replay the matches")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
-    shown: Annotated[int, typer.Option("--show", help="violations printed (0: all)")] = 50,
+    shown: Annotated[int, typer.Option("--show", min=0, max=MAX_COUNT, help="violations printed (0: all)")
+                     ] = 50,
 ) -> None:
     """Replay every match (legal actions, final scores and ranking, rule events) and run the per-game
     invariant SQL; print each violation with a command that replays it; exit 1 if there is any."""
@@ -271,8 +327,9 @@ def coverage_cmd(
 # ------------------------------------------------------------------------------------------ fuzz
 def fuzz_cmd(
     game: Annotated[str, typer.Argument(help="game id (see `cardarena games`), or `all`")],
-    minutes: Annotated[float, typer.Option(help="time budget per game")] = 1.0,
-    seed: Annotated[int, typer.Option(help="fuzzer seed")] = 0,
+    minutes: Annotated[float, typer.Option(help="time budget per game, in minutes (more than 0, at most "
+                                                f"{MAX_MINUTES:g})")] = 1.0,
+    seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="fuzzer seed")] = 0,
     out_dir: Annotated[Path, typer.Option("--out", help="where failing cases are saved")] = Path("data/fuzz"),
     replay_case: Annotated[Path | None, typer.Option("--replay", help="replay a saved case (JSON)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
@@ -281,11 +338,15 @@ def fuzz_cmd(
     conformance invariants after every action, failures shrunk to a minimal saved case."""
     from engine import GAMES
     from tournaments.analysis import fuzz
+    if not math.isfinite(minutes) or not 0 < minutes <= MAX_MINUTES:
+        fail(f"--minutes: {minutes:g} is out of range: more than 0 and at most {MAX_MINUTES:g} "
+             "(a finite number)")
     if replay_case is not None:
+        file_path(replay_case, "--replay", must_exist=True)
         try:
             case = fuzz.load_case(replay_case)
-        except (OSError, ValueError) as e:
-            fail(f"cannot read case {replay_case}: {e}")
+        except (OSError, ValueError, TypeError) as e:  # TypeError: a "case" with other fields than Case's
+            fail(f"cannot read case {replay_case}: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
         failure = fuzz.run_case(case)
         if failure is None:
             print(f"case {replay_case}: no failure now (fixed?)")
@@ -296,8 +357,6 @@ def fuzz_cmd(
     for g in games:
         if g not in GAMES:
             fail(f"unknown game {g!r}; known games: {', '.join(GAMES)} (or all)")
-    if minutes <= 0:
-        fail("--minutes must be positive")
     found = False
     reports = []
     for g in games:
