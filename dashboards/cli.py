@@ -42,7 +42,7 @@ def dashboard_cmd(
         _fail(f"--sample must be -1 (all), 0 (none) or a number of matches, got {sample}")
     if output is not None and usable_path(output) and output.is_dir():
         _fail(f"--output {output} is a directory; give a file name such as {output / 'report.html'}")
-    if output is not None:
+    if output is not None and usable_path(output) and output.parent.is_dir():   # a FIFO or a device
         from tournaments.analysis.cli import file_path
         file_path(output, "--output", must_exist=False)
     try:

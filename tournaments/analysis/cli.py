@@ -260,6 +260,9 @@ def verify_cmd(
     invariant SQL; print each violation with a command that replays it; exit 1 if there is any."""
     from tournaments.analysis.verify import Uncertified, verify
     from tournaments.analysis.views import LogError, TournamentLog
+    from tournaments.spec import usable_path
+    if not usable_path(directory):
+        fail(f"{str(directory)[:80]!r}: not a usable path (at most 4096 characters and 255 per name, no NUL)")
     try:  # a clear message for a directory that is not a tournament
         TournamentLog(directory, check=False)
         report = verify(directory, workers=workers, deep=deep or match is not None, only=match,
