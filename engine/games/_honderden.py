@@ -22,16 +22,15 @@ from engine.deal import check_deal, pack_tokens
 from engine.games._jass import (
     CARRE,
     HONDERDEN_MELDS,
+    HONDERDEN_RULE,
     RUN,
     SUIT_MASK,
     TEN_LOW,
-    JassRule,
     Meld,
     hand_melds,
-    jass_mask_function,
 )
 from engine.games._manille import bits, constrained_deal, mask_of_tokens, tokens
-from engine.tricks import PLAY
+from engine.tricks import PLAY, mask_function
 
 SEVEN, NINE, TEN, JACK, QUEEN, KING, ACE = 5, 7, 8, 9, 10, 11, 12
 DECK32 = mask_of(deck_32())
@@ -39,9 +38,8 @@ DECK24 = mask_of(deck_24())
 
 TABLE = TEN_LOW
 """The "10 low" jass table of ``engine.games._jass`` (141 + 5)."""
-RULE = JassRule(trump_instead=True, no_undertrump=False)
-"""Phase 3 (2p) and every trick (3p): follow suit or trump instead; void, any card; trump led, a
-trump if you have one; never a duty to overtrump (seed 003 L404, L424)."""
+RULE = HONDERDEN_RULE
+"""Phase 3 (2p) and every trick (3p): ``engine.games._jass.HONDERDEN_RULE``."""
 STR: tuple[tuple[int, ...], ...] = tuple(
     tuple(TABLE.order.strength(c, t) for c in range(52)) for t in range(4))
 PTS: tuple[tuple[int, ...], ...] = tuple(
@@ -276,7 +274,7 @@ class HonderdenState(State):
     def _start_play(self) -> None:
         self.phase = "play"
         self.turn = self._nxt(self.dealer)  # HO9: the non-dealer (voorhand) leads
-        self._mask = jass_mask_function(TABLE.order, RULE, self.trump)
+        self._mask = mask_function(TABLE.order, RULE, self.trump)
 
     # ------------------------------------------------------------------ rules
     def _free(self) -> bool:
@@ -288,7 +286,7 @@ class HonderdenState(State):
         if not self.trick or self._free():
             return hand
         # HO19 phase 3 / HT9: follow suit or trump instead; void, any card; trump led, a trump
-        return self._mask(hand, self.trick[0] // 13, self.wcard)
+        return self._mask(hand, self.trick[0] // 13, self.wcard, False)
 
     def _melds_open(self, seat: int) -> list[Meld]:
         """Melds ``seat`` may still declare in the first trick."""

@@ -3,8 +3,9 @@
 Not a game: the five games (``manillen``, ``butifarra``, ``manille_parlee``, ``manille_muette``,
 ``manille_2_7``) build on :class:`ManilleState`, which owns the trick play:
 
-* the legal-move rule is :func:`engine.tricks.legal_plays` with the game's
-  :class:`~engine.tricks.PlayRule` (partner exemption on or off; manillen's ban on a losing trump,
+* the legal-move rule is :func:`engine.tricks.mask_function` with the game's
+  :class:`~engine.tricks.PlayRule` (:data:`MANILLE_RULE`; partner exemption on or off; manillen's
+  :data:`MANILLEN_RULE` with its ban on a losing trump,
   option ``no_losing_trump`` in the seed-003 games; manillen's undertrump ban while the partner
   wins; Butifarra's B5 option ``must_trump``), built by :func:`family_rule`, and
   :meth:`ManilleState._why_not_card` explains a refused card from the same rule;
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from operator import itemgetter
 from typing import Any, ClassVar
 
@@ -41,7 +43,6 @@ from engine.tricks import (
     PlayRule,
     Points,
     absent_after_play,
-    legal_mask,
     mask_function,
     points_table,
     rank_order,
@@ -55,18 +56,25 @@ BUTIFARRA_ORDER = rank_order("9AKQJ8765432")
 """9 (manilla) > A > K > Q > J > 8 > ... > 2 (no tens)."""
 BUTIFARRA_POINTS = points_table({"9": 5, "A": 4, "K": 3, "Q": 2, "J": 1})
 
-MANILLE_RULE = PlayRule(overtake=True, trump_duty=True)
-"""The family rule with partner exemption (seed 003 L25-27): void while an opponent wins and no
-trump of yours wins, any card, a losing trump included ("dan mag je bijgooien wat je wilt")."""
+MANILLE_RULE = PlayRule(overtake=True, overtrump_trump_lead=True, overtrump=True)
+"""The family rule with partner exemption (seed 003 L25-27): while an opponent wins, beat his card
+if you can (following suit, or void with a trump); void with no trump that wins, any card, a losing
+trump included ("dan mag je bijgooien wat je wilt")."""
+MANILLEN_RULE = replace(MANILLE_RULE, no_undertrump=True, partner_no_undertrump=True)
+"""Manillen M1/M2: the family rule, no losing trump while an opponent wins unless only trumps are
+held, and the seed-002 undertrump ban ("mag niet onderkopen") while the partner wins."""
+MANILLEN_SEED_RULE = replace(MANILLE_RULE, no_undertrump=True, partner_exempt=False)
+"""Manillen option ``partner_exemption=False``, the seed-002 sentence read literally: "men moet
+sowieso de slag naar zich proberen halen" -- beat the winning card, the partner's too."""
 
 
 def family_rule(options: dict[str, Any], partner_exempt: bool = True) -> PlayRule:
     """The seed-003 games' rule from their options: ``no_losing_trump`` (RULES.md clarification
     "Manille family, void with an opponent winning and no trump that wins": the earlier reading,
     default off) and, in Butifarra, ``must_trump`` (B5)."""
-    return PlayRule(overtake=True, trump_duty=True, partner_exempt=partner_exempt,
-                    no_losing_trump=bool(options.get("no_losing_trump", False)),
-                    must_trump=bool(options.get("must_trump", False)))
+    return replace(MANILLE_RULE, partner_exempt=partner_exempt,
+                   no_undertrump=bool(options.get("no_losing_trump", False)),
+                   must_trump=bool(options.get("must_trump", False)))
 
 PLAY_CARD: dict[str, int] = {a: c for c, a in enumerate(PLAY)}
 TRUMP: tuple[str, ...] = tuple("trump " + s for s in SUITS)
@@ -428,8 +436,8 @@ class ManilleState(State):
         hand = self.hands[self.turn]
         if not self.tn:
             return hand
-        return legal_mask(hand, self.led, self.wcard, self.trump, self.ORDER, self.rule,
-                          self.partner[self.turn] == self.wseat)
+        return mask_function(self.ORDER, self.rule, self.trump)(hand, self.led, self.wcard,
+                                                                self.partner[self.turn] == self.wseat)
 
     def _play_actions(self) -> list[str]:
         return play_list(self._lmask)
@@ -658,7 +666,7 @@ class ManilleState(State):
         for p in self.plays:
             seat, c = p >> 6, p & 63
             if trick:
-                absent[seat] |= absent_after_play(trick, win, c, trump, order, rule,
+                absent[seat] |= absent_after_play(trick[0] // 13, trick[win], c, trump, order, rule,
                                                   partner[seat] == wseat)
                 w = trick[win]
                 if (c // 13 == w // 13 and order.plain[c] > order.plain[w]) or \

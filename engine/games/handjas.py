@@ -65,12 +65,10 @@ from engine.games._jass import (
     SUIT_MASK,
     Meld,
     hand_melds,
-    jass_absent_after_play,
-    jass_mask_function,
     key_value_cards_top,
 )
 from engine.games._manille import bits, constrained_deal, mask_of_tokens, play_list, tokens
-from engine.tricks import PLAY
+from engine.tricks import PLAY, absent_after_play, mask_function
 
 DECK = mask_of(deck_36())
 SIX = 4
@@ -343,7 +341,7 @@ class HandjasState(State):
         self.inplay = points(m, t)
         self.phase = "play"
         self.turn = self.act[0]
-        self._lmf = jass_mask_function(ORDER, self._rule, t)
+        self._lmf = mask_function(ORDER, self._rule, t)
 
     def _score_melds(self) -> None:
         """HJ13: the best single meld (value, cards, top card, run in trump; then the earlier
@@ -381,7 +379,7 @@ class HandjasState(State):
         hand = self.hands[self.turn]
         if not self.trick:
             return hand
-        return self._lmf(hand, self.trick[0] // 13, self.wcard)
+        return self._lmf(hand, self.trick[0] // 13, self.wcard, False)
 
     def _apply(self, action: str) -> None:
         ph = self.phase
@@ -611,7 +609,7 @@ class HandjasState(State):
             for p in self.plays:
                 s, c = p >> 6, p & 63
                 if trick:
-                    absent[s] |= jass_absent_after_play(trick[0] // 13, w, c, t, ORDER, self._rule)
+                    absent[s] |= absent_after_play(trick[0] // 13, w, c, t, ORDER, self._rule)
                     if (c // 13 == w // 13 and st[c] > st[w]) or (c // 13 == t and w // 13 != t):
                         w = c
                 else:

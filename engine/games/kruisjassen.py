@@ -63,25 +63,20 @@ from engine.games._jass import (
     KRUISJAS_RULE,
     SUIT_MASK,
     TEN_LOW,
-    JassMask,
-    JassRule,
+    WILD_JAS_RULE,
     JassTable,
     Meld,
     MeldValues,
     announcements,
     bits,
-    jass_absent_after_play,
-    jass_mask_function,
     key_cards_top,
     trick_melds,
 )
 from engine.games._manille import constrained_deal, mask_of_tokens
-from engine.tricks import PLAY, PLAY_TABLES
+from engine.tricks import PLAY, PLAY_TABLES, MaskFunction, PlayRule, absent_after_play, mask_function
 
 PLAY_CARD: dict[str, int] = {a: c for c, a in enumerate(PLAY)}
 _BIT = tuple(1 << c for c in range(64))
-WILD_RULE = JassRule(bare_jas_free=True)
-"""K18 ``wild_jas``: the rule with the bare Jas free."""
 
 
 def play_list(m: int) -> list[str]:
@@ -134,7 +129,7 @@ class KruisjasState(State):
     playing_on: int
     deal_totals: list[int]
     _lmask: int
-    _mf: JassMask
+    _mf: MaskFunction
 
     # ------------------------------------------------------------------ setup
     def _setup(self, deal: dict[str, Any] | None) -> None:
@@ -156,8 +151,8 @@ class KruisjasState(State):
         self.dealer = self._first_dealer()
         self._new_deal()
 
-    def _rule(self) -> JassRule:
-        return WILD_RULE if self.game.options.get("wild_jas") else KRUISJAS_RULE  # K18
+    def _rule(self) -> PlayRule:
+        return WILD_JAS_RULE if self.game.options.get("wild_jas") else KRUISJAS_RULE  # K18
 
     def _init_match(self) -> None:
         """Hook: per-match fields of a subclass."""
@@ -226,7 +221,7 @@ class KruisjasState(State):
         self.trump = c // 13
         self.known[self.dealer] |= _BIT[c]
         self._emit("trump_turned", seat=self.dealer, card=TOKENS[c], suit=SUITS[self.trump])
-        self._mf = jass_mask_function(self.TABLE.order, self._rule_obj, self.trump)
+        self._mf = mask_function(self.TABLE.order, self._rule_obj, self.trump)
 
     def _inject(self, deal: dict[str, Any]) -> None:
         check_deal(deal, game=self.game.id, players=4, pack=pack_tokens(self._deck_list), sizes=[8] * 4,
@@ -398,7 +393,7 @@ class KruisjasState(State):
 
     def _set_mask(self) -> None:
         hand = self.hands[self.turn]
-        self._lmask = self._mf(hand, self.led, self.wcard) if self.tn else hand
+        self._lmask = self._mf(hand, self.led, self.wcard, False) if self.tn else hand
 
     def _play(self, c: int) -> None:
         seat = self.turn
@@ -681,7 +676,7 @@ class KruisjasState(State):
         for p in self.plays:
             seat, c = p >> 6, p & 63
             if n:
-                absent[seat] |= jass_absent_after_play(led, w, c, trump, order, rule)
+                absent[seat] |= absent_after_play(led, w, c, trump, order, rule)
                 if (c // 13 == w // 13 and order.strength(c, trump) > order.strength(w, trump)) or \
                         (c // 13 == trump and w // 13 != trump):
                     w = c
