@@ -62,7 +62,7 @@ from engine.games._jass import (
     announcements,
     key_cards_top,
 )
-from engine.games.kruisjassen import KruisjasState, meld_text, play_list
+from engine.games._kruisjas import KruisjasState, meld_text, play_list
 from engine.tricks import PlayRule
 
 PIT = "declare pit"

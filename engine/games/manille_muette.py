@@ -24,7 +24,7 @@ from typing import ClassVar
 
 from engine.core import Game, Option, register
 from engine.games._manille import ManilleState
-from engine.games.manille_parlee import ParleeState
+from engine.games._parlee import ParleeState
 
 
 class MuetteState(ParleeState):
