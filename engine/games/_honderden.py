@@ -28,6 +28,8 @@ from engine.games._jass import (
     TEN_LOW,
     Meld,
     hand_melds,
+    meld_action,
+    meld_cards,
 )
 from engine.games._manille import bits, constrained_deal, mask_of_tokens, tokens
 from engine.tricks import PLAY, mask_function
@@ -40,10 +42,7 @@ TABLE = TEN_LOW
 """The "10 low" jass table of ``engine.games._jass`` (141 + 5)."""
 RULE = HONDERDEN_RULE
 """Phase 3 (2p) and every trick (3p): ``engine.games._jass.HONDERDEN_RULE``."""
-STR: tuple[tuple[int, ...], ...] = tuple(
-    tuple(TABLE.order.strength(c, t) for c in range(52)) for t in range(4))
-PTS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(TABLE.points.of(c, t) for c in range(52)) for t in range(4))
+STR = TABLE.strength_by_trump
 LAST_TRICK = TABLE.last_trick
 DEAL_POINTS = TABLE.deal_total()
 """141 card points + 5 for the last trick, in both decks (the 8s and 7s are worth 0)."""
@@ -55,23 +54,10 @@ DEK = "declare dek"
 DRAW_STOCK = "draw stock"
 
 
-def points(m: int, trump: int) -> int:
-    t = PTS[trump]
-    return sum(t[c] for c in bits(m))
+points = TABLE.card_points
 
 
 # ----------------------------------------------------------------------------- melds
-def meld_cards(m: Meld) -> list[str]:
-    """A meld's cards: a run highest first, a carre in suit order C D H S."""
-    cs = bits(m.cards)
-    return [TOKENS[c] for c in (cs if m.kind == CARRE else reversed(cs))]
-
-
-def meld_action(m: Meld) -> str:
-    """``declare`` and the meld's cards (:func:`meld_cards`)."""
-    return "declare " + " ".join(meld_cards(m))
-
-
 def meld_key(m: Meld, trump: int) -> tuple[int, int, int]:
     """HO14: more cards, then the higher top card (sequence order; a carre's rank), then a run in
     the trump suit (a carre is not "in trump"); equal keys: the earlier declaration stands."""

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from itertools import combinations
 
 from engine.cards import JACK, KING, NINE, QUEEN, RANKS, SUIT_MASKS, SUITS, TOKENS, card, card_list, mask_of
@@ -66,10 +67,20 @@ class JassTable:
                 m |= 1 << (s * 13 + RANKS.index(r))
         return m
 
+    @cached_property
+    def points_by_trump(self) -> tuple[tuple[int, ...], ...]:
+        """``points_by_trump[t][c]``: card ``c``'s points with trump suit ``t`` (0-3)."""
+        return tuple(tuple(self.points.of(c, t) for c in range(52)) for t in range(4))
+
+    @cached_property
+    def strength_by_trump(self) -> tuple[tuple[int, ...], ...]:
+        """``strength_by_trump[t][c]``: card ``c``'s strength with trump suit ``t`` (0-3)."""
+        return tuple(tuple(self.order.strength(c, t) for c in range(52)) for t in range(4))
+
     def card_points(self, m: int, trump: int | None) -> int:
         """Card points of the cards in ``m`` with ``trump`` (``None``: no trump)."""
-        p = self.points
-        return sum(p.of(c, trump) for c in bits(m))
+        t = self.points.plain if trump is None else self.points_by_trump[trump]
+        return sum(t[c] for c in bits(m))
 
     def card_total(self, trump: int | None = 0) -> int:
         """Card points of the whole deck."""
@@ -202,6 +213,18 @@ class Meld:
     def top_card(self) -> int | None:
         """The top card of a run or Stuk (``None`` for a carré)."""
         return None if self.kind == CARRE else self.suit * 13 + self.top
+
+
+def meld_cards(m: Meld) -> list[str]:
+    """A meld's cards as announced by Handjas and Honderden: a run highest first, a carré in suit
+    order C D H S."""
+    cs = bits(m.cards)
+    return [TOKENS[c] for c in (cs if m.kind == CARRE else reversed(cs))]
+
+
+def meld_action(m: Meld) -> str:
+    """``declare`` and the meld's cards (:func:`meld_cards`)."""
+    return "declare " + " ".join(meld_cards(m))
 
 
 def runs_in(hand: int, min_len: int = 3) -> list[tuple[int, int, int]]:

@@ -53,7 +53,6 @@ from engine.cards import SUITS, TOKENS, card, deck_36, mask_of
 from engine.core import JSON, Game, Option, State, register
 from engine.deal import check_deal, check_sizes, pack_tokens
 from engine.games._jass import (
-    CARRE,
     HANDJAS,
     HANDJAS_MELDS,
     HANDJAS_RULE,
@@ -66,6 +65,8 @@ from engine.games._jass import (
     Meld,
     hand_melds,
     key_value_cards_top,
+    meld_action,
+    meld_cards,
 )
 from engine.games._manille import bits, constrained_deal, mask_of_tokens, play_list, tokens
 from engine.tricks import PLAY, absent_after_play, mask_function
@@ -73,27 +74,13 @@ from engine.tricks import PLAY, absent_after_play, mask_function
 DECK = mask_of(deck_36())
 SIX = 4
 ORDER = HANDJAS.order
-PTS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(HANDJAS.points.of(c, t) for c in range(52)) for t in range(4))
-STR: tuple[tuple[int, ...], ...] = tuple(
-    tuple(ORDER.strength(c, t) for c in range(52)) for t in range(4))
+STR = HANDJAS.strength_by_trump
 LAST = HANDJAS.last_trick
 PLAY_CARD: dict[str, int] = {a: c for c, a in enumerate(PLAY)}
 SWAP: tuple[str, ...] = tuple("swap " + TOKENS[c] for c in range(52))
 
 
-def points(m: int, trump: int) -> int:
-    t = PTS[trump]
-    return sum(t[c] for c in bits(m))
-
-
-def meld_cards(m: Meld) -> list[str]:
-    cs = bits(m.cards)
-    return [TOKENS[c] for c in (cs if m.kind == CARRE else reversed(cs))]
-
-
-def meld_action(m: Meld) -> str:
-    return "declare " + " ".join(meld_cards(m))
+points = HANDJAS.card_points
 
 
 def deal_strokes(total: list[int], card_points: list[int], active: list[int], single_winner: bool,
