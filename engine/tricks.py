@@ -19,6 +19,7 @@
 """
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -347,3 +348,96 @@ PLAY: tuple[str, ...] = tuple("play " + TOKENS[c] for c in range(52))
 """``play XX`` for every card of one pack."""
 PLAY_TABLES: SuitTables = suit_action_tables(PLAY)
 """:func:`suit_action_tables` of :data:`PLAY`, built once for every trick game."""
+
+
+# ------------------------------------------------------------------ hands of trick games
+PLAY_T = PLAY_TABLES
+
+
+def play_list(m: int) -> list[str]:
+    """``play XX`` for every card of mask ``m``, lowest card first."""
+    t = PLAY_T
+    if m >> 39:
+        return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26 & 8191], *t[3][m >> 39]]
+    if m >> 26:
+        return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26]]
+    if m >> 13:
+        return [*t[0][m & 8191], *t[1][m >> 13]]
+    return list(t[0][m])
+
+
+def bits(m: int) -> list[int]:
+    """Card ids of a mask, lowest first."""
+    out = []
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
+
+
+def tokens(m: int) -> list[str]:
+    return [TOKENS[c] for c in bits(m)]
+
+
+def mask_of_tokens(toks: Sequence[str], deck: int, what: str) -> int:
+    """Mask of the strict tokens ``toks``; ``ValueError`` for a card outside ``deck`` or repeated."""
+    m = 0
+    for t in toks:
+        c = card(t)
+        if not deck >> c & 1:
+            raise ValueError(f"{what}: {t} is not a card of this game's deck")
+        if m >> c & 1:
+            raise ValueError(f"{what}: {t} is given twice")
+        m |= 1 << c
+    return m
+
+
+def constrained_deal(pool: int, sizes: Sequence[int], forbid: Sequence[int],
+                     rng: random.Random) -> list[int] | None:
+    """Deal the cards of ``pool`` into holders of ``sizes`` so that no holder gets a card of its
+    ``forbid`` mask.  Randomised greedy (most constrained card first) with retries, then an exact
+    matching; ``None`` only if no deal satisfies the constraints."""
+    cards = bits(pool)
+    k = len(sizes)
+    if sum(sizes) != len(cards):
+        raise ValueError(f"redeal of {len(cards)} cards into holders of sizes {list(sizes)}")
+    allowed = [[h for h in range(k) if sizes[h] and not forbid[h] >> c & 1] for c in cards]
+    order = list(range(len(cards)))
+    for _ in range(12):
+        rng.shuffle(order)
+        order.sort(key=lambda i: len(allowed[i]))
+        room = list(sizes)
+        out = [0] * k
+        for i in order:
+            opts = [h for h in allowed[i] if room[h]]
+            if not opts:
+                break
+            h = rng.choices(opts, weights=[room[x] for x in opts])[0] if len(opts) > 1 else opts[0]
+            room[h] -= 1
+            out[h] |= 1 << cards[i]
+        else:
+            return out
+    # exact fallback: bipartite matching of cards to holder slots (Kuhn's augmenting paths)
+    slots = [h for h in range(k) for _ in range(sizes[h])]
+    rng.shuffle(slots)
+    slot_card = [-1] * len(slots)
+
+    def augment(i: int, seen: list[bool]) -> bool:
+        for j, h in enumerate(slots):
+            if not seen[j] and h in allowed[i]:
+                seen[j] = True
+                if slot_card[j] < 0 or augment(slot_card[j], seen):
+                    slot_card[j] = i
+                    return True
+        return False
+
+    idx = list(range(len(cards)))
+    rng.shuffle(idx)
+    for i in idx:
+        if not augment(i, [False] * len(slots)):
+            return None
+    out = [0] * k
+    for j, i in enumerate(slot_card):
+        out[slots[j]] |= 1 << cards[i]
+    return out

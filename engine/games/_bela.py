@@ -31,8 +31,16 @@ from engine.games._jass import (
     carre_table,
     runs_in,
 )
-from engine.games._manille import bits, constrained_deal, play_list, tokens
-from engine.tricks import MaskFunction, PlayRule, absent_after_play, mask_function
+from engine.tricks import (
+    MaskFunction,
+    PlayRule,
+    absent_after_play,
+    bits,
+    constrained_deal,
+    mask_function,
+    play_list,
+    tokens,
+)
 
 SUIT_MASK: tuple[int, ...] = tuple(0x1FFF << 13 * s for s in range(4))
 _BIT = tuple(1 << c for c in range(64))

@@ -31,8 +31,7 @@ from engine.games._jass import (
     meld_action,
     meld_cards,
 )
-from engine.games._manille import bits, constrained_deal, mask_of_tokens, tokens
-from engine.tricks import PLAY, mask_function
+from engine.tricks import PLAY, bits, constrained_deal, mask_function, mask_of_tokens, tokens
 
 SEVEN, NINE, TEN, JACK, QUEEN, KING, ACE = 5, 7, 8, 9, 10, 11, 12
 DECK32 = mask_of(deck_32())

@@ -28,16 +28,19 @@ from engine.games._jass import (
     key_cards_top,
     trick_melds,
 )
-from engine.games._manille import constrained_deal, mask_of_tokens
-from engine.tricks import PLAY, PLAY_TABLES, MaskFunction, PlayRule, absent_after_play, mask_function
+from engine.tricks import (
+    PLAY,
+    MaskFunction,
+    PlayRule,
+    absent_after_play,
+    constrained_deal,
+    mask_function,
+    mask_of_tokens,
+    play_list,
+)
 
 PLAY_CARD: dict[str, int] = {a: c for c, a in enumerate(PLAY)}
 _BIT = tuple(1 << c for c in range(64))
-
-
-def play_list(m: int) -> list[str]:
-    t = PLAY_TABLES
-    return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26 & 8191], *t[3][m >> 39 & 8191]]
 
 
 def meld_text(combo: tuple[Meld, ...]) -> str:

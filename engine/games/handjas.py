@@ -68,8 +68,16 @@ from engine.games._jass import (
     meld_action,
     meld_cards,
 )
-from engine.games._manille import bits, constrained_deal, mask_of_tokens, play_list, tokens
-from engine.tricks import PLAY, absent_after_play, mask_function
+from engine.tricks import (
+    PLAY,
+    absent_after_play,
+    bits,
+    constrained_deal,
+    mask_function,
+    mask_of_tokens,
+    play_list,
+    tokens,
+)
 
 DECK = mask_of(deck_36())
 SIX = 4
