@@ -234,7 +234,7 @@ class HandjasState(State):
     def _inject(self, deal: dict[str, Any]) -> None:
         n = self.players
         zones = ("dead_hand", "extra_hand") if n == 2 else ("extra_hand",) if n == 3 else ()
-        d = check_deal(deal, game="handjas", players=n, pack=pack_tokens(bits(DECK)), sizes=None,
+        d = check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(bits(DECK)), sizes=None,
                        zones=zones, extra=("trump_card",))
         if not isinstance(deal, dict):
             raise ValueError("deal must be a dict such as {'dealer': 0, 'hands': [[...], ...]}")
