@@ -37,7 +37,6 @@ from engine.core import JSON, State, _copy_data
 from engine.deal import StockMode, check_deal, pack_tokens
 from engine.tricks import (
     PLAY,
-    PLAY_T,
     MaskFunction,
     Order,
     PlayRule,
@@ -306,16 +305,9 @@ class ManilleState(State):
     # act, so ``legal_actions`` is a table lookup and ``apply`` of a card one dict lookup and one
     # bit test (tournaments run these millions of times).
     def legal_actions(self) -> list[str]:
-        m = self._lmask  # nonzero exactly while playing (play_list, inlined)
+        m = self._lmask  # nonzero exactly while playing
         if m:
-            t = PLAY_T
-            if m >> 39:
-                return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26 & 8191], *t[3][m >> 39]]
-            if m >> 26:
-                return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26]]
-            if m >> 13:
-                return [*t[0][m & 8191], *t[1][m >> 13]]
-            return list(t[0][m])
+            return play_list(m)
         return super().legal_actions()
 
     def apply(self, action: str) -> None:
