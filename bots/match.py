@@ -143,6 +143,28 @@ FALLBACK_SALT = 0xFA11BAC
 """A faulting seat's fallback player is seeded ``own ^ FALLBACK_SALT``, ``own`` the seat's own seed."""
 
 
+MATCH_OBSERVATION: dict[str, str] = {
+    "options": "the rule variant: every option of the game with its value in this match, defaults "
+               "included (dict; `cardarena rules GAME` says what each means), like Kaggle's `configuration`",
+    "clock": "your time: `move_s` the per-move limit, `bank_s` the time bank left for this match (a move "
+             "slower than `move_s` draws the excess from it; once spent, a slow move faults), `match_s` "
+             "the thinking time left in the match where one is capped (`bots validate`), else null; "
+             "seconds, as the move is sent (like Kaggle's `remainingOverageTime`).  A trusted in-process "
+             "player is not timed: every value is null",
+}
+"""The keys the match loop adds to every observation a player receives (:func:`play_match`)."""
+
+UNTIMED: dict[str, float | None] = {"move_s": None, "bank_s": None, "match_s": None}
+"""The ``clock`` of a player that is not timed (a trusted built-in in this process)."""
+
+
+def player_clock(player: Any) -> dict[str, float | None]:
+    """The ``clock`` observation key for ``player``: its own ``clock()`` (a sandboxed player's
+    deadline and bank), else :data:`UNTIMED`."""
+    clock = getattr(player, "clock", None)
+    return clock() if callable(clock) else dict(UNTIMED)
+
+
 def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int | None = None,
                deal: dict[str, Any] | None = None, *, on_move: Callable[[MoveRow], None] | None = None,
                contain_errors: bool = False, seeds: Sequence[int] | None = None) -> MatchResult:
@@ -151,6 +173,9 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
     ``seeds``: the seats' own seeds (what their players were made with; default
     :func:`seat_seeds` of ``seed``): a searching player's worlds and a faulting seat's fallback
     player derive from them, never from the deal's ``seed``.
+
+    Every observation a player receives has the match's keys (:data:`MATCH_OBSERVATION`): the
+    game's ``options`` and the player's ``clock``.
 
     ``on_move`` gets a :data:`MoveRow` after every action (the tournament's log).  With
     ``contain_errors`` an exception of the engine itself (a bug) ends the match with
@@ -173,6 +198,7 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
     clock = perf_counter_ns
     own = [0] * n
     fallen = [False] * n
+    options = game.options
     deal_no, phase, legal = 0, "", 0
     try:
         while not state.is_over():
@@ -180,6 +206,8 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
             assert seat is not None
             player = active[seat]
             obs = state.observation(seat)
+            obs["options"] = dict(options)
+            obs["clock"] = player_clock(player)
             own[seat] += 1
             if on_move is not None:
                 deal_no, phase, legal = state.deal_no, state.phase, len(obs["legal_actions"])
@@ -380,5 +408,6 @@ def play(game_id: str, bot_names: Sequence[str], seed: int, max_deals: int | Non
         close_players(players)
 
 
-__all__ = ["Fault", "MatchResult", "MoveRow", "SandboxPlayer", "close_players", "derive_seed", "make_players",
-           "placement", "play", "play_match", "seat_seed", "seat_seeds"]
+__all__ = ["MATCH_OBSERVATION", "UNTIMED", "Fault",
+           "MatchResult", "MoveRow", "SandboxPlayer", "close_players", "derive_seed", "make_players",
+           "placement", "play", "play_match", "player_clock", "seat_seed", "seat_seeds"]

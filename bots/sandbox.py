@@ -688,6 +688,13 @@ class Sandbox:
         self.moves = 0
         self._idle_on()
 
+    def clock(self) -> dict[str, float | None]:
+        """The time the bot has for its next move (the ``clock`` observation key): the per-move
+        limit, the bank left, and the match's thinking time left where ``match_time`` caps it."""
+        lim = self.limits
+        return {"move_s": lim.move_time, "bank_s": round(max(self.bank, 0.0), 3),
+                "match_s": None if lim.match_time is None else round(max(lim.match_time - self.used, 0.0), 3)}
+
     def act(self, observation: Observation, worlds: Sequence[Any] | None = None) -> str:
         """The bot's action for ``observation``; raises :class:`BotFault`."""
         if worlds is None:
@@ -961,6 +968,9 @@ class SandboxPlayer:
         if self.pending is not None:
             raise self.pending
         return self.sandbox.act(observation)
+
+    def clock(self) -> dict[str, float | None]:
+        return self.sandbox.clock()
 
     def act_in_worlds(self, observation: Observation, worlds: Sequence[Any]) -> str:
         if self.pending is not None:

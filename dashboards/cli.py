@@ -1,8 +1,10 @@
-"""``cardarena dashboard DIR -o report.html``: the tournament report as one self-contained HTML file.
+"""``cardarena dashboard DIR -o report.html``: the tournament report as one self-contained HTML file;
+``cardarena show DIR MATCH_ID``: the match viewer of one logged match, as one self-contained HTML file.
 
-:func:`dashboard_cmd` is a typer command; ``tournaments/cli.py`` mounts it with
-``app.command("dashboard")(dashboard_cmd)``.  Bad input (no such directory, not a tournament, an
-unreadable part file, an unknown ``--match``) exits 2 with one line on stderr; never a traceback.
+:func:`dashboard_cmd` and :func:`show_cmd` are typer commands; ``tournaments/cli.py`` mounts them with
+``app.command("dashboard")(dashboard_cmd)`` and ``app.command("show")(show_cmd)``.  Bad input (no such
+directory, not a tournament, an unreadable part file, an unknown ``--match`` or MATCH_ID, an ``-o`` that
+names a folder or lies in a missing one) exits 2 with one line on stderr; never a traceback.
 """
 from __future__ import annotations
 
@@ -34,8 +36,6 @@ def dashboard_cmd(
 
     if sample < -1:
         _fail(f"--sample must be -1 (all), 0 (none) or a number of matches, got {sample}")
-    if output is not None and output.is_dir():
-        _fail(f"--output {output} is a directory; give a file name such as {output / 'report.html'}")
     try:
         path, summary = build_report(directory, output, sample=sample, include=match or [], verify=verify)
     except DashboardError as e:
@@ -51,15 +51,44 @@ def dashboard_cmd(
           f"charts, {kb:,.0f} KiB, {summary['seconds']} s", file=sys.stderr)
 
 
-def _fail(msg: str) -> NoReturn:
+def show_cmd(
+    directory: Annotated[Path, typer.Argument(metavar="DIR", help="the tournament's output directory")],
+    match_id: Annotated[str, typer.Argument(metavar="MATCH_ID", help="the match (its 16 hex digits, as "
+                                            "`cardarena query` prints them; a unique prefix will do)")],
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="the HTML file to write "
+                                                "(default: DIR/match-MATCH_ID.html)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable summary")] = False,
+) -> None:
+    """Write the match viewer for one logged match: every move, each seat's view, the rule events and
+    a jump to any fault; one HTML file that needs no network."""
+    from dashboards.report import DashboardError, build_match_page
+
+    try:
+        path, summary = build_match_page(directory, match_id, output)
+    except DashboardError as e:
+        _fail(str(e), "cardarena show")
+    except OSError as e:
+        _fail(f"cannot write the page: {e}", "cardarena show")
+    if as_json:
+        print(json.dumps(summary))
+        return
+    print(f"{path.resolve()}")
+    print(f"  {summary['game']} match {summary['match_id']}: {summary['moves']:,} moves, {summary['faults']} "
+          f"fault(s), {summary['bytes'] / 1024:,.0f} KiB, {summary['seconds']} s", file=sys.stderr)
+    if summary["replay_error"]:
+        print(f"  warning: {summary['replay_error']}", file=sys.stderr)
+
+
+def _fail(msg: str, prog: str = PROG) -> NoReturn:
     """One line on stderr, exit status 2 (SystemExit: the main command runs typer with
     ``standalone_mode=False``, where a typer.Exit's code would be lost)."""
-    print(f"{PROG}: {msg}", file=sys.stderr)
+    print(f"{prog}: {msg}", file=sys.stderr)
     raise SystemExit(2)
 
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 app.command("dashboard")(dashboard_cmd)
+app.command("show")(show_cmd)
 
 if __name__ == "__main__":
     app()

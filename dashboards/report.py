@@ -8,10 +8,16 @@ are BSD-3-Clause, as are Altair and vl-convert).  It holds:
 - the tournament's spec and size, and the verification status (every logged match replayed);
 - the overall and per-game leaderboards with rating intervals, a head-to-head heatmap and how the
   ratings converged as matches accumulated;
-- faults per bot with their reasons, and a rule-coverage heatmap of game x rule event;
+- the entrants with their options (as the spec gave them, from the manifest);
+- faults grouped by bot, kind and normalised reason (:func:`normalise_reason`: one bug at different
+  moves is one row), with the first example's match and move;
+- rule coverage as one small table per game, with the events that never fired;
 - a match viewer: a sample of matches is replayed here with the engine and every seat's
   ``state.observation(seat)`` after every ply is embedded (delta-encoded, zlib, base64), so the
-  browser draws hands, tricks, melds, the discard pile, scores and rule events without an engine.
+  browser draws hands, tricks, melds, the discard pile, scores and rule events without an engine,
+  and jumps to the move of a fault.
+
+:func:`build_match_page` writes the viewer alone for one match (``cardarena show DIR MATCH_ID``).
 
 Where the data comes from: the Parquet logs of ``data/README.md`` (schema 1), read with DuckDB.
 The numbers come from :class:`Analysis`, the one seam to the analysis package
@@ -544,31 +550,6 @@ def faults_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     return _vl(chart.properties(width=420, height=max(40, 26 * nbots)), values)
 
 
-def coverage_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """Rule events down, games across: how often each fired; never-fired cells in red."""
-    if not rows:
-        return None
-    alt = _alt()
-    values = [{**r, "state": ("never fired" if r["count"] == 0 else
-                              "fired" if r["listed"] else "fired, not on the card"),
-               "label": str(r["count"])} for r in rows]
-    games = _game_order({r["game"] for r in rows})
-    events = list(dict.fromkeys(r["short"] for r in sorted(rows, key=lambda r: games.index(r["game"]))))
-    base = alt.Chart(_table()).encode(
-        x=alt.X("game:N", title=None, sort=games, axis=alt.Axis(orient="top", labelAngle=-30)),
-        y=alt.Y("short:N", title="rule event", sort=events))
-    rect = base.mark_rect(stroke="#fff").encode(
-        color=alt.condition("datum.count == 0", alt.value("#f3c1bd"),
-                            alt.Color("count:Q", scale=alt.Scale(type="symlog", scheme="greens"),
-                                      title="times fired")),
-        tooltip=["game:N", "event:N", alt.Tooltip("count:Q", title="times fired"),
-                 alt.Tooltip("matches:Q", title="in matches"), "state:N"])
-    text = base.mark_text(fontSize=10).encode(
-        text="label:N", color=alt.condition("datum.count == 0", alt.value("#a61b0f"), alt.value("#222")))
-    return _vl((rect + text).properties(width=max(120, 64 * len(games)), height=max(40, 17 * len(events))),
-               values)
-
-
 def vega_bundle() -> str:
     """Vega + Vega-Lite + vega-embed as one script (vl-convert's bundle; sets ``window.vegaEmbed``).
 
@@ -629,7 +610,9 @@ class _Charts:
         return f'<div class="chart-wrap"><div class="chart" id="{_e(cid)}"></div></div>'
 
 
-def leaderboard_table(rows: Sequence[dict[str, Any]], per_game: bool) -> str:
+def leaderboard_table(rows: Sequence[dict[str, Any]], per_game: bool,
+                      about: dict[str, str] | None = None) -> str:
+    """``about``: entrant label -> what it is (its bot and options), shown under the label."""
     head = ["#", "entrant", "matches", "mean place", "win share"]
     if per_game:
         head.append("mean score")
@@ -637,7 +620,9 @@ def leaderboard_table(rows: Sequence[dict[str, Any]], per_game: bool) -> str:
     out = ['<table class="lb"><thead><tr>' + "".join(f"<th>{_e(h)}</th>" for h in head)
            + "</tr></thead><tbody>"]
     for r in rows:
-        cells = [str(r["rank"]), f'<span class="bot">{_e(r["bot"])}</span>', str(r["matches"]),
+        what = (about or {}).get(r["bot"])
+        cells = [str(r["rank"]), f'<span class="bot">{_e(r["bot"])}</span>'
+                 + (f' <span class="opts">{_e(what)}</span>' if what else ""), str(r["matches"]),
                  _num(r["mean_place"]), f'{100 * r["win_share"]:.0f}%']
         if per_game:
             cells.append(_num(r["mean_score"], 1))
@@ -666,11 +651,58 @@ def _spec_block(logs: Logs) -> str:
             + (f' · {int(done):,} of {int(man.get("total_matches") or 0):,} matches done'
                + ("" if man.get("complete", True) else " (not complete)") if done is not None else
                f' · {_e(man.get("total_matches", "?"))} matches scheduled')
-            + '</p><p class="small">entrants: '
-            + _e(", ".join(f"{k} = {v}" for k, v in bots.items()) or "none") + "</p>"
+            + "</p>" + _entrants_table(man, bots) +
             f'<details><summary>the spec</summary><pre>{_e(json.dumps(spec, indent=2, sort_keys=True))}</pre>'
             "</details></div>")
     return "".join(parts)
+
+
+def entrants(manifests: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Entrant label -> ``{"bot", "ref", "options", "games"}`` from the manifests: the spec's ``bots``
+    entries (``{name, bot, options}``, the options as the spec gave them), the resolved bot refs
+    (``bots``: label -> built-in name or ``NAME@VERSION``) and the games each entrant entered
+    (``entrants``: game -> labels), where the manifest has them."""
+    out: dict[str, dict[str, Any]] = {}
+    for man in manifests:
+        given = man.get("bots")
+        refs: dict[str, Any] = given if isinstance(given, dict) else {}
+        listed = man.get("spec", {}).get("bots")
+        for b in listed if isinstance(listed, list) else []:
+            if isinstance(b, dict) and isinstance(b.get("name"), str):
+                opts = b.get("options")
+                out[b["name"]] = {"bot": str(b.get("bot", b["name"])), "ref": str(refs.get(b["name"], "")),
+                                  "options": dict(opts) if isinstance(opts, dict) else {}, "games": []}
+        for label, ref in refs.items():
+            out.setdefault(label, {"bot": str(ref), "ref": str(ref), "options": {}, "games": []})
+        per_game = man.get("entrants")
+        for game, labels in per_game.items() if isinstance(per_game, dict) else []:
+            for label in labels if isinstance(labels, list) else []:
+                if label in out and game not in out[label]["games"]:
+                    out[label]["games"].append(game)
+    return out
+
+
+def options_text(options: dict[str, Any]) -> str:
+    """``iterations=50, seed=3``: an entrant's options as the spec gave them."""
+    return ", ".join(f"{k}={json.dumps(v) if isinstance(v, str) else v}" for k, v in options.items())
+
+
+def _entrants_table(man: dict[str, Any], bots: dict[str, Any]) -> str:
+    ents = entrants([man])
+    if not ents:
+        return '<p class="small">entrants: none</p>'
+    ngames = len(man.get("games") or man.get("spec", {}).get("games") or [])
+    rows = []
+    for label, e in ents.items():
+        ref = e["ref"] if e["ref"] and e["ref"] != e["bot"] else ""
+        games = (f"{len(e['games'])} of {ngames}" if e["games"] and ngames and len(e["games"]) < ngames
+                 else "all" if e["games"] else "–")
+        rows.append(f'<tr class="entrant" data-bot="{_e(label)}"><td class="bot">{_e(label)}</td>'
+                    f'<td>{_e(e["bot"])}{f" <code>{_e(ref)}</code>" if ref else ""}</td>'
+                    f'<td class="opts">{_e(options_text(e["options"])) or "defaults"}</td>'
+                    f'<td title="{_e(", ".join(e["games"]))}">{_e(games)}</td></tr>')
+    return ('<table class="grid entrants"><tr><th>entrant</th><th>bot</th><th>options</th><th>games</th></tr>'
+            + "".join(rows) + "</table>")
 
 
 def _size_block(logs: Logs) -> str:
@@ -724,48 +756,131 @@ def _verify_block(v: dict[str, Any] | None, total: int) -> str:
     return out
 
 
-def _faults_block(rows: Sequence[dict[str, Any]], charts: _Charts, nmatches: int) -> str:
+_CARD_RE = re.compile(r"(?<![A-Za-z0-9])(?:JK(?:=[2-9TJQKA][CDHS])?|(?:10|[2-9TJQKA])[CDHS])(?![A-Za-z0-9])")
+_NORMALISE = [
+    (re.compile(r"^\s*(['\"]).*?\1:\s"), "<action>: "),  # the runner's prefix: the action the bot gave
+    (re.compile(r";\s*legal now\b.*$"), ""),  # the engine's list of what was legal then
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<addr>"),
+    (re.compile(r"\b[0-9a-fA-F]{8,}\b"), "<hex>"),  # ids, hashes
+    (_CARD_RE, "<card>"),
+    (re.compile(r"<card>(?:[\s,;|/+]*<card>)+"), "<cards>"),
+    (re.compile(r"(?<![A-Za-z_<])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![A-Za-z_])"), "<n>"),
+    (re.compile(r"\b(?:clubs|diamonds|hearts|spades)\b|[\u2660-\u2667]", re.I), "<suit>"),
+    (re.compile(r"\s+"), " "),
+]
+
+
+def normalise_reason(reason: str) -> str:
+    """The shape of a fault's reason, so that one bug at different moves is one group: its first
+    line with the action the bot gave, the engine's legal list, addresses, hex ids, card tokens,
+    numbers and suit names replaced by placeholders.
+
+    >>> normalise_reason("'play 7H': 'play 7H' is not legal now: follow hearts; legal now (1): play 2H")
+    "<action>: 'play <card>' is not legal now: follow <suit>"
+    >>> normalise_reason("RuntimeError: gave up at move 12 with <Hand object at 0x7f3a2c>")
+    'RuntimeError: gave up at move <n> with <Hand object at <addr>>'
+    """
+    first = next((ln for ln in reason.strip().splitlines() if ln.strip()), "")
+    for rx, sub in _NORMALISE:
+        first = rx.sub(sub, first)
+    return first.strip()[:200]
+
+
+def fault_groups(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The faults grouped by bot, kind and normalised reason (:func:`normalise_reason`), the biggest
+    group first; each group with its count, the games and matches it hit and its first example (the
+    first in the order the matches finished)."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        groups[(r["bot"], r["kind"], normalise_reason(r["reason"]))].append(r)
+    out: list[dict[str, Any]] = []
+    for (bot, kind, norm), rs in groups.items():
+        out.append({"bot": bot, "kind": kind, "reason": norm, "count": len(rs),
+                    "matches": len({r["match_id"] for r in rs}), "games": sorted({r["game"] for r in rs}),
+                    "first": rs[0]})
+    out.sort(key=lambda g: (-g["count"], g["bot"], g["kind"], g["reason"]))
+    return out
+
+
+def _faults_block(rows: Sequence[dict[str, Any]], charts: _Charts, nmatches: int,
+                  viewer_ids: set[str]) -> str:
     why = ("No matches yet, so no faults." if nmatches == 0 else
            f"No bot faulted in {nmatches:,} matches: no timeouts, crashes, illegal moves or memory faults.")
     chart = charts.slot("faults", faults_chart(rows), why)
     if not rows:
         return chart
-    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
-    for r in rows:
-        first = (r["reason"].strip().splitlines() or [""])[0][:200]
-        groups[(r["bot"], r["kind"], first)].append(r)
+    groups = fault_groups(rows)
     body = []
-    for (bot, kind, first), rs in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        ex = rs[0]
+    for g in groups:
+        ex = g["first"]
         full = ex["reason"].strip()
-        detail = (f"<details><summary>{_e(first)}</summary><pre>{_e(full)}</pre></details>"
-                  if full != first else _e(first))
-        body.append(f'<tr class="fault-row"><td class="bot">{_e(bot)}</td><td><span class="kind {_e(kind)}">'
-                    f"{_e(kind)}</span></td><td>{len(rs)}</td><td>{detail}</td>"
-                    f'<td><code>{_e(ex["match_id"])}</code> ({_e(ex["game"])}, seat {_e(ex["seat"])}, '
-                    f'ply {_e(ex["ply"])})</td></tr>')
-    return chart + ('<table class="grid"><tr><th>entrant</th><th>kind</th><th>count</th><th>reason</th>'
-                    "<th>first example</th></tr>" + "".join(body) + "</table>")
+        first_line = (full.splitlines() or [""])[0]
+        detail = (f"<details><summary>{_e(first_line[:200])}</summary><pre>{_e(full)}</pre></details>"
+                  if full != first_line else _e(first_line))
+        mid = str(ex["match_id"])
+        ply = ex["ply"]
+        view = (f' <a class="to-fault" href="#viewer" data-match="{_e(mid)}" data-ply="{_e(ply)}">view</a>'
+                if mid in viewer_ids else "")
+        body.append(
+            f'<tr class="fault-row" data-bot="{_e(g["bot"])}" data-kind="{_e(g["kind"])}">'
+            f'<td class="bot">{_e(g["bot"])}</td>'
+            f'<td><span class="kind {_e(g["kind"])}">{_e(g["kind"])}</span></td>'
+            f'<td class="norm"><code>{_e(g["reason"])}</code></td><td class="count">{g["count"]}</td>'
+            f'<td class="first"><code class="mid">{_e(mid)}</code> move {_e(ply)}{view}'
+            f'<div class="small">{_e(ex["game"])}, seat {_e(ex["seat"])}, in {g["matches"]:,} match(es); '
+            f"<code>cardarena show DIR {_e(mid)}</code></div>{detail}</td></tr>")
+    note = (f'<p class="small" id="faults-note">{len(rows):,} faults in {len(groups):,} group(s): '
+            "one row per entrant, kind and normalised reason (the first line of the reason with the "
+            "action given, card tokens, numbers, addresses and suit names replaced by placeholders, "
+            "and the engine's legal list dropped), so one bug at different moves is one row. The first "
+            "example is the earliest match it happened in, and its move (ply).</p>")
+    return chart + note + ('<table class="grid faults"><tr><th>entrant</th><th>kind</th><th>reason '
+                           "(normalised)</th><th>count</th><th>first example (match, move)</th></tr>"
+                           + "".join(body) + "</table>")
 
 
-def _coverage_block(rows: Sequence[dict[str, Any]], charts: _Charts, logs: Logs) -> str:
+def _coverage_block(rows: Sequence[dict[str, Any]], logs: Logs) -> str:
+    """One small table per game (its events, how often each fired and in how many matches), each
+    saying which of its events never fired; a grid of them wraps to the page's width."""
     games = logs.games()
     if not games:
         return _nodata("No games in this tournament yet, so no rule coverage.")
     if not rows:
         return _nodata(f"No rule event is listed for {', '.join(games)} and none fired, "
-                       "so there is nothing to chart.")
-    never = [r for r in rows if r["count"] == 0]
-    unlisted = [r for r in rows if not r["listed"]]
-    note = (f'<p id="coverage-note">{len(rows) - len(never)} of {len(rows)} (game, event) pairs fired at '
-            "least once. "
-            + (f'<span class="warn">Never fired: {_e(", ".join(r["event"] for r in never))}.</span> '
-               if never else "Every listed event fired. ")
-            + (f'Fired but not on the rules card: {_e(", ".join(r["event"] for r in unlisted))}.'
-               if unlisted else "") + "</p>")
+                       "so there is nothing to show.")
+    by_game: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_game[r["game"]].append(r)
+    never_total = sum(1 for r in rows if r["count"] == 0)
+    gaps = [g for g in by_game if any(r["count"] == 0 for r in by_game[g])]
+    note = (f'<p id="coverage-note">{len(rows) - never_total} of {len(rows)} (game, event) pairs fired '
+            f"at least once, over {len(by_game)} game(s); "
+            + (f'<span class="warn">{len(gaps)} game(s) have an event that never fired</span>.' if gaps
+               else "every listed event fired.")
+            + ' <label class="small"><input type="checkbox" id="cov-gaps"> only games with an event that '
+            "never fired</label></p>")
     if not logs.matches:
         note += '<p class="small">No matches yet: every listed event is still to fire.</p>'
-    return note + charts.slot("coverage", coverage_chart(rows), "")
+    cards = []
+    for g in _game_order(by_game):
+        rs = by_game[g]
+        never = [r for r in rs if r["count"] == 0]
+        fired = len(rs) - len(never)
+        said = (f'<p class="never warn">Never fired: {_e(", ".join(r["short"] for r in never))}.</p>' if never
+                else '<p class="never ok">Every event fired.</p>')
+        trs = []
+        for r in sorted(rs, key=lambda r: (r["count"] > 0, not r["listed"], r["short"])):
+            tag = ("" if r["listed"] else
+                   ' <span class="tag" title="fired, but not on the rules card">unlisted</span>')
+            zero = " zero" if r["count"] == 0 else ""
+            trs.append(f'<tr class="cov-row{zero}" data-event="{_e(r["event"])}">'
+                       f'<td class="ev">{_e(r["short"]).replace("_", "_<wbr>")}{tag}</td>'
+                       f'<td class="n">{r["count"]:,}</td><td class="n">{r["matches"]:,}</td></tr>')
+        cards.append(f'<div class="cov-game{" has-gaps" if never else ""}" data-game="{_e(g)}">'
+                     f'<h4>{_e(g)} <span class="small">{fired} of {len(rs)} fired</span></h4>{said}'
+                     '<table class="cov"><thead><tr><th>event</th><th class="n">fired</th>'
+                     f'<th class="n">matches</th></tr></thead><tbody>{"".join(trs)}</tbody></table></div>')
+    return note + f'<div class="cov-grid">{"".join(cards)}</div>'
 
 
 def _is_team_game(game: str) -> bool:
@@ -777,6 +892,8 @@ def _leaderboards_block(an: Analysis, logs: Logs, charts: _Charts) -> str:
     order = logs.games()
     games = sorted({m["game"] for m in logs.matches}, key=order.index)
     tabs: list[tuple[str, str | None]] = [("overall", None)] + [(g, g) for g in games]
+    about = {label: e["bot"] + (f" · {options_text(e['options'])}" if e["options"] else "")
+             for label, e in entrants(logs.manifests).items() if e["options"] or e["bot"] != label}
     buttons, panes = [], []
     for i, (label, game) in enumerate(tabs):
         rows = an.leaderboard(game)
@@ -786,7 +903,7 @@ def _leaderboards_block(an: Analysis, logs: Logs, charts: _Charts) -> str:
             body = _nodata(f"No finished matches in {what}, so no leaderboard.")
         else:
             one = len(rows) == 1
-            body = leaderboard_table(rows, per_game=game is not None)
+            body = leaderboard_table(rows, per_game=game is not None, about=about)
             body += ('<p class="small">Strength: Plackett–Luce maximum likelihood (log-strength, '
                      "centred on 0) with a 95% interval from resampling duplicate groups; <b>~</b>: not "
                      "significantly ahead of the next entrant. openskill: Plackett–Luce updates in match-id "
@@ -834,7 +951,7 @@ def build_report(root: str | Path, output: str | Path | None = None, sample: int
     """
     t0 = time.perf_counter()
     logs = read_logs(root)
-    out = Path(output) if output is not None else logs.root / "report.html"
+    out = output_path(output, logs.root / "report.html")
     from engine import GAMES
     picked = sample_matches([m for m in logs.matches if m["game"] in GAMES or m["match_id"] in include],
                             sample, include)
@@ -846,8 +963,8 @@ def build_report(root: str | Path, output: str | Path | None = None, sample: int
         "SIZE": _size_block(logs),
         "VERIFY": _verify_block(verification if verify else None, len(logs.matches)),
         "LEADERBOARDS": _leaderboards_block(an, logs, charts),
-        "FAULTS": _faults_block(an.faults(), charts, len(logs.matches)),
-        "COVERAGE": _coverage_block(an.coverage(), charts, logs),
+        "FAULTS": _faults_block(an.faults(), charts, len(logs.matches), {m["match_id"] for m in picked}),
+        "COVERAGE": _coverage_block(an.coverage(), logs),
     }
     moves = logs.moves_of([m["match_id"] for m in picked])
     viewer = [replay_for_viewer(m, moves[m["match_id"]]) for m in picked]
@@ -862,28 +979,93 @@ def build_report(root: str | Path, output: str | Path | None = None, sample: int
                     "<code>--match ID</code>."))
     name = (", ".join(str(m.get("tournament")) for m in logs.manifests)
             or ", ".join(sorted({m["tournament"] for m in logs.matches})) or logs.root.name)
-    page = (TEMPLATES / "report.html").read_text(encoding="utf-8")
-    css = (TEMPLATES / "report.css").read_text(encoding="utf-8")
-    js = (TEMPLATES / "report.js").read_text(encoding="utf-8")
     fills = {
         "@@TITLE@@": _e(f"cardarena: {name}"),
         "@@GENERATED@@": _e(datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")),
         "@@ROOT@@": _e(str(logs.root)),
         "@@VIEWER_NOTE@@": vnote,
         **{f"@@{k}@@": v for k, v in sections.items()},
-        "/*@@CSS@@*/": css,
         "/*@@VEGA@@*/": vega_bundle() if charts.specs else "",
         "@@CHARTS_JSON@@": _json_script(charts.specs),
         "@@MATCHES_JSON@@": _json_script(viewer),
-        "/*@@JS@@*/": js.replace("</script", "<\\/script"),
     }
-    page = re.sub(r"@@[A-Z_]+@@|/\*@@[A-Z]+@@\*/", lambda mt: fills.get(mt.group(0), mt.group(0)), page)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    tmp.write_text(page, encoding="utf-8")
-    tmp.replace(out)
+    _write_page(out, "report.html", fills)
     summary = {"path": str(out), "bytes": out.stat().st_size, "matches": total, "viewer_matches": len(viewer),
                "charts": len(charts.specs), "verified": verification["matches"] if verification else 0,
                "violations": len(verification["problems"]) if verification else None,
                "seconds": round(time.perf_counter() - t0, 2)}
     return out, summary
+
+
+def output_path(output: str | Path | None, default: Path) -> Path:
+    """The file to write: ``output`` or ``default``; :class:`DashboardError` when it names a folder or
+    its folder does not exist (nothing is created)."""
+    out = Path(output) if output is not None else default
+    if out.is_dir():
+        raise DashboardError(f"--output {out} is a directory; give a file name such as {out / default.name}")
+    if not out.parent.is_dir():
+        what = "is a file, not a folder" if out.parent.exists() else "does not exist"
+        raise DashboardError(f"--output {out}: the folder {out.parent} {what}; create it first")
+    return out
+
+
+def _write_page(out: Path, template: str, fills: dict[str, str]) -> None:
+    """Fill ``templates/<template>`` (the CSS, the script and the viewer's markup go in here) and write
+    it atomically to ``out``."""
+    page = (TEMPLATES / template).read_text(encoding="utf-8")
+    page = page.replace("@@VIEWER_SECTION@@", (TEMPLATES / "viewer.html").read_text(encoding="utf-8"))
+    js = (TEMPLATES / "report.js").read_text(encoding="utf-8")
+    fills = {"/*@@CSS@@*/": (TEMPLATES / "report.css").read_text(encoding="utf-8"),
+             "/*@@JS@@*/": js.replace("</script", "<\\/script"), **fills}
+    page = re.sub(r"@@[A-Z_]+@@|/\*@@[A-Z]+@@\*/", lambda mt: fills.get(mt.group(0), mt.group(0)), page)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(page, encoding="utf-8")
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def find_match(logs: Logs, match_id: str) -> dict[str, Any]:
+    """The logged match ``match_id`` (or the one match whose id starts with it, 6 digits or more);
+    :class:`DashboardError` naming what was wrong otherwise."""
+    exact = [m for m in logs.matches if m["match_id"] == match_id]
+    if exact:
+        return exact[0]
+    near = [m for m in logs.matches if len(match_id) >= 6 and m["match_id"].startswith(match_id)]
+    if len(near) == 1:
+        return near[0]
+    if len(near) > 1:
+        more = ", ..." if len(near) > 5 else ""
+        raise DashboardError(f"match id {match_id!r} is ambiguous in {logs.root}: "
+                             f"{', '.join(m['match_id'] for m in near[:5])}{more}")
+    raise DashboardError(f"no match {match_id!r} in {logs.root} ({len(logs.matches):,} matches; match ids "
+                         "are 16 hex digits, as `cardarena query` prints them)")
+
+
+def build_match_page(root: str | Path, match_id: str, output: str | Path | None = None
+                     ) -> tuple[Path, dict[str, Any]]:
+    """Write the match viewer for one logged match (``cardarena show DIR MATCH_ID``): the report's
+    viewer, self-contained, for that match alone.  Default file: ``DIR/match-<ID>.html``."""
+    t0 = time.perf_counter()
+    logs = read_logs(root)
+    m = find_match(logs, match_id)
+    out = output_path(output, logs.root / f"match-{m['match_id']}.html")
+    from engine import GAMES
+    if m["game"] not in GAMES:
+        raise DashboardError(f"match {m['match_id']} is a game of {m['game']!r}, which this engine does not "
+                             "know")
+    vm = replay_for_viewer(m, logs.moves_of([m["match_id"]])[m["match_id"]])
+    fills = {
+        "@@TITLE@@": _e(f"cardarena: {m['game']} match {m['match_id']}"),
+        "@@GENERATED@@": _e(datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")),
+        "@@ROOT@@": _e(str(logs.root)),
+        "@@VIEWER_NOTE@@": (f"Tournament {_e(m['tournament'])} · {_e(m['game'])} · status {_e(m['status'])}"
+                            + (f" · {len(m['faults'])} fault(s): <b>⚠ fault</b> goes to the move"
+                               if m["faults"] else "")),
+        "@@MATCHES_JSON@@": _json_script([vm]),
+    }
+    _write_page(out, "match.html", fills)
+    return out, {"path": str(out), "bytes": out.stat().st_size, "match_id": m["match_id"], "game": m["game"],
+                 "moves": vm["nmoves"], "faults": len(m["faults"]), "replay_error": vm["error"],
+                 "seconds": round(time.perf_counter() - t0, 2)}

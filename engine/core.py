@@ -164,8 +164,41 @@ class Game:
         return state
 
 
+OBSERVATION_COMMON: dict[str, str] = {
+    "game": "the game id (str)",
+    "seat": "your seat (int, from 0)",
+    "players": "the number of seats (int)",
+    "deal": "the deal being played (int, from 1)",
+    "phase": "the step of the deal the game is in (str: the game's own phase names, e.g. `play`)",
+    "current_player": "the seat to act (int), null once the match is over",
+    "scores": "the match score sheet so far, one number per seat, in the game's own units",
+    "legal_actions": "the actions you may play now (list[str] in canonical notation, docs/notation.md); "
+                     "empty when it is not your turn",
+}
+"""The keys every observation has (:meth:`State.observation`) -> meaning and shape."""
+
+
 class State:
     """One match in progress.  The public methods are CONTRACT.md's engine API."""
+
+    OBSERVATION: ClassVar[dict[str, str | None]] = {}
+    """The keys :meth:`_observe` adds to the common ones (:data:`OBSERVATION_COMMON`) -> a one-line
+    meaning and shape, for bot authors (docs/bots.md is generated from it).  A game declares the keys
+    it adds to its family's; ``None`` withdraws a family key the game does not show.  See
+    :meth:`observation_keys`."""
+
+    @classmethod
+    def observation_keys(cls) -> dict[str, str]:
+        """Every game-specific observation key -> its meaning: the ``OBSERVATION`` declarations of
+        this class and its bases, the most derived one winning."""
+        out: dict[str, str] = {}
+        for c in reversed(cls.__mro__):
+            for k, v in c.__dict__.get("OBSERVATION", {}).items():
+                if v is None:
+                    out.pop(k, None)
+                else:
+                    out[k] = v
+        return out
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -227,9 +227,10 @@ _mount_analysis()
 
 
 def _mount_dashboard() -> None:
-    """``dashboard`` (dashboards/cli.py)."""
-    from dashboards.cli import dashboard_cmd
+    """``dashboard`` and ``show`` (dashboards/cli.py)."""
+    from dashboards.cli import dashboard_cmd, show_cmd
     app.command("dashboard")(dashboard_cmd)
+    app.command("show")(show_cmd)
 
 
 _mount_dashboard()

@@ -29,9 +29,17 @@ Layout under a tournament output directory (documented for readers in ``data/REA
   matches are then skipped) or finds itself fenced off and deletes its parts: never both.  On a
   cluster the output directory is shared, and so is this lock (NFS v4 and other POSIX filesystems
   carry ``flock`` across machines).
+- **Integrity.** Every part carries page CRCs, and before its matches part a batch writes its digest
+  record ``OUT/_digests/game=<id>/<part>.json`` (SHA-256 and rows of each part).  :func:`check_batch`
+  certifies a batch against it (every part decoded whole, the schema's types, the rows consistent and
+  this tournament's); :func:`repair` (run by every resume, under the lock) moves each batch that is not
+  whole to ``OUT/_quarantine/`` so that its matches are played again; :func:`scan_matches` and
+  :func:`finished_matches` count only whole batches.  Writes name their file when the disk is full and
+  leave no temporary file.
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import functools
 import hashlib
@@ -40,7 +48,7 @@ import os
 import re
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -262,58 +270,111 @@ def engine_version() -> str:
 
 
 # ------------------------------------------------------------------------------------------ writing
-def write_part(path: Path, table: pa.Table, fsync: bool = True) -> None:
+def part_bytes(table: pa.Table) -> bytes:
+    """A part file's bytes: zstd, the schema version in its metadata, a CRC on every data page
+    (readers verify them: :func:`read_part`)."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table.replace_schema_metadata(_META), sink, compression="zstd", write_page_checksum=True)
+    return bytes(sink.getvalue().to_pybytes())
+
+
+def write_part(path: Path, table: pa.Table, fsync: bool = True) -> str:
     """Write ``table`` to ``path`` atomically: a hidden temporary file in the same directory, then
-    ``os.replace``.  A concurrent or repeated write of the same part leaves one whole file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
+    ``os.replace``.  A concurrent or repeated write of the same part leaves one whole file.  Returns
+    the SHA-256 of the file's bytes.  An ``OSError`` (a full disk) names ``path`` and leaves no
+    temporary file."""
+    data = part_bytes(table)
+    _write_atomic(path, data, fsync)
+    return hashlib.sha256(data).hexdigest()
+
+
+def _tmp_name(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
+
+
+def _write_atomic(path: Path, data: bytes, fsync: bool, mode: int = 0o644) -> None:
+    tmp = _tmp_name(path)
     try:
-        _write_tmp(path, tmp, table, fsync)
+        _write_tmp(path, tmp, data, fsync, mode)
         os.replace(tmp, path)
+    except OSError as e:
+        raise _named(e, path) from None
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        tmp.unlink(missing_ok=True)
 
 
-def _write_tmp(path: Path, tmp: Path, table: pa.Table, fsync: bool) -> None:
+def _named(e: OSError, path: Path) -> OSError:
+    """``e`` naming the file it was writing (a failed ``write`` or ``flush`` names none)."""
+    if e.filename is not None or e.errno is None:
+        return e
+    return OSError(e.errno, e.strerror, str(path))
+
+
+def _write_tmp(path: Path, tmp: Path, data: bytes, fsync: bool, mode: int = 0o644) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table.replace_schema_metadata(_META), tmp, compression="zstd")
-    if fsync:
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode), "wb") as f:
+        f.write(data)
+        f.flush()
+        if fsync:
+            os.fsync(f.fileno())
 
 
 class Fenced(Exception):
     """A batch of an earlier run of the tournament tried to commit after a new run began."""
 
 
+DIGESTS = "_digests"
+"""``OUT/_digests/game=<id>/<part name>.json``: each batch's digest record (outside the table trees,
+which Polars reads whole; readers of ``OUT`` as a dataset skip ``_`` folders)."""
+
+
+def digest_path(matches_part: Path) -> Path:
+    """The digest record of the batch whose matches part is ``matches_part``."""
+    game_dir = matches_part.parent
+    return game_dir.parent.parent / DIGESTS / game_dir.name / f"{matches_part.name}.json"
+
+
 def commit_batch(root: str | os.PathLike[str], log: BatchLog, fsync: bool = True,
                  epoch: int = 0) -> list[Path]:
     """Write the batch's three parts (matches last, the commit record); return their paths.
 
+    Before the matches part, the batch's digest record (:func:`digest_path`: the SHA-256 and row count
+    of each of its three parts) is written: :func:`check_batch` compares the files against it.
     With ``epoch`` > 0 the matches part is renamed into place only while the tournament's epoch file
     (locked shared) still holds ``epoch``; otherwise the batch's parts are deleted and :class:`Fenced`
     raised.  Epoch 0 writes without the fence (synthetic logs, tests)."""
     name = part_name(log.tournament, log.match_ids, epoch)
     tables = log.tables()
     paths: list[Path] = []
-    for t in TABLES:
+    sha: dict[str, str] = {}
+    for t in TABLES[:-1]:
         p = partition_dir(root, t, log.game) / name
-        if t == "matches" and epoch:
-            _fenced_write(root, log.tournament, epoch, p, tables[t], paths, fsync)
-        else:
-            write_part(p, tables[t], fsync=fsync)
+        sha[t] = write_part(p, tables[t], fsync=fsync)
         paths.append(p)
+    mpath = partition_dir(root, "matches", log.game) / name
+    data = part_bytes(tables["matches"])
+    sha["matches"] = hashlib.sha256(data).hexdigest()
+    record = {"tournament": log.tournament, "rows": {t: tables[t].num_rows for t in TABLES}, "sha256": sha}
+    dpath = digest_path(mpath)
+    _write_atomic(dpath, (json.dumps(record, sort_keys=True) + "\n").encode(), fsync)
+    paths.append(dpath)
+    if epoch:
+        _fenced_write(root, log.tournament, epoch, mpath, data, len(tables["matches"]), paths, fsync)
+    else:
+        _write_atomic(mpath, data, fsync)
+    paths.remove(dpath)
+    paths.append(mpath)
     return paths
 
 
-def _fenced_write(root: str | os.PathLike[str], tournament: str, epoch: int, path: Path, table: pa.Table,
-                  written: list[Path], fsync: bool) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
+def _fenced_write(root: str | os.PathLike[str], tournament: str, epoch: int, path: Path, data: bytes,
+                  rows: int, written: list[Path], fsync: bool) -> None:
+    tmp = _tmp_name(path)
     try:
-        _write_tmp(path, tmp, table, fsync)
+        try:
+            _write_tmp(path, tmp, data, fsync)
+        except OSError as e:
+            raise _named(e, path) from None
         with open(epoch_path(root, tournament), "a+") as f:
             fcntl.flock(f, fcntl.LOCK_SH)   # released when f closes
             f.seek(0)
@@ -324,10 +385,9 @@ def _fenced_write(root: str | os.PathLike[str], tournament: str, epoch: int, pat
         for p in written:
             p.unlink(missing_ok=True)
         raise Fenced(f"tournament {tournament!r} in {root}: a new run (epoch {now}) began after this batch's "
-                     f"(epoch {epoch}); its {len(table)} matches are left to the new run")
+                     f"(epoch {epoch}); its {rows} matches are left to the new run")
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        tmp.unlink(missing_ok=True)
 
 
 def epoch_path(root: str | os.PathLike[str], tournament: str) -> Path:
@@ -349,11 +409,18 @@ def begin_epoch(root: str | os.PathLike[str], tournament: str) -> int:
             epoch = int(text or 0) + 1
         except ValueError:
             raise ValueError(f"{path} holds {text[:40]!r}, not an epoch number") from None
-        f.seek(0)
-        f.truncate()
-        f.write(f"{epoch}\n")
-        f.flush()
-        os.fsync(f.fileno())
+        line = f"{epoch}\n".encode()
+        try:   # overwrite in place, then cut: a full disk cannot leave the fence empty (back at epoch 1)
+            fd = os.open(path, os.O_WRONLY)   # f is O_APPEND, where pwrite appends on Linux
+            try:
+                if os.pwrite(fd, line, 0) != len(line):
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                os.ftruncate(fd, len(line))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as e:
+            raise _named(e, path) from None
     return epoch
 
 
@@ -367,22 +434,289 @@ def committed_parts(root: str | os.PathLike[str], tournament: str, table: str = 
     return sorted(p for p in base.glob("game=*/part-*.parquet") if p.name.startswith(prefix))
 
 
-def finished_matches(root: str | os.PathLike[str], tournament: str) -> set[str]:
-    """Ids of the matches of ``tournament`` whose results are committed under ``root``."""
+class PartError(Exception):
+    """A part file that does not read whole, or a batch that is incomplete or not this tournament's; the
+    message is one line naming the file."""
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split())
+
+
+def _arrow_buffer(data: bytes) -> pa.Buffer:
+    """``data`` copied into memory that Arrow owns (no reference back to a Python object)."""
+    buf = pa.allocate_buffer(len(data))
+    pa.FixedSizeBufferWriter(buf).write(data)
+    return buf
+
+
+def read_part(path: Path, table: str, columns: list[str] | None = None,
+              data: bytes | None = None) -> pa.Table:
+    """Decode a part of ``table`` whole (every row group and column, the data pages' CRCs checked where
+    the writer recorded them) and check its columns against the schema; :class:`PartError` otherwise."""
+    try:
+        # Bytes are copied into an Arrow buffer and read on this thread: a reader that still held a
+        # Python buffer when a pool thread released it aborted the interpreter at exit (pyarrow 23).
+        source = pa.BufferReader(_arrow_buffer(data)) if data is not None else str(path)
+        with pq.ParquetFile(source, page_checksum_verification=True) as pf:
+            schema = pf.schema_arrow
+            got = pf.read(columns=columns, use_threads=False)
+    except FileNotFoundError:
+        raise PartError(f"{path}: missing part file") from None
+    except (OSError, pa.ArrowException, ValueError, EOFError) as e:   # truncated, empty, junk, bad CRC
+        raise PartError(f"{path}: unreadable Parquet part, truncated or corrupted ({_one_line(e)[:300]})"
+                        ) from None
+    names = set(schema.names)
+    bad = [f.name for f in SCHEMAS[table] if f.name not in names or schema.field(f.name).type != f.type]
+    if bad:   # (a column beyond the schema's, e.g. a ``game`` a rewrite took from the path, is no harm)
+        raise PartError(f"{path}: not a {table} part of schema version {SCHEMA_VERSION}: missing or mistyped "
+                        f"column(s) {', '.join(bad)}")
+    return got
+
+
+@dataclass
+class BatchCheck:
+    """What :func:`check_batch` found about one batch (its matches part and the parts of the same name)."""
+    game: str
+    name: str
+    match_ids: list[str]
+    """Empty when the matches part does not read."""
+    problems: list[str]
+    """One line each, naming the file; empty: the batch is whole and this tournament's."""
+    unreadable: list[str] = field(default_factory=list)
+    """Those of :attr:`problems` that mean a part is missing or does not decode (the others: it decodes
+    but changed since its commit, disagrees with the other parts, or holds another tournament's rows)."""
+    matches: pa.Table | None = None
+    """The decoded matches part (None when it does not read)."""
+    foreign: bool = False
+    """The matches part reads whole but holds rows of another tournament: reported, never counted."""
+
+    def fail(self, problem: str) -> None:
+        self.problems.append(problem)
+        self.unreadable.append(problem)
+
+
+def check_batch(root: str | os.PathLike[str], game: str, name: str, tournament: str | None = None,
+                full: bool = True) -> BatchCheck:
+    """Certify one committed batch: its matches part decodes whole with the expected schema, holds each
+    match once and only rows of ``tournament`` (``None``: of the tournament its name's key says); its
+    moves and events parts exist; every part agrees with the batch's digest record (SHA-256 and rows,
+    when the writer recorded one).  With ``full`` the moves and events parts are decoded whole too and
+    their rows checked against the matches part (tournament, match ids, ``matches.moves`` per match);
+    otherwise only their footers' row counts are."""
+    base = Path(root)
+    mpath = partition_dir(base, "matches", game) / name
+    out = BatchCheck(game, name, [], [])
+    record, rec_problem = _digest_record(mpath)
+    if rec_problem:
+        out.problems.append(rec_problem)
+    data = {}
+    for t in TABLES if full else ("matches",):
+        p = partition_dir(base, t, game) / name
+        try:
+            data[t] = p.read_bytes()
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            out.fail(f"{p}: cannot read ({e.strerror or e})")
+            continue
+        want = (record or {}).get("sha256", {}).get(t)
+        if want is not None and hashlib.sha256(data[t]).hexdigest() != want:
+            out.problems.append(f"{p}: its bytes changed since the batch was committed (SHA-256 differs "
+                                "from the batch's digest record)")
+    if "matches" not in data:
+        out.fail(f"{mpath}: missing part file")
+        return out
+    try:
+        m = read_part(mpath, "matches", data=data["matches"])
+    except PartError as e:
+        out.fail(str(e))
+        return out
+    out.matches = m
+    ids = m.column("match_id").to_pylist()
+    owners = sorted(set(m.column("tournament").to_pylist()))
+    expect = [tournament] if tournament is not None else [o for o in owners
+                                                          if name.startswith(f"part-{tournament_key(o)}-")]
+    foreign = [o for o in owners if o not in expect]
+    if foreign or not expect:
+        out.foreign = True
+        whose = tournament if tournament is not None else "the tournament its name is keyed to"
+        out.problems.append(f"{mpath}: holds rows of tournament {', '.join(map(repr, foreign or owners))}, "
+                            f"not of {whose}: not counted")
+        return out
+    out.match_ids = ids
+    if len(set(ids)) != len(ids):
+        out.problems.append(f"{mpath}: holds a match more than once")
+    per_match = dict(zip(ids, m.column("moves").to_pylist(), strict=True))
+    rows = (record or {}).get("rows", {})
+    for t in ("moves", "events"):
+        p = partition_dir(base, t, game) / name
+        if not p.is_file():
+            out.fail(f"{p}: missing part file (its batch's matches part {mpath} exists: the batch "
+                     "is incomplete)")
+            continue
+        n: int | None = None
+        if full and t in data:
+            try:
+                tab = read_part(p, t, columns=["tournament", "match_id"], data=data[t])
+            except PartError as e:
+                out.fail(str(e))
+                continue
+            n = tab.num_rows
+            if any(x not in expect for x in tab.column("tournament").unique().to_pylist()):
+                out.problems.append(f"{p}: holds rows of another tournament than its matches part")
+            got: dict[str, int] = {}
+            for x in tab.column("match_id").to_pylist():
+                got[x] = got.get(x, 0) + 1
+            if not set(got) <= set(per_match):
+                out.problems.append(f"{p}: holds rows of matches its matches part does not hold")
+            if t == "moves" and any(got.get(k, 0) != v for k, v in per_match.items()):
+                out.problems.append(f"{p}: its rows per match disagree with matches.moves of {mpath}")
+        elif not full:
+            try:
+                n = pq.read_metadata(p).num_rows
+            except (OSError, pa.ArrowException, ValueError) as e:
+                out.fail(f"{p}: unreadable Parquet part, truncated or corrupted ({_one_line(e)[:300]})")
+                continue
+            if t == "moves" and n != sum(per_match.values()):
+                out.problems.append(f"{p}: {n} rows but matches.moves of {mpath} sums to "
+                                    f"{sum(per_match.values())}")
+        if n is not None and t in rows and rows[t] != n:
+            out.problems.append(f"{p}: {n} rows but the batch's digest record says {rows[t]}")
+    if "matches" in rows and rows["matches"] != m.num_rows:
+        out.problems.append(f"{mpath}: {m.num_rows} rows but the batch's digest record says "
+                            f"{rows['matches']}")
+    return out
+
+
+def _digest_record(mpath: Path) -> tuple[dict[str, Any] | None, str | None]:
+    dpath = digest_path(mpath)
+    try:
+        rec = json.loads(dpath.read_text())
+    except FileNotFoundError:
+        return None, None    # a batch written before digest records (or by another writer)
+    except (OSError, ValueError) as e:
+        return None, f"{dpath}: unreadable digest record ({_one_line(e)[:200]})"
+    if not isinstance(rec, dict) or not isinstance(rec.get("sha256"), dict) or not isinstance(
+            rec.get("rows"), dict):
+        return None, f"{dpath}: not a digest record"
+    return rec, None
+
+
+def record_digests(matches_part: Path) -> None:
+    """Write the digest record of a batch from its parts as they are now: for a deliberate edit of a
+    committed part (tests that forge a log to show the rule checks catch it)."""
+    sha, rows = {}, {}
+    for t in TABLES:
+        p = matches_part.parent.parent.parent / t / matches_part.parent.name / matches_part.name
+        if p.is_file():
+            sha[t] = hashlib.sha256(p.read_bytes()).hexdigest()
+            rows[t] = pq.read_metadata(p).num_rows
+    record = {"tournament": None, "rows": rows, "sha256": sha}
+    _write_atomic(digest_path(matches_part), (json.dumps(record, sort_keys=True) + "\n").encode(), False)
+
+
+def scan_matches(root: str | os.PathLike[str], tournament: str) -> tuple[set[str], list[BatchCheck]]:
+    """(ids of the matches in ``tournament``'s whole batches, the batches that are not whole): the
+    matches parts decoded and checked against their digest record, the moves and events parts'
+    presence and row counts (:func:`check_batch` without ``full``)."""
     done: set[str] = set()
+    bad: list[BatchCheck] = []
     for p in committed_parts(root, tournament):
-        t = pq.read_table(p, columns=["tournament", "match_id"])
-        ids = t.column("match_id").to_pylist()
-        if any(x != tournament for x in t.column("tournament").unique().to_pylist()):
-            raise ValueError(f"{p} holds rows of another tournament than {tournament!r}")
-        done.update(ids)
+        c = check_batch(root, p.parent.name.partition("=")[2], p.name, tournament, full=False)
+        if c.problems:
+            bad.append(c)
+        else:
+            done.update(c.match_ids)
+    return done, bad
+
+
+def finished_matches(root: str | os.PathLike[str], tournament: str) -> set[str]:
+    """Ids of the matches of ``tournament`` whose results are committed under ``root``; :class:`PartError`
+    naming the first batch that is not whole (see :func:`scan_matches`, :func:`repair`)."""
+    done, bad = scan_matches(root, tournament)
+    if bad:
+        raise PartError(damage_line(bad, root))
     return done
+
+
+def damage_line(bad: Sequence[BatchCheck], root: str | os.PathLike[str]) -> str:
+    """One line for damaged batches: the first problem, how many more, and how to repair."""
+    first = bad[0].problems[0]
+    more = sum(len(c.problems) for c in bad) - 1
+    return (first + (f" (and {more} more problem(s))" if more else "") +
+            f"; `cardarena tournament repair {root}` quarantines the damaged batches and `--resume` "
+            "replays their matches")
+
+
+QUARANTINE = "_quarantine"
+"""``OUT/_quarantine/<table>/game=<id>/<part>``: where :func:`repair` moves the parts of damaged batches."""
+
+
+@dataclass
+class Repair:
+    done: set[str]
+    """The matches committed in whole batches after the repair (each once)."""
+    quarantined: list[tuple[str, list[str]]]
+    """Per batch moved to ``_quarantine``: (its matches part, the problems found)."""
+    replay: set[str]
+    """Ids of the (scheduled) matches the quarantined batches held that no whole batch holds."""
+
+
+def repair(root: str | os.PathLike[str], tournament: str, scheduled: set[str] | None = None) -> Repair:
+    """Certify every committed batch of ``tournament`` (:func:`check_batch` with ``full``) and move each
+    batch that is not whole, not this tournament's, holds a match outside ``scheduled`` or a match an
+    earlier whole batch already holds, with all of its files, to ``OUT/_quarantine/``.
+
+    Call only while holding the tournament's lock, after :func:`begin_epoch`."""
+    base = Path(root)
+    done: set[str] = set()
+    where: dict[str, Path] = {}
+    out = Repair(done, [], set())
+    for p in committed_parts(base, tournament):
+        c = check_batch(base, p.parent.name.partition("=")[2], p.name, tournament, full=True)
+        if not c.problems and scheduled is not None:
+            extra = [x for x in c.match_ids if x not in scheduled]
+            if extra:
+                c.problems.append(f"{p}: holds {len(extra)} match(es) not in the schedule of tournament "
+                                  f"{tournament!r} (e.g. {extra[0]}): not counted")
+        if not c.problems:
+            twice = [x for x in c.match_ids if x in done]
+            if twice:
+                c.problems.append(f"{p}: holds {len(twice)} match(es) already in {where[twice[0]]} "
+                                  f"(e.g. {twice[0]}): not counted twice")
+        if c.problems:
+            _quarantine(base, c.game, c.name)
+            out.quarantined.append((str(p), c.problems))
+            out.replay.update(x for x in c.match_ids if scheduled is None or x in scheduled)
+            continue
+        done.update(c.match_ids)
+        where.update((x, p) for x in c.match_ids)
+    out.replay -= done
+    return out
+
+
+def _quarantine(root: Path, game: str, name: str) -> None:
+    """Move a batch's files (its three parts and digest record, those that exist) under ``_quarantine``."""
+    for t in (*TABLES, DIGESTS):
+        src = partition_dir(root, t, game) / name
+        for f in [digest_path(partition_dir(root, "matches", game) / name)] if t == DIGESTS else [src]:
+            if not f.exists():
+                continue
+            dst_dir = root / QUARANTINE / t / f"game={game}"
+            dst_dir.mkdir(parents=True, exist_ok=True)
+            dst = dst_dir / f.name
+            n = 1
+            while dst.exists():          # the same batch damaged again after an earlier repair
+                dst = dst_dir / f"{f.name}.{n}"
+                n += 1
+            os.replace(f, dst)
 
 
 def clean_orphans(root: str | os.PathLike[str], tournament: str,
                   before_epoch: int | None = None) -> list[Path]:
-    """Remove ``tournament``'s moves/events parts without a matches part, and stale temporary files
-    (left by a killed writer).
+    """Remove ``tournament``'s moves/events parts and digest records without a matches part, and stale
+    temporary files (left by a killed writer).
 
     Without ``before_epoch``, call only while no writer of this tournament runs.  With it, only the
     files of epochs before ``before_epoch`` go: those runs are fenced off, so this is safe at any time."""
@@ -396,6 +730,17 @@ def clean_orphans(root: str | os.PathLike[str], tournament: str,
         return e is None or e < before_epoch
 
     removed: list[Path] = []
+    digests = Path(root) / DIGESTS
+    for p in digests.glob("game=*/.part-*.tmp") if digests.is_dir() else ():
+        name = p.name[1:].split(".parquet.", 1)[0] + ".parquet"
+        if name.startswith(prefix) and old(name):
+            p.unlink(missing_ok=True)
+            removed.append(p)
+    for p in digests.glob(f"game=*/{prefix}*.parquet.json") if digests.is_dir() else ():
+        name = p.name[:-len(".json")]
+        if (p.parent.name, name) not in committed and old(name):
+            p.unlink(missing_ok=True)
+            removed.append(p)
     for t in TABLES:
         base = Path(root) / t
         if not base.is_dir():
@@ -440,12 +785,15 @@ def read_manifest(root: str | os.PathLike[str], tournament: str) -> dict[str, An
 
 
 def write_manifest(root: str | os.PathLike[str], tournament: str, data: dict[str, Any]) -> None:
-    """Write the manifest atomically (temporary file, then rename)."""
+    """Write the manifest atomically (temporary file, then rename; on a full disk an ``OSError`` naming
+    the manifest, the old one intact and no temporary file left)."""
     p = manifest_path(root, tournament)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"schema_version": SCHEMA_VERSION, **data}, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, p)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise _named(e, p.parent) from None
+    text = json.dumps({"schema_version": SCHEMA_VERSION, **data}, indent=2, sort_keys=True) + "\n"
+    _write_atomic(p, text.encode(), fsync=False)
 
 
 def secret_path(root: str | os.PathLike[str], tournament: str) -> Path:
@@ -471,21 +819,14 @@ def read_secret(root: str | os.PathLike[str], tournament: str) -> bytes | None:
 
 
 def write_secret(root: str | os.PathLike[str], tournament: str, secret: bytes) -> None:
-    """Keep the secret beside the manifest, readable by its owner only, written atomically."""
+    """Keep the secret beside the manifest, readable by its owner only, written atomically (on a full
+    disk an ``OSError`` naming the file, no temporary file left)."""
     p = secret_path(root, tournament)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
-        try:
-            os.write(fd, secret.hex().encode() + b"\n")
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, p)
-    except OSError:
-        tmp.unlink(missing_ok=True)
-        raise
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise _named(e, p.parent) from None
+    _write_atomic(p, secret.hex().encode() + b"\n", fsync=True, mode=0o600)
 
 
 def tournaments_in(root: str | os.PathLike[str]) -> list[str]:

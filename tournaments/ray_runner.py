@@ -37,12 +37,14 @@ from typing import Any, TextIO
 
 from engine import GAMES
 from tournaments.log import (
+    PartError,
     begin_epoch,
     clean_orphans,
     finished_matches,
     manifest_path,
     read_manifest,
     read_secret,
+    repair,
     secret_fingerprint,
     tournaments_in,
     write_manifest,
@@ -111,6 +113,8 @@ class Prepared:
     """This run's epoch: batches of earlier runs can no longer commit (``tournaments.log``)."""
     secret: bytes = field(default=b"", repr=False)
     """The tournament secret (kept in its directory; never given to a bot)."""
+    quarantined: list[tuple[str, list[str]]] = field(default_factory=list)
+    """Damaged batches moved to ``_quarantine/`` (``tournaments.log.repair``): their matches run again."""
 
     def release(self) -> None:
         if self.lock is not None:
@@ -132,7 +136,14 @@ def prepare(spec: Spec, tournament_id: str | None = None, resume: bool = False,
         if held is not None:   # fence off the batches of earlier runs before reading what they finished
             p.epoch = begin_epoch(root, tid)
             p.removed_orphans = len(clean_orphans(root, tid, before_epoch=p.epoch))
-        p.done = finished_matches(root, tid)
+            fixed = repair(root, tid, {m.match_id for gp in p.plans for m in gp.matches()})
+            p.done, p.quarantined = fixed.done, fixed.quarantined
+        else:
+            p.done = finished_matches(root, tid)
+    except PartError as e:
+        if held is not None:
+            held.close()
+        raise TournamentError(str(e)) from None
     except BaseException:
         if held is not None:
             held.close()
@@ -225,10 +236,15 @@ def _lock(root: Path, tid: str) -> TextIO:
         f.close()
         raise TournamentError(f"tournament {tid!r} in {root} is being run by another process "
                               f"({holder or 'unknown'}); wait for it or stop it first") from None
-    f.seek(0)
-    f.truncate()
-    f.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
-    f.flush()
+    try:
+        f.seek(0)
+        f.truncate()
+        f.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
+        f.flush()
+    except OSError as e:   # a full disk: name the file (a failed flush names none)
+        with contextlib.suppress(OSError):
+            f.close()
+        raise OSError(e.errno, e.strerror, str(path)) from None
     return f
 
 
@@ -365,6 +381,8 @@ class Summary:
     stopped: bool = False
     resubmitted: int = 0
     removed_orphans: int = 0
+    quarantined: list[tuple[str, list[str]]] = field(default_factory=list)
+    """Damaged batches this run moved to ``_quarantine/`` before replaying their matches."""
     workers: set[str] = field(default_factory=set)
     nodes: set[str] = field(default_factory=set)
     """Ray node ids that ran batches."""
@@ -445,7 +463,8 @@ def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool
 
         bots_data = str(data_dir().resolve())   # the workers must read the same registry
     p = prepare(spec, tournament_id, resume, bots_data)
-    summary = Summary(p.tournament, p.root, p.total, len(p.done), removed_orphans=p.removed_orphans)
+    summary = Summary(p.tournament, p.root, p.total, len(p.done), removed_orphans=p.removed_orphans,
+                      quarantined=p.quarantined)
     try:
         if summary.complete:
             _finish_manifest(p, summary)

@@ -30,13 +30,16 @@ from the spec alone, and as guessable as the seed: for tests and demos, not for 
 
 **Sampled schedules.**  With many entrants the combinations explode (12 bots in a 4-player
 partnership game: 495 combinations x 3 splits x 4 rotations per board).  ``mode = "sampled"`` plays
-``seatings`` arrangements per game, a subset of the full schedule (same match ids), chosen greedily and
-deterministically from the seed: each next table takes the entrants with the fewest appearances so
-far, ties broken by the fewest earlier meetings with the entrants already chosen, then by the seeded
-RNG; in a partnership game the split whose partners have met as partners least.  So appearances
-differ by at most one between entrants (while the unused combinations allow it), meetings and
-partnerships spread evenly, and since every arrangement plays all its rotations, every entrant sits
-in every seat equally often.
+``seatings`` arrangements per game, a subset of the full schedule (same match ids), deterministic
+from the seed: greedy tables of the entrants with the fewest appearances so far (ties: the fewest
+earlier meetings, then the seeded RNG), a repair where used-up combinations left appearances more
+than one apart, then swaps of two entrants between two tables (annealed, then aimed at the most- and
+least-met pairs) until every pair meets ``m`` or ``m + 1`` times, or as near as :func:`least_spread`
+allows (the appearances can force a pair to meet twice while another never does), or a fixed step
+budget runs out; in a partnership game each table then takes the split whose partners have been
+partners least.  So appearances differ by at most one, pair meetings by at most one where the
+seatings allow, and since every arrangement plays all its rotations, every entrant sits in every
+seat equally often.  ``cardarena tournament plan SPEC`` shows the result (tournaments/plan.py).
 """
 from __future__ import annotations
 
@@ -48,10 +51,13 @@ import secrets
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from bots.match import derive_seed
 from engine import game_class
 from tournaments.spec import GameEntry, Spec, SpecError
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,14 +127,14 @@ def rotate(arrangement: Sequence[str], rotation: int) -> tuple[str, ...]:
     return tuple(arrangement[(s - rotation) % n] for s in range(n))
 
 
-def splits(combo: Sequence[str]) -> list[tuple[str, ...]]:
+def splits(combo: Sequence[T]) -> list[tuple[T, ...]]:
     """The seatings of a 4-entrant partnership combination, one per split into teams.
 
     >>> splits(("a", "b", "c", "d"))
     [('a', 'c', 'b', 'd'), ('a', 'b', 'c', 'd'), ('a', 'b', 'd', 'c')]
     """
     a, rest = combo[0], list(combo[1:])
-    out: list[tuple[str, ...]] = []
+    out: list[tuple[T, ...]] = []
     for partner in rest:
         x, y = [e for e in rest if e != partner]
         out.append((a, x, partner, y))
@@ -149,54 +155,271 @@ def count_arrangements(entrants: int, players: int, teams: bool) -> int:
 
 def sampled_arrangements(entrants: Sequence[str], players: int, teams: bool, count: int,
                          rng: random.Random) -> list[tuple[str, ...]]:
-    """``count`` distinct arrangements of the full schedule, balancing appearances (module doc)."""
+    """``count`` distinct arrangements of the full schedule, balancing appearances, meetings and
+    partnerships (module doc)."""
     total = count_arrangements(len(entrants), players, teams)
     if count > total:
         raise ValueError(f"{count} seatings asked but only {total} distinct ones exist")
-    order = {e: i for i, e in enumerate(entrants)}
-    appear: Counter[str] = Counter()
-    meet: Counter[tuple[str, str]] = Counter()
-    partners: Counter[tuple[str, str]] = Counter()
-    used: set[tuple[str, ...]] = set()
-    out: list[tuple[str, ...]] = []
+    n = len(entrants)
+    copies = 3 if teams else 1   # how often one combination may be a table: once per split
+    tables = _balanced_tables(n, players, count, copies, rng)
+    arrs = _split_tables(tables, rng) if teams else [tuple(t) for t in tables]
+    return [tuple(entrants[i] for i in a) for a in arrs]
 
-    def pair(a: str, b: str) -> tuple[str, str]:
-        return (a, b) if order[a] < order[b] else (b, a)
 
-    def pick_combo(noise: float) -> tuple[str, ...]:
-        chosen: list[str] = []
-        for _ in range(players):
-            best = min((e for e in entrants if e not in chosen),
+def _balanced_tables(n: int, k: int, count: int, copies: int, rng: random.Random) -> list[list[int]]:
+    """``count`` tables (sorted index lists) of ``k`` of ``n`` entrants, each combination at most
+    ``copies`` times: greedy on appearances, then swaps between tables to even out the meetings."""
+    appear = [0] * n
+    meet = [[0] * n for _ in range(n)]
+    used: Counter[tuple[int, ...]] = Counter()
+    tables: list[list[int]] = []
+
+    def pick(noise: float) -> tuple[int, ...]:
+        chosen: list[int] = []
+        for _ in range(k):
+            best = min((e for e in range(n) if e not in chosen),
                        key=lambda e: (appear[e] + noise * rng.random(),
-                                      sum(meet[pair(e, c)] for c in chosen), rng.random()))
+                                      sum(meet[e][c] for c in chosen), rng.random()))
             chosen.append(best)
-        return tuple(sorted(chosen, key=order.__getitem__))
+        return tuple(sorted(chosen))
 
-    def candidates(combo: tuple[str, ...]) -> list[tuple[str, ...]]:
-        arrs = splits(combo) if teams else [combo]
-        free = [a for a in arrs if a not in used]
-        return sorted(free, key=lambda a: partners[pair(a[0], a[2])] + partners[pair(a[1], a[3])]
-                      if teams else 0)
-
-    while len(out) < count:
-        arr: tuple[str, ...] | None = None
+    while len(tables) < count:
+        combo: tuple[int, ...] | None = None
         for attempt in range(200):
-            free = candidates(pick_combo(noise=attempt / 20))
-            if free:
-                arr = free[0]
+            c = pick(noise=attempt / 20)
+            if used[c] < copies:
+                combo = c
                 break
-        if arr is None:  # nearly exhausted: the first unused arrangement of the full schedule
-            arr = next(a for a in full_arrangements(entrants, players, teams) if a not in used)
-        used.add(arr)
-        out.append(arr)
-        for e in arr:
+        if combo is None:  # nearly exhausted: the first combination not yet used up
+            combo = next(c for c in itertools.combinations(range(n), k) if used[c] < copies)
+        used[combo] += 1
+        tables.append(list(combo))
+        for e in combo:
             appear[e] += 1
-        for a, b in itertools.combinations(arr, 2):
-            meet[pair(a, b)] += 1
-        if teams:
-            partners[pair(arr[0], arr[2])] += 1
-            partners[pair(arr[1], arr[3])] += 1
-    return out
+        for a, b in itertools.combinations(combo, 2):
+            meet[a][b] += 1
+            meet[b][a] += 1
+    _even_appearances(tables, appear, meet, used, copies)
+    _even_meetings(tables, meet, used, n, copies, rng)
+    return [sorted(t) for t in tables]
+
+
+def _even_appearances(tables: list[list[int]], appear: list[int], meet: list[list[int]],
+                      used: Counter[tuple[int, ...]], copies: int) -> None:
+    """While appearances differ by more than one (the greedy can leave that when the combinations
+    it wants are used up), give a seat of a most-appearing entrant to a least-appearing one, in the
+    table where that adds the fewest meetings."""
+    while max(appear) - min(appear) > 1:
+        hi, lo = max(appear), min(appear)
+        best: tuple[int, int, int, int, tuple[int, ...]] | None = None
+        for i, t in enumerate(tables):
+            for x in t:
+                if appear[x] != hi:
+                    continue
+                for y in range(len(appear)):
+                    if appear[y] != lo or y in t:
+                        continue
+                    c = tuple(sorted(y if e == x else e for e in t))
+                    if used[c] >= copies:
+                        continue
+                    cost = sum(meet[y][a] - meet[x][a] for a in t if a != x)
+                    if best is None or cost < best[0]:
+                        best = (cost, i, x, y, c)
+        if best is None:
+            return
+        _, i, x, y, c = best
+        used[tuple(tables[i])] -= 1
+        used[c] += 1
+        for a in tables[i]:
+            if a != x:
+                meet[x][a] -= 1
+                meet[a][x] -= 1
+                meet[y][a] += 1
+                meet[a][y] += 1
+        appear[x] -= 1
+        appear[y] += 1
+        tables[i] = list(c)
+
+
+def least_spread(n: int, k: int, appear: Sequence[int]) -> int:
+    """A lower bound of max - min pair meetings among ``n`` entrants at tables of ``k`` with these
+    appearances: 0 when every pair can meet equally often, 1 when some ``m`` lets every pair meet
+    ``m`` or ``m + 1`` times, else 2.  Entrant ``i`` has ``d_i = (k - 1) * appear_i`` meetings, so it
+    needs ``e_i = d_i - (n - 1) * m`` pairs at ``m + 1`` (``0 <= e_i <= n - 1``), and those pairs form
+    a graph with these degrees (Erdős–Gallai).  A schedule meeting the bound need not exist (no 8
+    tables of 4 among 11 entrants let every pair meet at most once); the search then lowers the sum
+    of squared meetings as far as its budget goes.
+
+    >>> least_spread(12, 4, [3] * 12), least_spread(12, 4, [4] * 8 + [3] * 4)
+    (1, 2)
+    """
+    degree = [(k - 1) * a for a in appear]
+    if n < 2:
+        return 0
+    best = 2
+    for m in range(min(degree) // (n - 1), max(degree) // (n - 1) + 1):
+        e = [d - (n - 1) * m for d in degree]
+        if all(0 <= x <= n - 1 for x in e) and _graphic(e):
+            best = min(best, 0 if not any(e) or all(x == n - 1 for x in e) else 1)
+    return best
+
+
+def _graphic(degrees: Sequence[int]) -> bool:
+    """Erdős–Gallai: a simple graph has these degrees."""
+    d = sorted(degrees, reverse=True)
+    if sum(d) % 2:
+        return False
+    for r in range(1, len(d) + 1):
+        if sum(d[:r]) > r * (r - 1) + sum(min(x, r) for x in d[r:]):
+            return False
+    return True
+
+
+def _even_meetings(tables: list[list[int]], meet: list[list[int]], used: Counter[tuple[int, ...]],
+                   n: int, copies: int, rng: random.Random) -> None:
+    """Even out the pair meetings of ``tables`` in place by swapping entrant ``x`` of table ``A``
+    with entrant ``y`` of table ``B`` (appearances unchanged).  The sum of squared meetings, the total
+    being fixed, is least when every pair meets ``m`` or ``m + 1`` times: anneal on it with random
+    swaps, then descend with aimed ones (every swap that moves an entrant of a most-met pair out of
+    a table they share, or an entrant of a least-met pair into the other's table), until the
+    meetings differ by at most one or the step budget (a function of the sizes alone, so the result
+    is deterministic from ``rng``) is spent."""
+    k = len(tables[0]) if tables else 0
+    nt = len(tables)
+    if nt < 2 or n <= k or k < 2:
+        return
+    hist = Counter(meet[a][b] for a in range(n) for b in range(a + 1, n))
+
+    def delta(ta: list[int], tb: list[int], x: int, y: int) -> int:
+        mx, my = meet[x], meet[y]
+        d = 0
+        for a in ta:   # pairs (x, a) lose one, (y, a) gain one; a member of both tables cancels out
+            if a != x and a not in tb:
+                d += 2 * (my[a] - mx[a]) + 2
+        for b in tb:
+            if b != y and b not in ta:
+                d += 2 * (mx[b] - my[b]) + 2
+        return d
+
+    def swap(ia: int, ib: int, x: int, y: int) -> bool:
+        ta, tb = tables[ia], tables[ib]
+        na = tuple(sorted(y if e == x else e for e in ta))
+        nb = tuple(sorted(x if e == y else e for e in tb))
+        if used[na] + 1 + (na == nb) > copies or used[nb] + 1 > copies:
+            return False
+        used[tuple(ta)] -= 1
+        used[tuple(tb)] -= 1
+        used[na] += 1
+        used[nb] += 1
+        for a in ta:
+            if a != x and a not in tb:
+                _bump(meet, hist, x, a, -1)
+                _bump(meet, hist, y, a, 1)
+        for b in tb:
+            if b != y and b not in ta:
+                _bump(meet, hist, y, b, -1)
+                _bump(meet, hist, x, b, 1)
+        tables[ia], tables[ib] = list(na), list(nb)
+        return True
+
+    def aimed() -> None:
+        """One aimed swap of least delta (<= 0), ties broken by ``rng``."""
+        hi, lo = max(hist), min(hist)
+        pairs = [(a, b) for a in range(n) for b in range(a + 1, n) if meet[a][b] in (hi, lo)]
+        a, b = pairs[rng.randrange(len(pairs))]
+        moves: list[tuple[int, float, int, int, int, int]] = []
+        if meet[a][b] == hi:   # take a (or b) out of a table they share
+            for ia in (i for i, t in enumerate(tables) if a in t and b in t):
+                for x in (a, b):
+                    for ib, tb in enumerate(tables):
+                        if x not in tb:
+                            for y in tb:
+                                if y not in tables[ia]:
+                                    moves.append((delta(tables[ia], tb, x, y), rng.random(), ia, ib, x, y))
+        else:                  # bring a into a table of b (or b into one of a)
+            for u, v in ((a, b), (b, a)):
+                for ib, tb in enumerate(tables):
+                    if v in tb and u not in tb:
+                        for y in tb:
+                            if y != v:
+                                for ia, ta in enumerate(tables):
+                                    if u in ta and y not in ta:
+                                        moves.append((delta(ta, tb, u, y), rng.random(), ia, ib, u, y))
+        for d, _, ia, ib, x, y in sorted(moves):
+            if d > 0 or swap(ia, ib, x, y):
+                return
+
+    steps = min(10_000 + 200 * nt, 200_000)
+    cool = steps // 2
+    aim = max(30, min(300, 3_000 // nt))
+    for step in range(steps + aim):
+        if step % 32 == 0 and max(hist) - min(hist) <= 1:
+            return
+        if step >= steps:
+            aimed()
+            continue
+        ia, ib = rng.randrange(nt), rng.randrange(nt)
+        if ia == ib:
+            continue
+        ta, tb = tables[ia], tables[ib]
+        x, y = ta[rng.randrange(k)], tb[rng.randrange(k)]
+        if y in ta or x in tb:
+            continue
+        d = delta(ta, tb, x, y)
+        if d > 0 and (step >= cool or rng.random() >= math.exp(-d * (1 + 3 * step / cool) / 2)):
+            continue
+        swap(ia, ib, x, y)
+
+
+def _bump(meet: list[list[int]], hist: Counter[int], a: int, b: int, d: int) -> None:
+    c = meet[a][b]
+    hist[c] -= 1
+    if not hist[c]:
+        del hist[c]
+    hist[c + d] += 1
+    meet[a][b] = meet[b][a] = c + d
+
+
+def _split_tables(tables: list[list[int]], rng: random.Random) -> list[tuple[int, ...]]:
+    """The split into teams of each partnership table: the copies of one combination take distinct
+    splits, and the splits even out how often two entrants are partners (greedy, then single changes
+    while the sum of squared partnerships falls)."""
+    partners: Counter[tuple[int, int]] = Counter()
+    choice: list[int] = []
+    taken: dict[tuple[int, ...], set[int]] = {}
+
+    def pairs(t: Sequence[int], s: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        a = splits(t)[s]
+        return (min(a[0], a[2]), max(a[0], a[2])), (min(a[1], a[3]), max(a[1], a[3]))
+
+    def cost(t: Sequence[int], s: int) -> int:
+        p, q = pairs(t, s)
+        return partners[p] + partners[q]
+
+    for t in tables:
+        free = [s for s in range(3) if s not in taken.setdefault(tuple(t), set())]
+        s = min(free, key=lambda s: (cost(t, s), rng.random()))
+        taken[tuple(t)].add(s)
+        choice.append(s)
+        for p in pairs(t, s):
+            partners[p] += 1
+    improved = True
+    while improved:
+        improved = False
+        for i, t in enumerate(tables):
+            s = choice[i]
+            for p in pairs(t, s):
+                partners[p] -= 1
+            free = [u for u in range(3) if u == s or u not in taken[tuple(t)]]
+            best = min(free, key=lambda u: (cost(t, u), u != s))
+            if best != s and cost(t, best) < cost(t, s):
+                taken[tuple(t)].discard(s)
+                taken[tuple(t)].add(best)
+                choice[i], s, improved = best, best, True
+            for p in pairs(t, s):
+                partners[p] += 1
+    return [splits(t)[s] for t, s in zip(tables, choice, strict=True)]
 
 
 @dataclass(frozen=True)

@@ -107,7 +107,11 @@ def run_cmd(
         raise _fail(_flag_named(str(e), overrides)) from None
     except TournamentError as e:
         raise _fail(str(e)) from None
-    board = leaderboard_rows(summary.root, summary.tournament)
+    except OSError as e:   # a full disk, a read-only or vanished output directory
+        raise _fail(_os_line(e)) from None
+    for part, problems in summary.quarantined:
+        print(f"{PROG}: quarantined {part}: {problems[0]}; its matches were played again", file=sys.stderr)
+    board = _board_or_fail(summary.root, summary.tournament)
     if as_json:
         print(json.dumps({**_summary_json(summary), "leaderboard": board}))
     else:
@@ -117,6 +121,35 @@ def run_cmd(
             print_leaderboard(board, summary.tournament)
     if summary.stopped:
         raise SystemExit(130)
+
+
+def _os_line(e: OSError) -> str:
+    """``no space left on device writing OUT/...``: one line for an error of the filesystem."""
+    what = (e.strerror or str(e)).lower()
+    return f"{what} writing {e.filename}" if e.filename else what
+
+
+@app.command("plan")
+def plan_cmd(
+    spec: Annotated[Path, typer.Argument(help="tournament spec (TOML), as for run")],
+    cpus: Annotated[int | None, typer.Option(min=1, help="CPUs to estimate for (default: run.num_cpus, "
+                                             "else this machine's)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+) -> None:
+    """A dry run: the schedule's size per game, each entrant's meetings, an estimated time."""
+    from tournaments.plan import plan_report, print_plan
+    from tournaments.ray_runner import resolve_bots
+    from tournaments.spec import SpecError
+
+    try:
+        sp = _build_spec(spec, {})
+        report = plan_report(sp, resolve_bots(sp)[1], cpus)
+    except SpecError as e:
+        raise _fail(str(e)) from None
+    if as_json:
+        print(json.dumps(report))
+    else:
+        print_plan(report, out)
 
 
 FLAGS = {"matches_per_seating": "--matches", "max_deals": "--max-deals", "seed": "--seed", "games": "--games",
@@ -151,18 +184,37 @@ def _print_summary(s: Summary, again: str) -> None:
 
 # ------------------------------------------------------------------------------------------ leaderboard
 def _matches_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
-    import pyarrow.parquet as pq
-
-    from tournaments.log import committed_parts
+    """The matches of ``tournament``'s whole batches; :class:`~tournaments.log.PartError` (one line
+    naming the part) if any batch is damaged or incomplete: a leaderboard without some of its matches
+    would mislead.  A part holding another tournament's rows is reported (a warning line) and skipped."""
+    from tournaments.log import PartError, check_batch, committed_parts, damage_line
 
     rows: list[dict[str, Any]] = []
     cols = ["bots", "ranking", "teams", "faults"]
+    bad = []
     for p in committed_parts(root, tournament):
-        game = p.parent.name.partition("=")[2]
-        for r in pq.read_table(p, columns=cols).to_pylist():
-            r["game"] = game
+        c = check_batch(root, p.parent.name.partition("=")[2], p.name, tournament, full=False)
+        if c.foreign and len(c.problems) == 1:
+            print(f"{PROG}: warning: {c.problems[0]}", file=sys.stderr)
+            continue
+        if c.problems or c.matches is None:
+            bad.append(c)
+            continue
+        for r in c.matches.select(cols).to_pylist():
+            r["game"] = c.game
             rows.append(r)
+    if bad:
+        raise PartError(damage_line(bad, root))
     return rows
+
+
+def _board_or_fail(root: Path, tournament: str) -> list[dict[str, Any]]:
+    from tournaments.log import PartError
+
+    try:
+        return leaderboard_rows(root, tournament)
+    except PartError as e:
+        raise _fail(str(e)) from None
 
 
 def leaderboard_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
@@ -235,7 +287,7 @@ def leaderboard_cmd(
 ) -> None:
     """The leaderboard of a tournament (finished or not) from its Parquet logs."""
     tid = _one_tournament(output, tournament)
-    rows = leaderboard_rows(output, tid)
+    rows = _board_or_fail(output, tid)
     if as_json:
         print(json.dumps(rows))
     else:
@@ -247,19 +299,28 @@ def status_cmd(
     output: Annotated[Path, typer.Argument(help="a tournament output directory, e.g. data/demo")],
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
-    """The tournaments in an output directory: matches done of total."""
-    from tournaments.log import finished_matches, read_manifest, tournaments_in
+    """The tournaments in an output directory: matches done of total.  A damaged batch (a part that does
+    not read whole, is missing, or holds another tournament's rows) is not counted: a warning line on
+    stderr names it (``damaged`` in --json), and ``cardarena tournament repair`` quarantines it."""
+    from tournaments.log import read_manifest, scan_matches, tournaments_in
 
     ids = tournaments_in(output)
     if not ids:
         raise _fail(f"no tournament in {output} (no _tournaments/*.json manifest)")
     rows = []
     for tid in ids:
-        m = read_manifest(output, tid) or {}
-        done = len(finished_matches(output, tid))
-        rows.append({"tournament": tid, "done": done, "total": m.get("total_matches"),
+        try:
+            m = read_manifest(output, tid) or {}
+        except (OSError, ValueError) as e:
+            raise _fail(f"the manifest of tournament {tid!r} in {output} cannot be read ({e})") from None
+        done, bad = scan_matches(output, tid)
+        for c in bad:
+            print(f"{PROG}: warning: {c.problems[0]}; not counted (`{PROG} repair {output}` quarantines it, "
+                  "`--resume` replays its matches)", file=sys.stderr)
+        rows.append({"tournament": tid, "done": len(done), "total": m.get("total_matches"),
                      "games": [g["id"] for g in m.get("games", [])], "bots": m.get("bots", {}),
-                     "created_at": m.get("created_at"), "updated_at": m.get("updated_at")})
+                     "created_at": m.get("created_at"), "updated_at": m.get("updated_at"),
+                     "damaged": [p for c in bad for p in c.problems]})
     if as_json:
         print(json.dumps(rows))
         return
@@ -268,6 +329,51 @@ def status_cmd(
         table.add_row(r["tournament"], f"{r['done']} / {r['total']}", ", ".join(r["games"]),
                       ", ".join(r["bots"]), str(r["updated_at"]))
     out.print(table)
+
+
+@app.command("repair")
+def repair_cmd(
+    output: Annotated[Path, typer.Argument(help="a tournament output directory, e.g. data/demo")],
+    tournament: Annotated[str | None, typer.Option(help="tournament id (default: the only one there)")
+                          ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+) -> None:
+    """Certify every batch of a tournament and move each damaged one (a part that does not read whole or
+    changed since its commit, a missing moves/events part, another tournament's rows, a match logged
+    twice) to OUT/_quarantine/; `run SPEC --resume` then plays exactly their matches again."""
+    from tournaments.log import begin_epoch, clean_orphans, read_manifest, repair
+    from tournaments.ray_runner import TournamentError, _lock
+
+    tid = _one_tournament(output, tournament)
+    try:
+        held = _lock(output, tid)
+    except TournamentError as e:
+        raise _fail(str(e)) from None
+    except OSError as e:
+        raise _fail(_os_line(e)) from None
+    try:   # the same steps as a resume: fence off a killed run's workers, drop orphans, then certify
+        epoch = begin_epoch(output, tid)
+        orphans = clean_orphans(output, tid, before_epoch=epoch)
+        fixed = repair(output, tid)
+        total = (read_manifest(output, tid) or {}).get("total_matches")
+    except OSError as e:
+        raise _fail(_os_line(e)) from None
+    except ValueError as e:
+        raise _fail(str(e)) from None
+    finally:
+        held.close()
+    if as_json:
+        print(json.dumps({"tournament": tid, "done": len(fixed.done), "total": total,
+                          "quarantined": [{"part": p, "problems": pr} for p, pr in fixed.quarantined],
+                          "replay": sorted(fixed.replay), "removed_orphans": len(orphans)}))
+        return
+    for part, problems in fixed.quarantined:
+        print(f"quarantined {part}: {'; '.join(problems)}")
+    print(f"{tid}: {len(fixed.done)} of {total} matches in whole batches; "
+              f"{len(fixed.quarantined)} batch(es) moved to {output / '_quarantine'}"
+              + (f", {len(orphans)} orphaned file(s) removed" if orphans else "")
+              + ("" if len(fixed.done) == total else
+                 "; play the rest with: cardarena tournament run SPEC --resume (its own spec)"))
 
 
 def _one_tournament(output: Path, tournament: str | None) -> str:

@@ -12,6 +12,20 @@
     return e;
   };
 
+  // ------------------------------------------------------------------ nav
+  // A nav click (or a #section in the address) lands with the section heading below the sticky header:
+  // the page's scroll-padding-top follows the header's height, which grows when the nav wraps.
+  const header = $("header");
+  const fitHeader = () => {
+    if (header) document.documentElement.style.setProperty("--head-h", header.getBoundingClientRect().height + "px");
+  };
+  fitHeader();
+  window.addEventListener("resize", fitHeader);
+
+  // ------------------------------------------------------------------ rule coverage
+  const gaps = $("#cov-gaps");
+  if (gaps) gaps.addEventListener("change", () => $("#coverage").classList.toggle("only-gaps", gaps.checked));
+
   // ------------------------------------------------------------------ tabs
   for (const b of $$(".tab")) {
     b.addEventListener("click", () => {
@@ -25,7 +39,7 @@
   }
 
   // ------------------------------------------------------------------ charts
-  const charts = JSON.parse($("#charts-data").textContent);
+  const charts = $("#charts-data") ? JSON.parse($("#charts-data").textContent) : {};
   const pending = [];
   for (const [id, spec] of Object.entries(charts)) {
     if (typeof window.vegaEmbed !== "function") break;
@@ -147,7 +161,7 @@
   const SIZES = ["hand_sizes", "hand_counts", "cards_in_hand", "hand_size"];
   const CENTRE_FIRST = ["trick", "last_trick", "offer", "takeable", "discard_top", "discard", "discard_pile",
     "pile", "melds", "table_melds", "table", "tricks", "upcard", "trump"];
-  const view = { m: null, body: null, C: [], S: [], k: 0, seat: "all", evFrames: [] };
+  const view = { m: null, body: null, C: [], S: [], k: 0, seat: "all", evFrames: [], faultFrames: [] };
 
   async function inflate(b64) {
     const bin = atob(b64);
@@ -196,7 +210,9 @@
     const m = MATCHES.find((x) => x.id === id);
     if (!m) return;
     $("#v-main").dataset.ready = "";
+    view.want = id;
     const body = await inflate(m.z);
+    if (view.want !== id) return;  // another match was asked for meanwhile
     const C = [], S = [];
     let c = {}, s = Array.from({ length: m.players }, () => ({}));
     for (const f of body.frames) {
@@ -206,6 +222,9 @@
     }
     Object.assign(view, { m, body, C, S, k: 0 });
     view.evFrames = [...new Set(body.events.map((e) => e[0]))].sort((a, b) => a - b);
+    view.faultFrames = [...new Set(m.faults.map((f) => faultFrame(f.ply, C.length - 1)).concat(
+      body.moves.map((mv, i) => (mv[2] !== "ok" && mv[2] !== "fallback" ? i + 1 : -1)).filter((i) => i > 0)))]
+      .sort((a, b) => a - b);
     const seatSel = $("#v-seat");
     const keepSeat = seatSel.value || "all";
     seatSel.textContent = "";
@@ -220,6 +239,28 @@
     go(0);
     $("#v-main").dataset.ready = m.id;
     document.body.dataset.viewer = m.id;
+  }
+
+  // The frame that shows a fault: the move logged at the fault's ply (the faulted seat's move, played
+  // by the fallback), or the end when the match stopped there.
+  function faultFrame(ply, last) {
+    return Number.isInteger(ply) ? Math.max(0, Math.min(ply + 1, last)) : last;
+  }
+  function nextFault() {
+    const f = view.faultFrames;
+    if (!f.length) return;
+    const after = f.find((x) => x > view.k);
+    go(after !== undefined ? after : f[0]);
+  }
+  // Open an embedded match (clearing the filters if they hide it), at the move of the fault at ``ply``.
+  async function showFault(id, ply) {
+    if (!MATCHES.some((x) => x.id === id)) return;
+    $("#v-game").value = ""; $("#v-bot").value = "";
+    fillMatches();
+    $("#v-match").value = id;
+    if (!view.m || view.m.id !== id) await openMatch(id);
+    go(faultFrame(ply, view.C.length - 1));
+    $("#viewer").scrollIntoView();
   }
 
   function renderHead() {
@@ -265,6 +306,7 @@
     $("#v-last").disabled = $("#v-next").disabled = k === last;
     $("#v-prev-ev").disabled = !view.evFrames.some((f) => f < k);
     $("#v-next-ev").disabled = !view.evFrames.some((f) => f > k);
+    $("#v-fault").disabled = !view.faultFrames.length;
 
     // the move that led here and the rule events it fired
     const mv = $("#v-move");
@@ -280,6 +322,12 @@
       if (status !== "ok") mv.append(el("span", "evt", status === "fallback" ? "random fallback (the bot had faulted)" : "fault: " + status));
     }
     for (const e of fresh) mv.append(eventBadge(e, true));
+    for (const f of m.faults) {
+      if (faultFrame(f.ply, last) !== k) continue;
+      const seat = Number.isInteger(f.seat) ? f.seat : null;
+      mv.append(el("span", "fault-note", "fault" + (seat === null ? "" : " of seat " + seat + " (" + m.bots[seat] + ")") +
+        ": " + f.kind + " at ply " + f.ply + ": " + (f.reason || "").split("\n")[0]));
+    }
 
     // the table: one box per seat, then the shared centre
     const tbl = $("#v-table");
@@ -378,6 +426,10 @@
   $("#v-last").addEventListener("click", () => go(view.C.length - 1));
   $("#v-prev-ev").addEventListener("click", () => { const f = view.evFrames.filter((x) => x < view.k); if (f.length) go(f[f.length - 1]); });
   $("#v-next-ev").addEventListener("click", () => { const f = view.evFrames.find((x) => x > view.k); if (f !== undefined) go(f); });
+  $("#v-fault").addEventListener("click", nextFault);
+  for (const a of $$("a.to-fault")) {
+    a.addEventListener("click", (e) => { e.preventDefault(); showFault(a.dataset.match, Number(a.dataset.ply)); });
+  }
   $("#v-slider").addEventListener("input", (e) => go(Number(e.target.value)));
   $("#v-seat").addEventListener("change", (e) => { view.seat = e.target.value; if (view.m) renderFrame(); });
   document.addEventListener("keydown", (e) => {
@@ -386,6 +438,7 @@
     else if (e.key === "ArrowLeft") go(view.k - 1);
     else if (e.key === "Home") go(0);
     else if (e.key === "End") go(view.C.length - 1);
+    else if (e.key === "f" || e.key === "F") nextFault();
     else return;
     e.preventDefault();
   });

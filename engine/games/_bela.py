@@ -65,6 +65,21 @@ def run_cards(run: tuple[int, int, int]) -> int:
 
 class BelaState(State):
     """Trick play, deal helpers, zones, observations and ``determinize`` of the 10-high games."""
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "hand": "your cards (list[card])",
+        "dealer": "the seat that dealt this deal (int)",
+        "upcard": "the card turned up for trump bidding, null once taken or when there is none",
+        "table": "the cards lying face up on the table (list[card])",
+        "trump": "the trump suit letter, `none` for no-trump, null before trump is fixed",
+        "trick": "the current trick as [seat, card] pairs in play order",
+        "last_trick": "the previous trick as [seat, card] pairs in play order",
+        "played": "every card played in this deal, in order (list[card])",
+        "hand_sizes": "cards held per seat (list[int])",
+        "tricks_won": "tricks won per seat in this deal (list[int])",
+        "points_won": "card and meld points won per seat in this deal (list[int])",
+        "known": "per seat, its cards you know (shown or taken from the table), list[list[card]]",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     TABLE: ClassVar[JassTable] = TEN_HIGH
     HAND: ClassVar[int] = 9
@@ -488,6 +503,17 @@ SUIT_LETTER = {s: i for i, s in enumerate(SUITS)}
 
 class KlopState(BelaState):
     """Klop / Bela / Clobyosh for 2 or 3 players (RULES.md 2.15, 2.16)."""
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "voorhand": "the seat that leads the first trick and bids first (int)",
+        "maker": "the seat that chose trump, null before one did (int)",
+        "bid_round": "the bidding round: 1 (only the upcard's suit) or 2 (any other suit) (int)",
+        "match_scores": "match points per seat (list[int])",
+        "target": "the match score that wins (int)",
+        "sequence_winner": "the seat whose sequences count this deal, null before it is decided (int)",
+        "sequence_points": "the value of the best sequence shown so far this deal (int)",
+        "bela": "per seat, bela (trump king and queen) points declared this deal (list[int])",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     score: list[int]
     maker: int

@@ -14,7 +14,7 @@ A K Q J 10 9 8 7 of 3 (20), 4 (50), 5 or more (100), at their full length.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.cards import RANKS, SUITS, TOKENS, card, deck_24, deck_32, mask_of
 from engine.core import JSON, State
@@ -82,6 +82,31 @@ def melds_in(hand: int) -> list[Meld]:
 # ----------------------------------------------------------------------------- state
 class HonderdenState(State):
     """A Honderden match, two or three players (see the game modules for the rules)."""
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "hand": "your cards (list[card])",
+        "dealer": "the seat that dealt this deal (int)",
+        "active": "the seats playing this deal (list[int])",
+        "trump": "the trump suit letter (str)",
+        "upcard": "the trump card turned up under the stock, null once taken",
+        "stock_size": "cards left in the stock (int)",
+        "trick": "the current trick as [seat, card] pairs in play order",
+        "last_trick": "the previous trick as [seat, card] pairs in play order",
+        "trick_no": "the number of the trick being played, from 1 (int)",
+        "hand_sizes": "cards held per seat (list[int])",
+        "declarations": "melds declared this deal: dicts with `seat`, `kind`, `cards`, `value`",
+        "stuk": "the seat that declared stuk (trump king and queen), null if none (int)",
+        "known_cards": "other seats' cards you know (declared and still held), by seat as a string key "
+            "(dict[str, list[card]])",
+        "carried": "points carried over per seat (list[int])",
+        "results": "the last five deals' points per seat (list[list[int]])",
+        "game_points": "game points per seat, the match score (list[int])",
+        "own_total": "your card and meld points in this deal so far (int)",
+        "lives": "lives left per seat (list[int]); only with `lives`",
+        "totals": "every seat's points in this deal so far (list[int]); only with `perfect_recall`",
+        "played": "the cards already won in tricks this deal (list[card]); only with `perfect_recall`",
+        "tricks_won": "tricks won per seat in this deal (list[int]); only with `perfect_recall`",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     three: bool
     """Three-player rules (24 cards, no stock) for this deal."""

@@ -698,6 +698,24 @@ class ConfrontationState(State):
     that end the deal as the game requires).  The phase shown to every seat is ``draw`` and then
     ``play`` for the whole rest of the turn, so that nobody learns that a player could have gone out.
     """
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "hand": "your cards (list[card])",
+        "dealer": "the seat that dealt this deal (int)",
+        "pile": "the discard pile, top card last (list[card])",
+        "stock_size": "cards left in the stock (int)",
+        "stock_order_known": "the stock was re-formed from the discard pile in a known order: you can tell "
+            "what comes next (bool)",
+        "hand_sizes": "cards held per seat (list[int])",
+        "known_cards": "per seat, the cards it is publicly known to hold (taken from the discard pile), "
+            "list[list[card]]",
+        "banned_discards": "on your turn, the cards you may not discard now (the card just taken, ...) "
+            "(list[card])",
+        "totals": "match points per seat (list[int])",
+        "active": "per seat, whether it is still in the match (list[bool])",
+        "last_deal": "the previous deal's result, null before one ended: `deal`, `points` per seat and the "
+            "game's own fields (`knocker`, `winner`, `deadwood`, `kind`, `penalties`, ...)",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     game: ConfrontationGame
     out_verb: ClassVar[str] = "knock"

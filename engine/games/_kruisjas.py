@@ -50,6 +50,26 @@ def meld_text(combo: tuple[Meld, ...]) -> str:
 class KruisjasState(State):
     """Kruisjassen; the base of Schutjassen and Grevjas (four players, partners opposite, 32 cards,
     eight tricks).  Subclasses override the phases before play, the meld round and the checks."""
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "hand": "your cards (list[card])",
+        "dealer": "the seat that dealt this deal (int)",
+        "partner": "your partner's seat (int)",
+        "trump": "the trump suit letter, null before trump is fixed",
+        "trump_card": "the card turned up for trump, null before it is turned",
+        "trick": "the current trick as [seat, card] pairs in play order",
+        "last_trick": "the previous trick as [seat, card] pairs in play order",
+        "played": "every card played in this deal, in order (list[card])",
+        "hand_sizes": "cards held per seat (list[int])",
+        "tricks_won": "tricks won by team 0/2 and team 1/3 in this deal (list[int])",
+        "running_totals": "card and meld points of team 0/2 and team 1/3 in this deal so far (list[int])",
+        "carry_over": "points carried over per team from a deal played on (list[int])",
+        "announced": "melds announced this deal: dicts with `seat`, `melds` (descriptions such as `run 3 to "
+            "KS`) and `cards` (shown cards, or null)",
+        "playing_on_for_pit": "the team playing on for a pit (all tricks), null if none (int)",
+        "match_points": "match points of team 0/2 and team 1/3 (list[int])",
+        "strokes": "strokes per team: hundreds of match points (list[int])",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     TABLE: ClassVar[JassTable] = TEN_LOW
     MELDS: ClassVar[MeldValues] = KRUISJAS_MELDS

@@ -131,6 +131,19 @@ class ManilleState(State):
     is kept as a few ints (``tn`` cards, ``led`` suit, winning card ``wcard`` of seat ``wseat``); its
     cards in order are the last ``tn`` entries of ``plays``.
     """
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "hand": "your cards (list[card])",
+        "dealer": "the seat that dealt this deal (int)",
+        "partner": "your partner's seat, null without one (int)",
+        "trump": "the trump suit letter, `none` for no-trump, null while it is not yet named",
+        "trick": "the current trick as [seat, card] pairs in play order (list[[int, card]])",
+        "last_trick": "the previous trick as [seat, card] pairs in play order ([] before the first)",
+        "played": "every card played in this deal, in order (list[card])",
+        "hand_sizes": "cards held per seat (list[int])",
+        "tricks_won": "tricks won per seat in this deal (list[int])",
+        "points_won": "card (and trick) points won per seat in this deal (list[int])",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     __slots__ = _HOT = ("_ev_prefix", "_fast", "_legal", "_lmask", "_lmf", "_over", "_pexempt",
                         "_ptable", "_strength", "_track", "_trick_pt", "_trump_ev", "_under_ev",

@@ -60,6 +60,18 @@ def _has_list(t: tuple[tuple[tuple[str, ...], ...], ...], m: int) -> list[str]:
 
 
 class ParleeState(ManilleState):
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "trump_card": "the card turned up to fix trump (card)",
+        "trump_card_on_table": "the trump card still lies face up on the table (no card played yet this "
+            "deal) (bool)",
+        "deals_won": "deals won by team 0/2 and team 1/3 (list[int])",
+        "talk": "the questions and answers so far: dicts with `trick`, `seat`, `kind` (`ask`/`tell`), "
+            "`topic` (`count`, `highest`, `has`, `trumps`), `suit`, `rank`, `about` (the seat answering), "
+            "`answer`",
+        "may_talk": "you may ask or tell now (a `declare ...` action) (bool)",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
+
     TALK: ClassVar[bool] = True
     TRICK_POINT: ClassVar[int] = 1
 

@@ -230,6 +230,30 @@ class RummyGame(Game):
 
 class RummyState(State):
     """The deal machinery of the drift rummies; the games add scoring and the match end."""
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "hand": "your cards (list[card]; a multiset: a two-pack game repeats tokens)",
+        "dealer": "the seat that dealt this deal (int)",
+        "turn": "the seat whose turn it is (int)",
+        "table": "the melds on the table: dicts with `n` (the number `layoff` uses), `owner`, `kind` "
+            "(`run`/`set`) and `cards` (a space-separated string, jokers as `JK=6H`)",
+        "building": "the cards of the meld you are laying, one `meld` action per card, before `confirm` "
+            "(list[card])",
+        "discard_top": "the top card of the discard pile, null when it is empty",
+        "pile_size": "cards in the discard pile (int)",
+        "stock_size": "cards left in the stock (int)",
+        "reforms": "times the stock was re-formed from the discard pile this deal (int)",
+        "hand_sizes": "cards held per seat (list[int])",
+        "known_cards": "per seat, the cards it is publicly known to hold (taken from the discard pile), "
+            "list[list[card]]",
+        "opened": "per seat, whether it has come out (opened) this deal (list[bool])",
+        "must_use": "on your turn, the cards you must lay on the table before you discard (a taken discard, "
+            "a freed joker) (list[card])",
+        "totals": "penalty totals per seat (list[float])",
+        "active": "per seat, whether it is still in the match (list[bool])",
+        "last_deal": "the previous deal's result, null before one ended: `deal`, `winner` (the seat that "
+            "went out, or null) and `points` per seat",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     game: RummyGame
     hands: list[int]

@@ -118,6 +118,30 @@ class SheddingGame(Game):
 
 class SheddingState(State):
     """The deal machinery shared by Genive and Geneve; games add scoring and the match end."""
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "hand": "your cards (list[card])",
+        "hand_value": "the total of your hand in the game's card values: you may `call` when it is at most "
+            "`call_limit` (int)",
+        "call_limit": "the highest hand total with which a `call` is allowed (int)",
+        "dealer": "the seat that dealt this deal (int)",
+        "first_player": "the seat that played first in this deal (int)",
+        "offer": "the cards the previous player discarded, from which you may draw one (list[card]; a run "
+            "in order)",
+        "offer_kind": "how `offer` was discarded: `single`, `group` (equal ranks: any card may be taken) or "
+            "`run` (only its lowest or highest card); empty before the first discard",
+        "takeable": "the cards of `offer` you may draw now with `draw CARD` (list[card])",
+        "discard_top": "the group on top of the discard pile: your own fresh discard after you discarded, "
+            "else `offer` (list[card])",
+        "pile_size": "dead discards (no longer takeable) under the top group (int)",
+        "stock_size": "cards left in the face-down stock (int)",
+        "hand_sizes": "cards held per seat (list[int])",
+        "known_cards": "per seat, the cards it is publicly known to hold (drawn from a discard), "
+            "list[list[card]]",
+        "active": "per seat, whether it is still in the match (list[bool]; eliminated seats are false)",
+        "last_deal": "the result of the previous deal, null before one ended (dict: `deal`, `caller`, "
+            "`hand_values` and `points` per seat, and the game's own fields)",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     game: SheddingGame
     upcard_joker_back: ClassVar[bool] = False

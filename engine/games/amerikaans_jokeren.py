@@ -61,6 +61,13 @@ REQUIREMENT: dict[int, tuple[str, int]] = {1: ("set", 3), 2: ("run", 3), 3: ("po
 
 
 class AmerikaansJokerenState(RummyState):
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "round": "the round of the match, from 1 (int): it fixes `requirement`",
+        "requirement": "what coming out needs this round, e.g. `set 3` (str)",
+        "upcard_round": "the up-card is being offered round the table (`pass` or `draw discard`) (bool)",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
+
     game: AmerikaansJokeren
     up_seat: int
     """Up-card round: the seat asked, or -1 once the round is over."""

@@ -62,6 +62,15 @@ LEVEL_NAMES = ("", "dubbel", "herdubbel", "sant_vicenc")
 
 
 class ButifarraState(ManilleState):
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "declarer": "the seat whose team chose trump, null while trump is being chosen (int)",
+        "multiplier": "the deal's score multiplier (2 for no-trump, doubled per doubling), null while trump "
+            "is being chosen (int)",
+        "doubling": "the doubling level: null, `dubbel`, `herdubbel` or `sant_vicenc`",
+        "team_scores": "match points of team 0/2 and team 1/3 (list[int])",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
+
     ORDER = BUTIFARRA_ORDER
     STRENGTH = BUTIFARRA_ORDER.plain
     POINTS = BUTIFARRA_POINTS

@@ -48,6 +48,13 @@ RESET_DROP = 50
 
 
 class GeneveState(SheddingState):
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "last_deal": "the previous deal's result, null before one ended: `deal`, `caller` (seat that "
+            "called), `hand_values` and `points` per seat, `playing` (seats in that deal), `failed` (the "
+            "call failed), `eliminated` (seats that reached the limit)",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
+
     out_deal: list[int]
     """The deal in which each seat was eliminated (0: still in)."""
 

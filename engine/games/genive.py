@@ -48,6 +48,13 @@ BUST = 200
 
 
 class GeniveState(SheddingState):
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "last_deal": "the previous deal's result, null before one ended: `deal`, `caller` (seat that "
+            "called), `hand_values` and `points` per seat, `joker_bonus`, `burned_by` (seats whose hand "
+            "was as low as the caller's), `winner`",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
+
     upcard_joker_back: ClassVar[bool] = True  # Genive only (RULES.md clarification)
 
     def _match_deck(self) -> list[int]:

@@ -70,6 +70,15 @@ HONDERD = "declare honderd"
 
 
 class GrevjasState(KruisjasState):
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "match_points": None,
+        "playing_on_for_pit": None,
+        "strokes": "strokes per team, the match score (list[int])",
+        "pit_side": "the team going for a pit, null if none (int)",
+        "first_cuts": "the ranks cut to choose the first dealer, one list of ranks per cutting round",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
+
     MELDS: ClassVar[MeldValues] = GREVJAS_MELDS
     DEAL_PACKETS: ClassVar[tuple[int, ...]] = (3, 2, 3)
 

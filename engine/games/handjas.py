@@ -122,6 +122,32 @@ def deal_strokes(total: list[int], card_points: list[int], active: list[int], si
 
 
 class HandjasState(State):
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "hand": "your cards (list[card])",
+        "dealer": "the seat that dealt this deal (int)",
+        "active": "the seats playing this deal, in playing order (list[int])",
+        "sitting_out": "the seat that sits out this deal (the dealer with 5 players), else null",
+        "trump": "the trump suit letter (str)",
+        "turned_card": "the card turned up for trump (card)",
+        "turned_card_in": "where the turned card is: `hand` (the dealer's), `extra_hand` or `dead_hand`",
+        "extra_hand_taken_by": "the seat that took the extra hand, null if none (int)",
+        "extra_hand": "the extra hand's cards, shown only to the seat that took it, else null (list[card])",
+        "known_cards": "other seats' cards you have seen (shown melds, the turned card), by seat as a "
+            "string key (dict[str, list[card]])",
+        "my_melds": "your declared melds, each a list of cards (list[list[card]])",
+        "melds": "every seat's declared melds by seat (string key), once the melds are shown, else null",
+        "meld_scores": "meld points per seat in this deal (list[int])",
+        "stuk": "the seat that announced stuk (trump king and queen), null if none (int)",
+        "trick": "the current trick as [seat, card] pairs in play order",
+        "last_trick": "the previous trick as [seat, card] pairs in play order",
+        "played": "every card played in this deal, in order (list[card])",
+        "hand_sizes": "cards held per seat (list[int])",
+        "points_won": "card points won per seat in this deal (list[int])",
+        "strokes": "strokes (match marks) per seat (list[int])",
+        "potatoes": "potatoes (penalty marks) per seat (list[int])",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
+
     act: list[int]
     """Active seats in play order (voorhand first)."""
     dealer: int

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import random
 import struct
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.cards import SUIT_MASKS, SUITS, TOKENS, card
 from engine.core import JSON, Game, Option, State, rank_by, register
@@ -137,6 +137,26 @@ def _suit_letters(m: int) -> list[str]:
 class HartenjagenState(State):
     """A Hartenjagen match.  The fields touched on every action are ints and short lists of int
     masks kept in ``__slots__`` (the base's ``history``, ``events`` and ``_over`` too)."""
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "hand": "your cards (list[card])",
+        "dealer": "the seat that dealt this deal (int)",
+        "target": "the match ends when a seat's total reaches this (int)",
+        "pass_direction": "where the cards are passed this deal: `left`, `right`, `across` or `none`",
+        "hand_counts": "cards held per seat (list[int])",
+        "passed": "the cards you passed (list[card]); only in a deal with passing",
+        "passed_to": "the seat you pass to (int); only in a deal with passing",
+        "passes_made": "cards passed so far per seat (list[int]), while passing",
+        "received": "the cards passed to you (list[card]), after passing",
+        "received_from": "the seat that passed them to you (int), after passing",
+        "trick": "cards played to the current trick in play order, the first by `trick_leader` (list[card])",
+        "trick_leader": "the seat that led the current trick (int); null after the last trick",
+        "tricks": "the finished tricks of this deal, in order: `leader`, `cards` in play order, `winner`",
+        "hearts_broken": "a heart (or the queen of spades, with `qs_breaks_hearts`) has been played this "
+            "deal: hearts may be led (bool)",
+        "points": "penalty points taken per seat in this deal so far (list[int])",
+        "voids": "per seat, the suits it has shown it lacks by not following (list[list[suit letter]])",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     __slots__ = ("_lm", "_lt", "_over", "broken", "events", "hands", "history", "leader", "led",
                  "nplayed", "passed", "phase", "tmask", "turn")

@@ -90,6 +90,24 @@ def carre_rank_key(rank: int, trump: int | None) -> int:
 
 class JoJotteState(BelaState):
     """One Jo-Jotte rubber (see the module docstring)."""
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "speler": "the seat that holds the contract, null during bidding (int)",
+        "contract": "the contract's trump suit letter or `none` (no-trump), null during bidding",
+        "bid_round": "the bidding round, 1 or 2 (int)",
+        "standing_bid": "the suit bid that stands, as [seat, suit letter], null if none",
+        "factor": "the deal's score factor (doubling) (int)",
+        "nullo": "the seat that plays nullo, null if none (int)",
+        "pit": "the contract is a pit: all tricks (bool)",
+        "melded": "per seat, whether it declared a meld this deal (list[bool])",
+        "shown": "per seat, the meld cards it showed (list[list[card]])",
+        "meld_points": "meld points per seat this deal (list[int])",
+        "above": "points above the line per seat (honours: list[int])",
+        "below": "points below the line per seat in the current game (list[int])",
+        "below_earlier_games": "points below the line per seat from earlier games of the rubber (list[int])",
+        "games": "games won per seat (list[int])",
+        "carry": "points carried to the next deal (a hung deal) (int)",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     above: list[int]
     below: list[int]

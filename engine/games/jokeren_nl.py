@@ -63,6 +63,12 @@ def pips(b: int, ace_high: int) -> int:
 
 
 class JokerenNLState(RummyState):
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "xs": "X's per seat: deals in which it went out (they break ties) (list[int])",
+        "threshold": "the points a first meld must be worth to come out (int)",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
+
     game: JokerenNL
     xs: list[int]
     """X's (deals won) per seat."""

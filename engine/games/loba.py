@@ -94,6 +94,12 @@ def pierna_ok(named: list[int], nj: int) -> bool:
 
 
 class LobaState(RummyState):
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "buybacks": "times each seat has bought back in after being eliminated (list[int])",
+        "eliminated": "per seat, whether it is out of the match (list[bool])",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
+
     game: Loba
     buybacks: list[int]
     out_deal: list[int]

@@ -62,6 +62,17 @@ def contract_points(players: int) -> int:
 
 
 class Manille27State(ManilleState):
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "declarer": "the seat that bid `play`, null before one did (int)",
+        "bids": "the bids so far in this deal, in order (list[str]: `play` or `pass`)",
+        "exchanges": "cards the declarer has exchanged with the stock (int)",
+        "stock_size": "cards left in the stock (int)",
+        "contract": "the points the declarer needs, cards and tricks together (int)",
+        "game_points": "match (game) points per seat (list[int])",
+        "under_stock": "the declarer only: the cards he put under the stock (list[card])",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
+
     PARTNERS: ClassVar[bool] = False
     TRICK_POINT: ClassVar[int] = 1
 

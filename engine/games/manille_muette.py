@@ -28,6 +28,12 @@ from engine.games._parlee import ParleeState
 
 
 class MuetteState(ParleeState):
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "talk": None,
+        "may_talk": None,
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
+
     TALK: ClassVar[bool] = False
     legal_actions = ManilleState.legal_actions  # no talk: the plain (fast) play list
 

@@ -67,6 +67,18 @@ CHEAPER: tuple[int, ...] = tuple(
 
 
 class ManillenState(ManilleState):
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "hand_hidden": "true while you are the dealer's partner before trump is named (X4): your `hand` is "
+            "then empty (bool)",
+        "team_scores": "match points of team 0/2 and team 1/3 (list[int])",
+        "goal": "the match score that wins (`target`, raised to `extend_to` on a tie) (int)",
+        "block": "the club-rounds block being played, from 1 (int); only with `club_rounds`",
+        "block_points": "per seat, deal points in the current block (list[int]); only with `club_rounds`",
+        "blocks_won": "blocks won per seat (list[int]); only with `club_rounds`",
+        "order": "the playing order of the seats in this block (list[int]); only with `club_rounds`",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
+
     TRICK_POINT: ClassVar[int] = 0  # M7: seed-002 numbers, 60 card points, tricks count nothing
     TRACK_TRICK: ClassVar[bool] = True
     TRUMPING_EVENT: ClassVar[str] = "kopen"

@@ -56,6 +56,13 @@ OUT_AT = 101
 
 
 class RaminoDriftState(RummyState):
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "eliminated": "per seat, whether it is out of the match (list[bool])",
+        "came_out": "per seat, whether it has a meld of its own on the table (list[bool]; lay-offs need it)",
+        "taken_discard": "the card taken from the discard pile this turn, null if none",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
+
     game: RaminoDrift
     out_deal: list[int]
     """Deal in which a seat was eliminated (0: still in; -1: out before an injected deal)."""

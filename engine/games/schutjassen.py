@@ -42,6 +42,8 @@ the bidding.
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 from engine.core import JSON, Game, Option, register
 from engine.games._kruisjas import KruisjasState, play_list
 
@@ -49,6 +51,16 @@ SCHUT, HERSCHUT, TOUT, CONCEDE = "declare schut", "declare herschut", "declare t
 
 
 class SchutjassenState(KruisjasState):
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "carry_over": None,
+        "playing_on_for_pit": None,
+        "schut_side": "the team that called schut, null if none (int)",
+        "contract_side": "the team that holds the contract, null before it is set (int)",
+        "herschut": "schut was answered with herschut (bool)",
+        "tout": "the contract is tout: every trick (bool)",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
+
     schut_side: int
     contract: int
     herschut: bool

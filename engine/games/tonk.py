@@ -41,7 +41,7 @@ The match is ``deals`` deals (T8, default 10); ``scores()`` are the net stakes, 
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.cards import ACE, PACK, TOKENS, deck_52
 from engine.core import Game, Option, State, rank_by, register
@@ -62,6 +62,23 @@ def _place(c: int) -> int:
 
 
 class TonkState(State):
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "hand": "your cards (list[card])",
+        "count": "your hand's count (pip values; the lowest count wins a drop) (int)",
+        "dealer": "the seat that dealt this deal (int)",
+        "table": "the melds on the table: dicts with `number` (for `layoff`), `owner`, `kind` "
+            "(`run`/`set`), `cards`",
+        "pile": "the discard pile, top card last (list[card])",
+        "stock_size": "cards left in the stock (int)",
+        "hand_sizes": "cards held per seat (list[int])",
+        "known_cards": "per seat, the cards it is publicly known to hold (taken from the discard pile), "
+            "list[list[card]]",
+        "net": "stakes won (positive) or lost per seat in the match so far (list[int])",
+        "last_deal": "the previous deal's result, null before one ended: `deal`, `end` (how it ended: "
+            "`drop`, `tonk`, ...), `seat` (who ended it), `row` (stakes per seat), `counts`",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
+
     game: Tonk
     hands: list[int]
     known: list[int]

@@ -116,6 +116,26 @@ PHYS: dict[str, tuple[int, ...]] = {TOKENS[b]: _ids(TOKENS[b]) for b in range(52
 
 class ZenuwenState(State):
     """A Zenuwen match (see the module docstring)."""
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "hand": "the cards in your hand (list[card])",
+        "layout_up": "per seat, per layout pile, its face-up cards bottom to top (list[list[list[card]]])",
+        "layout_down": "per seat, per layout pile, its face-down cards (list[list[int]])",
+        "spit_sizes": "cards left in each seat's spit pile (list[int])",
+        "hand_sizes": "cards in hand per seat (list[int])",
+        "known_hands": "per seat, the cards in its hand you know (list[list[card]])",
+        "centre_tops": "the top card of each centre pile, null for an empty one",
+        "centre_sizes": "cards in each centre pile (list[int])",
+        "had_spit": "per seat, whether it has turned a spit card this round (list[bool])",
+        "tick": "the simultaneous-move tick being collected, from 0 (int)",
+        "priority": "the seat whose action wins a conflict in this tick (int)",
+        "submitted": "per seat, whether it has submitted its action for this tick (list[bool])",
+        "my_submission": "the action you submitted this tick, null if none (str)",
+        "last_tick": "the previous tick: `tick`, `priority` (seat order), `actions` and `results` "
+            "(`ok`/`failed`) per seat, null before one",
+        "round_winner": "the seat that emptied its layout first this round, null while none has (int)",
+        "cards_held": "cards owned per seat: layout, hand and spit pile (list[int])",
+    }
+    """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     piles: list[list[list[int]]]
     """seat -> five layout piles, bottom card first."""

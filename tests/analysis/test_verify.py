@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tournaments.analysis.verify import load_queries, replay_command, verify
-from tournaments.log import write_part
+from tournaments.log import record_digests, write_part
 
 from .conftest import cardarena
 
@@ -20,10 +20,13 @@ def _part(root: Path, table: str, game: str) -> Path:
 
 
 def _edit(path: Path, fn: object) -> None:
+    """Rewrite a part as a forger would: a well-formed part, and the batch's digest record made anew
+    (the digests catch damage; the rule checks must catch a forgery)."""
     rows = pq.read_table(path).to_pylist()
     schema = pq.read_schema(path)
     rows = fn(rows)  # type: ignore[operator]
     write_part(path, pa.Table.from_pylist(rows, schema=schema.remove_metadata()), fsync=False)
+    record_digests(path.parent.parent.parent / "matches" / path.parent.name / path.name)
 
 
 def _checks(report: object) -> set[str]:
@@ -121,12 +124,14 @@ def test_forged_events_are_caught(log_copy: Path) -> None:
 
 
 def test_duplicate_and_orphan_rows_are_caught(log_copy: Path) -> None:
+    """A batch copied under another epoch's name (a whole, well-formed batch of the same tournament)."""
     src = _part(log_copy, "matches", "manillen")
-    shutil.copy(src, src.with_name("part-00000000-0000000000000000.parquet"))
+    copy = src.name.replace("-e0-", "-e7-")
+    shutil.copy(src, src.with_name(copy))
     for t in ("moves", "events"):
         s = _part(log_copy, t, "manillen")
-        shutil.copy(s, s.with_name("part-00000000-0000000000000000.parquet"))
-    orphan = log_copy / "moves" / "game=manillen" / "part-11111111-1111111111111111.parquet"
+        shutil.copy(s, s.with_name(copy))
+    orphan = log_copy / "moves" / "game=manillen" / src.name.replace("-e0-", "-e8-")
     shutil.copy(_part(log_copy, "moves", "geneve"), orphan)
     report = verify(log_copy, workers=1, replay=False)
     checks = _checks(report)

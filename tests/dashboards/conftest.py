@@ -43,3 +43,15 @@ def faulty_tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "bots": ["random", {"name": "r2", "bot": "random"}, {"name": "r3", "bot": "random"},
                      {"name": "crashy", "bot": "random"}]}
     return run_tournament(root, spec, files={"crashy": CRASHY})
+
+
+@pytest.fixture(scope="session")
+def buggy_tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One game, two sandboxed bots with one bug each that shows at random moves (an illegal card, a
+    crash whose message holds numbers and an address), and an entrant with options (ismcts)."""
+    from tests.dashboards.tourney import FLAKY, ILLEGAL
+    root = tmp_path_factory.mktemp("dash-buggy") / "t"
+    spec = {"name": "buggy", "seed": 21, "games": [GAME_PAIR[0]], "max_deals": 1, "matches_per_seating": 2,
+            "bots": ["random", {"name": "mc", "bot": "ismcts", "options": {"iterations": 4}},
+                     {"name": "illegal", "bot": "random"}, {"name": "flaky", "bot": "random"}]}
+    return run_tournament(root, spec, files={"illegal": ILLEGAL, "flaky": FLAKY})

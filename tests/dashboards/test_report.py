@@ -86,12 +86,12 @@ def test_faults_per_bot_with_their_reasons(faulty_tournament: Path, faulty_repor
     logs = read_logs(faulty_tournament)
     crashes = sum(1 for m in logs.matches for f in m["faults"] if m["bots"][f["seat"]] == "crashy")
     assert crashes > 0
-    row = re.search(r'<tr class="fault-row"><td class="bot">crashy</td>.*?</tr>', faulty_report, re.S)
-    assert row, "no fault row for crashy"
-    cells = re.findall(r"<td>(\d+)</td>", row.group(0))
-    assert cells == [str(crashes)]
-    assert "crashy gives up on its seventh move" in row.group(0)
-    assert '<span class="kind crash">crash</span>' in row.group(0)
+    rows = re.findall(r'<tr class="fault-row" data-bot="crashy".*?</tr>', faulty_report, re.S)
+    assert len(rows) == 1, "not one fault row for crashy's one bug"
+    row = rows[0]
+    assert re.findall(r'<td class="count">(\d+)</td>', row) == [str(crashes)]
+    assert "crashy gives up on its seventh move" in row
+    assert '<span class="kind crash">crash</span>' in row
 
 
 def test_leaderboards_overall_and_per_game_with_intervals(faulty_tournament: Path) -> None:
@@ -258,8 +258,7 @@ def test_single_bot_and_single_game_render_with_explanations(tmp_path: Path) -> 
     assert page.count('<tr class="lb-row" data-bot="solo">') == 2  # overall and the game's tab
     assert "The tournament has one game, so this is its leaderboard." in page
     assert len(embedded(page, "matches-data")) == 2
-    charts = embedded(page, "charts-data")
-    assert list(charts) == [k for k in charts if "coverage" in k]  # the coverage heatmap only
+    assert embedded(page, "charts-data") == {}  # nothing to chart: coverage is a table per game
 
 
 def test_cli_writes_the_report_and_prints_its_path(cli_tournament: Path, tmp_path: Path) -> None:
@@ -274,15 +273,19 @@ def test_cli_writes_the_report_and_prints_its_path(cli_tournament: Path, tmp_pat
     (["{tmp}"], "not a tournament directory"),
     (["{t}", "--match", "nosuchmatch"], "no match 'nosuchmatch'"),
     (["{t}", "-o", "{tmp}"], "is a directory"),
+    (["{t}", "-o", "{tmp}/missing/r.html"], "the folder {tmp}/missing does not exist"),
+    (["{t}", "-o", "{tmp}/file/r.html"], "is a file, not a folder"),
     (["{t}", "--sample", "-5"], "--sample"),
 ])
 def test_cli_bad_input_is_one_line(args: list[str], needle: str, cli_tournament: Path,
                                    tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
     proc = cardarena("dashboard", *[a.format(tmp=tmp_path, t=cli_tournament) for a in args])
     assert proc.returncode == 2, proc
     err = proc.stderr.strip()
     assert "Traceback" not in proc.stderr and len(err.splitlines()) == 1, proc.stderr
-    assert needle in err, err
+    assert needle.format(tmp=tmp_path) in err, err
+    assert not (tmp_path / "missing").exists()  # nothing created
 
 
 def test_cli_names_a_corrupted_part(tmp_path: Path) -> None:
@@ -292,3 +295,117 @@ def test_cli_names_a_corrupted_part(tmp_path: Path) -> None:
     proc = cardarena("dashboard", str(root), "-o", str(tmp_path / "r.html"))
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert str(part) in proc.stderr and "Traceback" not in proc.stderr
+
+
+# ------------------------------------------------------------------------------------------ faults, entrants
+def test_normalise_reason_one_bug_at_any_move_is_one_shape() -> None:
+    """The same bug with other cards, numbers, addresses, ids and suits normalises to one reason; a
+    different bug (another exception, another message) does not."""
+    import random
+
+    from dashboards.report import normalise_reason
+    rng = random.Random(14)
+    deck = [r + s for r in "23456789TJQKA" for s in "CDHS"] + ["JK", "JK=5H"]
+
+    def illegal() -> str:
+        c, d = rng.sample(deck, 2)
+        legal = ", ".join(f"play {x}" for x in rng.sample(deck, rng.randint(1, 12)))
+        suit = rng.choice(["hearts", "clubs", "Spades", "diamonds"])
+        return (f"'play {c}': 'play {c}' is not legal now: seat {rng.randint(0, 5)} must follow {suit}, "
+                f"not {d}; legal now ({rng.randint(1, 40)}): {legal}")
+
+    def crash() -> str:
+        return (f"KeyError: move {rng.randint(1, 999)} took {rng.random() * 9:.3f} s at "
+                f"0x{rng.getrandbits(48):x}, match {rng.getrandbits(64):016x}\nTraceback ...\n  line "
+                f"{rng.randint(1, 300)}")
+
+    def timeout() -> str:
+        return (f"no answer within {rng.uniform(0.1, 9):.3g} s (move limit 1 s + time bank "
+                f"{rng.random():.2g} s left)")
+
+    for make in (illegal, crash, timeout):
+        shapes = {normalise_reason(make()) for _ in range(200)}
+        assert len(shapes) == 1, shapes
+    assert len({normalise_reason(x()) for x in (illegal, crash, timeout)}) == 3
+    assert normalise_reason("KeyError: 'hand'") != normalise_reason("ValueError: 'hand'")
+
+
+@pytest.fixture(scope="module")
+def buggy_report(buggy_tournament: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
+    out = tmp_path_factory.mktemp("rep") / "buggy.html"
+    return build_report(buggy_tournament, out, sample=4, verify=False, bootstrap=20)[0].read_text()
+
+
+def test_faults_one_bug_at_random_moves_is_one_row(buggy_tournament: Path, buggy_report: str) -> None:
+    """Each test bot has one bug that shows at random moves with other cards and numbers: one row per
+    bot, its count every fault of that bot, its first example the earliest match and its move."""
+    logs = read_logs(buggy_tournament)
+    for bot, kind in (("illegal", "illegal"), ("flaky", "crash")):
+        faults = [(m["match_id"], f) for m in logs.matches for f in m["faults"]
+                  if m["bots"][f["seat"]] == bot]
+        assert len({f["reason"] for _, f in faults}) > 1, "the bug should show with different reasons"
+        assert {f["kind"] for _, f in faults} == {kind}
+        rows = re.findall(rf'<tr class="fault-row" data-bot="{bot}" data-kind="{kind}">.*?</tr>',
+                          buggy_report, re.S)
+        assert len(rows) == 1, (bot, len(rows))
+        assert re.findall(r'<td class="count">(\d+)</td>', rows[0]) == [str(len(faults))]
+        first_id, first = faults[0]  # logs.matches is in the order the matches finished
+        assert f'<code class="mid">{first_id}</code> move {first["ply"]}' in rows[0]
+        assert f"cardarena show DIR {first_id}" in rows[0]
+    assert buggy_report.count('<tr class="fault-row"') == 2
+
+
+def test_entrants_show_their_options(buggy_report: str) -> None:
+    row = re.search(r'<tr class="entrant" data-bot="mc">.*?</tr>', buggy_report, re.S)
+    assert row and "ismcts" in row.group(0) and '<td class="opts">iterations=4</td>' in row.group(0)
+    plain = re.search(r'<tr class="entrant" data-bot="random">.*?</tr>', buggy_report, re.S)
+    assert plain and '<td class="opts">defaults</td>' in plain.group(0)
+    # on every leaderboard, under the label
+    lb = re.findall(r'<tr class="lb-row" data-bot="mc">.*?</tr>', buggy_report, re.S)
+    assert len(lb) == 2 and all('<span class="opts">ismcts · iterations=4</span>' in r for r in lb)
+
+
+# ------------------------------------------------------------------------------------------ cardarena show
+def test_show_writes_a_one_match_viewer_page(buggy_tournament: Path, tmp_path: Path) -> None:
+    logs = read_logs(buggy_tournament)
+    m = next(x for x in logs.matches if x["faults"])
+    out = tmp_path / "one.html"
+    proc = cardarena("show", str(buggy_tournament), m["match_id"], "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(out.resolve())
+    page = out.read_text()
+    [vm] = embedded(page, "matches-data")
+    assert vm["id"] == m["match_id"] and vm["nmoves"] == len(logs.moves_of([m["match_id"]])[m["match_id"]])
+    assert vm["faults"] == m["faults"] and 'id="v-fault"' in page
+    markup = re.sub(r"(<script[^>]*>).*?</script>", r"\1</script>", page, flags=re.S)
+    assert not re.search(r"<(script|link|img|iframe)[^>]+(src|href)=", markup)
+
+
+
+def test_show_takes_a_unique_prefix_and_writes_beside_the_logs(buggy_tournament: Path) -> None:
+    from dashboards.report import build_match_page
+    m = read_logs(buggy_tournament).matches[-1]
+    path, summary = build_match_page(buggy_tournament, m["match_id"][:10])
+    assert summary["match_id"] == m["match_id"] and path == buggy_tournament / f"match-{m['match_id']}.html"
+    assert [x["id"] for x in embedded(path.read_text(), "matches-data")] == [m["match_id"]]
+    path.unlink()
+    with pytest.raises(DashboardError, match="no match 'ab'"):
+        build_match_page(buggy_tournament, "ab")  # too short to be a prefix
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["/nonexistent/dir", "00"], "no such directory"),
+    (["{tmp}", "00"], "not a tournament directory"),
+    (["{t}", "ffffffffffffffff"], "no match 'ffffffffffffffff'"),
+    (["{t}", "{mid}", "-o", "{tmp}/missing/p.html"], "does not exist"),
+    (["{t}", "{mid}", "-o", "{tmp}"], "is a directory"),
+])
+def test_show_bad_input_is_one_line(args: list[str], needle: str, buggy_tournament: Path,
+                                    tmp_path: Path) -> None:
+    mid = read_logs(buggy_tournament).matches[0]["match_id"]
+    proc = cardarena("show", *[a.format(tmp=tmp_path, t=buggy_tournament, mid=mid) for a in args])
+    assert proc.returncode == 2, proc
+    err = proc.stderr.strip()
+    assert "Traceback" not in proc.stderr and len(err.splitlines()) == 1, proc.stderr
+    assert err.startswith("cardarena show: ") and needle in err, err
+    assert not (tmp_path / "missing").exists()

@@ -113,3 +113,40 @@ def empty_tournament(root: Path, tournament: str = "empty") -> Path:
         "spec": {"name": tournament, "games": "all"}, "bots": {}, "created_at": "2024-01-01T00:00:00Z",
         "total_matches": 0}))
     return root
+
+
+ILLEGAL = '''\
+"""A test bot with one bug: now and then it plays a card it does not hold (a different card each time)."""
+import random
+
+DECK = [r + s for r in "23456789TJQKA" for s in "CDHS"]
+
+
+class Bot:
+    def __init__(self, game, seat, seed):
+        self.rng = random.Random(seed)
+
+    def act(self, observation):
+        legal = observation["legal_actions"]
+        if self.rng.random() < 0.2 and any(a.startswith("play ") for a in legal):
+            held = set(observation.get("hand") or [])
+            return "play " + self.rng.choice([c for c in DECK if c not in held])
+        return legal[0]
+'''
+
+FLAKY = '''\
+"""A test bot with one bug: it crashes at a random move, the message naming the move and an address."""
+import random
+
+
+class Bot:
+    def __init__(self, game, seat, seed):
+        self.rng = random.Random(seed)
+        self.moves = 0
+
+    def act(self, observation):
+        self.moves += 1
+        if self.rng.random() < 0.15:
+            raise IndexError(f"hand index {self.moves * 3} out of range at move {self.moves} in {object()!r}")
+        return observation["legal_actions"][-1]
+'''

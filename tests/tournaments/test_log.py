@@ -67,6 +67,9 @@ def test_parts_carry_the_schema_version_and_no_temporary_file_remains(two_games:
             assert schema_version_of(p) == SCHEMA_VERSION
             assert pq.read_schema(p).remove_metadata() == SCHEMAS[t]
         assert not [p for p in (two_games / t).rglob("*") if p.name.startswith(".")]
+        if t == "matches":   # each batch's digest record, outside the table trees
+            assert {p.name for p in (two_games / "_digests").rglob("*")} == {
+                *(f"{p.name}.json" for p in parts), *(p.parent.name for p in parts)}
 
 
 def test_duckdb_polars_and_pyarrow_read_the_layout_as_is(two_games: Path) -> None:
@@ -98,7 +101,7 @@ def test_orphans_of_an_interrupted_batch_are_cleaned(two_games: Path) -> None:
     tmp = victim.with_name(f".{victim.name}.123-abc.tmp")
     tmp.write_bytes(b"partial")
     removed = clean_orphans(two_games, "t")
-    assert sorted(p.parent.parent.name for p in removed) == ["events", "matches", "moves"]
+    assert sorted(p.parent.parent.name for p in removed) == ["_digests", "events", "matches", "moves"]
     assert len(finished_matches(two_games, "t")) < 7
     for t in TABLES:
         assert len(list((two_games / t).rglob("*.parquet"))) == 2

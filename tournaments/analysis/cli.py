@@ -202,12 +202,20 @@ def verify_cmd(
 ) -> None:
     """Replay every match (legal actions, final scores and ranking, rule events) and run the per-game
     invariant SQL; print each violation with a command that replays it; exit 1 if there is any."""
-    from tournaments.analysis.verify import verify
-    from tournaments.analysis.views import LogError
-    _open(directory, ("matches",))  # a clear message for a directory that is not a tournament
-    try:
+    from tournaments.analysis.verify import Uncertified, verify
+    from tournaments.analysis.views import LogError, TournamentLog
+    try:  # a clear message for a directory that is not a tournament
+        TournamentLog(directory, check=False)
         report = verify(directory, workers=workers, deep=deep or match is not None, only=match,
                         replay=replay, sql=sql)
+    except Uncertified as e:  # one line per part that does not read whole; nothing else is checked
+        if as_json:
+            print(json.dumps({"ok": False, "certified": False, "unreadable": e.problems}))
+        hint = (f"; `cardarena tournament repair {directory}` quarantines the damaged batches and "
+                "`cardarena tournament run SPEC --resume` replays their matches")
+        for i, p in enumerate(e.problems, 1):
+            print(f"cardarena: not certified: {p}" + (hint if i == len(e.problems) else ""), file=sys.stderr)
+        sys.exit(2)
     except LogError as e:
         fail(str(e))
     if match is not None and report.matches == 0 and replay:

@@ -14,6 +14,15 @@ Invariant SQL (:func:`run_queries`): ``queries/_common.sql`` for every game and
 
 Every :class:`Violation` carries the match id and a command that replays it:
 ``cardarena verify DIR --match ID``.
+
+Before either, :func:`certify` checks that every part reads whole (``tournaments.log.check_batch``):
+each committed batch's three parts exist and decode completely (every row group and column, the page
+CRCs checked), with the schema's columns and types; its moves agree with ``matches.moves`` and its
+rows with the batch's digest record; every part's bytes still have the SHA-256 recorded at commit;
+its rows belong to the tournament its name is keyed to, which has a manifest here.  A part that is
+missing or does not decode raises :class:`Uncertified` (nothing else is checked: the rules cannot be
+judged on a log that does not read); a part that decodes but fails another of these checks is an
+``integrity`` violation, and the rule checks go on.
 """
 from __future__ import annotations
 
@@ -35,6 +44,7 @@ import pyarrow.parquet as pq
 
 from engine import GAMES, IllegalAction, load_game
 from tournaments.analysis.views import LogError, TournamentLog
+from tournaments.log import check_batch, tournaments_in
 
 QUERIES = Path(__file__).with_name("queries")
 _BLOCK = re.compile(r"^-- (invariant|setup):?[ \t]*([A-Za-z0-9_]*)[ \t]*$", re.M)
@@ -346,6 +356,38 @@ def _game_of(con: Any, match_id: str) -> str:
     return str(row[0]) if row else "?"
 
 
+# ------------------------------------------------------------------------------------------ integrity
+class Uncertified(LogError):
+    """Parts that are missing or do not decode: :attr:`problems` has one line per problem."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        super().__init__(problems[0] + more)
+
+
+def certify(root: str | os.PathLike[str]) -> list[Violation]:
+    """Check that every committed batch under ``root`` reads whole (see the module docstring); return
+    the ``integrity`` violations of parts that decode, raise :class:`Uncertified` for the others."""
+    log = TournamentLog(Path(root), check=False)
+    known = set(tournaments_in(log.root)) if (log.root / "_tournaments").is_dir() else None
+    fatal: list[str] = []
+    out: list[Violation] = []
+    for p in log.parts["matches"]:
+        c = check_batch(log.root, p.game, p.path.name, None, full=True)
+        fatal += c.unreadable
+        for problem in c.problems:
+            if problem not in c.unreadable:
+                out.append(Violation("integrity", p.game, "-", problem))
+        if c.matches is not None and known is not None:
+            for t in sorted(set(c.matches.column("tournament").to_pylist()) - known):
+                out.append(Violation("integrity", p.game, "-", f"{p.path}: holds rows of tournament {t!r}, "
+                                     f"which has no manifest in {log.root / '_tournaments'}"))
+    if fatal:
+        raise Uncertified(fatal)
+    return out
+
+
 # ------------------------------------------------------------------------------------------ all
 @dataclass
 class VerifyReport:
@@ -366,11 +408,11 @@ class VerifyReport:
 def verify(root: str | os.PathLike[str], workers: int | None = None, deep: bool = False,
            only: str | None = None, replay: bool = True, sql: bool = True,
            progress: Callable[[int, int], None] | None = None) -> VerifyReport:
-    """Replay and check a tournament directory (see the module docstring)."""
+    """Certify, replay and check a tournament directory (see the module docstring)."""
+    violations = certify(root)
     log = TournamentLog(Path(root))
     unknown = [g for g in log.games if g not in GAMES]
     stats = ReplayStats()
-    violations: list[Violation] = []
     if unknown:
         for g in unknown:
             violations.append(Violation("replay", g, "-", f"game {g!r} is not implemented by this engine "

@@ -2,8 +2,10 @@
 
 The layout and columns are ``data/README.md``'s (schema version 1).  :class:`TournamentLog` checks the
 directory before anything reads it: it must hold a ``matches/`` folder (or a ``_tournaments/``
-manifest folder), every part file must have a readable Parquet footer with the schema's columns, and
-every committed batch (a ``matches`` part) must have its ``moves`` and ``events`` parts.  Anything
+manifest folder), every part file must have a readable Parquet footer with the schema's columns, every
+``matches`` part must decode whole (every column, page CRCs checked, the schema's types), and every
+committed batch (a ``matches`` part) must have its ``moves`` and ``events`` parts.  (``cardarena verify``
+certifies more: every part decoded, and each part's bytes against the digest recorded at commit.)  Anything
 else raises :class:`LogError` with a message that names the file; nothing is skipped silently.
 
 For notebooks::
@@ -29,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tournaments.log import SCHEMA_VERSION, SCHEMAS, TABLES
+from tournaments.log import SCHEMA_VERSION, SCHEMAS, TABLES, PartError, read_part
 
 if TYPE_CHECKING:
     import duckdb
@@ -76,6 +78,11 @@ class TournamentLog:
         for t in self.tables:
             for p in self.parts[t]:
                 check_part(p.path, t)
+        for p in self.parts["matches"]:   # the commit records, small: decoded whole, page CRCs checked
+            try:
+                read_part(p.path, "matches")
+            except PartError as e:
+                raise LogError(str(e)) from None
         # every committed batch has its moves and events parts (written before the matches part)
         for p in self.parts["matches"]:
             for t in ("moves", "events"):

@@ -1,0 +1,180 @@
+"""``cardarena tournament plan SPEC``: the schedule a spec would play, without playing it.
+
+:func:`plan_report` takes the schedule :func:`tournaments.schedule.plan` makes for ``tournament run``
+(the same entrants per game, from ``tournaments.ray_runner.resolve_bots``) and reports, per game, its
+size (seatings, rotations, boards, matches) and how evenly the entrants meet, per entrant its
+appearances and meetings (who meets whom in how many matches), a digest of the match ids (the same
+as the sorted ids of the logs a run writes), and an estimated time from the per-game costs in
+:mod:`tournaments.costs` (measured by ``bench/game_costs.py``).
+
+The estimate is engine and random-bot play plus the logging cost per move (bench/README.md): CPU
+seconds ``matches x deals x (seconds per deal + actions per deal x logging per move)``, divided by
+the CPUs.  Bots that think (ismcts, submitted bots in their sandbox) take longer; the report also
+gives the bound where every bot move uses the whole move limit.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+from collections import Counter, defaultdict
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from engine import game_class
+from tournaments.costs import COSTS, MEASURED
+from tournaments.schedule import GamePlan, least_spread, match_id, plan, secret_from_seed
+from tournaments.spec import Spec
+
+LOG_S_PER_MOVE = 5.78e-6
+"""Arrow + Parquet logging per move (bench/README.md, tournament.py)."""
+RAY_START_S = (3, 11)
+"""Ray's start-up, seconds (bench/README.md)."""
+
+
+def deals_per_match(game: str, max_deals: int | None) -> float:
+    """The deals a match of ``game`` lasts: its ``max_deals``, or what a whole random match lasts."""
+    whole = COSTS[game]["deals_per_match"]
+    return whole if max_deals is None else min(float(max_deals), whole)
+
+
+def _pair(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a < b else (b, a)
+
+
+def _game_report(gp: GamePlan, spec: Spec, ents: list[str]) -> tuple[dict[str, Any], Counter[tuple[str, str]],
+                                                                    list[str]]:
+    g = gp.game
+    teams = game_class(g.id).teams
+    per_table = g.players * gp.boards            # matches each seating plays
+    meet: Counter[tuple[str, str]] = Counter()
+    partners: Counter[tuple[str, str]] = Counter()
+    appear: Counter[str] = Counter()
+    ids: list[str] = []
+    for arr in gp.arrangements:
+        appear.update(arr)
+        for a, b in itertools.combinations(arr, 2):
+            meet[_pair(a, b)] += 1
+        if teams:
+            partners[_pair(arr[0], arr[2])] += 1
+            partners[_pair(arr[1], arr[3])] += 1
+        ids.extend(match_id(gp.seed, g.id, arr, r, b) for b in range(gp.boards) for r in range(g.players))
+    pairs = [_pair(a, b) for a, b in itertools.combinations(ents, 2)]
+    counts = [meet[p] for p in pairs]
+    cost = COSTS[g.id]
+    deals = deals_per_match(g.id, g.max_deals)
+    cpu = gp.total * deals * (cost["seconds_per_deal"] + cost["actions_per_deal"] * LOG_S_PER_MOVE)
+    report: dict[str, Any] = {
+        "game": g.id, "players": g.players, "teams": teams, "entrants": len(ents),
+        "seatings": len(gp.arrangements), "rotations": g.players, "boards": gp.boards, "matches": gp.total,
+        "deals_per_match": round(deals, 2), "cpu_seconds": round(cpu, 3),
+        "moves": round(gp.total * deals * cost["actions_per_deal"]),
+        "meetings": {"min": min(counts), "max": max(counts), "never": counts.count(0), "pairs": len(pairs),
+                     "histogram": {str(c): n for c, n in sorted(Counter(counts).items())},
+                     "least_spread": least_spread(len(ents), g.players, [appear[e] for e in ents])},
+        "appearances": {"min": min(appear[e] for e in ents), "max": max(appear[e] for e in ents)},
+    }
+    if teams:
+        pc = [partners[p] for p in pairs]
+        report["partners"] = {"min": min(pc), "max": max(pc)}
+    together = Counter({p: c * per_table for p, c in meet.items()})
+    return report, together, ids
+
+
+def plan_report(spec: Spec, entrants_by_game: dict[str, list[str]], cpus: int | None = None
+                ) -> dict[str, Any]:
+    """What ``tournament run`` would play for ``spec`` (module doc); ``cpus`` default: the spec's
+    ``run.num_cpus``, else this machine's."""
+    labels = [e.label for e in spec.bots]
+    plans = plan(spec, entrants_by_game, secret_from_seed(spec.seed))   # ids do not depend on the secret
+    games: list[dict[str, Any]] = []
+    together: Counter[tuple[str, str]] = Counter()
+    matches: dict[str, dict[str, int]] = defaultdict(dict)
+    seatings: Counter[str] = Counter()
+    ids: list[str] = []
+    for gp in plans:
+        ents = entrants_by_game.get(gp.game.id, labels)
+        rep, tog, gids = _game_report(gp, spec, ents)
+        games.append(rep)
+        together.update(tog)
+        ids.extend(gids)
+        for arr in gp.arrangements:
+            for e in arr:
+                seatings[e] += 1
+                matches[e][gp.game.id] = matches[e].get(gp.game.id, 0) + gp.game.players * gp.boards
+    entrants = []
+    for e in labels:
+        met = {o: together[_pair(e, o)] for o in labels if o != e}
+        entrants.append({"entrant": e, "bot": next(b.bot for b in spec.bots if b.label == e),
+                         "matches": sum(matches[e].values()), "seatings": seatings[e], "games": matches[e],
+                         "met": sum(1 for v in met.values() if v), "meetings": met})
+    n_cpus = cpus or spec.num_cpus or os.cpu_count() or 1
+    cpu = sum(g["cpu_seconds"] for g in games)
+    moves = sum(g["moves"] for g in games)
+    return {
+        "tournament": spec.name, "seed": spec.seed, "schedule": spec.schedule, "seatings": spec.seatings,
+        "boards": spec.matches_per_seating, "total_matches": sum(g["matches"] for g in games),
+        "match_ids_sha256": ids_digest(ids),
+        "games": games, "entrants": entrants,
+        "estimate": {"cpu_seconds": round(cpu, 3), "cpus": n_cpus, "seconds": round(cpu / n_cpus, 3),
+                     "ray_start_s": list(RAY_START_S), "moves": moves,
+                     "move_limit_bound_s": round(moves * spec.limits.move_s / n_cpus, 1),
+                     "costs_measured": MEASURED},
+    }
+
+
+def ids_digest(match_ids: list[str]) -> str:
+    """The digest of a set of match ids, as ``match_ids_sha256`` (sorted, one a line)."""
+    return hashlib.sha256("\n".join(sorted(match_ids)).encode()).hexdigest()
+
+
+def duration(seconds: float) -> str:
+    """``42 s``, ``3.5 min``, ``2.1 h``, ``3.0 days``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.1f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
+
+
+def print_plan(r: dict[str, Any], out: Console) -> None:
+    """The report as text: fits 80 columns (``--json`` has every pair's meetings)."""
+    mode = (f"sampled, {r['seatings']} seatings per game" if r["schedule"] == "sampled"
+            else "full: every seating")
+    out.print(f"[bold]{r['tournament']}[/bold]: {len(r['games'])} games, {len(r['entrants'])} entrants, "
+              f"{mode}, {r['boards']} board(s): {r['total_matches']:,} matches")
+    t = Table("game", "seats", "seatings", "rot.", "boards", "matches", "deals", "CPU", title="schedule")
+    for g in r["games"]:
+        t.add_row(g["game"], str(g["players"]), f"{g['seatings']:,}", str(g["rotations"]), str(g["boards"]),
+                  f"{g['matches']:,}", f"{g['deals_per_match']:g}", duration(g["cpu_seconds"]))
+    out.print(t)
+    t = Table("game", "pairs", "together", "never", "best", "partners",
+              title="meetings: seatings a pair shares")
+    for g in r["games"]:
+        m = g["meetings"]
+        p = g.get("partners")
+        t.add_row(g["game"], str(m["pairs"]), f"{m['min']}-{m['max']}", str(m["never"]),
+                  f"{m['least_spread']}" + ("+" if m["least_spread"] == 2 else ""),
+                  f"{p['min']}-{p['max']}" if p else "-")
+    out.print(t)
+    out.print("together: the fewest and most seatings two entrants share (each seating plays every "
+              "rotation on every board); best: the least spread max - min the appearances allow",
+              markup=False)
+    t = Table("entrant", "matches", "seatings", "met", "matches together", title="entrants")
+    others = len(r["entrants"]) - 1
+    for e in r["entrants"]:
+        vals = list(e["meetings"].values()) or [0]
+        t.add_row(e["entrant"], f"{e['matches']:,}", f"{e['seatings']:,}", f"{e['met']} of {others}",
+                  f"{min(vals):,}-{max(vals):,}")
+    out.print(t)
+    est = r["estimate"]
+    lo, hi = est["ray_start_s"]
+    out.print(f"estimate: {duration(est['cpu_seconds'])} of CPU at random-bot speed, logging included; on "
+              f"{est['cpus']} CPUs about {duration(est['seconds'])} plus Ray's start-up ({lo}-{hi} s). Bots "
+              f"that think take longer: at most {duration(est['move_limit_bound_s'])} if each of the "
+              f"{est['moves']:,} moves used its whole move limit. (Costs measured {est['costs_measured']}, "
+              "bench/game_costs.py.)", markup=False)
