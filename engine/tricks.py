@@ -2,10 +2,10 @@
 
 * :class:`Order` ranks the cards within a suit, with an optional separate order for the trump suit
   (jass: J 9 A T K Q 8 7), and :func:`rank_order` builds one from a rank string.
-* :func:`beats` / :func:`trick_winner`: a trump beats every non-trump; otherwise only cards of the
-  led suit can win, the strongest by the order.
-* :class:`PlayRule`, :func:`mask_function` and :func:`legal_plays`: the one trick-rule engine of
-  every trick game.  Follow suit, and the manille and the jass duties (overtake an opponent,
+* :func:`beats`: a trump beats every non-trump; otherwise only cards of the led suit can win, the
+  strongest by the order.
+* :class:`PlayRule` and :func:`mask_function`: the one trick-rule engine of every trick game.
+  Follow suit, and the manille and the jass duties (overtake an opponent,
   overtrump on a trump lead, trump instead, overtrump when void, must trump, the undertrump bans,
   only-trumps cases, the bare-Jas exception, partner exemption) are frozen knobs compiled once per
   rule into a fast mask function; :func:`absent_after_play` is what a play shows everyone about
@@ -13,9 +13,8 @@
 * :class:`Points` + :func:`points_table`: card points, trump-dependent where needed.
 
 >>> o = rank_order("AKQJT98765432")
->>> trick = [card("TH"), card("KH"), card("2S"), card("AD")]
->>> trick_winner(trick, None, o), trick_winner(trick, SPADES, o)
-(1, 2)
+>>> beats(card("2S"), card("KH"), None, o), beats(card("2S"), card("KH"), SPADES, o)
+(False, True)
 """
 from __future__ import annotations
 
@@ -120,16 +119,6 @@ def beats(a: int, b: int, trump_suit: int | None, order: Order) -> bool:
     return sa == trump_suit
 
 
-def trick_winner(trick: Sequence[int], trump_suit: int | None, order: Order) -> int:
-    """Index (0 = the lead) of the card that wins ``trick``."""
-    best, bc = 0, trick[0]
-    for i in range(1, len(trick)):
-        c = trick[i]
-        if beats(c, bc, trump_suit, order):
-            best, bc = i, c
-    return best
-
-
 @dataclass(frozen=True)
 class PlayRule:
     """What a player must play to a trick beyond following suit: every trick game's duties as
@@ -179,18 +168,6 @@ FOLLOW_SUIT = PlayRule()
 
 MaskFunction = Callable[[Hand, int, int, bool], Hand]
 """``(hand, led suit, winning card, partner_winning) -> legal mask`` (see :func:`mask_function`)."""
-
-
-def legal_plays(hand: Hand, trick: Sequence[int], winner: int, trump_suit: int | None,
-                order: Order, rule: PlayRule = FOLLOW_SUIT, partner_winning: bool = False) -> Hand:
-    """The mask of cards of ``hand`` that may be played to ``trick`` (cards in play order).
-
-    ``winner`` is the index in ``trick`` of the card winning so far; ``partner_winning`` says it
-    was played by the player's partner.
-    """
-    if not trick:
-        return hand
-    return mask_function(order, rule, trump_suit)(hand, trick[0] // 13, trick[winner], partner_winning)
 
 
 _MASK_FNS: dict[tuple[int, PlayRule, int | None], MaskFunction] = {}

