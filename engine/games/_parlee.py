@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.cards import RANKS, SUITS, TOKENS, card, deck_32, mask_of
-from engine.core import JSON, rank_by
+from engine.core import JSON, Option, rank_by
 from engine.games._manille import (
     PLAY_CARD,
     SUIT_MASK,
@@ -21,6 +21,19 @@ from engine.games._manille import (
 )
 
 DECK = mask_of(deck_32())
+
+
+def parlee_options(seed_line: str) -> tuple[Option, ...]:
+    """The options Manille Parlée and Manille Muette share (``seed_line``: where the seed allows
+    any card when void with no winning trump)."""
+    return (
+        Option("no_losing_trump", False, "void while an opponent wins and no trump of yours wins: "
+               "no losing trump unless you hold only trumps (the family's earlier reading; seed "
+               f"{seed_line} allows any card)"),
+        Option("deals_to_win", 2, "the first side to win this many deals wins the match",
+               check=lambda v: v > 0, max=1000),
+    )
+
 TOTAL = 68  # P6: seed-003 numbers (60 card points + 8 tricks), not manillen's 60
 WIN_AT = 35
 """A side wins the deal with 35 or more of the 68 points."""

@@ -54,7 +54,7 @@ Manille Muette (``manille_muette``) is this game without talk (same class, ``TAL
 from __future__ import annotations
 
 from engine.core import Game, Option, register
-from engine.games._parlee import ParleeState
+from engine.games._parlee import ParleeState, parlee_options
 
 
 @register
@@ -107,10 +107,6 @@ class ManilleParlee(Game):
         Option("talk_by", "each", "P2: 'each': every player may talk once per trick before his card; "
                "'leader': only the player who plays the trick's first card (the seed's literal "
                "'vlak voordat je de eerste kaart speelt aan de slag')", choices=("each", "leader")),
-        Option("no_losing_trump", False, "void while an opponent wins and no trump of yours wins: "
-               "no losing trump unless you hold only trumps (the family's earlier reading; seed "
-               "L50 allows any card)"),
-        Option("deals_to_win", 2, "the first side to win this many deals wins the match",
-               check=lambda v: v > 0, max=1000),
+        *parlee_options("L50"),
     )
     state_class = ParleeState
