@@ -6,7 +6,6 @@ True
 """
 from __future__ import annotations
 
-from engine import games as _games  # noqa: F401  (registers every game)
 from engine.core import GAMES, Game, Option, State, game_class, load_game, rank_by
 from engine.errors import IllegalAction
 

@@ -8,6 +8,7 @@ history, rule events, the seeded RNG and ``clone``.  Games implement the ``_``-p
 """
 from __future__ import annotations
 
+import importlib
 import math
 import random
 from collections.abc import Callable, Iterable
@@ -462,9 +463,13 @@ def _copy_data(v: Any) -> Any:
 
 
 # --------------------------------------------------------------------- registry
+# A game is one module ``engine/games/<id>.py`` that declares ``@register class X(Game): id = "<id>"``.
+# The ids are the module names found on the package's path (``engine.games.__path__``, read as a
+# directory listing: nothing is imported); :func:`game_class` imports only the module it is asked
+# for.  Modules whose name starts with ``_`` are family modules and helpers, not games.
 _REGISTRY: dict[str, type[Game]] = {}
 GAMES: list[str] = []
-"""Ids of every implemented game, in RULES.md order."""
+"""Ids of every game module on the discovery path, in RULES.md order (other ids after, sorted)."""
 
 RULES_ORDER = (
     "genive", "geneve", "hartenjagen", "manillen", "jokeren_nl", "zenuwen", "butifarra",
@@ -473,24 +478,54 @@ RULES_ORDER = (
     "amerikaans_jokeren", "jokeren_drift", "tonk", "klop_rummy", "wildcard_rummy", "loba",
     "ramino_klop", "ramino_drift", "cincinnati_rummy",
 )
+"""The ids of RULES.md, in its order (it orders :data:`GAMES`; a new game needs no entry)."""
+GAMES_PACKAGE = "engine.games"
+
+
+def discover() -> list[str]:
+    """Scan the game package's path for game modules and refresh :data:`GAMES` in place (called at
+    import, and again when an id is asked for that the last scan did not see)."""
+    import pkgutil
+
+    from engine import games as package
+    found = {m.name for m in pkgutil.iter_modules(package.__path__)
+             if not m.ispkg and not m.name.startswith("_")}
+    rank = {g: i for i, g in enumerate(RULES_ORDER)}
+    GAMES[:] = sorted(found, key=lambda g: (rank.get(g, len(rank)), g))
+    return GAMES
 
 
 def register(cls: type[Game]) -> type[Game]:
-    """Class decorator: add a game to the registry under its ``id``."""
-    if cls.id not in RULES_ORDER:
-        raise ValueError(f"{cls.id!r} is not a RULES.md game id")
+    """Class decorator: add a game to the registry under its ``id``, which must be the name of the
+    module that declares it (``engine/games/<id>.py``)."""
+    module = cls.__module__
+    package, _, name = module.rpartition(".")
+    if package != GAMES_PACKAGE or cls.id != name:
+        raise ValueError(f"game id {cls.id!r} declared in module {module}: a game is declared in "
+                         f"{GAMES_PACKAGE}.<its id> ({GAMES_PACKAGE}.{cls.id})")
     _REGISTRY[cls.id] = cls
-    GAMES[:] = [g for g in RULES_ORDER if g in _REGISTRY]
+    if cls.id not in GAMES:
+        discover()
     return cls
 
 
 def game_class(game_id: str) -> type[Game]:
+    """The class of game ``game_id``, importing its module (and only it) on first use."""
     if not isinstance(game_id, str):
         raise ValueError(f"a game id is a string; known games: {', '.join(GAMES)}")
-    try:
-        return _REGISTRY[game_id]
-    except KeyError:
-        raise ValueError(f"unknown game {game_id!r}; known games: {', '.join(GAMES)}") from None
+    cls = _REGISTRY.get(game_id)
+    if cls is not None:
+        return cls
+    if game_id not in GAMES:
+        discover()  # a game module added to the path since the last scan
+        if game_id not in GAMES:
+            raise ValueError(f"unknown game {game_id!r}; known games: {', '.join(GAMES)}")
+    importlib.import_module(f"{GAMES_PACKAGE}.{game_id}")
+    cls = _REGISTRY.get(game_id)
+    if cls is None:
+        raise ValueError(f"module {GAMES_PACKAGE}.{game_id} registers no game: it must declare "
+                         f"@register class ...(Game) with id = {game_id!r}")
+    return cls
 
 
 def load_game(game_id: str, **options: Any) -> Game:
@@ -509,3 +544,6 @@ def rank_by(values: Iterable[float], lower_is_better: bool = True) -> list[int]:
     vals = list(values)
     sign = 1 if lower_is_better else -1
     return [1 + sum(1 for w in vals if sign * w < sign * v) for v in vals]
+
+
+discover()

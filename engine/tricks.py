@@ -2,31 +2,28 @@
 
 * :class:`Order` ranks the cards within a suit, with an optional separate order for the trump suit
   (jass: J 9 A T K Q 8 7), and :func:`rank_order` builds one from a rank string.
-* :func:`beats` / :func:`trick_winner`: a trump beats every non-trump; otherwise only cards of the
-  led suit can win, the strongest by the order.
-* :class:`PlayRule` + :func:`legal_plays`: follow suit, and the manille family's duties (overtake
-  an opponent, trump when void, no losing trump, partner exemption, must trump) as parameters;
-  :func:`legal_mask` is the same rule for a trick given as its led suit and winning card;
-  :func:`absent_after_play`: what a play shows everyone about the player's hand (for determinize).
-* :class:`Points` + :func:`trick_points`: card points, trump-dependent where needed.
+* :func:`beats`: a trump beats every non-trump; otherwise only cards of the led suit can win, the
+  strongest by the order.
+* :class:`PlayRule` and :func:`mask_function`: the one trick-rule engine of every trick game.
+  Follow suit, and the manille and the jass duties (overtake an opponent,
+  overtrump on a trump lead, trump instead, overtrump when void, must trump, the undertrump bans,
+  only-trumps cases, the bare-Jas exception, partner exemption) are frozen knobs compiled once per
+  rule into a fast mask function; :func:`absent_after_play` is what a play shows everyone about
+  the player's hand (for ``determinize``).
+* :class:`Points` + :func:`points_table`: card points, trump-dependent where needed.
 
 >>> o = rank_order("AKQJT98765432")
->>> trick = [card("TH"), card("KH"), card("2S"), card("AD")]
->>> trick_winner(trick, None, o), trick_winner(trick, SPADES, o)
-(1, 2)
+>>> beats(card("2S"), card("KH"), None, o), beats(card("2S"), card("KH"), SPADES, o)
+(False, True)
 """
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from engine.cards import JOKER, PACK, RANKS, SPADES, SUIT_MASKS, TOKENS, Hand, card, make  # noqa: F401
-
-
-def suit(c: int) -> int:
-    """Suit of a card of a single pack (no jokers in trick games)."""
-    return c // 13
+from engine.cards import JACK, PACK, RANKS, SPADES, SUIT_MASKS, TOKENS, Hand, card, make  # noqa: F401
 
 
 @dataclass(frozen=True)
@@ -86,10 +83,6 @@ def rank_order(plain: str, trump: str | None = None) -> Order:
     return Order(p, _table(trump) if trump else p)
 
 
-NATURAL = rank_order("AKQJT98765432")
-"""A high, ranks in their natural order (Hearts)."""
-
-
 @dataclass(frozen=True)
 class Points:
     """Card points: ``plain[c]`` for every card, ``trump[c]`` for cards of the trump suit."""
@@ -118,10 +111,6 @@ def points_table(plain: dict[str, int], trump: dict[str, int] | None = None) -> 
     return Points(p, build(trump) if trump is not None else p)
 
 
-def trick_points(trick: Sequence[int], trump_suit: int | None, pts: Points) -> int:
-    return sum(pts.of(c, trump_suit) for c in trick)
-
-
 def beats(a: int, b: int, trump_suit: int | None, order: Order) -> bool:
     """Does card ``a``, played after ``b``, beat ``b`` (the card winning so far)?"""
     sa, sb = a // 13, b // 13
@@ -130,54 +119,49 @@ def beats(a: int, b: int, trump_suit: int | None, order: Order) -> bool:
     return sa == trump_suit
 
 
-def trick_winner(trick: Sequence[int], trump_suit: int | None, order: Order) -> int:
-    """Index (0 = the lead) of the card that wins ``trick``."""
-    best, bc = 0, trick[0]
-    for i in range(1, len(trick)):
-        c = trick[i]
-        if beats(c, bc, trump_suit, order):
-            best, bc = i, c
-    return best
-
-
-def follow_mask(hand: Hand, led_suit: int) -> Hand:
-    """The cards of ``hand`` that follow ``led_suit``, or the whole hand when void."""
-    m = hand & SUIT_MASKS[led_suit]
-    return m if m else hand
-
-
-def stronger_mask(hand: Hand, than: int, trump_suit: int | None, order: Order) -> Hand:
-    """Cards of ``hand`` in ``than``'s suit that beat it."""
-    return hand & order.above[1 if than // 13 == trump_suit else 0][than]
-
-
 @dataclass(frozen=True)
 class PlayRule:
-    """What a player must play to a trick beyond following suit.
+    """What a player must play to a trick beyond following suit: every trick game's duties as
+    frozen knobs, compiled once per (order, rule, trump) by :func:`mask_function`.
 
-    The manille family (RULES.md, "Common rule for the manille family") is
-    ``PlayRule(overtake=True, trump_duty=True)`` in the seed-003 games (a void player with no
-    winning trump may play any card, a losing trump included) and adds ``no_losing_trump`` in
-    ``manillen``; Hearts is ``PlayRule()``.
+    A duty binds while an opponent wins the trick; with ``partner_exempt`` it lapses while the
+    player's partner wins (games without partners pass ``partner_winning=False``: always bound).
+    ``must_trump`` binds whoever wins.  The presets live with their families:
+    ``engine.games._manille`` (``MANILLE_RULE``, :func:`~engine.games._manille.family_rule`,
+    ``MANILLEN_RULE``) and ``engine.games._jass`` (``KRUISJAS_RULE``, ``GREVJAS_RULE``,
+    ``HANDJAS_RULE``, ``KLOP_RULE``, ``HONDERDEN_RULE`` ...); Hearts is :data:`FOLLOW_SUIT`.
     """
 
     overtake: bool = False
-    """Following suit while an opponent wins with a card of the led suit: beat it if you can."""
-    trump_duty: bool = False
-    """Void while an opponent wins: play a trump that beats every trump in the trick, if you can."""
-    no_losing_trump: bool = False
-    """Void while an opponent wins and no trump of yours wins: no trump, unless you hold only trumps
-    (``manillen``, seed 002 "mag niet onderkopen"; option ``no_losing_trump`` of the seed-003 games,
-    whose L27/L50/L98 "dan mag je bijgooien wat je wilt" allows any card)."""
+    """Following a plain lead while bound and the winning card is of the led suit: beat it if you
+    can (the manille family)."""
+    overtrump_trump_lead: bool = False
+    """Trump led, following while bound: beat the trick's best trump if you can (the manille
+    family, Handjas HJ10, Klop)."""
+    trump_instead: bool = False
+    """On a plain lead a player holding the led suit may trump instead (the Dutch jass games)."""
+    overtrump: bool = False
+    """Void in the led suit while bound (or under ``must_trump``): if a trump of yours beats the
+    trick's best trump, play one (the manille family's trump duty; Butifarra B5)."""
+    must_trump: bool = False
+    """Void and holding a trump, whoever wins: play a trump (Klop KB11; Butifarra option B5
+    ``must_trump``, which adds ``overtrump``).  It overrides ``no_undertrump`` and the partner
+    exemption."""
+    no_undertrump: bool = False
+    """While bound, on a plain lead: no trump below the trick's best trump unless only trumps are
+    held (void: play another card; with ``trump_instead``: follow instead).  Kruisjassen K6/K7,
+    Handjas HJ1; ``manillen`` (seed 002 "mag niet onderkopen") and option ``no_losing_trump`` of the
+    seed-003 manille games."""
+    partner_no_undertrump: bool = False
+    """The same ban while the partner wins and the duties lapse (``manillen``)."""
+    only_trumps_overtrump: bool = False
+    """With ``no_undertrump`` in force, a hand of only trumps must still beat the trick's best trump
+    if it can (Kruisjassen K6, 003:L204 "nooit een lagere troef"; off: any trump, Handjas HJ20)."""
+    bare_jas_free: bool = False
+    """The Jas (jack of trumps) as its holder's only trump need never be played (trump led, or a
+    forced trump): he may play any card (Handjas, Grevjas, Klop; Kruisjassen ``wild_jas``)."""
     partner_exempt: bool = True
     """The duties lapse while your partner wins the trick (off: the partner counts as an opponent)."""
-    partner_no_undertrump: bool = False
-    """Void while your partner wins with a trump: no lower trump unless only trumps (manillen)."""
-    must_trump: bool = False
-    """Void and holding a trump, whoever wins: play a trump, one that beats the trick's highest
-    trump if you have one, else any trump (Butifarra option B5 ``must_trump``; the official
-    Botifarra rule as in andreuts/botifarra).  It overrides ``no_losing_trump`` and the partner
-    exemption when void."""
 
 
 FOLLOW_SUIT = PlayRule()
@@ -186,75 +170,75 @@ MaskFunction = Callable[[Hand, int, int, bool], Hand]
 """``(hand, led suit, winning card, partner_winning) -> legal mask`` (see :func:`mask_function`)."""
 
 
-def legal_plays(hand: Hand, trick: Sequence[int], winner: int, trump_suit: int | None,
-                order: Order, rule: PlayRule = FOLLOW_SUIT, partner_winning: bool = False) -> Hand:
-    """The mask of cards of ``hand`` that may be played to ``trick``.
-
-    ``winner`` is the index in ``trick`` of the card winning so far; ``partner_winning`` says it
-    was played by the player's partner.
-    """
-    if not trick:
-        return hand
-    return legal_mask(hand, trick[0] // 13, trick[winner], trump_suit, order, rule, partner_winning)
-
-
-def legal_mask(hand: Hand, led: int, w: int, trump_suit: int | None, order: Order,
-               rule: PlayRule = FOLLOW_SUIT, partner_winning: bool = False) -> Hand:
-    """:func:`legal_plays` for a trick already begun, given by its led suit and the card ``w``
-    winning so far (for games that keep the trick as a few ints on their hot path)."""
-    key = (id(order), rule, trump_suit)
-    fn = _MASK_FNS.get(key)
-    if fn is None:
-        fn = mask_function(order, rule, trump_suit)
-    return fn(hand, led, w, partner_winning)
-
-
 _MASK_FNS: dict[tuple[int, PlayRule, int | None], MaskFunction] = {}
+_MASK_ORDERS: list[Order] = []
 
 
 def mask_function(order: Order, rule: PlayRule, trump_suit: int | None) -> MaskFunction:
-    """:func:`legal_mask` with ``order``, ``rule`` and ``trump_suit`` fixed: a function
-    ``(hand, led, w, partner_winning) -> mask``, built once per combination (the rule's flags and
-    the order's tables are bound in it, for a game's hot path).  This is the one place the rule
-    is written."""
+    """The legal-mask function for ``order``, ``rule`` and ``trump_suit``: ``(hand, led, w,
+    partner_winning) -> mask`` for a trick already begun, given by its led suit and the card ``w``
+    winning so far (the trick's best trump whenever it holds one).  Built once per combination, the
+    rule's knobs and the order's tables bound in it, for a game's hot path.  This is the one place
+    the rule is written (:func:`absent_after_play` is its public inference)."""
     key = (id(order), rule, trump_suit)
     hit = _MASK_FNS.get(key)
     if hit is not None:
         return hit
     overtake = rule.overtake
-    trump_duty = rule.trump_duty
-    no_losing_trump = rule.no_losing_trump
-    partner_exempt = rule.partner_exempt
-    partner_no_undertrump = rule.partner_no_undertrump
+    over_lead = rule.overtrump_trump_lead
+    trump_instead = rule.trump_instead
+    overtrump = rule.overtrump
     must_trump = rule.must_trump
+    no_under = rule.no_undertrump
+    partner_no_under = rule.partner_no_undertrump
+    only_over = rule.only_trumps_overtrump
+    bare_free = rule.bare_jas_free
+    exempt = rule.partner_exempt
     plain_above, trump_above = order.above
     suit_masks = SUIT_MASKS
     trump_mask = SUIT_MASKS[trump_suit] if trump_suit is not None else 0
+    jas = 1 << (trump_suit * 13 + JACK) if trump_suit is not None else 0
 
     def mask(hand: Hand, led: int, w: int, partner_winning: bool) -> Hand:
-        duty = not (partner_winning and partner_exempt)
+        duty = not (partner_winning and exempt)
         follow = hand & suit_masks[led]
         if follow:
-            if overtake and duty and (w // 13 == led):
-                higher = follow & (trump_above if led == trump_suit else plain_above)[w]
+            if led == trump_suit:
+                if bare_free and follow == jas:
+                    return hand
+                if over_lead and duty:
+                    higher = follow & trump_above[w]
+                    if higher:
+                        return higher
+                return follow
+            if overtake and duty and w // 13 == led:
+                higher = follow & plain_above[w]
                 if higher:
                     return higher
+            if trump_instead:
+                trumps = hand & trump_mask
+                if trumps:
+                    if no_under if duty else partner_no_under:
+                        return follow | (trumps & trump_above[w] if w // 13 == trump_suit else trumps)
+                    return follow | trumps
             return follow
-        if trump_suit is None:
-            return hand
         trumps = hand & trump_mask
         if not trumps:
             return hand
         beat = trumps & trump_above[w] if w // 13 == trump_suit else trumps
-        if must_trump:
-            return beat or trumps
-        if duty and trump_duty:
-            if beat:
+        nu = no_under if duty else partner_no_under
+        if trumps == hand:
+            # only trumps held: one that beats the trick's best trump where a duty asks for it (K6)
+            if beat and ((overtrump and (duty or must_trump)) or (nu and only_over)):
                 return beat
-            if no_losing_trump and trumps != hand:
-                return hand & ~trumps
             return hand
-        if not duty and partner_no_undertrump and w // 13 == trump_suit and trumps != hand:
+        if must_trump:
+            if bare_free and trumps == jas:
+                return hand
+            return beat if overtrump and beat else trumps
+        if overtrump and duty and beat:
+            return beat
+        if nu:
             return (hand & ~trumps) | beat
         return hand
 
@@ -263,67 +247,60 @@ def mask_function(order: Order, rule: PlayRule, trump_suit: int | None) -> MaskF
     return mask
 
 
-_MASK_ORDERS: list[Order] = []
-
-
-def absent_after_play(trick: Sequence[int], winner: int, c: int, trump_suit: int | None, order: Order,
+def absent_after_play(led: int, w: int, c: int, trump_suit: int | None, order: Order,
                       rule: PlayRule = FOLLOW_SUIT, partner_winning: bool = False) -> Hand:
-    """Cards the player cannot have held when he played ``c`` to ``trick`` (a public inference).
+    """Cards the player cannot have held when he played ``c`` to a trick led in ``led`` and won so
+    far by ``w`` (a public inference, drawn from :func:`mask_function`'s rule).
 
-    Everyone at the table can draw it from :func:`legal_plays`: a player who does not follow is void
-    in the led suit; one who follows below an opponent's card holds nothing of that suit above it;
-    one who discards while bound to trump holds no winning trump; one who plays a losing trump where
-    that is barred holds only trumps; one who must trump (``must_trump``) and does not holds no
-    trump, and one who then plays a losing trump holds no winning one.  Hands only shrink during
-    play, so the cards stay absent for the rest of the deal.  The mask may name cards outside the
-    game's deck; intersect as needed.
+    A player who does not follow is void in the led suit; one who follows below a card he was bound
+    to beat holds nothing of that suit above it; one who discards while bound to trump holds no
+    (winning) trump; one who undertrumps where that is barred holds only trumps (and, where a duty
+    asks, none that wins).  Hands only shrink during play, so the cards stay absent for the rest
+    of the deal.  The mask may name cards outside the game's deck; intersect as needed.
 
     >>> o = rank_order("TAKQJ987")
-    >>> rule = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True)
-    >>> [t for t in ("TC", "AC", "KC", "9C") if absent_after_play([card("KC")], 0, card("9C"), SPADES,
+    >>> rule = PlayRule(overtake=True, overtrump_trump_lead=True, overtrump=True, no_undertrump=True)
+    >>> [t for t in ("TC", "AC", "KC", "9C") if absent_after_play(0, card("KC"), card("9C"), SPADES,
     ...                                                          o, rule) >> card(t) & 1]
     ['TC', 'AC']
     """
-    if not trick:
-        return 0
-    led = trick[0] // 13
     cs = c // 13
-    w = trick[winner]
     duty = not (partner_winning and rule.partner_exempt)
     if cs == led:
-        if rule.overtake and duty and w // 13 == led and not beats(c, w, trump_suit, order):
-            return _stronger_in_suit(w, trump_suit, order)
+        if led == trump_suit:
+            bound = rule.overtrump_trump_lead
+        else:
+            bound = rule.overtake and w // 13 == led
+        if bound and duty:
+            above = order.beaters(w, trump_suit)
+            if not above >> c & 1:
+                return above
         return 0
     out = SUIT_MASKS[led]
-    if trump_suit is None or led == trump_suit:
+    if trump_suit is None:
         return out
-    trumps = SUIT_MASKS[trump_suit]
-    others = _ALL_SUITS & ~trumps
-    beat = _stronger_in_suit(w, trump_suit, order) if w // 13 == trump_suit else trumps
-    if rule.must_trump:
-        if cs != trump_suit:
-            return out | trumps
-        return out if beat >> c & 1 else out | beat
-    if duty:
-        if not rule.trump_duty:
-            return out
-        if cs != trump_suit:
-            return out | beat
-        if beat >> c & 1:
-            return out
-        return out | beat | (others if rule.no_losing_trump else 0)
-    if (rule.partner_no_undertrump and cs == trump_suit and w // 13 == trump_suit
-            and not beat >> c & 1):
-        return out | others
-    return out
+    tm = SUIT_MASKS[trump_suit]
+    held_back = tm & ~(1 << (trump_suit * 13 + JACK)) if rule.bare_jas_free else tm
+    if led == trump_suit:
+        return held_back
+    beat = order.above[1][w] if w // 13 == trump_suit else tm
+    nu = rule.no_undertrump if duty else rule.partner_no_undertrump
+    over = rule.overtrump and (duty or rule.must_trump)
+    if cs != trump_suit:  # a discard, void in the led suit
+        if rule.must_trump:
+            return out | held_back
+        return out | beat if over else out
+    if beat >> c & 1:  # a winning trump
+        return 0 if rule.trump_instead else out
+    # an undertrump: from a hand holding the led suit, a void one, or one of only trumps
+    if rule.trump_instead and not nu:
+        return 0
+    if rule.must_trump or not nu:
+        return out | beat if over else out
+    return out | (_ALL_SUITS & ~tm) | (beat if over or rule.only_trumps_overtrump else 0)
 
 
 _ALL_SUITS = SUIT_MASKS[0] | SUIT_MASKS[1] | SUIT_MASKS[2] | SUIT_MASKS[3]
-
-
-def _stronger_in_suit(w: int, trump_suit: int | None, order: Order) -> Hand:
-    """Every card of ``w``'s suit that beats it."""
-    return order.beaters(w, trump_suit)
 
 
 # ------------------------------------------------------------------ action-string tables
@@ -348,3 +325,96 @@ PLAY: tuple[str, ...] = tuple("play " + TOKENS[c] for c in range(52))
 """``play XX`` for every card of one pack."""
 PLAY_TABLES: SuitTables = suit_action_tables(PLAY)
 """:func:`suit_action_tables` of :data:`PLAY`, built once for every trick game."""
+
+
+# ------------------------------------------------------------------ hands of trick games
+PLAY_T = PLAY_TABLES
+
+
+def play_list(m: int) -> list[str]:
+    """``play XX`` for every card of mask ``m``, lowest card first."""
+    t = PLAY_T
+    if m >> 39:
+        return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26 & 8191], *t[3][m >> 39]]
+    if m >> 26:
+        return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26]]
+    if m >> 13:
+        return [*t[0][m & 8191], *t[1][m >> 13]]
+    return list(t[0][m])
+
+
+def bits(m: int) -> list[int]:
+    """Card ids of a mask, lowest first."""
+    out = []
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
+
+
+def tokens(m: int) -> list[str]:
+    return [TOKENS[c] for c in bits(m)]
+
+
+def mask_of_tokens(toks: Sequence[str], deck: int, what: str) -> int:
+    """Mask of the strict tokens ``toks``; ``ValueError`` for a card outside ``deck`` or repeated."""
+    m = 0
+    for t in toks:
+        c = card(t)
+        if not deck >> c & 1:
+            raise ValueError(f"{what}: {t} is not a card of this game's deck")
+        if m >> c & 1:
+            raise ValueError(f"{what}: {t} is given twice")
+        m |= 1 << c
+    return m
+
+
+def constrained_deal(pool: int, sizes: Sequence[int], forbid: Sequence[int],
+                     rng: random.Random) -> list[int] | None:
+    """Deal the cards of ``pool`` into holders of ``sizes`` so that no holder gets a card of its
+    ``forbid`` mask.  Randomised greedy (most constrained card first) with retries, then an exact
+    matching; ``None`` only if no deal satisfies the constraints."""
+    cards = bits(pool)
+    k = len(sizes)
+    if sum(sizes) != len(cards):
+        raise ValueError(f"redeal of {len(cards)} cards into holders of sizes {list(sizes)}")
+    allowed = [[h for h in range(k) if sizes[h] and not forbid[h] >> c & 1] for c in cards]
+    order = list(range(len(cards)))
+    for _ in range(12):
+        rng.shuffle(order)
+        order.sort(key=lambda i: len(allowed[i]))
+        room = list(sizes)
+        out = [0] * k
+        for i in order:
+            opts = [h for h in allowed[i] if room[h]]
+            if not opts:
+                break
+            h = rng.choices(opts, weights=[room[x] for x in opts])[0] if len(opts) > 1 else opts[0]
+            room[h] -= 1
+            out[h] |= 1 << cards[i]
+        else:
+            return out
+    # exact fallback: bipartite matching of cards to holder slots (Kuhn's augmenting paths)
+    slots = [h for h in range(k) for _ in range(sizes[h])]
+    rng.shuffle(slots)
+    slot_card = [-1] * len(slots)
+
+    def augment(i: int, seen: list[bool]) -> bool:
+        for j, h in enumerate(slots):
+            if not seen[j] and h in allowed[i]:
+                seen[j] = True
+                if slot_card[j] < 0 or augment(slot_card[j], seen):
+                    slot_card[j] = i
+                    return True
+        return False
+
+    idx = list(range(len(cards)))
+    rng.shuffle(idx)
+    for i in idx:
+        if not augment(i, [False] * len(slots)):
+            return None
+    out = [0] * k
+    for j, i in enumerate(slot_card):
+        out[slots[j]] |= 1 << cards[i]
+    return out

@@ -5,29 +5,29 @@ from __future__ import annotations
 import random
 
 from engine.cards import SPADES, card, mask_of
-from engine.games._manille import MANILLE_RULE, family_rule
-from engine.tricks import (
-    FOLLOW_SUIT,
-    PlayRule,
-    absent_after_play,
-    beats,
-    legal_mask,
-    legal_plays,
-    rank_order,
-    stronger_mask,
-    trick_winner,
-)
+from engine.games._manille import MANILLE_RULE, MANILLEN_RULE, MANILLEN_SEED_RULE, family_rule
+from engine.tricks import FOLLOW_SUIT, PlayRule, beats, mask_function, rank_order
+from engine.tricks import absent_after_play as _absent
+from tests.trick_reference import legal_plays, trick_winner
 
 MANILLE = rank_order("TAKQJ987")
 BUTIFARRA = rank_order("9AKQJ8765432")
-FAMILY = PlayRule(overtake=True, trump_duty=True)
-FAMILY_NLT = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True)
-MANILLEN = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True, partner_no_undertrump=True)
-SOLO = PlayRule(overtake=True, trump_duty=True, partner_exempt=False)
-SOLO_NLT = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True, partner_exempt=False)
-B5 = PlayRule(overtake=True, trump_duty=True, must_trump=True)
+FAMILY = PlayRule(overtake=True, overtrump_trump_lead=True, overtrump=True)
+FAMILY_NLT = PlayRule(overtake=True, overtrump_trump_lead=True, overtrump=True, no_undertrump=True)
+MANILLEN = PlayRule(overtake=True, overtrump_trump_lead=True, overtrump=True, no_undertrump=True,
+                    partner_no_undertrump=True)
+SOLO = PlayRule(overtake=True, overtrump_trump_lead=True, overtrump=True, partner_exempt=False)
+SOLO_NLT = PlayRule(overtake=True, overtrump_trump_lead=True, overtrump=True, no_undertrump=True,
+                    partner_exempt=False)
+B5 = PlayRule(overtake=True, overtrump_trump_lead=True, overtrump=True, must_trump=True)
 SUIT_C = [r + "C" for r in "23456789TJQKA"]
 DECK32 = [c for c in range(52) if c % 13 >= 5]
+
+
+def absent_after_play(trick: list[int], winner: int, c: int, trump: int | None, order, rule: PlayRule,
+                      partner_winning: bool = False) -> int:
+    """:func:`engine.tricks.absent_after_play` for a trick given as its cards."""
+    return _absent(trick[0] // 13, trick[winner], c, trump, order, rule, partner_winning)
 
 
 def m(*toks: str) -> int:
@@ -103,7 +103,7 @@ def test_family_rule_matches_the_rules_md_pseudo_code_on_random_situations() -> 
         got = legal_plays(hand, trick, w, trump, MANILLE, B5, pw)
         assert got == family_reference(hand, trick, trump, MANILLE, pw, must_trump=True)
         if trick:
-            assert legal_mask(hand, trick[0] // 13, trick[w], trump, MANILLE, FAMILY, pw) == \
+            assert mask_function(MANILLE, FAMILY, trump)(hand, trick[0] // 13, trick[w], pw) == \
                 legal_plays(hand, trick, w, trump, MANILLE, FAMILY, pw)
 
 
@@ -191,7 +191,7 @@ def test_follow_suit_rule_of_hearts_is_unchanged() -> None:
     assert legal_plays(m("7H", "QD"), trick, 0, None, MANILLE, FOLLOW_SUIT) == m("7H", "QD")
 
 
-def test_stronger_mask_and_beaters_agree_with_strength() -> None:
+def test_beaters_agree_with_strength() -> None:
     for order in (MANILLE, BUTIFARRA, rank_order("AKQJT98765432", "J9AKQT876")):
         for trump in (None, 0, 3):
             for c in range(52):
@@ -200,7 +200,6 @@ def test_stronger_mask_and_beaters_agree_with_strength() -> None:
                 want = mask_of(x for x in range(13 * (c // 13), 13 * (c // 13) + 13)
                                if order.strength(x, trump) > order.strength(c, trump))
                 assert order.beaters(c, trump) == want
-                assert stronger_mask((1 << 52) - 1, c, trump, order) == want
 
 
 def test_absent_after_play_is_sound() -> None:
@@ -233,3 +232,11 @@ def test_absent_after_play_shows_voids_and_missing_winners() -> None:
     assert absent_after_play(trick, 1, card("7S"), SPADES, MANILLE, FAMILY) == m(*SUIT_C, "TS")
     absent = absent_after_play(trick, 1, card("7S"), SPADES, MANILLE, FAMILY_NLT)
     assert toks(absent) >= {"7H", "AD", "TS"} and not absent & m("9S", "8S", "KS")
+
+
+def test_m1_b5_the_family_presets_are_the_knobs_tested_here() -> None:
+    assert MANILLE_RULE == FAMILY == family_rule({})
+    assert family_rule({"no_losing_trump": True}) == FAMILY_NLT
+    assert family_rule({}, partner_exempt=False) == SOLO
+    assert MANILLEN_RULE == MANILLEN and MANILLEN_SEED_RULE == SOLO_NLT
+    assert family_rule({"must_trump": True}) == B5

@@ -1,9 +1,6 @@
-"""One module per game; importing this package registers them all (engine.core.register)."""
-from __future__ import annotations
+"""One module per game, ``<id>.py``, each declaring its game with :func:`engine.core.register`;
+``_``-prefixed modules hold the families' shared bases and rule objects (engine/README.md).
 
-import importlib
-import pkgutil
-
-for _m in pkgutil.iter_modules(__path__):
-    if not _m.name.startswith("_"):
-        importlib.import_module(f"{__name__}.{_m.name}")
+Importing this package imports no game: :func:`engine.core.discover` lists the game modules on
+this package's path and :func:`engine.core.game_class` imports the one it is asked for.
+"""

@@ -20,31 +20,31 @@ import random
 from typing import Any, ClassVar
 
 from engine.cards import EIGHT, JACK, KING, QUEEN, SEVEN, SUITS, TOKENS, card
-from engine.core import JSON, State, rank_by
+from engine.core import JSON, Option, State, rank_by
 from engine.deal import check_deal, pack_tokens
 from engine.games._jass import (
+    KLOP_RULE,
+    KLOP_RULE_NO_HOLDBACK,
     TEN_HIGH,
-    JassMask,
-    JassRule,
     JassTable,
     MeldValues,
     carre_table,
-    jass_absent_after_play,
-    jass_mask_function,
     runs_in,
 )
-from engine.games._manille import bits, constrained_deal, play_list, tokens
+from engine.tricks import (
+    MaskFunction,
+    PlayRule,
+    absent_after_play,
+    bits,
+    constrained_deal,
+    mask_function,
+    play_list,
+    tokens,
+)
 
 SUIT_MASK: tuple[int, ...] = tuple(0x1FFF << 13 * s for s in range(4))
 _BIT = tuple(1 << c for c in range(64))
 
-KLOP_RULE = JassRule(trump_instead=False, no_undertrump=False, must_trump_void=True,
-                     overtrump_trump_lead=True, bare_jas_free=True)
-"""Klop (003:L294): follow suit; void, trump (any trump, KB11); trump led, overtrump if able, else
-any trump; the Jas may be held back when it is its holder's only trump (KB10)."""
-KLOP_RULE_NO_HOLDBACK = JassRule(trump_instead=False, no_undertrump=False, must_trump_void=True,
-                                 overtrump_trump_lead=True, bare_jas_free=False)
-"""The same without the Jas hold-back (option ``no_jas_holdback``; Jo-Jotte's rule)."""
 KLOP_MELDS = MeldValues((0, 0, 0, 20, 50), carre_table({}))
 """Klop sequences (003:L286-287, KB1): 3 cards 20, 4 or more 50; no carrés; Bela 20."""
 BELA = 20
@@ -87,7 +87,7 @@ class BelaState(State):
     FIRST_PACKET: ClassVar[int] = 6
 
     table_: JassTable
-    rule: JassRule
+    rule: PlayRule
     dealer: int
     turn: int
     hands: list[int]
@@ -115,11 +115,11 @@ class BelaState(State):
     """Card points of the cards in the hands when play began (per-deal invariant)."""
     deal_checks: list[str]
     _pt: tuple[int, ...]
-    _lmf: JassMask
+    _lmf: MaskFunction
     _lmask: int
 
     # ------------------------------------------------------------------ setup helpers
-    def _init_family(self, rule: JassRule, table: JassTable | None = None) -> None:
+    def _init_family(self, rule: PlayRule, table: JassTable | None = None) -> None:
         self.table_ = table or self.TABLE
         self.rule = rule
         self.deck_mask = self.table_.deck
@@ -242,7 +242,7 @@ class BelaState(State):
         tb = self.table_
         pts = tb.points
         self._pt = tuple(pts.of(c, trump) if c < 52 else 0 for c in range(52))
-        self._lmf = jass_mask_function(tb.order, self.rule, trump)
+        self._lmf = mask_function(tb.order, self.rule, trump)
         inhand = 0
         for h in self.hands:
             inhand |= h
@@ -291,7 +291,7 @@ class BelaState(State):
         if tn < self.players:
             self.tn = tn
             nxt = self.turn = self.nxt(seat)
-            self._lmask = self._lmf(self.hands[nxt], self.led, self.wcard)
+            self._lmask = self._lmf(self.hands[nxt], self.led, self.wcard, False)
             return
         taker = self.wseat
         trick = self.plays[-tn:]
@@ -411,7 +411,7 @@ class BelaState(State):
             if i % n == 0:
                 led, w = c // 13, c
                 continue
-            absent[seat] |= jass_absent_after_play(led, w, c, trump, order, rule)
+            absent[seat] |= absent_after_play(led, w, c, trump, order, rule)
             if (c // 13 == w // 13 and order.strength(c, trump) > order.strength(w, trump)) or \
                     (c // 13 != w // 13 and c // 13 == trump):
                 w = c
@@ -447,7 +447,7 @@ class BelaState(State):
                     left |= _BIT[p & 63]
             new.in_play = sum(new.pts) + new._points(left)  # the cards in play changed
             h = new.hands[new.turn]
-            new._lmask = new._lead_mask(h) if not new.tn else new._lmf(h, new.led, new.wcard)
+            new._lmask = new._lead_mask(h) if not new.tn else new._lmf(h, new.led, new.wcard, False)
         new._after_redeal(seat)
         return new
 
@@ -471,6 +471,32 @@ KLOP_EVENTS = (
     "claim_500_midhand",
     "schmeiss",
 )
+
+KLOP_NOTATION = """
+    trump H             round 1: accept the turned suit ("ik speel"); round 2: name another suit
+    pass                decline (bidding), or keep the trump 7 (swap)
+    declare swap        the holder of the trump 7 takes the turned card for it
+    play QS             play a card to the trick
+    declare claim       claim the match mid-deal (over the target with this deal's points)
+    declare schmeiss    option schmeiss, round 1: the other player answers
+    declare accept      ... the schmeisser plays the turned suit
+    declare refuse      ... or the deal is thrown in
+"""
+
+
+def klop_options(target: int) -> tuple[Option, ...]:
+    """The options of ``klop_bela`` and ``klop_bela_3p`` (notation: :data:`KLOP_NOTATION`)."""
+    return (
+        Option("target", target, "KB13: the match is won with more than this many points",
+               check=lambda v: v > 0),
+        Option("no_jas_holdback", False, "KB10 variant: the bare Jas may not be held back"),
+        Option("no_meld_finish", False, "KB7 variant: no claim during a deal"),
+        Option("schots", False, "KB16: the trump 8 and 7 may not be led while holding another card"),
+        Option("schmeiss", False, "KB15: round-1 bid schmeiss; the other player accepts or throws in"),
+        Option("tie_keeps", False, "KB3 variant (pagat): on equal totals the maker keeps his points"),
+    )
+
+
 TRUMP_ACTION: tuple[str, ...] = tuple("trump " + s for s in SUITS)
 SUIT_LETTER = {s: i for i, s in enumerate(SUITS)}
 
@@ -679,8 +705,8 @@ class KlopState(BelaState):
         jas = trump * 13 + JACK
         if self.tn and self.rule.bare_jas_free and hand & SUIT_MASK[trump] == _BIT[jas]:
             # KB10: was the Jas forced but for the hold-back?
-            strict = jass_mask_function(self.table_.order, KLOP_RULE_NO_HOLDBACK, trump)
-            if not strict(hand, self.led, self.wcard) >> c & 1:
+            strict = mask_function(self.table_.order, KLOP_RULE_NO_HOLDBACK, trump)
+            if not strict(hand, self.led, self.wcard, False) >> c & 1:
                 self._emit("jas_held_back", seat=seat, card=TOKENS[c])
 
     def _trick_done(self, taker: int, number: int) -> None:

@@ -22,16 +22,16 @@ from engine.deal import check_deal, pack_tokens
 from engine.games._jass import (
     CARRE,
     HONDERDEN_MELDS,
+    HONDERDEN_RULE,
     RUN,
     SUIT_MASK,
     TEN_LOW,
-    JassRule,
     Meld,
     hand_melds,
-    jass_mask_function,
+    meld_action,
+    meld_cards,
 )
-from engine.games._manille import bits, constrained_deal, mask_of_tokens, tokens
-from engine.tricks import PLAY
+from engine.tricks import PLAY, bits, constrained_deal, mask_function, mask_of_tokens, tokens
 
 SEVEN, NINE, TEN, JACK, QUEEN, KING, ACE = 5, 7, 8, 9, 10, 11, 12
 DECK32 = mask_of(deck_32())
@@ -39,13 +39,9 @@ DECK24 = mask_of(deck_24())
 
 TABLE = TEN_LOW
 """The "10 low" jass table of ``engine.games._jass`` (141 + 5)."""
-RULE = JassRule(trump_instead=True, no_undertrump=False)
-"""Phase 3 (2p) and every trick (3p): follow suit or trump instead; void, any card; trump led, a
-trump if you have one; never a duty to overtrump (seed 003 L404, L424)."""
-STR: tuple[tuple[int, ...], ...] = tuple(
-    tuple(TABLE.order.strength(c, t) for c in range(52)) for t in range(4))
-PTS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(TABLE.points.of(c, t) for c in range(52)) for t in range(4))
+RULE = HONDERDEN_RULE
+"""Phase 3 (2p) and every trick (3p): ``engine.games._jass.HONDERDEN_RULE``."""
+STR = TABLE.strength_by_trump
 LAST_TRICK = TABLE.last_trick
 DEAL_POINTS = TABLE.deal_total()
 """141 card points + 5 for the last trick, in both decks (the 8s and 7s are worth 0)."""
@@ -57,23 +53,10 @@ DEK = "declare dek"
 DRAW_STOCK = "draw stock"
 
 
-def points(m: int, trump: int) -> int:
-    t = PTS[trump]
-    return sum(t[c] for c in bits(m))
+points = TABLE.card_points
 
 
 # ----------------------------------------------------------------------------- melds
-def meld_cards(m: Meld) -> list[str]:
-    """A meld's cards: a run highest first, a carre in suit order C D H S."""
-    cs = bits(m.cards)
-    return [TOKENS[c] for c in (cs if m.kind == CARRE else reversed(cs))]
-
-
-def meld_action(m: Meld) -> str:
-    """``declare`` and the meld's cards (:func:`meld_cards`)."""
-    return "declare " + " ".join(meld_cards(m))
-
-
 def meld_key(m: Meld, trump: int) -> tuple[int, int, int]:
     """HO14: more cards, then the higher top card (sequence order; a carre's rank), then a run in
     the trump suit (a carre is not "in trump"); equal keys: the earlier declaration stands."""
@@ -301,7 +284,7 @@ class HonderdenState(State):
     def _start_play(self) -> None:
         self.phase = "play"
         self.turn = self._nxt(self.dealer)  # HO9: the non-dealer (voorhand) leads
-        self._mask = jass_mask_function(TABLE.order, RULE, self.trump)
+        self._mask = mask_function(TABLE.order, RULE, self.trump)
 
     # ------------------------------------------------------------------ rules
     def _free(self) -> bool:
@@ -313,7 +296,7 @@ class HonderdenState(State):
         if not self.trick or self._free():
             return hand
         # HO19 phase 3 / HT9: follow suit or trump instead; void, any card; trump led, a trump
-        return self._mask(hand, self.trick[0] // 13, self.wcard)
+        return self._mask(hand, self.trick[0] // 13, self.wcard, False)
 
     def _melds_open(self, seat: int) -> list[Meld]:
         """Melds ``seat`` may still declare in the first trick."""

@@ -15,10 +15,11 @@ Not a game.  What every jass card shares, written once:
   the roem in one trick ("roem in de slag"), :func:`has_stuk`.  Melds compare by the card's key:
   :func:`key_cards_top` (Kruisjassen K11, Grevjas GJ10, Honderden: more cards, then higher top
   card, then value) or :func:`key_value_cards_top` (Handjas HJ13: value first).
-* **Trick duties** (:class:`JassRule`, :func:`jass_mask_function`, :func:`jass_legal_mask`): follow
-  suit; may always trump instead; no undertrump; must trump / overtrump when void; overtrump when
-  trump is led; the bare Jas held back.  :func:`jass_absent_after_play` is what a play shows the table
-  about the player's hand (for ``determinize``).
+* **Trick duties**: the presets :data:`KRUISJAS_RULE`, :data:`WILD_JAS_RULE`, :data:`GREVJAS_RULE`,
+  :data:`HANDJAS_RULE`, :data:`HANDJAS_SWISS_RULE`, :data:`KLOP_RULE`, :data:`KLOP_RULE_NO_HOLDBACK`
+  and :data:`HONDERDEN_RULE` of the one trick-rule engine, :class:`engine.tricks.PlayRule` (follow
+  suit; may trump instead; no undertrump; must trump when void; overtrump when trump is led; the
+  bare Jas held back), compiled by :func:`engine.tricks.mask_function`.
 
 >>> TEN_LOW.card_total(), TEN_LOW.deal_total(), HANDJAS.deal_total(), TEN_HIGH.deal_total()
 (141, 146, 157, 162)
@@ -28,14 +29,14 @@ Not a game.  What every jass card shares, written once:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from itertools import combinations
 
 from engine.cards import JACK, KING, NINE, QUEEN, RANKS, SUIT_MASKS, SUITS, TOKENS, card, card_list, mask_of
-from engine.tricks import Order, Points, points_table, rank_order
+from engine.tricks import Order, PlayRule, Points, points_table, rank_order
 
 SUIT_MASK = SUIT_MASKS
-_ALL = SUIT_MASK[0] | SUIT_MASK[1] | SUIT_MASK[2] | SUIT_MASK[3]
 bits = card_list
 """Card ids of a mask, lowest first (``engine.cards.card_list``)."""
 
@@ -66,10 +67,20 @@ class JassTable:
                 m |= 1 << (s * 13 + RANKS.index(r))
         return m
 
+    @cached_property
+    def points_by_trump(self) -> tuple[tuple[int, ...], ...]:
+        """``points_by_trump[t][c]``: card ``c``'s points with trump suit ``t`` (0-3)."""
+        return tuple(tuple(self.points.of(c, t) for c in range(52)) for t in range(4))
+
+    @cached_property
+    def strength_by_trump(self) -> tuple[tuple[int, ...], ...]:
+        """``strength_by_trump[t][c]``: card ``c``'s strength with trump suit ``t`` (0-3)."""
+        return tuple(tuple(self.order.strength(c, t) for c in range(52)) for t in range(4))
+
     def card_points(self, m: int, trump: int | None) -> int:
         """Card points of the cards in ``m`` with ``trump`` (``None``: no trump)."""
-        p = self.points
-        return sum(p.of(c, trump) for c in bits(m))
+        t = self.points.plain if trump is None else self.points_by_trump[trump]
+        return sum(t[c] for c in bits(m))
 
     def card_total(self, trump: int | None = 0) -> int:
         """Card points of the whole deck."""
@@ -202,6 +213,18 @@ class Meld:
     def top_card(self) -> int | None:
         """The top card of a run or Stuk (``None`` for a carré)."""
         return None if self.kind == CARRE else self.suit * 13 + self.top
+
+
+def meld_cards(m: Meld) -> list[str]:
+    """A meld's cards as announced by Handjas and Honderden: a run highest first, a carré in suit
+    order C D H S."""
+    cs = bits(m.cards)
+    return [TOKENS[c] for c in (cs if m.kind == CARRE else reversed(cs))]
+
+
+def meld_action(m: Meld) -> str:
+    """``declare`` and the meld's cards (:func:`meld_cards`)."""
+    return "declare " + " ".join(meld_cards(m))
 
 
 def runs_in(hand: int, min_len: int = 3) -> list[tuple[int, int, int]]:
@@ -357,181 +380,28 @@ def best_meld(melds: Sequence[Meld], key: Callable[[Meld], tuple[int, ...]] = ke
 
 
 # ----------------------------------------------------------------------------- trick duties
-@dataclass(frozen=True)
-class JassRule:
-    """What a jass player must play beyond following suit.
-
-    Kruisjassen (K6, K7): ``JassRule()``; Grevjas: ``JassRule(no_undertrump=False,
-    bare_jas_free=True)``; Handjas (HJ1, HJ10, HJ20): ``JassRule(overtrump_trump_lead=True,
-    bare_jas_free=True, only_trumps_overtrump=False)``; Klop/Bela: ``JassRule(trump_instead=False,
-    no_undertrump=False, must_trump_void=True, overtrump_trump_lead=True, bare_jas_free=True)``.
-    """
-
-    trump_instead: bool = True
-    """On a plain lead a player holding the led suit may trump instead."""
-    no_undertrump: bool = True
-    """On a plain lead, no trump below the highest trump in the trick unless only trumps are held
-    (holding the led suit, follow instead; void, play another card)."""
-    must_trump_void: bool = False
-    """Void in the led (plain) suit and holding a trump: play a trump."""
-    overtrump_void: bool = False
-    """... and one that beats the trick's highest trump, if able."""
-    overtrump_trump_lead: bool = False
-    """Trump led: beat the highest trump in the trick, if able."""
-    bare_jas_free: bool = False
-    """The Jas as its holder's only trump need never be played (trump led, or a forced trump):
-    he may play any card (Handjas, Grevjas, Klop; Kruisjassen ``wild_jas``)."""
-    only_trumps_overtrump: bool = True
-    """With ``no_undertrump``, on a plain lead: a hand of only trumps must still beat the trick's
-    highest trump if it can (Kruisjassen K6, 003:L204 "nooit een lagere troef"); off: any trump
-    (Handjas HJ1/HJ20)."""
-
-
-KRUISJAS_RULE = JassRule()
-"""Kruisjassen and Schutjassen (K6, K7): never undertrump on a plain lead, a hand of only trumps
-included when it can go higher; trump led: any trump."""
-GREVJAS_RULE = JassRule(no_undertrump=False, bare_jas_free=True)
+# The jass cards' duties as presets of the one trick-rule engine (engine.tricks.PlayRule, compiled
+# by engine.tricks.mask_function; engine.tricks.absent_after_play for determinize).  No partner
+# notion: the jass games pass ``partner_winning=False``.
+KRUISJAS_RULE = PlayRule(trump_instead=True, no_undertrump=True, only_trumps_overtrump=True)
+"""Kruisjassen and Schutjassen (K6, K7): follow suit or trump instead; never undertrump on a plain
+lead, a hand of only trumps included when it can go higher; void: any other card; trump led: any
+trump."""
+WILD_JAS_RULE = replace(KRUISJAS_RULE, bare_jas_free=True)
+"""K18 ``wild_jas``: the Kruisjassen rule with the bare Jas free."""
+GREVJAS_RULE = PlayRule(trump_instead=True, bare_jas_free=True)
 """Grevjas: you may always trump; void: any card; trump led: follow trump, a bare Jas held back."""
-HANDJAS_RULE = JassRule(overtrump_trump_lead=True, bare_jas_free=True, only_trumps_overtrump=False)
+HANDJAS_RULE = PlayRule(trump_instead=True, no_undertrump=True, overtrump_trump_lead=True,
+                        bare_jas_free=True)
 """Handjas (HJ1, HJ10, HJ20): no undertrump unless only trumps are held (then any trump); trump
 led: beat the trick's best trump if able; the bare Jas may be kept back."""
-HANDJAS_SWISS_RULE = JassRule(overtrump_trump_lead=False, bare_jas_free=True, only_trumps_overtrump=False)
+HANDJAS_SWISS_RULE = replace(HANDJAS_RULE, overtrump_trump_lead=False)
 """Handjas option ``trump_lead_overtrump=False`` (HJ10, pagat): any trump on a trump lead."""
-
-JassMask = Callable[[int, int, int], int]
-"""``(hand, led suit, winning card) -> legal mask`` for a trick already begun."""
-_JASS_FNS: dict[tuple[int, JassRule, int | None], JassMask] = {}
-_KEEP: list[Order] = []
-
-
-def jass_mask_function(order: Order, rule: JassRule, trump: int | None) -> JassMask:
-    """The legal-mask function for ``order``, ``rule`` and ``trump`` (built once per combination).
-
-    The trick's highest trump is the winning card whenever the trick holds a trump, so the trick
-    is given by its led suit and winning card.
-    """
-    key = (id(order), rule, trump)
-    fn = _JASS_FNS.get(key)
-    if fn is not None:
-        return fn
-    if trump is None:
-        def plain(hand: int, led: int, w: int) -> int:
-            f = hand & SUIT_MASK[led]
-            return f if f else hand
-        _JASS_FNS[key] = plain
-        _KEEP.append(order)
-        return plain
-    tm = SUIT_MASK[trump]
-    tabove = order.above[1]
-    jas = 1 << (trump * 13 + JACK)
-    trump_instead, no_under = rule.trump_instead, rule.no_undertrump
-    must_void, over_void = rule.must_trump_void, rule.overtrump_void
-    over_lead, bare_free = rule.overtrump_trump_lead, rule.bare_jas_free
-    over_only = over_void or (no_under and rule.only_trumps_overtrump)  # K6
-    suit_masks = SUIT_MASK
-
-    def mask(hand: int, led: int, w: int) -> int:
-        follow = hand & suit_masks[led]
-        trumps = hand & tm
-        over = trumps & tabove[w] if w // 13 == trump else trumps
-        if led == trump:
-            if not follow:
-                return hand
-            if bare_free and follow == jas:
-                return hand
-            if over_lead and over:
-                return over
-            return follow
-        if follow:
-            if not trump_instead or not trumps:
-                return follow
-            return follow | (over if no_under else trumps)
-        if not trumps:
-            return hand
-        if trumps == hand:
-            # K6: only trumps held, and one beats the trick's best trump: play one that does
-            return over if (over_only and over) else hand
-        if must_void:
-            if bare_free and trumps == jas:
-                return hand
-            return over if (over_void and over) else trumps
-        if no_under:
-            return (hand & ~tm) | over
-        return hand
-
-    _JASS_FNS[key] = mask
-    _KEEP.append(order)
-    return mask
-
-
-def jass_legal_mask(hand: int, trick: Sequence[int], trump: int | None, order: Order,
-                    rule: JassRule = KRUISJAS_RULE) -> int:
-    """The cards of ``hand`` that may be played to ``trick`` (cards in play order)."""
-    if not trick:
-        return hand
-    w = trick[0]
-    for c in trick[1:]:
-        if _beats(c, w, trump, order):
-            w = c
-    return jass_mask_function(order, rule, trump)(hand, trick[0] // 13, w)
-
-
-def _beats(a: int, b: int, trump: int | None, order: Order) -> bool:
-    if a // 13 == b // 13:
-        return order.strength(a, trump) > order.strength(b, trump)
-    return a // 13 == trump
-
-
-def trick_winner_index(trick: Sequence[int], trump: int | None, order: Order) -> int:
-    """Index in ``trick`` of the winning card."""
-    best = 0
-    for i in range(1, len(trick)):
-        if _beats(trick[i], trick[best], trump, order):
-            best = i
-    return best
-
-
-def jass_absent_after_play(led: int, w: int, c: int, trump: int | None, order: Order,
-                           rule: JassRule = KRUISJAS_RULE) -> int:
-    """Cards the player cannot have held when he played ``c`` to a trick led in ``led`` and won so
-    far by ``w`` (a public inference; hands only shrink, so they stay absent for the deal).
-
-    >>> # spades trump, hearts led and trumped with the ace: a 7 of spades under it shows only
-    >>> # trumps, none above the ace (K6)
-    >>> absent = jass_absent_after_play(2, card("AS"), card("7S"), 3, TEN_LOW.order)
-    >>> absent & TEN_LOW.deck == TEN_LOW.deck & ~SUIT_MASK[3] | mask_of_tokens("JS 9S")
-    True
-    """
-    cs = c // 13
-    if trump is None:
-        return 0 if cs == led else SUIT_MASK[led]
-    tm = SUIT_MASK[trump]
-    jas = 1 << (trump * 13 + JACK)
-    top_trump = w // 13 == trump
-    above = order.above[1][w] if top_trump else tm
-    beats_top = (not top_trump) or bool(above >> c & 1)
-    if led == trump:
-        if cs == trump:
-            if rule.overtrump_trump_lead and not beats_top:
-                return above
-            return 0
-        return tm & ~jas if rule.bare_jas_free else tm
-    if cs == led:
-        return 0
-    if cs == trump:
-        if beats_top:
-            return 0 if rule.trump_instead else SUIT_MASK[led]
-        # an undertrump
-        out = 0 if rule.trump_instead and not rule.no_undertrump else SUIT_MASK[led]
-        if rule.no_undertrump and not rule.must_trump_void:
-            out |= _ALL & ~tm  # only trumps were held
-            if rule.only_trumps_overtrump:
-                out |= above  # K6: and none of them beat the trick's best trump
-        if rule.overtrump_void:
-            out |= above
-        return out
-    out = SUIT_MASK[led]  # a discard: void in the led suit
-    if rule.must_trump_void:
-        out |= tm & ~jas if rule.bare_jas_free else tm
-    return out
-
+KLOP_RULE = PlayRule(must_trump=True, overtrump_trump_lead=True, bare_jas_free=True)
+"""Klop (003:L294): follow suit; void, trump (any trump, KB11); trump led, overtrump if able, else
+any trump; the Jas may be held back when it is its holder's only trump (KB10)."""
+KLOP_RULE_NO_HOLDBACK = replace(KLOP_RULE, bare_jas_free=False)
+"""The same without the Jas hold-back (option ``no_jas_holdback``; Jo-Jotte's rule)."""
+HONDERDEN_RULE = PlayRule(trump_instead=True)
+"""Honderden phase 3 (2p) and every trick (3p): follow suit or trump instead; void, any card; trump
+led, a trump if you have one; never a duty to overtrump (seed 003 L404, L424)."""

@@ -3,8 +3,9 @@
 Not a game: the five games (``manillen``, ``butifarra``, ``manille_parlee``, ``manille_muette``,
 ``manille_2_7``) build on :class:`ManilleState`, which owns the trick play:
 
-* the legal-move rule is :func:`engine.tricks.legal_plays` with the game's
-  :class:`~engine.tricks.PlayRule` (partner exemption on or off; manillen's ban on a losing trump,
+* the legal-move rule is :func:`engine.tricks.mask_function` with the game's
+  :class:`~engine.tricks.PlayRule` (:data:`MANILLE_RULE`; partner exemption on or off; manillen's
+  :data:`MANILLEN_RULE` with its ban on a losing trump,
   option ``no_losing_trump`` in the seed-003 games; manillen's undertrump ban while the partner
   wins; Butifarra's B5 option ``must_trump``), built by :func:`family_rule`, and
   :meth:`ManilleState._why_not_card` explains a refused card from the same rule;
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from operator import itemgetter
 from typing import Any, ClassVar
 
@@ -35,16 +37,19 @@ from engine.core import JSON, State, _copy_data
 from engine.deal import StockMode, check_deal, pack_tokens
 from engine.tricks import (
     PLAY,
-    PLAY_TABLES,
     MaskFunction,
     Order,
     PlayRule,
     Points,
     absent_after_play,
-    legal_mask,
+    bits,
+    constrained_deal,
     mask_function,
+    mask_of_tokens,
+    play_list,
     points_table,
     rank_order,
+    tokens,
 )
 
 # ----------------------------------------------------------------------------- tables
@@ -55,18 +60,25 @@ BUTIFARRA_ORDER = rank_order("9AKQJ8765432")
 """9 (manilla) > A > K > Q > J > 8 > ... > 2 (no tens)."""
 BUTIFARRA_POINTS = points_table({"9": 5, "A": 4, "K": 3, "Q": 2, "J": 1})
 
-MANILLE_RULE = PlayRule(overtake=True, trump_duty=True)
-"""The family rule with partner exemption (seed 003 L25-27): void while an opponent wins and no
-trump of yours wins, any card, a losing trump included ("dan mag je bijgooien wat je wilt")."""
+MANILLE_RULE = PlayRule(overtake=True, overtrump_trump_lead=True, overtrump=True)
+"""The family rule with partner exemption (seed 003 L25-27): while an opponent wins, beat his card
+if you can (following suit, or void with a trump); void with no trump that wins, any card, a losing
+trump included ("dan mag je bijgooien wat je wilt")."""
+MANILLEN_RULE = replace(MANILLE_RULE, no_undertrump=True, partner_no_undertrump=True)
+"""Manillen M1/M2: the family rule, no losing trump while an opponent wins unless only trumps are
+held, and the seed-002 undertrump ban ("mag niet onderkopen") while the partner wins."""
+MANILLEN_SEED_RULE = replace(MANILLE_RULE, no_undertrump=True, partner_exempt=False)
+"""Manillen option ``partner_exemption=False``, the seed-002 sentence read literally: "men moet
+sowieso de slag naar zich proberen halen" -- beat the winning card, the partner's too."""
 
 
 def family_rule(options: dict[str, Any], partner_exempt: bool = True) -> PlayRule:
     """The seed-003 games' rule from their options: ``no_losing_trump`` (RULES.md clarification
     "Manille family, void with an opponent winning and no trump that wins": the earlier reading,
     default off) and, in Butifarra, ``must_trump`` (B5)."""
-    return PlayRule(overtake=True, trump_duty=True, partner_exempt=partner_exempt,
-                    no_losing_trump=bool(options.get("no_losing_trump", False)),
-                    must_trump=bool(options.get("must_trump", False)))
+    return replace(MANILLE_RULE, partner_exempt=partner_exempt,
+                   no_undertrump=bool(options.get("no_losing_trump", False)),
+                   must_trump=bool(options.get("must_trump", False)))
 
 PLAY_CARD: dict[str, int] = {a: c for c, a in enumerate(PLAY)}
 TRUMP: tuple[str, ...] = tuple("trump " + s for s in SUITS)
@@ -76,48 +88,6 @@ SUIT_OF_LETTER = {s: i for i, s in enumerate(SUITS)}
 
 _BIT = tuple(1 << c for c in range(54))
 SUIT_MASK: tuple[int, ...] = tuple(0x1FFF << 13 * s for s in range(4))
-
-
-PLAY_T = PLAY_TABLES
-
-
-def play_list(m: int) -> list[str]:
-    """``play XX`` for every card of mask ``m``, lowest card first."""
-    t = PLAY_T
-    if m >> 39:
-        return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26 & 8191], *t[3][m >> 39]]
-    if m >> 26:
-        return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26]]
-    if m >> 13:
-        return [*t[0][m & 8191], *t[1][m >> 13]]
-    return list(t[0][m])
-
-
-def bits(m: int) -> list[int]:
-    """Card ids of a mask, lowest first."""
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
-
-
-def tokens(m: int) -> list[str]:
-    return [TOKENS[c] for c in bits(m)]
-
-
-def mask_of_tokens(toks: Sequence[str], deck: int, what: str) -> int:
-    """Mask of the strict tokens ``toks``; ``ValueError`` for a card outside ``deck`` or repeated."""
-    m = 0
-    for t in toks:
-        c = card(t)
-        if not deck >> c & 1:
-            raise ValueError(f"{what}: {t} is not a card of this game's deck")
-        if m >> c & 1:
-            raise ValueError(f"{what}: {t} is given twice")
-        m |= 1 << c
-    return m
 
 
 def points_of(m: int, pts: Points) -> int:
@@ -150,57 +120,6 @@ def _deal_plan(nxt: Sequence[int], first: int, packets: Sequence[int]
         else:
             getters.append(itemgetter(*w))
     return getters, pos
-
-
-# ----------------------------------------------------------------------------- redeal
-def constrained_deal(pool: int, sizes: Sequence[int], forbid: Sequence[int],
-                     rng: random.Random) -> list[int] | None:
-    """Deal the cards of ``pool`` into holders of ``sizes`` so that no holder gets a card of its
-    ``forbid`` mask.  Randomised greedy (most constrained card first) with retries, then an exact
-    matching; ``None`` only if no deal satisfies the constraints."""
-    cards = bits(pool)
-    k = len(sizes)
-    if sum(sizes) != len(cards):
-        raise ValueError(f"redeal of {len(cards)} cards into holders of sizes {list(sizes)}")
-    allowed = [[h for h in range(k) if sizes[h] and not forbid[h] >> c & 1] for c in cards]
-    order = list(range(len(cards)))
-    for _ in range(12):
-        rng.shuffle(order)
-        order.sort(key=lambda i: len(allowed[i]))
-        room = list(sizes)
-        out = [0] * k
-        for i in order:
-            opts = [h for h in allowed[i] if room[h]]
-            if not opts:
-                break
-            h = rng.choices(opts, weights=[room[x] for x in opts])[0] if len(opts) > 1 else opts[0]
-            room[h] -= 1
-            out[h] |= 1 << cards[i]
-        else:
-            return out
-    # exact fallback: bipartite matching of cards to holder slots (Kuhn's augmenting paths)
-    slots = [h for h in range(k) for _ in range(sizes[h])]
-    rng.shuffle(slots)
-    slot_card = [-1] * len(slots)
-
-    def augment(i: int, seen: list[bool]) -> bool:
-        for j, h in enumerate(slots):
-            if not seen[j] and h in allowed[i]:
-                seen[j] = True
-                if slot_card[j] < 0 or augment(slot_card[j], seen):
-                    slot_card[j] = i
-                    return True
-        return False
-
-    idx = list(range(len(cards)))
-    rng.shuffle(idx)
-    for i in idx:
-        if not augment(i, [False] * len(slots)):
-            return None
-    out = [0] * k
-    for j, i in enumerate(slot_card):
-        out[slots[j]] |= 1 << cards[i]
-    return out
 
 
 # ----------------------------------------------------------------------------- state
@@ -399,16 +318,9 @@ class ManilleState(State):
     # act, so ``legal_actions`` is a table lookup and ``apply`` of a card one dict lookup and one
     # bit test (tournaments run these millions of times).
     def legal_actions(self) -> list[str]:
-        m = self._lmask  # nonzero exactly while playing (play_list, inlined)
+        m = self._lmask  # nonzero exactly while playing
         if m:
-            t = PLAY_T
-            if m >> 39:
-                return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26 & 8191], *t[3][m >> 39]]
-            if m >> 26:
-                return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26]]
-            if m >> 13:
-                return [*t[0][m & 8191], *t[1][m >> 13]]
-            return list(t[0][m])
+            return play_list(m)
         return super().legal_actions()
 
     def apply(self, action: str) -> None:
@@ -441,8 +353,8 @@ class ManilleState(State):
         hand = self.hands[self.turn]
         if not self.tn:
             return hand
-        return legal_mask(hand, self.led, self.wcard, self.trump, self.ORDER, self.rule,
-                          self.partner[self.turn] == self.wseat)
+        return mask_function(self.ORDER, self.rule, self.trump)(hand, self.led, self.wcard,
+                                                                self.partner[self.turn] == self.wseat)
 
     def _play_actions(self) -> list[str]:
         return play_list(self._lmask)
@@ -671,7 +583,7 @@ class ManilleState(State):
         for p in self.plays:
             seat, c = p >> 6, p & 63
             if trick:
-                absent[seat] |= absent_after_play(trick, win, c, trump, order, rule,
+                absent[seat] |= absent_after_play(trick[0] // 13, trick[win], c, trump, order, rule,
                                                   partner[seat] == wseat)
                 w = trick[win]
                 if (c // 13 == w // 13 and order.plain[c] > order.plain[w]) or \

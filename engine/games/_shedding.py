@@ -301,6 +301,18 @@ class SheddingState(State):
         vals = self.game.values
         return sum(vals[c] for c in bits(self.hands[seat]))
 
+    def _shown_values(self, shown: list[list[str]]) -> list[int]:
+        """The values of the hands shown at a call (``last["hands"]``), from their tokens."""
+        vals = self.game.values
+        return [sum(vals[PHYS[tok][0]] for tok in h) for h in shown]
+
+    def _last_row_check(self, expected: list[int]) -> list[str]:
+        """Invariant: the sheet's last row is ``expected``, the last deal's points recomputed."""
+        assert self.last is not None
+        if [float(p) for p in expected] != self.sheet[-1]:
+            return [f"deal {self.last['deal']} row {self.sheet[-1]} should be {expected}"]
+        return []
+
     # ----------------------------------------------------------------- turn
     def _current(self) -> int:
         return self.turn

@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 
 from engine.cards import deck_54, deck_108
 from engine.core import Option, register
-from engine.games._shedding import PHYS, SheddingGame, SheddingState, value_table
+from engine.games._shedding import SheddingGame, SheddingState, value_table
 from engine.melds import GroupRule, Item
 
 FAILED_CALL = 30
@@ -180,15 +180,14 @@ class GeneveState(SheddingState):
         if last is not None and self.sheet:
             c = last["caller"]
             playing = last["playing"]
-            hv = [sum(self.game.values[PHYS[tok][0]] for tok in h) for h in last["hands"]]
+            hv = self._shown_values(last["hands"])
             exp = [hv[s] if s in playing else 0 for s in range(n)]
             failed = any(hv[s] <= hv[c] for s in playing if s != c)
             if failed:
                 exp[c] = (hv[c] if self.game.options["failed_call_adds_hand"] else 0) + FAILED_CALL
             else:
                 exp[c] = 0
-            if [float(p) for p in exp] != self.sheet[-1]:
-                out.append(f"deal {last['deal']} row {self.sheet[-1]} should be {exp}")
+            out += self._last_row_check(exp)
         return out
 
 

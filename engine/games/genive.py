@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 
 from engine.cards import TOKENS, deck_54
 from engine.core import Option, rank_by, register
-from engine.games._shedding import IS_JOKER, PHYS, SheddingGame, SheddingState, bits, value_table
+from engine.games._shedding import IS_JOKER, SheddingGame, SheddingState, bits, value_table
 from engine.melds import Item
 
 BURN = 30
@@ -156,7 +156,7 @@ class GeniveState(SheddingState):
             out.append("a total is above 200 but the match goes on (G10)")
         last = self.last
         if last is not None and self.sheet:
-            hv = [sum(self.game.values[PHYS[tok][0]] for tok in h) for h in last["hands"]]
+            hv = self._shown_values(last["hands"])
             if hv != last["hand_values"]:
                 out.append("shown hand values do not add up")
             c = last["caller"]
@@ -167,8 +167,7 @@ class GeniveState(SheddingState):
             burned = any(hv[s] <= hv[c] for s in range(n) if s != c)
             if burned:
                 exp[c] += BURN
-            if [float(p) for p in exp] != self.sheet[-1]:
-                out.append(f"deal {last['deal']} row {self.sheet[-1]} should be {exp}")
+            out += self._last_row_check(exp)
         return out
 
 

@@ -57,13 +57,13 @@ from engine.core import JSON, Game, Option, State, register
 from engine.games._jass import (
     GREVJAS_MELDS,
     GREVJAS_RULE,
-    JassRule,
     Meld,
     MeldValues,
     announcements,
     key_cards_top,
 )
-from engine.games.kruisjassen import KruisjasState, meld_text, play_list
+from engine.games._kruisjas import KruisjasState, meld_text, play_list
+from engine.tricks import PlayRule
 
 PIT = "declare pit"
 HONDERD = "declare honderd"
@@ -89,7 +89,7 @@ class GrevjasState(KruisjasState):
     last_taker: int
     stuk_side: list[bool]
 
-    def _rule(self) -> JassRule:
+    def _rule(self) -> PlayRule:
         return GREVJAS_RULE
 
     first_cuts: list[list[str | None]]

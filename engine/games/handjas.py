@@ -53,7 +53,6 @@ from engine.cards import SUITS, TOKENS, card, deck_36, mask_of
 from engine.core import JSON, Game, Option, State, register
 from engine.deal import check_deal, check_sizes, pack_tokens
 from engine.games._jass import (
-    CARRE,
     HANDJAS,
     HANDJAS_MELDS,
     HANDJAS_RULE,
@@ -65,37 +64,31 @@ from engine.games._jass import (
     SUIT_MASK,
     Meld,
     hand_melds,
-    jass_absent_after_play,
-    jass_mask_function,
     key_value_cards_top,
+    meld_action,
+    meld_cards,
 )
-from engine.games._manille import bits, constrained_deal, mask_of_tokens, play_list, tokens
-from engine.tricks import PLAY
+from engine.tricks import (
+    PLAY,
+    absent_after_play,
+    bits,
+    constrained_deal,
+    mask_function,
+    mask_of_tokens,
+    play_list,
+    tokens,
+)
 
 DECK = mask_of(deck_36())
 SIX = 4
 ORDER = HANDJAS.order
-PTS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(HANDJAS.points.of(c, t) for c in range(52)) for t in range(4))
-STR: tuple[tuple[int, ...], ...] = tuple(
-    tuple(ORDER.strength(c, t) for c in range(52)) for t in range(4))
+STR = HANDJAS.strength_by_trump
 LAST = HANDJAS.last_trick
 PLAY_CARD: dict[str, int] = {a: c for c, a in enumerate(PLAY)}
 SWAP: tuple[str, ...] = tuple("swap " + TOKENS[c] for c in range(52))
 
 
-def points(m: int, trump: int) -> int:
-    t = PTS[trump]
-    return sum(t[c] for c in bits(m))
-
-
-def meld_cards(m: Meld) -> list[str]:
-    cs = bits(m.cards)
-    return [TOKENS[c] for c in (cs if m.kind == CARRE else reversed(cs))]
-
-
-def meld_action(m: Meld) -> str:
-    return "declare " + " ".join(meld_cards(m))
+points = HANDJAS.card_points
 
 
 def deal_strokes(total: list[int], card_points: list[int], active: list[int], single_winner: bool,
@@ -267,7 +260,7 @@ class HandjasState(State):
     def _inject(self, deal: dict[str, Any]) -> None:
         n = self.players
         zones = ("dead_hand", "extra_hand") if n == 2 else ("extra_hand",) if n == 3 else ()
-        d = check_deal(deal, game="handjas", players=n, pack=pack_tokens(bits(DECK)), sizes=None,
+        d = check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(bits(DECK)), sizes=None,
                        zones=zones, extra=("trump_card",))
         if not isinstance(deal, dict):
             raise ValueError("deal must be a dict such as {'dealer': 0, 'hands': [[...], ...]}")
@@ -369,7 +362,7 @@ class HandjasState(State):
         self.inplay = points(m, t)
         self.phase = "play"
         self.turn = self.act[0]
-        self._lmf = jass_mask_function(ORDER, self._rule, t)
+        self._lmf = mask_function(ORDER, self._rule, t)
 
     def _score_melds(self) -> None:
         """HJ13: the best single meld (value, cards, top card, run in trump; then the earlier
@@ -407,7 +400,7 @@ class HandjasState(State):
         hand = self.hands[self.turn]
         if not self.trick:
             return hand
-        return self._lmf(hand, self.trick[0] // 13, self.wcard)
+        return self._lmf(hand, self.trick[0] // 13, self.wcard, False)
 
     def _apply(self, action: str) -> None:
         ph = self.phase
@@ -637,7 +630,7 @@ class HandjasState(State):
             for p in self.plays:
                 s, c = p >> 6, p & 63
                 if trick:
-                    absent[s] |= jass_absent_after_play(trick[0] // 13, w, c, t, ORDER, self._rule)
+                    absent[s] |= absent_after_play(trick[0] // 13, w, c, t, ORDER, self._rule)
                     if (c // 13 == w // 13 and st[c] > st[w]) or (c // 13 == t and w // 13 != t):
                         w = c
                 else:

@@ -204,7 +204,7 @@ class HartenjagenState(State):
             self._start_deal(dealer, hands, direction)
 
     def _read_deal(self, deal: dict[str, Any]) -> tuple[int, list[int], int]:
-        check_deal(deal, game="hartenjagen", players=4, pack=pack_tokens(range(NCARDS)), sizes=[13] * 4,
+        check_deal(deal, game=self.game.id, players=4, pack=pack_tokens(range(NCARDS)), sizes=[13] * 4,
                    extra=("pass_direction",))
         if not isinstance(deal, dict) or "hands" not in deal:
             raise ValueError("deal must be a dict with 'dealer' and 'hands' (4 lists of 13 card tokens)")
@@ -212,7 +212,8 @@ class HartenjagenState(State):
         if not isinstance(dealer, int) or not 0 <= dealer < 4:
             raise ValueError(f"deal['dealer'] must be a seat 0..3, got {dealer!r}")
         if deal.get("stock") or deal.get("upcard") is not None:
-            raise ValueError("hartenjagen deals every card: deal['stock'] must be empty and 'upcard' None")
+            raise ValueError(f"{self.game.id} deals every card: deal['stock'] must be empty and "
+                             "'upcard' None")
         raw = deal["hands"]
         if not isinstance(raw, list) or len(raw) != 4 or any(not isinstance(h, list) or len(h) != 13
                                                               for h in raw):
@@ -359,7 +360,7 @@ class HartenjagenState(State):
 
     def _emit(self, name: str, seat: int | None = None, **data: JSON) -> None:
         """The base's rule event, built in one go (the same dict)."""
-        self.events.append({"event": "hartenjagen." + name, "deal": self.deal_no,
+        self.events.append({"event": self.game.id + "." + name, "deal": self.deal_no,
                             "ply": len(self.history), "seat": seat, **data})
 
     def _first_trick_discard(self, seat: int, held: int, code: int) -> None:

@@ -62,7 +62,7 @@ from engine.games._bela import (
     seq_key,
 )
 from engine.games._jass import JO_JOTTE, TEN_HIGH, MeldValues, carre_table, runs_in
-from engine.games._manille import tokens
+from engine.tricks import tokens
 
 JJ_RULE = KLOP_RULE_NO_HOLDBACK
 """003:L246: follow suit; void, trump; trump led, overtrump if able (no duty when ruffing)."""

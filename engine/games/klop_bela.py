@@ -38,31 +38,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.core import Game, Option, register
-from engine.games._bela import KLOP_EVENTS, KlopState
-
-KLOP_NOTATION = """
-    trump H             round 1: accept the turned suit ("ik speel"); round 2: name another suit
-    pass                decline (bidding), or keep the trump 7 (swap)
-    declare swap        the holder of the trump 7 takes the turned card for it
-    play QS             play a card to the trick
-    declare claim       claim the match mid-deal (over the target with this deal's points)
-    declare schmeiss    option schmeiss, round 1: the other player answers
-    declare accept      ... the schmeisser plays the turned suit
-    declare refuse      ... or the deal is thrown in
-"""
-
-
-def klop_options(target: int) -> tuple[Option, ...]:
-    return (
-        Option("target", target, "KB13: the match is won with more than this many points",
-               check=lambda v: v > 0),
-        Option("no_jas_holdback", False, "KB10 variant: the bare Jas may not be held back"),
-        Option("no_meld_finish", False, "KB7 variant: no claim during a deal"),
-        Option("schots", False, "KB16: the trump 8 and 7 may not be led while holding another card"),
-        Option("schmeiss", False, "KB15: round-1 bid schmeiss; the other player accepts or throws in"),
-        Option("tie_keeps", False, "KB3 variant (pagat): on equal totals the maker keeps his points"),
-    )
+from engine.core import Game, register
+from engine.games._bela import KLOP_EVENTS, KLOP_NOTATION, KlopState, klop_options
 
 
 @register

@@ -19,8 +19,7 @@ Injected deal (X6): ``{"dealer": 0, "hands": [[6 tokens] x 3], "upcard": "9H", "
 from __future__ import annotations
 
 from engine.core import Game, register
-from engine.games._bela import KLOP_EVENTS, KlopState
-from engine.games.klop_bela import KLOP_NOTATION, klop_options
+from engine.games._bela import KLOP_EVENTS, KLOP_NOTATION, KlopState, klop_options
 
 
 @register

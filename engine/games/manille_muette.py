@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.core import Game, Option, register
+from engine.core import Game, register
 from engine.games._manille import ManilleState
-from engine.games.manille_parlee import ParleeState
+from engine.games._parlee import ParleeState, parlee_options
 
 
 class MuetteState(ParleeState):
@@ -69,11 +69,5 @@ class ManilleMuette(Game):
         "trick_point_awarded",
     )
     teams = True
-    options_spec = (
-        Option("no_losing_trump", False, "void while an opponent wins and no trump of yours wins: "
-               "no losing trump unless you hold only trumps (the family's earlier reading; seed "
-               "L74 allows any card)"),
-        Option("deals_to_win", 2, "the first side to win this many deals wins the match",
-               check=lambda v: v > 0, max=1000),
-    )
+    options_spec = parlee_options("L74")
     state_class = MuetteState

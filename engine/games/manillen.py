@@ -9,13 +9,13 @@
 * The dealer names trump, ``trump C|D|H|S`` (M4: never ``trump none``).  X4: his partner's
   observation shows no hand (``hand_hidden``) until trump is named.
 * The player left of the dealer leads; the winner of a trick leads the next.
-* Legal plays (M1, M2): :data:`RULE` in :func:`engine.tricks.legal_plays`: follow suit; beat an
+* Legal plays (M1, M2): :data:`~engine.games._manille.MANILLEN_RULE`: follow suit; beat an
   opponent's winning card if you can; void with an opponent winning, a trump that wins if you have
   one, otherwise anything but a trump (unless you hold only trumps); while the partner wins, no
   duty, except that a trump lower than the partner's winning trump is barred unless you hold only
   trumps (seed "mag niet onderkopen").  The seed also says "men moet sowieso de slag naar zich
   proberen halen" (always try to take the trick), which M1 overrides with the partner exemption of
-  seed 003; option ``partner_exemption=False`` plays that literal reading (:data:`SEED_RULE`).
+  seed 003; option ``partner_exemption=False`` plays that literal reading (``MANILLEN_SEED_RULE``).
 * A deal: the team with more than 30 card points scores the excess (36-24 gives 6); 30-30 scores
   nothing.  The match ends when a team reaches ``target`` (101).  M3: only one team scores per deal,
   so "both teams reach 101, play on to 121" cannot happen under the seed's scoring; it is
@@ -46,21 +46,14 @@ from engine.cards import SUITS, TOKENS, card, deck_32, mask_of
 from engine.core import JSON, Game, Option, rank_by, register
 from engine.games._manille import (
     MANILLE_POINTS,
-    MANILLE_RULE,
+    MANILLEN_RULE,
+    MANILLEN_SEED_RULE,
     PLAY_CARD,
     SUIT_MASK,
     TRUMP,
     TRUMP_SUIT,
     ManilleState,
 )
-from engine.tricks import PlayRule
-
-RULE = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True, partner_no_undertrump=True)
-"""M1/M2: the family rule plus the seed-002 undertrump ban while the partner wins."""
-SEED_RULE = PlayRule(overtake=True, trump_duty=True, no_losing_trump=True, partner_exempt=False)
-"""Option ``partner_exemption=False``, the seed-002 sentence read literally: "men moet sowieso de
-slag naar zich proberen halen" -- beat the winning card, the partner's too."""
-assert RULE.partner_exempt and MANILLE_RULE.overtake
 
 DECK = mask_of(deck_32())
 CLUB_ORDERS = ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 1, 3))
@@ -102,7 +95,7 @@ class ManillenState(ManilleState):
     def _setup(self, deal: dict[str, Any] | None) -> None:
         opts = self.game.options
         # M1: partner exemption (default), or the seed's literal "always try to take the trick"
-        self._init_family(RULE if opts["partner_exemption"] else SEED_RULE, DECK)
+        self._init_family(MANILLEN_RULE if opts["partner_exemption"] else MANILLEN_SEED_RULE, DECK)
         self.team_score = [0] * 4
         self.goal = opts["target"]
         self.extended = False

@@ -45,7 +45,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from engine.core import JSON, Game, Option, register
-from engine.games.kruisjassen import KruisjasState, play_list
+from engine.games._kruisjas import KruisjasState, play_list
 
 SCHUT, HERSCHUT, TOUT, CONCEDE = "declare schut", "declare herschut", "declare tout", "declare concede"
 

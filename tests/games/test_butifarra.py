@@ -382,7 +382,7 @@ def test_b1_option_seed_reading_all_points() -> None:
 def test_partner_exemption_used_fires_exactly_when_the_strict_rule_refuses_the_card() -> None:
     from engine.cards import card as card_id
     from engine.games._manille import BUTIFARRA_ORDER, MANILLE_RULE
-    from engine.tricks import legal_plays, trick_winner
+    from tests.trick_reference import legal_plays, trick_winner
     checked = fired = 0
     for seed in range(80):
         st = load_game("butifarra").new_match(seed=seed, max_deals=1)

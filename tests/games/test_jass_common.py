@@ -17,31 +17,40 @@ from engine.games._jass import (
     HANDJAS_SWISS_MELDS,
     HANDJAS_SWISS_RULE,
     HONDERDEN_MELDS,
+    HONDERDEN_RULE,
     JO_JOTTE,
+    KLOP_RULE,
+    KLOP_RULE_NO_HOLDBACK,
     KRUISJAS_MELDS,
     KRUISJAS_RULE,
     SUIT_MASK,
     TEN_HIGH,
     TEN_LOW,
-    JassRule,
+    WILD_JAS_RULE,
     announcements,
     best_meld,
     bits,
     hand_melds,
     has_stuk,
-    jass_absent_after_play,
-    jass_legal_mask,
     key_cards_top,
     key_value_cards_top,
     mask_of_tokens,
     runs_in,
     trick_melds,
-    trick_winner_index,
 )
+from engine.tricks import PlayRule, absent_after_play
+from tests.trick_reference import legal_plays, trick_winner
 
 C, D, H, S = range(4)
-KLOP_RULE = JassRule(trump_instead=False, no_undertrump=False, must_trump_void=True,
-                     overtrump_trump_lead=True, bare_jas_free=True)
+
+
+def jass_legal_mask(hand: int, trick: list[int], trump: int | None, order, rule: PlayRule) -> int:
+    """The unified engine's legal mask for a trick given as its cards (no partner notion)."""
+    return legal_plays(hand, trick, trick_winner(trick, trump, order), trump, order, rule)
+
+
+def jass_absent_after_play(led: int, w: int, c: int, trump: int | None, order, rule: PlayRule) -> int:
+    return absent_after_play(led, w, c, trump, order, rule)
 
 
 def toks(m: int) -> set[str]:
@@ -93,10 +102,10 @@ def test_rank_orders(table, trump_order: str, plain_order: str) -> None:
 
 def test_trick_winner_trump_beats_plain_and_led_suit_wins() -> None:
     o = TEN_LOW.order
-    assert trick_winner_index(cs("AH KH 7S QH"), S, o) == 2
-    assert trick_winner_index(cs("TH KH 7C QH"), S, o) == 1  # 10 low: K beats 10
-    assert trick_winner_index(cs("9S JS AS 7S"), S, o) == 1  # Jas beats Nel
-    assert trick_winner_index(cs("7H AC AD 8H"), S, o) == 3
+    assert trick_winner(cs("AH KH 7S QH"), S, o) == 2
+    assert trick_winner(cs("TH KH 7C QH"), S, o) == 1  # 10 low: K beats 10
+    assert trick_winner(cs("9S JS AS 7S"), S, o) == 1  # Jas beats Nel
+    assert trick_winner(cs("7H AC AD 8H"), S, o) == 3
 
 
 # --------------------------------------------------------------------- roem
@@ -235,12 +244,12 @@ def test_meld_keys_more_cards_then_top_card() -> None:
 
 
 # --------------------------------------------------------------------- trick duties
-def reference(hand: int, trick: list[int], trump: int, rule: JassRule, order) -> int:
+def reference(hand: int, trick: list[int], trump: int, rule: PlayRule, order) -> int:
     """The rule written out card by card (slow and literal)."""
     if not trick:
         return hand
     led = trick[0] // 13
-    w = trick[trick_winner_index(trick, trump, order)]
+    w = trick[trick_winner(trick, trump, order)]
     cards = bits(hand)
     follow = [c for c in cards if c // 13 == led]
     trumps = [c for c in cards if c // 13 == trump]
@@ -272,24 +281,26 @@ def reference(hand: int, trick: list[int], trump: int, rule: JassRule, order) ->
         return hand
     if len(trumps) == len(cards):
         higher = [c for c in trumps if over(c)]
-        must = rule.overtrump_void or (rule.no_undertrump and rule.only_trumps_overtrump)  # K6
+        must = rule.overtrump or (rule.no_undertrump and rule.only_trumps_overtrump)  # K6
         return m(higher) if must and higher else hand
-    if rule.must_trump_void:
+    if rule.must_trump:
         if rule.bare_jas_free and trumps == [jas]:
             return hand
         higher = [c for c in trumps if over(c)]
-        return m(higher) if rule.overtrump_void and higher else m(trumps)
+        return m(higher) if rule.overtrump and higher else m(trumps)
     if rule.no_undertrump:
         return m([c for c in cards if c // 13 != trump or over(c)])
     return hand
 
 
 RULES = [KRUISJAS_RULE, GREVJAS_RULE, HANDJAS_RULE, HANDJAS_SWISS_RULE, KLOP_RULE,
-         JassRule(must_trump_void=True, overtrump_void=True), JassRule(bare_jas_free=True)]
+         KLOP_RULE_NO_HOLDBACK, HONDERDEN_RULE, WILD_JAS_RULE,
+         PlayRule(trump_instead=True, no_undertrump=True, only_trumps_overtrump=True, must_trump=True,
+                  overtrump=True)]
 
 
 @pytest.mark.parametrize("rule", RULES)
-def test_legal_mask_matches_the_literal_rule(rule: JassRule) -> None:
+def test_legal_mask_matches_the_literal_rule(rule: PlayRule) -> None:
     rng = random.Random(7)
     deck = bits(TEN_LOW.deck)
     for _ in range(3000):
@@ -305,7 +316,7 @@ def test_legal_mask_matches_the_literal_rule(rule: JassRule) -> None:
         assert got and got & ~hand == 0
         # what the play shows is true of the hand that played it
         led = trick[0] // 13
-        w = trick[trick_winner_index(trick, trump, TEN_LOW.order)]
+        w = trick[trick_winner(trick, trump, TEN_LOW.order)]
         for c in bits(got):
             absent = jass_absent_after_play(led, w, c, trump, TEN_LOW.order, rule)
             assert not absent & hand, (toks(hand), trick, TOKENS[c], toks(absent & hand))
