@@ -180,6 +180,20 @@ def test_aj11_going_out_in_the_coming_out_turn_may_lay_off_on_own_new_melds() ->
     assert [e["seat"] for e in events(st, "amerikaans_jokeren.went_out")] == [1]
 
 
+def test_aj11_requirement_counted_over_the_melds_as_confirmed() -> None:
+    # round 4 (a run of at least 4): 5H 6H 7H confirmed, then 8H laid off onto it, makes a run of
+    # four on the table, but the meld as confirmed had three: going out (discard QD) is refused
+    hands = [["2C", "4D", "6S", "8C"], ["5H", "6H", "7H", "8H"]]
+    st = new(hands, stock=["KS", "QD", "2S"], round_no=4)
+    play(st, "draw stock", "discard KS", "draw stock", "meld 5H", "meld 6H", "meld 7H", "confirm")
+    play(st, "layoff 8H 1")
+    assert st.legal_actions() == ["takeback"]
+    # the same cards confirmed as one run of four meet it
+    st = new(hands, stock=["KS", "QD", "2S"], round_no=4)
+    play(st, "draw stock", "discard KS", "draw stock", "meld 5H", "meld 6H", "meld 7H", "meld 8H", "confirm")
+    assert st.legal_actions() == ["discard QD"]
+
+
 def test_aj11_no_layoff_onto_others_melds_in_the_coming_out_turn() -> None:
     st = new(
         [["9C", "9D", "9S", "3H", *FILL], ["9H", "5H", "6H", "7H", "QD", "KH", "TC"]],
