@@ -21,10 +21,11 @@ A turn (phase ``draw``, then ``play``):
     joker goes to the hand and must be laid again this turn ("use it at once").
   - ``takeback``: while the turn cannot end as it stands (a meld not yet confirmed, a card that must
     be used still in hand, an opening requirement unmet), everything laid this turn goes back: hand
-    and table return to their state just after the draw.  [engine default] At most
-    ``max_takebacks`` (3) take-backs per turn; the last one also puts a discard taken this turn back
-    on the pile (the player then draws from the stock), and after it only the discard is left, so
-    that no player can loop in a turn forever.
+    and table return to their state just after the draw; a card taken from the discard pile stays
+    taken (meld protocol, revised turn 2).  At most ``max_takebacks`` (3) take-backs per turn;
+    after the third, ``takeback`` is no longer offered and every action offered leaves the turn
+    able to end: only the discards if it can end as it stands, else only the next action of a
+    line found by the exact turn search (:meth:`RummyState._turn_plan`, ``engine.deadwood``).
 * ``discard 5H`` ends the turn, and discarding the last card goes out.  It is offered only when the
   turn can end.
 
@@ -41,11 +42,13 @@ Injected deal (X6): ``{"dealer": d, "hands": [[...], ...], "stock": [... top fir
 from __future__ import annotations
 
 import random
+from collections.abc import Hashable, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
 from engine.cards import ACE, JOKER, MAX_PACKS, PACK, TOKENS, card
 from engine.core import Game, State
+from engine.deadwood import meld_token_lists, plan_search
 from engine.errors import IllegalAction
 from engine.melds import GroupRule, Item, RunRule, check_group, check_run, item_token
 
@@ -199,8 +202,9 @@ class RummyGame(Game):
     free_discard: ClassVar[bool] = True
     """Any card may be discarded (no ``_discard_ok`` restriction): a faster path."""
     max_takebacks: ClassVar[int] = 3
-    """[engine default] Take-backs per turn; after the last one, table play is closed for the turn
-    (only the discard is left) unless a card must still be used, so that every turn ends."""
+    """Take-backs per turn (meld protocol); after the last one, table play is closed for the turn
+    (only the discard is left), or, while a card must still be used, only the next action of a line
+    that ends the turn is offered, so that every turn ends."""
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -264,7 +268,10 @@ class RummyState(State):
     takebacks: int
     """Take-backs in this turn."""
     pickup_refused: bool
-    """The last take-back put the taken discard back: only the stock may be drawn this turn."""
+    """Only the stock may be drawn this turn (kept for games that need it; take-backs never
+    return a taken discard)."""
+    forced: list[str]
+    """After the last take-back: the rest of the line (found by the exact search) being played."""
     stuck: int
     """Times the safety net ended a turn that had no legal action (never, if the rules hold)."""
     took_discard: int
@@ -324,6 +331,7 @@ class RummyState(State):
         self.takebacks = 0
         self.took_discard = -1
         self.pickup_refused = False
+        self.forced = []
         self._legal = None
         self._deal_setup()
 
@@ -437,6 +445,7 @@ class RummyState(State):
         self.takebacks = 0
         self.took_discard = -1
         self.pickup_refused = False
+        self.forced = []
         self.building = []
         if not self.stock and not self._reform():
             # X7: the stock is empty and cannot be re-formed: the deal ends without a winner
@@ -500,6 +509,13 @@ class RummyState(State):
         keep = self.keep()
         out: list[str] = []
         may_takeback = self.takebacks < self.game.max_takebacks
+        if not may_takeback and (self.forced or self.building or self.must_use & hand):
+            # the take-back cap: every action offered must leave the turn able to end, so only
+            # the next action of a line the exact search found is offered
+            if not self.forced:
+                self.forced = self._turn_plan() or []
+            if self.forced:
+                return [self.forced[0]]
         if self.building:
             if may_takeback:
                 out.append("takeback")
@@ -870,9 +886,9 @@ class RummyState(State):
             for _c, nm in m.items:
                 if nm is not None and bases >> nm & 1:
                     a = f"swap {TOKENS[nm]} {i + 1}"
-                    if a not in out and self._joker_usable(seat, hand & ~(1 << self._pick(hand, TOKENS[nm])),
-                                                           n - 1, i):
-                        out.append(a)
+                    if a not in out and (self._joker_usable(seat, hand & ~(1 << self._pick(hand, TOKENS[nm])),
+                                                            n - 1, i) or self._usable_after([a])):
+                        out.append(a)  # the quick test, else the exact search (J16, AJ15, JD5, RD6)
         return out
 
     def _joker_usable(self, seat: int, hand: int, n: int, skip: int) -> bool:
@@ -943,6 +959,136 @@ class RummyState(State):
         cache[key] = best
         return best
 
+    # ----------------------------------------------------------------- the exact turn search
+    def _turn_plan(self) -> list[str] | None:
+        """A line of table-play actions after which this turn can end (every card that must be
+        used on the table, the game's requirements met), or None: RULES.md's exact "use it at
+        once" test (J2/J12, J16, AJ15, JD5, RD6, L2) and the take-back cap's guarantee."""
+        root = self.clone()
+        assert isinstance(root, RummyState)
+        root.forced = []
+        root.takebacks = 0  # the search plays table moves, never a take-back
+        deal = self.deal_no
+        return plan_search(root, self._search_moves, self._search_play,
+                           lambda st: self._search_goal(st, deal), self._search_key)
+
+    def _usable_after(self, actions: Sequence[str]) -> bool:
+        """Exact: after ``actions`` (a draw from the pile, a swap), can the turn still end?"""
+        st = self.clone()
+        assert isinstance(st, RummyState)
+        st.forced = []
+        for a in actions:
+            st._apply(a)
+        return st._turn_plan() is not None
+
+    @staticmethod
+    def _search_key(st: RummyState) -> Hashable:
+        return (st.hands[st.turn], st.must_use, tuple(m.text() for m in st.melds),
+                tuple(st.turn_melds), st.turn_swaps)
+
+    @staticmethod
+    def _search_play(st: RummyState, move: Sequence[str]) -> RummyState | None:
+        new = st.clone()
+        assert isinstance(new, RummyState)
+        seat, deal = new.turn, new.deal_no
+        try:
+            for a in move:
+                if a == "confirm" and new._meld_ok(new.building) is None:
+                    return None
+                new._apply(a)
+                if new.deal_no != deal or new._over:
+                    return new  # went out during table play (RD2, L10)
+        except IllegalAction:
+            return None
+        if new.game.keep_for_discard and new.hands[seat].bit_count() < new.keep():
+            return None
+        return new
+
+    def _search_goal(self, st: RummyState, deal: int) -> bool:
+        if st.deal_no != deal or st._over:
+            return True
+        if st.building:
+            return False
+        seat = st.turn
+        hand = st.hands[seat]
+        n = hand.bit_count()
+        if st.must_use & hand or not st._turn_can_end(seat, n <= 1):
+            return False
+        if not hand:
+            return not st.game.keep_for_discard
+        if st.game.free_discard:
+            return True
+        if any(st._discard_ok(seat, b, n == 1) for b in bits(base_set(hand))):
+            return True
+        return bool(hand & JOKER_MASK) and st._discard_ok(seat, JOKER, n == 1)
+
+    def _permission_by_meld(self, seat: int) -> bool:
+        """Hook: would laying a meld this turn allow lay-offs or swaps not allowed now?"""
+        return False
+
+    def _meld_moves(self, hand: int, limit: int, u: int) -> list[list[str]]:
+        """New melds (as actions) of ``hand`` holding card ``u`` (-1: any), at most ``limit`` cards."""
+        counts: dict[int, int] = {}
+        for c in bits(hand & ~JOKER_MASK):
+            counts[BASE[c]] = counts.get(BASE[c], 0) + 1
+        g = self.game
+        sr, rr = g.set_rule, g.run_rule
+        nat = u >= 0 and not IS_JOKER[u]
+        lists = meld_token_lists(
+            counts, (hand & JOKER_MASK).bit_count(), with_base=BASE[u] if nat else None,
+            with_joker=u >= 0 and IS_JOKER[u], set_max=sr.max_size, set_jokers=sr.jokers,
+            set_distinct=sr.distinct_suits, run_min=rr.min_len, ace_low=rr.ace_low, ace_high=rr.ace_high,
+            run_max_jokers=rr.max_jokers, limit=limit)
+        return [[*("meld " + t for t in toks), "confirm"] for toks in lists]
+
+    def _search_moves(self, st: RummyState) -> list[list[str]]:
+        seat = st.turn
+        hand = st.hands[seat]
+        n = hand.bit_count()
+        limit = n - st.keep()
+        if st.building:
+            return []
+        must = st.must_use & hand
+        moves: list[list[str]] = []
+        if must:
+            nat = must & ~JOKER_MASK
+            u = (nat or must) & -(nat or must)
+            u = u.bit_length() - 1
+            if not IS_JOKER[u] or st.game.joker_reuse in ("meld", "any"):
+                moves += st._meld_moves(hand, limit, u)
+            if limit >= 1:
+                tok = TOKENS[u]
+                suit = -1 if IS_JOKER[u] else BASE[u] // 13
+                for a in st._layoff_offers(seat, hand):
+                    parts = a.split()
+                    if len(parts) != 3:  # another verb's form (Loba's 'move 8D JK=8D 3')
+                        if parts[1] == tok:
+                            moves.append([a])
+                        continue
+                    if IS_JOKER[u]:
+                        if st.game.joker_reuse == "any" and parts[1].startswith("JK="):
+                            moves.append([a])
+                        continue
+                    if parts[1] == tok:
+                        moves.append([a])
+                        continue
+                    # a chain: hand cards laid off onto a run of u's suit first
+                    m = st.melds[int(parts[2]) - 1]
+                    x = card(parts[1][3:] if parts[1].startswith("JK=") else parts[1])
+                    if m.kind == "run" and x // 13 == suit and limit >= 2:
+                        moves.append([a])
+            if not st.turn_melds and st._permission_by_meld(seat):
+                moves += st._meld_moves(hand, limit, -1)  # the meld that allows the rest
+        elif not st._turn_can_end(seat, n <= 1):
+            moves += st._meld_moves(hand, limit, -1)  # an opening requirement still unmet
+        if st._may_swap(seat) and limit >= 0:
+            bases = base_set(hand)
+            for i, m in enumerate(st.melds):
+                for _c, nm in m.items:
+                    if nm is not None and bases >> nm & 1:
+                        moves.append([f"swap {TOKENS[nm]} {i + 1}"])
+        return moves
+
     # ----------------------------------------------------------------- hooks for the games
     def _may_take_discard(self, seat: int) -> bool:
         return True
@@ -996,6 +1142,8 @@ class RummyState(State):
 
     def _apply(self, action: str) -> None:
         seat = self.turn
+        if self.forced and self.forced[0] == action:
+            self.forced = self.forced[1:]
         verb, _, rest = action.partition(" ")
         if verb == "draw":
             self._do_draw(seat, rest)
@@ -1138,17 +1286,7 @@ class RummyState(State):
         self.takebacks += 1
         c = self.took_discard
         if c >= 0:
-            self.known[seat] |= 1 << c
-            if self.takebacks >= self.game.max_takebacks:
-                # [engine default] the last take-back also puts the taken discard back: the
-                # player draws from the stock instead (so that every turn can end)
-                self.hands[seat] &= ~(1 << c)
-                self.known[seat] &= ~(1 << c)
-                self.must_use &= ~(1 << c)
-                self.pile.append(c)
-                self.took_discard = -1
-                self.pickup_refused = True
-                self.phase = "draw"
+            self.known[seat] |= 1 << c  # a card taken from the pile stays taken (meld protocol)
         self._after_takeback(seat, laid)
 
     def _do_discard(self, seat: int, tok: str) -> None:

@@ -340,3 +340,15 @@ def test_random_matches_keep_invariants() -> None:
     for seed in range(2):
         st = g.new_match(seed=seed, players=3, max_deals=2)
         random_playout(st, random.Random(seed), check_every_action=True)
+
+
+def test_aj15_swap_when_the_rank_is_held_in_all_four_suits() -> None:
+    # came out with 6C 6D JK=6S, holds 6S 7C 7D 7H 7S: 'swap 6S 1' is legal, the joker goes into
+    # a new meld 7C 7D JK=7H (the 7s of all four suits do not hide that set)
+    st = new([["6C", "6D", "JK", "6S", "7C", "7D", "7H", "7S", "2C"], ["3D", "5S", "9C", "JH", "KD"]],
+             stock=["4D", "8C", "TH", "QS"], round_no=1)
+    play(st, "draw stock", "meld 6C", "meld 6D", "meld JK=6S", "confirm", "discard 4D")
+    play(st, "draw stock", "discard 8C", "draw stock")
+    assert "swap 6S 1" in st.legal_actions()
+    play(st, "swap 6S 1", "meld 7C", "meld 7D", "meld JK=7H", "confirm")
+    assert can_discard(st)
