@@ -887,7 +887,8 @@ class RummyState(State):
                 if nm is not None and bases >> nm & 1:
                     a = f"swap {TOKENS[nm]} {i + 1}"
                     if a not in out and (self._joker_usable(seat, hand & ~(1 << self._pick(hand, TOKENS[nm])),
-                                                            n - 1, i) or self._usable_after([a])):
+                                                            n - 1, i) or (not self._swap_hopeless(hand, nm, i)
+                                                                          and self._usable_after([a]))):
                         out.append(a)  # the quick test, else the exact search (J16, AJ15, JD5, RD6)
         return out
 
@@ -964,22 +965,63 @@ class RummyState(State):
         """A line of table-play actions after which this turn can end (every card that must be
         used on the table, the game's requirements met), or None: RULES.md's exact "use it at
         once" test (J2/J12, J16, AJ15, JD5, RD6, L2) and the take-back cap's guarantee."""
-        root = self.clone()
-        assert isinstance(root, RummyState)
+        root = self._light_clone()
         root.forced = []
         root.takebacks = 0  # the search plays table moves, never a take-back
         deal = self.deal_no
         return plan_search(root, self._search_moves, self._search_play,
                            lambda st: self._search_goal(st, deal), self._search_key)
 
-    def _usable_after(self, actions: Sequence[str]) -> bool:
-        """Exact: after ``actions`` (a draw from the pile, a swap), can the turn still end?"""
-        st = self.clone()
+    def _swap_hopeless(self, hand: int, x: int, idx: int) -> bool:
+        """A sound refusal before the exact search of a swap of natural ``x`` into meld ``idx``:
+        the freed joker must go into a new meld (``joker_reuse='meld'``), the hand after the swap
+        makes none with it, and no further swap could free another joker."""
+        if self.game.joker_reuse != "meld" or self.must_use & hand:
+            return False
+        c = self._pick(hand, TOKENS[x])
+        free_j = JOKER_MASK & ~hand
+        after = (hand & ~(1 << c)) | (free_j & -free_j)  # the freed joker (any joker id will do)
+        bases = base_set(after)
+        for i, m in enumerate(self.melds):
+            for _j, nm in m.items:
+                if nm is not None and (i != idx or nm != x) and bases >> nm & 1:
+                    return False  # a further swap: let the exact search decide
+        limit = after.bit_count() - self.keep()
+        probe = bits(after & JOKER_MASK)[0]
+        return not self._meld_moves(after, limit, probe)
+
+    def _light_clone(self) -> RummyState:
+        """A clone for the search: without the logs (history, events), which it never reads."""
+        h, e = self.history, self.events
+        self.history, self.events = [], []
+        try:
+            st = self.clone()
+        finally:
+            self.history, self.events = h, e
         assert isinstance(st, RummyState)
+        return st
+
+    def _usable_after(self, actions: Sequence[str]) -> bool:
+        """Exact: after ``actions`` (a draw from the pile, a swap), can the turn still end?
+        Memoised per position (hand, table with owners, this turn's melds, flags) and actions."""
+        seat = self.turn
+        key = ("plan", tuple(actions), seat, self.hands[seat], self.must_use, self.took_discard,
+               tuple((m.owner, m.text()) for m in self.melds), tuple(self.turn_melds), self.turn_swaps,
+               tuple(self.opened), self.out_allowed(), self._build_key(), self.deal_no,
+               len(self.turn_layoffs))
+        cache = self.game.cache
+        hit = cache.get(key)
+        if hit is not None:
+            return bool(hit)
+        st = self._light_clone()
         st.forced = []
         for a in actions:
             st._apply(a)
-        return st._turn_plan() is not None
+        ok = st._turn_plan() is not None
+        if len(cache) > 200_000:
+            cache.clear()
+        cache[key] = ok
+        return ok
 
     @staticmethod
     def _search_key(st: RummyState) -> Hashable:
@@ -988,8 +1030,7 @@ class RummyState(State):
 
     @staticmethod
     def _search_play(st: RummyState, move: Sequence[str]) -> RummyState | None:
-        new = st.clone()
-        assert isinstance(new, RummyState)
+        new = st._light_clone()
         seat, deal = new.turn, new.deal_no
         try:
             for a in move:
