@@ -42,7 +42,7 @@ Injected deal (X6): ``{"dealer": d, "hands": [[...], ...], "stock": [... top fir
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -918,7 +918,8 @@ class RummyState(State):
         if grule.jokers and self._sets_plain():
             for r in range(13):
                 c = (bases & RANK_MASK[r]).bit_count()
-                if c and c < grule.max_size and c + jokers + 1 >= grule.min_size:
+                # a rank held in all four suits still takes the joker with two of them (AJ15)
+                if c and min(c, grule.max_size - 1) + jokers + 1 >= grule.min_size:
                     best = grule.min_size - 1
                     break
         rule = self.game.run_rule
@@ -973,33 +974,43 @@ class RummyState(State):
                            lambda st: self._search_goal(st, deal), self._search_key)
 
     def _swap_hopeless(self, hand: int, x: int, idx: int) -> bool:
-        """A sound refusal before the exact search of a swap of natural ``x`` into meld ``idx``:
-        the freed joker must go into a new meld (``joker_reuse='meld'``), the hand after the swap
-        makes none with it, and no further swap could free another joker."""
-        if self.game.joker_reuse != "meld" or self.must_use & hand:
+        """A sound refusal before the exact search of a swap of natural ``x`` into meld ``idx``,
+        once the quick test (:meth:`_joker_usable`) has refused it: the freed joker must go into a
+        new meld (``joker_reuse='meld'``), the quick test found no new meld with it in the hand's
+        cards (its windows miss a joker on a held card's place only when no window of the suit has
+        a gap, i.e. when the hand holds the whole suit), and no further swap could free another
+        joker."""
+        if self.game.joker_reuse != "meld" or self.must_use & hand or not self._sets_plain():
             return False
-        c = self._pick(hand, TOKENS[x])
-        free_j = JOKER_MASK & ~hand
-        after = (hand & ~(1 << c)) | (free_j & -free_j)  # the freed joker (any joker id will do)
-        bases = base_set(after)
+        bases = base_set(hand & ~(1 << self._pick(hand, TOKENS[x])))
         for i, m in enumerate(self.melds):
             for _j, nm in m.items:
                 if nm is not None and (i != idx or nm != x) and bases >> nm & 1:
                     return False  # a further swap: let the exact search decide
-        limit = after.bit_count() - self.keep()
-        probe = bits(after & JOKER_MASK)[0]
-        return not self._meld_moves(after, limit, probe)
+        return True
 
     def _light_clone(self) -> RummyState:
-        """A clone for the search: without the logs (history, events), which it never reads."""
-        h, e = self.history, self.events
-        self.history, self.events = [], []
-        try:
-            st = self.clone()
-        finally:
-            self.history, self.events = h, e
-        assert isinstance(st, RummyState)
-        return st
+        """A cheap copy for the search, which only plays table moves (and, when a player goes out
+        during table play, ends the deal): lists and dicts copied one level deep (the stock
+        shared: table play never draws, and a new deal rebinds it), the melds
+        cloned, no logs, and a fresh RNG (the copy's later deals are never looked at)."""
+        new = object.__new__(type(self))
+        d = self.__dict__.copy()
+        for k, v in d.items():
+            if type(v) is list:
+                if k not in _SEARCH_SHARED:
+                    d[k] = list(v)
+            elif type(v) is dict:
+                d[k] = dict(v)
+        d["melds"] = [m.clone() for m in self.melds]
+        d["history"] = []
+        d["events"] = []
+        d["rng"] = random.Random(0)
+        d["_legal"] = None
+        if d.get("snap") is None:
+            d["snap"] = (0, [], 0)  # never taken back: no snapshot to save
+        new.__dict__ = d
+        return new
 
     def _usable_after(self, actions: Sequence[str]) -> bool:
         """Exact: after ``actions`` (a draw from the pile, a swap), can the turn still end?
@@ -1082,21 +1093,21 @@ class RummyState(State):
             run_max_jokers=rr.max_jokers, limit=limit)
         return [[*("meld " + t for t in toks), "confirm"] for toks in lists]
 
-    def _search_moves(self, st: RummyState) -> list[list[str]]:
+    def _search_moves(self, st: RummyState) -> Iterator[list[str]]:
+        """The search's macro moves, lazily (new melds first: the usual way to use a card)."""
         seat = st.turn
         hand = st.hands[seat]
         n = hand.bit_count()
         limit = n - st.keep()
         if st.building:
-            return []
+            return
         must = st.must_use & hand
-        moves: list[list[str]] = []
         if must:
             nat = must & ~JOKER_MASK
             u = (nat or must) & -(nat or must)
             u = u.bit_length() - 1
             if not IS_JOKER[u] or st.game.joker_reuse in ("meld", "any"):
-                moves += st._meld_moves(hand, limit, u)
+                yield from st._meld_moves(hand, limit, u)
             if limit >= 1:
                 tok = TOKENS[u]
                 suit = -1 if IS_JOKER[u] else BASE[u] // 13
@@ -1104,31 +1115,30 @@ class RummyState(State):
                     parts = a.split()
                     if len(parts) != 3:  # another verb's form (Loba's 'move 8D JK=8D 3')
                         if parts[1] == tok:
-                            moves.append([a])
+                            yield [a]
                         continue
                     if IS_JOKER[u]:
                         if st.game.joker_reuse == "any" and parts[1].startswith("JK="):
-                            moves.append([a])
+                            yield [a]
                         continue
                     if parts[1] == tok:
-                        moves.append([a])
+                        yield [a]
                         continue
                     # a chain: hand cards laid off onto a run of u's suit first
                     m = st.melds[int(parts[2]) - 1]
                     x = card(parts[1][3:] if parts[1].startswith("JK=") else parts[1])
                     if m.kind == "run" and x // 13 == suit and limit >= 2:
-                        moves.append([a])
+                        yield [a]
             if not st.turn_melds and st._permission_by_meld(seat):
-                moves += st._meld_moves(hand, limit, -1)  # the meld that allows the rest
+                yield from st._meld_moves(hand, limit, -1)  # the meld that allows the rest
         elif not st._turn_can_end(seat, n <= 1):
-            moves += st._meld_moves(hand, limit, -1)  # an opening requirement still unmet
+            yield from st._meld_moves(hand, limit, -1)  # an opening requirement still unmet
         if st._may_swap(seat) and limit >= 0:
             bases = base_set(hand)
             for i, m in enumerate(st.melds):
                 for _c, nm in m.items:
                     if nm is not None and bases >> nm & 1:
-                        moves.append([f"swap {TOKENS[nm]} {i + 1}"])
-        return moves
+                        yield [f"swap {TOKENS[nm]} {i + 1}"]
 
     # ----------------------------------------------------------------- hooks for the games
     def _may_take_discard(self, seat: int) -> bool:
@@ -1478,6 +1488,9 @@ class RummyState(State):
     def _meld_valid(self, m: Meld) -> Meld | None:
         return self._meld_ok(m.items)
 
+
+_SEARCH_SHARED = frozenset(("stock",))
+"""Lists the search's copies share with the real state (see ``RummyState._light_clone``)."""
 
 # --------------------------------------------------------------------- exact meld search ("use it at once")
 Cand = tuple[tuple[int, ...], int, int]
