@@ -881,8 +881,6 @@ class RummyState(State):
             return out
         bases = base_set(hand)
         for i, m in enumerate(self.melds):
-            if not m.jokers():
-                continue
             for _c, nm in m.items:
                 if nm is not None and bases >> nm & 1:
                     a = f"swap {TOKENS[nm]} {i + 1}"
@@ -1079,7 +1077,13 @@ class RummyState(State):
         return False
 
     def _meld_moves(self, hand: int, limit: int, u: int) -> list[list[str]]:
-        """New melds (as actions) of ``hand`` holding card ``u`` (-1: any), at most ``limit`` cards."""
+        """New melds (as actions) of ``hand`` holding card ``u`` (-1: any), at most ``limit`` cards
+        (memoised per game)."""
+        key = ("melds", hand, limit, -1 if u < 0 else JOKER if IS_JOKER[u] else BASE[u])
+        cache = self.game.cache
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
         counts: dict[int, int] = {}
         for c in bits(hand & ~JOKER_MASK):
             counts[BASE[c]] = counts.get(BASE[c], 0) + 1
@@ -1091,7 +1095,11 @@ class RummyState(State):
             with_joker=u >= 0 and IS_JOKER[u], set_max=sr.max_size, set_jokers=sr.jokers,
             set_distinct=sr.distinct_suits, run_min=rr.min_len, ace_low=rr.ace_low, ace_high=rr.ace_high,
             run_max_jokers=rr.max_jokers, limit=limit)
-        return [[*("meld " + t for t in toks), "confirm"] for toks in lists]
+        out = [[*("meld " + t for t in toks), "confirm"] for toks in lists]
+        if len(cache) > 200_000:
+            cache.clear()
+        cache[key] = out
+        return out
 
     def _search_moves(self, st: RummyState) -> Iterator[list[str]]:
         """The search's macro moves, lazily (new melds first: the usual way to use a card)."""
