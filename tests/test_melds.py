@@ -79,3 +79,15 @@ def test_enumerate_groups_two_packs() -> None:
     assert groups == {"5H 5H", "5H 5S", "5S 5S", "5H 5H 5S", "5H 5S 5S", "5H 5H 5S 5S"}
     distinct = {items_text(g) for g in enumerate_groups(fives, GroupRule(2, 4, distinct_suits=True))}
     assert distinct == {"5H 5S"}
+
+
+def test_aj15_meld_token_lists_a_joker_with_a_rank_held_in_all_four_suits() -> None:
+    from engine.cards import card
+    from engine.deadwood import meld_token_lists
+    counts = {card(t): 1 for t in ("7C", "7D", "7H", "7S", "9H")}
+    got = meld_token_lists(counts, 1, with_base=None, with_joker=True, set_max=4, set_jokers=True,
+                           set_distinct=True, run_min=3, ace_low=True, ace_high=True, run_max_jokers=None,
+                           limit=3)
+    assert ["7C", "7D", "JK=7H"] in got  # two of the four 7s and the joker
+    assert ["7H", "JK=8H", "9H"] in got  # a joker in the gap of a run
+    assert all(any(t.startswith("JK=") for t in m) and len(m) <= 3 for m in got)

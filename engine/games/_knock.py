@@ -48,6 +48,8 @@ for _p in range(MAX_PACKS):
         PHYS[TOKENS[_b]] += (_p * PACK + _b,)
 DISCARD: tuple[str, ...] = tuple("discard " + TOKENS[c] for c in range(NPHYS))
 CACHE_LIMIT = 400_000
+OUT_VERBS: dict[str, tuple[str, str]] = {"knock": ("cards0", "knock, or knock 5H (out with that discard)")}
+"""The going-out verb of :class:`AllMeldState` games: ``knock`` alone or with its discard (WR7, CR4)."""
 
 
 _CHUNK: tuple[tuple[int, ...], ...] = tuple(tuple(i for i in range(16) if x >> i & 1) for x in range(1 << 16))
@@ -934,7 +936,7 @@ class ConfrontationState(State):
                 out.append("draw discard")
             return out
         if step == "decide":
-            return ["pass", self.out_verb]
+            return self._decide_actions(self.turn)
         hand = self.hands[self.turn]
         if self.declared:
             hand &= self.allowed
@@ -968,6 +970,15 @@ class ConfrontationState(State):
             self._after_draw(seat)
         elif action == "pass":
             self.step = "discard"
+        elif action.startswith(self.out_verb + " "):  # going out with this discard (WR7, CR4)
+            tok = action[len(self.out_verb) + 1:]
+            hand = self.hands[seat]
+            c = next(x for x in PHYS[tok] if hand >> x & 1 and self.allowed >> x & 1)
+            self.declared = True
+            self.hands[seat] = hand & ~(1 << c)
+            self.known[seat] &= ~(1 << c)
+            self.pile.append(c)
+            self._end_out(seat, c)
         elif action == self.out_verb:
             self.declared = True
             if self._out_now(seat):
@@ -988,6 +999,11 @@ class ConfrontationState(State):
             if self._turn_end(seat):
                 return
             self._begin_turn(self._next_active(seat))
+
+    def _decide_actions(self, seat: int) -> list[str]:
+        """The choices of the ``decide`` step: ``pass`` and the out verb (games may list several
+        forms of going out)."""
+        return ["pass", self.out_verb]
 
     def _after_draw(self, seat: int) -> None:
         self.phase = "play"
@@ -1074,9 +1090,10 @@ class ConfrontationState(State):
 
 
 class AllMeldState(ConfrontationState):
-    """Going out with every card in melds (Wildcard and Cincinnati Rummy): after the draw, all the
-    cards meld (out without a discard) or all but one, which is then discarded (the ban on the card
-    taken from the pile applies)."""
+    """Going out with every card in melds (Wildcard and Cincinnati Rummy): after the draw, every
+    possible form of going out is offered (WR7, CR4): ``knock`` when all the cards meld (out
+    without a discard), and ``knock XX`` for each card XX whose discard leaves a melded hand (the
+    ban on the card taken from the pile applies), also when the whole hand melds."""
 
     out_verb: ClassVar[str] = "knock"  # "rummy!": going out ends the deal, as a knock does
     go_now: bool = False
@@ -1086,22 +1103,34 @@ class AllMeldState(ConfrontationState):
         game = self.game
         hand = self.hands[seat]
         k = game.out_count(hand)
-        self.go_now = False
+        self.go_now = k == 0
         self.go_mask = 0
         if k > 1:
             return False
-        if k == 0:
-            self.go_now = True
-            return True
         m = 0
+        seen = 0  # one search per token (the other pack's copy leaves the same hand)
         for c in bits(hand & ~self._banned_mask()):
+            b = BASE[c]
+            if seen >> b & 1:
+                continue
+            seen |= 1 << b
             if game.out_count(hand & ~(1 << c)) == 0:
-                m |= 1 << c
+                for x in PHYS[TOKENS[c]]:
+                    m |= hand & (1 << x)
         self.go_mask = m
-        return m != 0
+        self.allowed = m
+        return self.go_now or m != 0
+
+    def _decide_actions(self, seat: int) -> list[str]:
+        out = ["pass"]
+        if self.go_now:
+            out.append(self.out_verb)
+        prefix = self.out_verb + " "
+        out += list(dict.fromkeys(prefix + TOKENS[c] for c in bits(self.go_mask)))
+        return out
 
     def _out_now(self, seat: int) -> bool:
         return self.go_now
 
     def _out_discards(self, seat: int) -> int:
-        return self.go_mask
+        return 0  # ``knock`` alone goes out without a discard; ``knock XX`` names the discard

@@ -21,10 +21,11 @@ A turn (phase ``draw``, then ``play``):
     joker goes to the hand and must be laid again this turn ("use it at once").
   - ``takeback``: while the turn cannot end as it stands (a meld not yet confirmed, a card that must
     be used still in hand, an opening requirement unmet), everything laid this turn goes back: hand
-    and table return to their state just after the draw.  [engine default] At most
-    ``max_takebacks`` (3) take-backs per turn; the last one also puts a discard taken this turn back
-    on the pile (the player then draws from the stock), and after it only the discard is left, so
-    that no player can loop in a turn forever.
+    and table return to their state just after the draw; a card taken from the discard pile stays
+    taken (meld protocol, revised turn 2).  At most ``max_takebacks`` (3) take-backs per turn;
+    after the third, ``takeback`` is no longer offered and every action offered leaves the turn
+    able to end: only the discards if it can end as it stands, else only the next action of a
+    line found by the exact turn search (:meth:`RummyState._turn_plan`, ``engine.deadwood``).
 * ``discard 5H`` ends the turn, and discarding the last card goes out.  It is offered only when the
   turn can end.
 
@@ -42,11 +43,13 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
 from engine.cards import ACE, JOKER, MAX_PACKS, PACK, TOKENS, card
 from engine.core import Game, State
+from engine.deadwood import meld_token_lists, plan_search
 from engine.deal import Cards, check_deal, check_sizes, pack_tokens
 from engine.errors import IllegalAction
 from engine.melds import GroupRule, Item, RunRule, check_group, check_run, item_token
@@ -201,8 +204,9 @@ class RummyGame(Game):
     free_discard: ClassVar[bool] = True
     """Any card may be discarded (no ``_discard_ok`` restriction): a faster path."""
     max_takebacks: ClassVar[int] = 3
-    """[engine default] Take-backs per turn; after the last one, table play is closed for the turn
-    (only the discard is left) unless a card must still be used, so that every turn ends."""
+    """Take-backs per turn (meld protocol); after the last one, table play is closed for the turn
+    (only the discard is left), or, while a card must still be used, only the next action of a line
+    that ends the turn is offered, so that every turn ends."""
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -290,7 +294,10 @@ class RummyState(State):
     takebacks: int
     """Take-backs in this turn."""
     pickup_refused: bool
-    """The last take-back put the taken discard back: only the stock may be drawn this turn."""
+    """Only the stock may be drawn this turn (kept for games that need it; take-backs never
+    return a taken discard)."""
+    forced: list[str]
+    """After the last take-back: the rest of the line (found by the exact search) being played."""
     stuck: int
     """Times the safety net ended a turn that had no legal action (never, if the rules hold)."""
     took_discard: int
@@ -350,6 +357,7 @@ class RummyState(State):
         self.takebacks = 0
         self.took_discard = -1
         self.pickup_refused = False
+        self.forced = []
         self._legal = None
         self._deal_setup()
 
@@ -450,6 +458,7 @@ class RummyState(State):
         self.takebacks = 0
         self.took_discard = -1
         self.pickup_refused = False
+        self.forced = []
         self.building = []
         if not self.stock and not self._reform():
             # X7: the stock is empty and cannot be re-formed: the deal ends without a winner
@@ -513,6 +522,13 @@ class RummyState(State):
         keep = self.keep()
         out: list[str] = []
         may_takeback = self.takebacks < self.game.max_takebacks
+        if not may_takeback and (self.forced or self.building or self.must_use & hand):
+            # the take-back cap: every action offered must leave the turn able to end, so only
+            # the next action of a line the exact search found is offered
+            if not self.forced:
+                self.forced = self._turn_plan() or []
+            if self.forced:
+                return [self.forced[0]]
         if self.building:
             if may_takeback:
                 out.append("takeback")
@@ -878,14 +894,13 @@ class RummyState(State):
             return out
         bases = base_set(hand)
         for i, m in enumerate(self.melds):
-            if not m.jokers():
-                continue
             for _c, nm in m.items:
                 if nm is not None and bases >> nm & 1:
                     a = f"swap {TOKENS[nm]} {i + 1}"
-                    if a not in out and self._joker_usable(seat, hand & ~(1 << self._pick(hand, TOKENS[nm])),
-                                                           n - 1, i):
-                        out.append(a)
+                    if a not in out and (self._joker_usable(seat, hand & ~(1 << self._pick(hand, TOKENS[nm])),
+                                                            n - 1, i) or (not self._swap_hopeless(hand, nm, i)
+                                                                          and self._usable_after([a]))):
+                        out.append(a)  # the quick test, else the exact search (J16, AJ15, JD5, RD6)
         return out
 
     def _joker_usable(self, seat: int, hand: int, n: int, skip: int) -> bool:
@@ -914,7 +929,8 @@ class RummyState(State):
         if grule.jokers and self._sets_plain():
             for r in range(13):
                 c = (bases & RANK_MASK[r]).bit_count()
-                if c and c < grule.max_size and c + jokers + 1 >= grule.min_size:
+                # a rank held in all four suits still takes the joker with two of them (AJ15)
+                if c and min(c, grule.max_size - 1) + jokers + 1 >= grule.min_size:
                     best = grule.min_size - 1
                     break
         rule = self.game.run_rule
@@ -955,6 +971,195 @@ class RummyState(State):
             cache.clear()
         cache[key] = best
         return best
+
+    # ----------------------------------------------------------------- the exact turn search
+    def _turn_plan(self) -> list[str] | None:
+        """A line of table-play actions after which this turn can end (every card that must be
+        used on the table, the game's requirements met), or None: RULES.md's exact "use it at
+        once" test (J2/J12, J16, AJ15, JD5, RD6, L2) and the take-back cap's guarantee."""
+        root = self._light_clone()
+        root.forced = []
+        root.takebacks = 0  # the search plays table moves, never a take-back
+        deal = self.deal_no
+        return plan_search(root, self._search_moves, self._search_play,
+                           lambda st: self._search_goal(st, deal), self._search_key)
+
+    def _swap_hopeless(self, hand: int, x: int, idx: int) -> bool:
+        """A sound refusal before the exact search of a swap of natural ``x`` into meld ``idx``,
+        once the quick test (:meth:`_joker_usable`) has refused it: the freed joker must go into a
+        new meld (``joker_reuse='meld'``), the quick test found no new meld with it in the hand's
+        cards (its windows miss a joker on a held card's place only when no window of the suit has
+        a gap, i.e. when the hand holds the whole suit), and no further swap could free another
+        joker."""
+        if self.game.joker_reuse != "meld" or self.must_use & hand or not self._sets_plain():
+            return False
+        bases = base_set(hand & ~(1 << self._pick(hand, TOKENS[x])))
+        for i, m in enumerate(self.melds):
+            for _j, nm in m.items:
+                if nm is not None and (i != idx or nm != x) and bases >> nm & 1:
+                    return False  # a further swap: let the exact search decide
+        return True
+
+    def _light_clone(self) -> RummyState:
+        """A cheap copy for the search, which only plays table moves (and, when a player goes out
+        during table play, ends the deal): lists and dicts copied one level deep (the stock
+        shared: table play never draws, and a new deal rebinds it), the melds
+        cloned, no logs, and a fresh RNG (the copy's later deals are never looked at)."""
+        new = object.__new__(type(self))
+        d = self.__dict__.copy()
+        for k, v in d.items():
+            if type(v) is list:
+                if k not in _SEARCH_SHARED:
+                    d[k] = list(v)
+            elif type(v) is dict:
+                d[k] = dict(v)
+        d["melds"] = [m.clone() for m in self.melds]
+        d["history"] = []
+        d["events"] = []
+        d["rng"] = random.Random(0)
+        d["_legal"] = None
+        if d.get("snap") is None:
+            d["snap"] = (0, [], 0)  # never taken back: no snapshot to save
+        new.__dict__ = d
+        return new
+
+    def _usable_after(self, actions: Sequence[str]) -> bool:
+        """Exact: after ``actions`` (a draw from the pile, a swap), can the turn still end?
+        Memoised per position (hand, table with owners, this turn's melds, flags) and actions."""
+        seat = self.turn
+        key = ("plan", tuple(actions), seat, self.hands[seat], self.must_use, self.took_discard,
+               tuple((m.owner, m.text()) for m in self.melds), tuple(self.turn_melds), self.turn_swaps,
+               tuple(self.opened), self.out_allowed(), self._build_key(), self.deal_no,
+               len(self.turn_layoffs))
+        cache = self.game.cache
+        hit = cache.get(key)
+        if hit is not None:
+            return bool(hit)
+        st = self._light_clone()
+        st.forced = []
+        for a in actions:
+            st._apply(a)
+        ok = st._turn_plan() is not None
+        if len(cache) > 200_000:
+            cache.clear()
+        cache[key] = ok
+        return ok
+
+    @staticmethod
+    def _search_key(st: RummyState) -> Hashable:
+        return (st.hands[st.turn], st.must_use, tuple(m.text() for m in st.melds),
+                tuple(st.turn_melds), st.turn_swaps)
+
+    @staticmethod
+    def _search_play(st: RummyState, move: Sequence[str]) -> RummyState | None:
+        new = st._light_clone()
+        seat, deal = new.turn, new.deal_no
+        try:
+            for a in move:
+                if a == "confirm" and new._meld_ok(new.building) is None:
+                    return None
+                new._apply(a)
+                if new.deal_no != deal or new._over:
+                    return new  # went out during table play (RD2, L10)
+        except IllegalAction:
+            return None
+        if new.game.keep_for_discard and new.hands[seat].bit_count() < new.keep():
+            return None
+        return new
+
+    def _search_goal(self, st: RummyState, deal: int) -> bool:
+        if st.deal_no != deal or st._over:
+            return True
+        if st.building:
+            return False
+        seat = st.turn
+        hand = st.hands[seat]
+        n = hand.bit_count()
+        if st.must_use & hand or not st._turn_can_end(seat, n <= 1):
+            return False
+        if not hand:
+            return not st.game.keep_for_discard
+        if st.game.free_discard:
+            return True
+        if any(st._discard_ok(seat, b, n == 1) for b in bits(base_set(hand))):
+            return True
+        return bool(hand & JOKER_MASK) and st._discard_ok(seat, JOKER, n == 1)
+
+    def _permission_by_meld(self, seat: int) -> bool:
+        """Hook: would laying a meld this turn allow lay-offs or swaps not allowed now?"""
+        return False
+
+    def _meld_moves(self, hand: int, limit: int, u: int) -> list[list[str]]:
+        """New melds (as actions) of ``hand`` holding card ``u`` (-1: any), at most ``limit`` cards
+        (memoised per game)."""
+        key = ("melds", hand, limit, -1 if u < 0 else JOKER if IS_JOKER[u] else BASE[u])
+        cache = self.game.cache
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
+        counts: dict[int, int] = {}
+        for c in bits(hand & ~JOKER_MASK):
+            counts[BASE[c]] = counts.get(BASE[c], 0) + 1
+        g = self.game
+        sr, rr = g.set_rule, g.run_rule
+        nat = u >= 0 and not IS_JOKER[u]
+        lists = meld_token_lists(
+            counts, (hand & JOKER_MASK).bit_count(), with_base=BASE[u] if nat else None,
+            with_joker=u >= 0 and IS_JOKER[u], set_max=sr.max_size, set_jokers=sr.jokers,
+            set_distinct=sr.distinct_suits, run_min=rr.min_len, ace_low=rr.ace_low, ace_high=rr.ace_high,
+            run_max_jokers=rr.max_jokers, limit=limit)
+        out = [[*("meld " + t for t in toks), "confirm"] for toks in lists]
+        if len(cache) > 200_000:
+            cache.clear()
+        cache[key] = out
+        return out
+
+    def _search_moves(self, st: RummyState) -> Iterator[list[str]]:
+        """The search's macro moves, lazily (new melds first: the usual way to use a card)."""
+        seat = st.turn
+        hand = st.hands[seat]
+        n = hand.bit_count()
+        limit = n - st.keep()
+        if st.building:
+            return
+        must = st.must_use & hand
+        if must:
+            nat = must & ~JOKER_MASK
+            u = (nat or must) & -(nat or must)
+            u = u.bit_length() - 1
+            if not IS_JOKER[u] or st.game.joker_reuse in ("meld", "any"):
+                yield from st._meld_moves(hand, limit, u)
+            if limit >= 1:
+                tok = TOKENS[u]
+                suit = -1 if IS_JOKER[u] else BASE[u] // 13
+                for a in st._layoff_offers(seat, hand):
+                    parts = a.split()
+                    if len(parts) != 3:  # another verb's form (Loba's 'move 8D JK=8D 3')
+                        if parts[1] == tok:
+                            yield [a]
+                        continue
+                    if IS_JOKER[u]:
+                        if st.game.joker_reuse == "any" and parts[1].startswith("JK="):
+                            yield [a]
+                        continue
+                    if parts[1] == tok:
+                        yield [a]
+                        continue
+                    # a chain: hand cards laid off onto a run of u's suit first
+                    m = st.melds[int(parts[2]) - 1]
+                    x = card(parts[1][3:] if parts[1].startswith("JK=") else parts[1])
+                    if m.kind == "run" and x // 13 == suit and limit >= 2:
+                        yield [a]
+            if not st.turn_melds and st._permission_by_meld(seat):
+                yield from st._meld_moves(hand, limit, -1)  # the meld that allows the rest
+        elif not st._turn_can_end(seat, n <= 1):
+            yield from st._meld_moves(hand, limit, -1)  # an opening requirement still unmet
+        if st._may_swap(seat) and limit >= 0:
+            bases = base_set(hand)
+            for i, m in enumerate(st.melds):
+                for _c, nm in m.items:
+                    if nm is not None and bases >> nm & 1:
+                        yield [f"swap {TOKENS[nm]} {i + 1}"]
 
     # ----------------------------------------------------------------- hooks for the games
     def _may_take_discard(self, seat: int) -> bool:
@@ -1009,6 +1214,8 @@ class RummyState(State):
 
     def _apply(self, action: str) -> None:
         seat = self.turn
+        if self.forced and self.forced[0] == action:
+            self.forced = self.forced[1:]
         verb, _, rest = action.partition(" ")
         if verb == "draw":
             self._do_draw(seat, rest)
@@ -1151,17 +1358,7 @@ class RummyState(State):
         self.takebacks += 1
         c = self.took_discard
         if c >= 0:
-            self.known[seat] |= 1 << c
-            if self.takebacks >= self.game.max_takebacks:
-                # [engine default] the last take-back also puts the taken discard back: the
-                # player draws from the stock instead (so that every turn can end)
-                self.hands[seat] &= ~(1 << c)
-                self.known[seat] &= ~(1 << c)
-                self.must_use &= ~(1 << c)
-                self.pile.append(c)
-                self.took_discard = -1
-                self.pickup_refused = True
-                self.phase = "draw"
+            self.known[seat] |= 1 << c  # a card taken from the pile stays taken (meld protocol)
         self._after_takeback(seat, laid)
 
     def _do_discard(self, seat: int, tok: str) -> None:
@@ -1312,6 +1509,9 @@ class RummyState(State):
     def _meld_valid(self, m: Meld) -> Meld | None:
         return self._meld_ok(m.items)
 
+
+_SEARCH_SHARED = frozenset(("stock",))
+"""Lists the search's copies share with the real state (see ``RummyState._light_clone``)."""
 
 # --------------------------------------------------------------------- exact meld search ("use it at once")
 Cand = tuple[tuple[int, ...], int, int]

@@ -13,10 +13,13 @@ every meld holds a natural card.
 A turn (notation):
 
 * ``draw stock`` or ``draw discard``;
-* ``knock`` (the player says "rummy") or ``pass``, offered only when the player can go out now,
-  all at once: all his cards meld (he goes out without a discard), or all but one, which he then discards;
-* ``discard XX``: never the card taken from the discard pile this turn nor one identical to it
-  (after ``knock``: only a card whose discard leaves every other card melded).
+* ``pass`` or a form of going out, offered only when the player can go out now (CR4, every
+  form that is possible): ``knock`` (he says "rummy") when all his cards meld (out at once, without
+  a discard), and ``knock XX`` for each card XX whose discard leaves all his other cards melded
+  (never the card taken from the discard pile this turn, nor one identical to it), also when the
+  whole hand melds;
+* ``discard XX`` (after ``pass``): never the card taken from the discard pile this turn, nor one
+  identical to it.
 
 Stock exhausted: the discard pile but its top card is turned over, unshuffled (``stock_flipped``;
 option ``reshuffle``).  A turn that begins with no stock and none to form ends the deal with no
@@ -40,7 +43,16 @@ from typing import ClassVar
 
 from engine.cards import TOKENS, build_deck
 from engine.core import Option, rank_by, register
-from engine.games._knock import PHYS, AllMeldState, ConfrontationGame, MeldSpec, Solver, bits, value_table
+from engine.games._knock import (
+    OUT_VERBS,
+    PHYS,
+    AllMeldState,
+    ConfrontationGame,
+    MeldSpec,
+    Solver,
+    bits,
+    value_table,
+)
 from engine.games.wildcard_rummy import deal_size, packs_for
 
 COMBO_VALUES = value_table(ace=11, joker=15)  # CR1
@@ -138,11 +150,12 @@ class CincinnatiRummy(ConfrontationGame):
                "taken; nothing is melded during play. Go out only all at once, every card in sets or "
                "runs (jokers wild, aces high or low), with or without a final discard (knock): you score the "
                "value of your own combinations (pips face, faces 10, A 11, joker 15). First to 100.")
-    notation = "draw stock\ndraw discard\nknock\npass\ndiscard 5H"
+    notation = "draw stock\ndraw discard\nknock\nknock 5H\npass\ndiscard 5H"
     min_players = 2
     max_players = 7
     default_players = 2
     rule_events = ("went_out_all_at_once", "stock_flipped", "deal_without_winner")
+    extra_verbs: ClassVar[dict[str, tuple[str, str]]] = OUT_VERBS  # CR4: knock, knock XX
     options_spec = (
         Option("scoring", "combinations", "CR1: 'combinations' (the winner's own melds) or 'penalties' "
                "(the others' unmelded cards, joker 25)", choices=("combinations", "penalties")),

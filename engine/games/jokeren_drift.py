@@ -72,6 +72,10 @@ class JokerenDriftState(RummyState):
             return idx in self.turn_melds  # JD6: in the opening turn only onto his own new melds
         return True  # JD3/AJ2: onto any meld, own or others', sets included
 
+    def _permission_by_meld(self, seat: int) -> bool:
+        # JD4: a meld laid this turn allows swaps
+        return not self.game.options["open40"] and not self.melded[seat]
+
     def _build_key(self) -> object:
         return None
 

@@ -127,9 +127,12 @@ class JokerenNLState(RummyState):
     # ----------------------------------------------------------------- J2 / J12: use at once
     def _may_take_discard(self, seat: int) -> bool:
         c = self.pile[-1]
-        if BASE[c] >= 52:
-            return self._usable_joker(seat)
-        return self._usable(seat, BASE[c])
+        ok = self._usable_joker(seat) if BASE[c] >= 52 else self._usable(seat, BASE[c])
+        if ok or not self.opened[seat]:
+            return ok  # J12: the opening search is exact
+        # J2: the quick tests refused; the exact search decides (jokers freed by further swaps,
+        # lay-offs judged on the table after a swap, ...)
+        return self._usable_after(["draw discard"])
 
     def _usable_joker(self, seat: int) -> bool:
         """A joker from the discard pile: as a lay-off (opened) or in a new meld."""

@@ -164,6 +164,9 @@ class RaminoDriftState(RummyState):
         # RD3: onto runs (seed L706), and onto sets unless the option is off
         return self.game.options["layoff_sets"] or self.melds[idx].kind == "run"
 
+    def _permission_by_meld(self, seat: int) -> bool:
+        return not self.melded[seat]  # RD5: a meld laid this turn allows lay-offs
+
     def _may_swap(self, seat: int) -> bool:
         return True  # RD4: holding the natural card is enough; no need to have come out
 

@@ -15,10 +15,13 @@ card (WR5).
 A turn (notation):
 
 * ``draw stock`` or ``draw discard``;
-* ``knock`` (the player says "rummy") or ``pass``, offered only when the player can go out now
-  (WR7): all his cards meld (he goes out at once, without a discard), or all but one, which he then discards;
-* ``discard XX``: never the card taken from the discard pile this turn, nor one identical to it
-  (after ``knock``: only a card whose discard leaves every other card melded).
+* ``pass`` or a form of going out, offered only when the player can go out now (WR7, every
+  form that is possible): ``knock`` (he says "rummy") when all his cards meld (out at once, without
+  a discard), and ``knock XX`` for each card XX whose discard leaves all his other cards melded
+  (never the card taken from the discard pile this turn, nor one identical to it), also when the
+  whole hand melds;
+* ``discard XX`` (after ``pass``): never the card taken from the discard pile this turn, nor one
+  identical to it.
 
 When the stock is empty after a draw, the discard pile but its top card is turned over, unshuffled,
 as the new stock (``stock_flipped``; option ``reshuffle``: shuffled).  If a turn begins with no
@@ -43,6 +46,7 @@ from typing import Any, ClassVar
 from engine.cards import TOKENS, build_deck
 from engine.core import Option, rank_by, register
 from engine.games._knock import (
+    OUT_VERBS,
     PHYS,
     AllMeldState,
     ConfrontationGame,
@@ -162,13 +166,13 @@ class WildcardRummy(ConfrontationGame):
                "taken; nothing is melded during play. Jokers and 2s are wild; aces high or low. Knock (say "
                "rummy) when all your cards meld (or all but the discard): you collect the others' "
                "unmelded cards (pips face, faces 10, A 11, jokers and 2s 25). First to 100.")
-    notation = "draw stock\ndraw discard\nknock\npass\ndiscard 5H"
+    notation = "draw stock\ndraw discard\nknock\nknock 5H\npass\ndiscard 5H"
     min_players = 2
     max_players = 7
     default_players = 4
     rule_events = ("rummy_declared", "stock_flipped", "wild_two_used", "penalty_collected",
                    "deal_without_winner")
-    extra_verbs: ClassVar[dict[str, tuple[str, str]]] = {}
+    extra_verbs: ClassVar[dict[str, tuple[str, str]]] = OUT_VERBS  # WR7: knock, knock XX
     options_spec = (
         Option("packs", None, "WR1: packs (1 or 2); default one for 2-6 players, two for 7",
                choices=(None, 1, 2)),

@@ -181,6 +181,20 @@ def test_aj11_going_out_in_the_coming_out_turn_may_lay_off_on_own_new_melds() ->
     assert [e["seat"] for e in events(st, "amerikaans_jokeren.went_out")] == [1]
 
 
+def test_aj11_requirement_counted_over_the_melds_as_confirmed() -> None:
+    # round 4 (a run of at least 4): 5H 6H 7H confirmed, then 8H laid off onto it, makes a run of
+    # four on the table, but the meld as confirmed had three: going out (discard QD) is refused
+    hands = [["2C", "4D", "6S", "8C"], ["5H", "6H", "7H", "8H"]]
+    st = new(hands, stock=["KS", "QD", "2S"], round_no=4)
+    play(st, "draw stock", "discard KS", "draw stock", "meld 5H", "meld 6H", "meld 7H", "confirm")
+    play(st, "layoff 8H 1")
+    assert st.legal_actions() == ["takeback"]
+    # the same cards confirmed as one run of four meet it
+    st = new(hands, stock=["KS", "QD", "2S"], round_no=4)
+    play(st, "draw stock", "discard KS", "draw stock", "meld 5H", "meld 6H", "meld 7H", "meld 8H", "confirm")
+    assert st.legal_actions() == ["discard QD"]
+
+
 def test_aj11_no_layoff_onto_others_melds_in_the_coming_out_turn() -> None:
     st = new(
         [["9C", "9D", "9S", "3H", *FILL], ["9H", "5H", "6H", "7H", "QD", "KH", "TC"]],
@@ -328,3 +342,15 @@ def test_random_matches_keep_invariants() -> None:
     for seed in range(2):
         st = g.new_match(seed=seed, players=3, max_deals=2)
         random_playout(st, random.Random(seed), check_every_action=True)
+
+
+def test_aj15_swap_when_the_rank_is_held_in_all_four_suits() -> None:
+    # came out with 6C 6D JK=6S, holds 6S 7C 7D 7H 7S: 'swap 6S 1' is legal, the joker goes into
+    # a new meld 7C 7D JK=7H (the 7s of all four suits do not hide that set)
+    st = new([["6C", "6D", "JK", "6S", "7C", "7D", "7H", "7S", "2C"], ["3D", "5S", "9C", "JH", "KD"]],
+             stock=["4D", "8C", "TH", "QS"], round_no=1)
+    play(st, "draw stock", "meld 6C", "meld 6D", "meld JK=6S", "confirm", "discard 4D")
+    play(st, "draw stock", "discard 8C", "draw stock")
+    assert "swap 6S 1" in st.legal_actions()
+    play(st, "swap 6S 1", "meld 7C", "meld 7D", "meld JK=7H", "confirm")
+    assert can_discard(st)

@@ -30,7 +30,7 @@ def events(st: State, name: str) -> list[dict[str, Any]]:
 
 def test_cr1_winner_scores_his_own_combinations() -> None:
     st = new([LOSER, ["QH", "KH", "AH", "2S", "2D", "2C", "KS"]], ["JK", *STOCK])
-    play(st, "draw stock", "knock", "discard KS")
+    play(st, "draw stock", "knock KS")
     ev = events(st, "cincinnati_rummy.went_out_all_at_once")[0]
     # QH KH AH (ace high) = 31, 2S 2D 2C = 6 (a 2 is 2, not wild), joker 15; the discard counts nothing
     assert ev["seat"] == 1 and ev["points"] == 31 + 6 + 15 and ev["discard"] == "KS"
@@ -40,7 +40,7 @@ def test_cr1_winner_scores_his_own_combinations() -> None:
 def test_cr1_twos_are_not_wild() -> None:
     st = new([LOSER, ["QH", "KH", "2S", "9C", "9D", "9S"]], ["5D", *STOCK])
     play(st, "draw stock")
-    assert "knock" not in st.legal_actions()
+    assert not any(a.startswith("knock") for a in st.legal_actions())
 
 
 def test_cr1_going_out_without_a_discard_counts_every_card() -> None:
@@ -63,15 +63,55 @@ def test_cr1_only_all_at_once_and_not_with_the_card_taken() -> None:
     assert not events(st, "cincinnati_rummy.went_out_all_at_once") and st.current_player == 0
     st = new([LOSER, ["5H", "6H", "7H", "9C", "9D", "9S"]], STOCK, upcard="KS")
     play(st, "draw discard")
-    assert "knock" not in st.legal_actions() and "discard KS" not in st.legal_actions()
+    legal = st.legal_actions()
+    assert not any(a.startswith("knock") for a in legal) and "discard KS" not in legal
+
+
+def test_cr4_knock_with_a_discard_when_all_meld() -> None:
+    # the issue's hand: 3C-7C and 9D 9H 9S after the draw: out without a discard, or with 3C or 7C
+    st = new([LOSER, ["3C", "4C", "5C", "6C", "9D", "9H", "9S"]], ["7C", "KH", "QS", "8S"])
+    play(st, "draw stock")
+    assert st.legal_actions() == ["pass", "knock", "knock 3C", "knock 7C"]
+    play(st, "knock 3C")
+    ev = events(st, "cincinnati_rummy.went_out_all_at_once")[0]
+    # the discard does not count (CR1): 4C..7C = 22, three 9s = 27
+    assert ev["discard"] == "3C" and ev["points"] == 22 + 27
+
+
+def test_cr4_the_going_out_discard_is_never_the_card_taken() -> None:
+    st = new([LOSER, ["3C", "4C", "5C", "6C", "9D", "9H", "9S"]], ["KH", "QS", "8S"], upcard="7C")
+    play(st, "draw discard")
+    assert st.legal_actions() == ["pass", "knock", "knock 3C"]
+
+
+def test_cr4_every_offered_form_goes_out_and_no_other_does() -> None:
+    # random play up to the first chance to go out: 'knock XX' is offered exactly for the cards
+    # (not the one taken) whose discard leaves a hand that melds completely, 'knock' exactly when
+    # the whole hand melds
+    rng = random.Random(4)
+    game = load_game("cincinnati_rummy")
+    for seed in range(40):
+        st = game.new_match(seed=seed, players=2)
+        while not st.is_over() and not any(a.startswith("knock") for a in st.legal_actions()):
+            st.apply(rng.choice(st.legal_actions()))
+        if st.is_over():
+            continue
+        hand = st.hands[st.turn]  # type: ignore[attr-defined]
+        taken = st.taken  # type: ignore[attr-defined]
+        want = {"knock"} if game.out_count(hand) == 0 else set()  # type: ignore[attr-defined]
+        for c in range(hand.bit_length()):
+            if hand >> c & 1 and (taken < 0 or TOKENS[c] != TOKENS[taken]) \
+                    and game.out_count(hand & ~(1 << c)) == 0:  # type: ignore[attr-defined]
+                want.add("knock " + TOKENS[c])
+        assert {a for a in st.legal_actions() if a.startswith("knock")} == want, seed
 
 
 def test_cr2_first_to_100() -> None:
     st = new([LOSER, ["QH", "KH", "AH", "2S", "2D", "2C", "KS"]], ["JK", *STOCK], totals=[0, 60])
-    play(st, "draw stock", "knock", "discard KS")
+    play(st, "draw stock", "knock KS")
     assert st.is_over() and st.scores() == [0.0, 112.0] and st.ranking() == [2, 1]
     st = new([LOSER, ["QH", "KH", "AH", "2S", "2D", "2C", "KS"]], ["JK", *STOCK], totals=[0, 40])
-    play(st, "draw stock", "knock", "discard KS")
+    play(st, "draw stock", "knock KS")
     assert not st.is_over() and st.deal_no == 2
 
 
@@ -107,3 +147,32 @@ def test_safety_nets_max_reforms_and_deal_cap() -> None:
     play(st, "draw stock", "discard KS", "draw stock", "discard KD")
     assert not events(st, "cincinnati_rummy.stock_flipped")
     assert events(st, "cincinnati_rummy.deal_without_winner") and st.is_over()
+
+
+def draw_and_discard_it(st: State) -> None:
+    """One turn that ends nothing: draw the top stock card, pass on going out, discard that card."""
+    seat = st.current_player
+    before = st.hands[seat]  # type: ignore[attr-defined]
+    st.apply("draw stock")
+    drawn = st.hands[seat] & ~before  # type: ignore[attr-defined]
+    if "pass" in st.legal_actions():
+        st.apply("pass")
+    st.apply("discard " + TOKENS[drawn.bit_length() - 1])
+
+def test_x7_default_safety_valve_max_reforms_30_deal_cap_50() -> None:
+    # X7 (revised turn 2): the engine's safety valve is the default here; None = the seed's no cap
+    opts = load_game("cincinnati_rummy").options
+    assert opts["max_reforms"] == 30 and opts["deal_cap"] == 50
+    # nobody goes out: each player discards the card he drew; the stock (one card) is turned over
+    # after every draw that empties it, 30 times, and the turn that would need a 31st ends the deal
+    st = new([["KD", "QC", "5S"], ["AH", "9H", "KS"]], ["6C"], upcard="8C")
+    while not events(st, "cincinnati_rummy.deal_without_winner"):
+        assert len(events(st, "cincinnati_rummy.stock_flipped")) <= 30
+        draw_and_discard_it(st)
+    assert len(events(st, "cincinnati_rummy.stock_flipped")) == 30 and st.deal_no == 2
+    st = load_game("cincinnati_rummy", max_reforms=None).new_match(seed=1, players=2, deal={
+        "dealer": 0, "hands": [["KD", "QC", "5S"], ["AH", "9H", "KS"]], "stock": ["6C"], "upcard": "8C"})
+    for _ in range(31):  # no cap: a 31st re-forming is made
+        draw_and_discard_it(st)
+    assert len(events(st, "cincinnati_rummy.stock_flipped")) == 31
+    assert not events(st, "cincinnati_rummy.deal_without_winner")

@@ -256,3 +256,16 @@ def test_random_matches_keep_invariants() -> None:
     for seed in range(3):
         st = g.new_match(seed=seed, players=3, max_deals=1)
         random_playout(st, random.Random(seed), check_every_action=True)
+
+
+# --------------------------------------------------------------------- meld protocol: take-backs
+def test_takeback_never_returns_a_taken_discard_and_the_cap_is_three() -> None:
+    # the repro: the player takes KS, then three times 'meld 7C', 'meld 7D', 'takeback'
+    st = new([["7C", "7D", "7S", "3H", "5D", "9S", "JC"], FILL], stock=["AC", "3D", "3D"], upcard="KS")
+    play(st, "draw discard")
+    for _ in range(3):
+        play(st, "meld 7C", "meld 7D", "takeback")
+        assert "KS" in st.observation(0)["hand"]
+    legal = st.legal_actions()
+    assert "takeback" not in legal and legal and all(a.startswith("discard") for a in legal)
+    assert "discard KS" in legal and st.phase == "play"

@@ -442,9 +442,9 @@ def test_random_matches_keep_invariants() -> None:
             assert st.stuck == 0  # type: ignore[attr-defined]
 
 
-def test_last_takeback_puts_the_taken_discard_back() -> None:
-    # jokeren_nl: the top discard is taken only to be used at once (J2); after the third take-back
-    # it goes back on the pile and the player draws from the stock
+def test_j2_the_last_takeback_keeps_the_taken_discard_and_offers_a_line_that_uses_it() -> None:
+    # jokeren_nl: the top discard is taken only to be used at once (J2); a take-back never puts it
+    # back (meld protocol, revised turn 2): after the third, only a line that lays it is offered
     hands = [["JH", "2C", "4D", "6S", "8C", "TD", "QS"], ["KH", "QH", "9C", "9D", "9S", "2D", "4S", "6C"]]
     st = new(hands, stock=["5S", "3S", "3S"])
     play(st, "draw stock", "discard JH", "draw discard")
@@ -452,10 +452,15 @@ def test_last_takeback_puts_the_taken_discard_back() -> None:
         play(st, "meld 9C", "takeback")
     assert not any(a.startswith("discard") for a in st.legal_actions())
     play(st, "meld 9C", "takeback")
-    assert st.phase == "draw" and st.legal_actions() == ["draw stock"]
-    assert st.observation(1)["discard_top"] == "JH" and "JH" not in st.observation(1)["hand"]
-    play(st, "draw stock")
-    assert all(a.startswith("discard") for a in st.legal_actions())
+    assert st.phase == "play" and "JH" in st.observation(1)["hand"]
+    for _ in range(10):
+        legal = st.legal_actions()
+        assert "takeback" not in legal
+        if all(a.startswith("discard") for a in legal):
+            break
+        assert len(legal) == 1
+        st.apply(legal[0])
+    assert any("JH" in m for m in table(st)) and "discard 2D" in st.legal_actions()
 
 
 def test_j7_joker_ace_laid_off_at_the_free_end_of_a_two_to_king_run() -> None:
@@ -471,3 +476,105 @@ def test_j7_joker_ace_laid_off_at_the_free_end_of_a_two_to_king_run() -> None:
     assert st.invariant_violations() == []
     play(st, "discard 2S")
     assert [e["seat"] for e in events(st, "jokeren_nl.went_out")] == [1]
+
+
+# --------------------------------------------------------------------- J2/J12, J16: the exact search
+def repro_deal() -> State:
+    """Issue 12 item 10's jokeren_nl repro, up to seat 0's discard of TC."""
+    hands = [["TC", "2C", "2D", "5S", "7C", "7D", "9H", "JH", "AS", "AD", "3H", "5H", "8S"],
+             ["KH", "KS", "KC", "QH", "QS", "JK", "QD", "9C", "4S", "6H", "8D", "TS", "3C"]]
+    rest = [TOKENS[c] for c in range(54) for _ in range(2)]
+    for t in [tok for h in hands for tok in h] + ["5D", "4C"]:
+        rest.remove(t)
+    st = load_game("jokeren_nl").new_match(seed=0, players=2, deal={
+        "dealer": 0, "upcard": None, "hands": hands, "stock": ["5D", "4C", *sorted(rest)]})
+    play(st, "draw stock", "meld KH", "meld KS", "meld KC", "confirm", "meld QH", "meld QS", "meld JK=QD",
+         "confirm", "discard 3C", "draw stock", "discard TC")
+    return st
+
+
+def test_j2_discard_usable_through_a_joker_freed_by_a_swap() -> None:
+    # TC is usable: swap QD into meld 2 (QH QS JK=QD), then meld TC TS JK=TH
+    st = repro_deal()
+    assert st.legal_actions() == ["draw stock", "draw discard"]
+    play(st, "draw discard", "swap QD 2", "meld TC", "meld TS", "meld JK=TH", "confirm")
+    assert can_discard(st) and "TC" in " ".join(table(st))
+
+
+def test_j16_layoff_of_a_freed_joker_judged_on_the_table_after_the_swap() -> None:
+    # JK=JC QC KC AC (41): after 'swap JC 1' the joker can go to the low end (JK=TC), which J7
+    # forbids on the table before the swap (a joker next to a joker)
+    st = new([["QC", "KC", "AC", "JK", "JC", "2D", "4H", "6S", "8D"], FILL], stock=["9S", "3D", "KS"])
+    play(st, "draw stock", "meld QC", "meld KC", "meld AC", "meld JK=JC", "confirm", "discard 9S")
+    play(st, "draw stock", "discard 3D", "draw stock")
+    assert "swap JC 1" in st.legal_actions()
+    play(st, "swap JC 1", "layoff JK=TC 1")
+    assert table(st) == ["JK=TC JC QC KC AC"] and can_discard(st)
+
+
+def test_j2_exact_search_agrees_with_a_brute_force_oracle_on_small_hands() -> None:
+    # random small positions: 'draw discard' is offered exactly when some sequence of the offered
+    # table-play actions (searched exhaustively over the legal lists) ends the turn
+    rng = random.Random(12)
+    game = load_game("jokeren_nl")
+    checked = 0
+    for seed in range(400):
+        if checked >= 12:
+            break
+        st = game.new_match(seed=seed, players=2)
+        for _ in range(rng.randrange(20, 120)):
+            if st.is_over():
+                break
+            st.apply(rng.choice(st.legal_actions()))
+        if st.is_over() or st.phase != "draw" or not st.pile or not st.opened[st.turn]:  # type: ignore[attr-defined]
+            continue
+        if st.hands[st.turn].bit_count() > 7:  # type: ignore[attr-defined]
+            continue
+        after = st.clone()
+        after._do_draw(after.turn, "discard")  # type: ignore[attr-defined]  # taken whether legal or not
+        after._legal = None  # type: ignore[attr-defined]
+        assert ("draw discard" in st.legal_actions()) == brute_force_can_end(after), seed
+        checked += 1
+    assert checked >= 5
+
+
+def brute_force_can_end(st: State, depth: int = 0, seen: set[Any] | None = None) -> bool:
+    """Oracle: any sequence of table-play actions (no take-back) reaching an offered discard."""
+    seen = set() if seen is None else seen
+    key = (st.hands[st.turn], st.must_use, tuple(m.text() for m in st.melds),  # type: ignore[attr-defined]
+           tuple(map(str, st.building)))  # type: ignore[attr-defined]
+    if key in seen:
+        return False
+    seen.add(key)
+    st.takebacks = 0  # type: ignore[attr-defined]
+    stuck = st.stuck  # type: ignore[attr-defined]
+    acts = [a for a in st.legal_actions() if a != "takeback"]
+    if st.stuck != stuck:  # type: ignore[attr-defined]
+        return False  # the safety net's discards are no way to end the turn
+    if any(a.startswith("discard") for a in acts):
+        return True
+    for a in acts:
+        nxt = st.clone()
+        nxt.apply(a)
+        if brute_force_can_end(nxt, depth + 1, seen):
+            return True
+    return False
+
+
+def test_j2_after_the_third_takeback_every_offered_action_leaves_the_turn_able_to_end() -> None:
+    # TC taken (usable only through a swap): after three take-backs only the next action of a line
+    # that ends the turn is offered, and playing the offers always reaches the discard
+    st = repro_deal()
+    play(st, "draw discard")
+    for _ in range(3):
+        play(st, "swap QD 2", "takeback")
+    assert "TC" in st.observation(1)["hand"]
+    for _ in range(12):
+        legal = st.legal_actions()
+        assert "takeback" not in legal and legal
+        if all(a.startswith("discard") for a in legal):
+            break
+        assert len(legal) == 1
+        st.apply(legal[0])
+    assert can_discard(st) and st.stuck == 0  # type: ignore[attr-defined]
+    assert any("TC" in m for m in table(st))

@@ -154,3 +154,32 @@ def test_determinize_and_hidden_hands() -> None:
     play(st, "draw discard", "discard KS")
     d = st.determinize(0, random.Random(4))
     assert not d.invariant_violations()
+
+
+def draw_and_discard_it(st: State) -> None:
+    """One turn that ends nothing: draw the top stock card, pass on going out, discard that card."""
+    seat = st.current_player
+    before = st.hands[seat]  # type: ignore[attr-defined]
+    st.apply("draw stock")
+    drawn = st.hands[seat] & ~before  # type: ignore[attr-defined]
+    if "pass" in st.legal_actions():
+        st.apply("pass")
+    st.apply("discard " + TOKENS[drawn.bit_length() - 1])
+
+def test_x7_default_safety_valve_max_reforms_30() -> None:
+    # X7 (revised turn 2): the engine's safety valve is the default here; None = the seed's no cap
+    opts = load_game("ramino_klop").options
+    assert opts["max_reforms"] == 30
+    # nobody goes out: each player discards the card he drew; the stock (one card) is turned over
+    # after every draw that empties it, 30 times, and the turn that would need a 31st ends the deal
+    st = new([["KD", "QC", "5S"], ["AH", "9H", "KS"]], ["6C"], upcard="8C")
+    while not events(st, "ramino_klop.deal_without_winner"):
+        assert len(events(st, "ramino_klop.stock_flipped")) <= 30
+        draw_and_discard_it(st)
+    assert len(events(st, "ramino_klop.stock_flipped")) == 30 and st.deal_no == 2
+    st = load_game("ramino_klop", max_reforms=None).new_match(seed=1, players=2, deal={
+        "dealer": 0, "hands": [["KD", "QC", "5S"], ["AH", "9H", "KS"]], "stock": ["6C"], "upcard": "8C"})
+    for _ in range(31):  # no cap: a 31st re-forming is made
+        draw_and_discard_it(st)
+    assert len(events(st, "ramino_klop.stock_flipped")) == 31
+    assert not events(st, "ramino_klop.deal_without_winner")

@@ -4,8 +4,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
+
 from engine import State, load_game
 from engine.cards import TOKENS, cards_of
+from engine.errors import IllegalAction
 from engine.games._knock import MeldSpec, Solver, value_table
 
 LOSER = ["AC", "3D", "8H", "QC", "JD", "TD", "4S"]  # no meld: 11+3+8+10+10+10+4 = 56
@@ -49,7 +52,7 @@ def test_wr2_three_players_seven_cards_option_ten() -> None:
 
 def test_wr3_losers_meld_their_own_hand_only() -> None:
     st = new([["KD", "KC", "KH", "5S", "9H"], ["5H", "6H", "7H", "9C", "9D", "9S", "KS"]], ["4H", *STOCK])
-    play(st, "draw stock", "knock", "discard KS")
+    play(st, "draw stock", "knock KS")
     ev = events(st, "wildcard_rummy.rummy_declared")[0]
     assert ev["penalties"] == [14, 0]  # the kings meld; 5S and 9H score (no laying off on the winner)
     assert st.score_sheet()[0] == [0.0, 14.0]
@@ -57,7 +60,7 @@ def test_wr3_losers_meld_their_own_hand_only() -> None:
 
 def test_wr4_a_two_left_in_hand_is_25() -> None:
     st = new([["2C", "KD", "9H"], ["5H", "6H", "7H", "9C", "9D", "9S", "KS"]], ["4H", *STOCK])
-    play(st, "draw stock", "knock", "discard KS")
+    play(st, "draw stock", "knock KS")
     # 2C with KD or 9H needs a third card: no meld; 2C scores 25
     assert events(st, "wildcard_rummy.penalty_collected")[0]["points"] == 25 + 10 + 9
 
@@ -65,7 +68,7 @@ def test_wr4_a_two_left_in_hand_is_25() -> None:
 def test_wr5_no_meld_of_wild_cards_only() -> None:
     st = new([["JK", "JK", "JK", "KD"], ["5H", "6H", "7H", "9C", "9D", "9S", "KS"]], ["4H", *STOCK],
              options={"packs": 2})
-    play(st, "draw stock", "knock", "discard KS")
+    play(st, "draw stock", "knock KS")
     # KD JK JK JK is a set; without KD three jokers would be no meld
     assert events(st, "wildcard_rummy.rummy_declared")[0]["penalties"][0] == 0
     solver = Solver(MeldSpec(ace_high=True, wild_twos=True), value_table(11, joker=25, two=25), 25)
@@ -74,7 +77,7 @@ def test_wr5_no_meld_of_wild_cards_only() -> None:
 
 def test_wr6_first_to_100_wins() -> None:
     st = new([LOSER, ["5H", "6H", "7H", "9C", "9D", "9S", "KS"]], ["4H", *STOCK], totals=[0, 50])
-    play(st, "draw stock", "knock", "discard KS")
+    play(st, "draw stock", "knock KS")
     assert st.is_over() and st.scores() == [0.0, 106.0] and st.ranking() == [2, 1]
 
 
@@ -82,10 +85,8 @@ def test_wr7_going_out_by_choice_after_drawing_with_a_discard() -> None:
     st = new([LOSER, ["5H", "6H", "7H", "9C", "9D", "9S", "KS"]], ["4H", *STOCK])
     assert st.legal_actions() == ["draw stock", "draw discard"]  # not before drawing
     play(st, "draw stock")
-    assert st.legal_actions() == ["pass", "knock"]
-    play(st, "knock")
-    assert st.legal_actions() == ["discard KS"]
-    play(st, "discard KS")
+    assert st.legal_actions() == ["pass", "knock KS"]
+    play(st, "knock KS")
     ev = events(st, "wildcard_rummy.rummy_declared")[0]
     assert ev["seat"] == 1 and ev["discard"] == "KS" and ev["penalties"] == [56, 0]
     assert st.score_sheet()[0] == [0.0, 56.0] and st.deal_no == 2
@@ -108,7 +109,27 @@ def test_wr7_the_card_taken_from_the_pile_may_not_be_the_going_out_discard() -> 
     st = new([LOSER, ["5H", "6H", "7H", "9C", "9D", "9S"]], STOCK, upcard="KS")
     play(st, "draw discard")
     legal = st.legal_actions()
-    assert "knock" not in legal and "discard KS" not in legal
+    assert not any(a.startswith("knock") for a in legal) and "discard KS" not in legal
+
+
+def test_wr7_every_form_of_going_out_is_offered() -> None:
+    # the issue's hand: 3C-7C and 9D 9H 9S (2s wild here, none held): the whole hand melds, and
+    # discarding either end of the run still leaves a melded hand
+    st = new([LOSER, ["3C", "4C", "5C", "6C", "9D", "9H", "9S"]], ["7C", "KH", "QS", "8S"])
+    play(st, "draw stock")
+    assert st.legal_actions() == ["pass", "knock", "knock 3C", "knock 7C"]
+    play(st, "knock 7C")
+    ev = events(st, "wildcard_rummy.rummy_declared")[0]
+    assert ev["seat"] == 1 and ev["discard"] == "7C" and st.score_sheet()[0] == [0.0, 56.0]
+
+
+def test_wr7_going_out_with_a_discard_when_all_meld_never_the_taken_card() -> None:
+    # all seven cards meld after taking 7C from the pile: 'knock' and 'knock 3C'; 'knock 7C' is banned
+    st = new([LOSER, ["3C", "4C", "5C", "6C", "9D", "9H", "9S"]], ["KH", "QS", "8S"], upcard="7C")
+    play(st, "draw discard")
+    assert st.legal_actions() == ["pass", "knock", "knock 3C"]
+    with pytest.raises(IllegalAction):
+        st.apply("knock 7C")
 
 
 def test_wr8_two_as_natural_and_as_wild() -> None:
@@ -116,7 +137,7 @@ def test_wr8_two_as_natural_and_as_wild() -> None:
     play(st, "draw stock", "knock")
     assert events(st, "wildcard_rummy.rummy_declared") and not events(st, "wildcard_rummy.wild_two_used")
     st = new([LOSER, ["QH", "KH", "2C", "9C", "9D", "9S"]], ["4D", *STOCK])
-    play(st, "draw stock", "knock", "discard 4D")
+    play(st, "draw stock", "knock 4D")
     used = events(st, "wildcard_rummy.wild_two_used")
     assert used and used[0]["seat"] == 1
 
@@ -148,3 +169,32 @@ def test_hidden_hands_shown_at_the_end_and_determinize() -> None:
     play(st, "draw discard", "discard KS")
     d = st.determinize(0, random.Random(1))
     assert "QH" in [TOKENS[c] for c in cards_of(d.hands[1])]  # type: ignore[attr-defined]
+
+
+def draw_and_discard_it(st: State) -> None:
+    """One turn that ends nothing: draw the top stock card, pass on going out, discard that card."""
+    seat = st.current_player
+    before = st.hands[seat]  # type: ignore[attr-defined]
+    st.apply("draw stock")
+    drawn = st.hands[seat] & ~before  # type: ignore[attr-defined]
+    if "pass" in st.legal_actions():
+        st.apply("pass")
+    st.apply("discard " + TOKENS[drawn.bit_length() - 1])
+
+def test_x7_default_safety_valve_max_reforms_30_deal_cap_50() -> None:
+    # X7 (revised turn 2): the engine's safety valve is the default here; None = the seed's no cap
+    opts = load_game("wildcard_rummy").options
+    assert opts["max_reforms"] == 30 and opts["deal_cap"] == 50
+    # nobody goes out: each player discards the card he drew; the stock (one card) is turned over
+    # after every draw that empties it, 30 times, and the turn that would need a 31st ends the deal
+    st = new([["KD", "QC", "5S"], ["AH", "9H", "KS"]], ["6C"], upcard="8C")
+    while not events(st, "wildcard_rummy.deal_without_winner"):
+        assert len(events(st, "wildcard_rummy.stock_flipped")) <= 30
+        draw_and_discard_it(st)
+    assert len(events(st, "wildcard_rummy.stock_flipped")) == 30 and st.deal_no == 2
+    st = load_game("wildcard_rummy", max_reforms=None).new_match(seed=1, players=2, deal={
+        "dealer": 0, "hands": [["KD", "QC", "5S"], ["AH", "9H", "KS"]], "stock": ["6C"], "upcard": "8C"})
+    for _ in range(31):  # no cap: a 31st re-forming is made
+        draw_and_discard_it(st)
+    assert len(events(st, "wildcard_rummy.stock_flipped")) == 31
+    assert not events(st, "wildcard_rummy.deal_without_winner")
