@@ -26,6 +26,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(bots_app, name="bots")
 out = Console(highlight=False, soft_wrap=False)
+RULES_DOC = "docs/rules.md"
+"""The rules reference shipped in the repository (``cardarena rules`` points to it)."""
 
 
 try:  # typer >= 0.22 vendors click; older releases depend on it
@@ -87,8 +89,10 @@ def rules_cmd(game: Annotated[str, typer.Argument(help="game id (see `cardarena 
     """The rules card in brief, the options with their defaults, and the action notation."""
     g = _game_or_fail(game)
     cls = type(g)
+    source = cls.seed_ref.replace("RULES.md", RULES_DOC)  # the rules reference shipped in the repository
     if as_json:
-        print(json.dumps({"id": cls.id, "name": cls.name, "source": cls.seed_ref, "summary": cls.summary,
+        print(json.dumps({"id": cls.id, "name": cls.name, "source": source, "reference": RULES_DOC,
+                          "summary": cls.summary,
                           "players": [cls.min_players, cls.max_players],
                           "options": [{"name": o.name, "default": o.default, "doc": o.doc,
                                        "choices": list(o.choices) if o.choices else None}
@@ -97,7 +101,7 @@ def rules_cmd(game: Annotated[str, typer.Argument(help="game id (see `cardarena 
         return
     players = (str(cls.min_players) if cls.min_players == cls.max_players
                else f"{cls.min_players}-{cls.max_players}")
-    out.print(f"[bold]{cls.name}[/bold]  ({cls.id}; {players} players; {cls.family}; source: {cls.seed_ref})")
+    out.print(f"[bold]{cls.name}[/bold]  ({cls.id}; {players} players; {cls.family}; source: {source})")
     out.print()
     out.print(textwrap.dedent(cls.summary).strip(), markup=False)
     out.print()
@@ -110,6 +114,9 @@ def rules_cmd(game: Annotated[str, typer.Argument(help="game id (see `cardarena 
     out.print()
     out.print("[bold]Actions[/bold]:")
     out.print(textwrap.indent(textwrap.dedent(cls.notation).strip(), "  "), markup=False)
+    out.print()
+    out.print(f"The whole card, with every decision: {RULES_DOC} (section `{cls.id}`); card and action "
+              "notation: docs/notation.md.", markup=False)
 
 
 def _brief(result: MatchResult, names: list[str], width: int = 100) -> list[str]:

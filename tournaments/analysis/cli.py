@@ -218,8 +218,6 @@ def verify_cmd(
         sys.exit(2)
     except LogError as e:
         fail(str(e))
-    if match is not None and report.matches == 0 and replay:
-        fail(f"no match {match!r} in {directory}")
     if as_json:
         print(json.dumps(report.to_json()))
     else:
@@ -242,7 +240,8 @@ def coverage_cmd(
     game: Annotated[str | None, typer.Option(help="only this game")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
-    """Every rule event of each game's RULES.md card with how often it fired; never fired = flagged."""
+    """Every rule event of each game's card in docs/rules.md (then those the game declares beyond it)
+    with how often it fired; never fired = flagged."""
     from tournaments.analysis.coverage import coverage
     from tournaments.analysis.views import LogError
     log = _open(directory, ("matches", "events"))
@@ -253,19 +252,29 @@ def coverage_cmd(
     if game is not None and not covs:
         fail(f"no matches of game {game!r} in {directory}; games there: {', '.join(log.games) or 'none'}")
     if as_json:
-        print(json.dumps([{"game": c.game, "matches": c.matches, "source": c.source, "events": c.events,
-                           "missing": c.missing, "extra": c.extra} for c in covs]))
+        print(json.dumps([{"game": c.game, "matches": c.matches, "source": c.source, "note": c.note,
+                           "events": c.events, "missing": c.missing, "extra": c.extra} for c in covs]))
         return
     for c in covs:
         fired = len(c.events) - len(c.missing)
-        t = Table("rule event", "fired", "matches", "", title=f"{c.game}: {c.matches} matches, "
-                  f"{fired}/{len(c.events)} card events fired (list from {c.source})", title_justify="left")
+        out.print(f"[bold]{c.game}[/bold]: {c.matches} matches, {fired}/{len(c.events)} listed events "
+                  f"fired (list: {c.source})")
+        t = Table("event", "fired", "matches", "")
         for ev in c.events:
-            t.add_row(ev["event"], str(ev["fired"]), str(ev["matches"]),
-                      "[bold red]NEVER FIRED[/bold red]" if ev["missing"] else "")
+            flag = "[bold red]NEVER FIRED[/bold red]" if ev["missing"] else ""
+            if not ev["on_card"] and c.source != "declared only":
+                flag += (" " if flag else "") + "(declared, not on the card)"
+            t.add_row(_short(ev["event"], c.game), str(ev["fired"]), str(ev["matches"]), flag)
         for ev in c.extra:
-            t.add_row(ev["event"], str(ev["fired"]), str(ev["matches"]), "(not on the card)")
+            t.add_row(_short(ev["event"], c.game), str(ev["fired"]), str(ev["matches"]), "(on no list)")
         out.print(t)
+        if c.note:
+            out.print(f"  {c.game}: {c.note}", markup=False)
+
+
+def _short(event: str, game: str) -> str:
+    """``hartenjagen.moon_shot`` -> ``moon_shot`` (the table's title names the game)."""
+    return event[len(game) + 1:] if event.startswith(game + ".") else event
 
 
 # ------------------------------------------------------------------------------------------ fuzz
