@@ -147,8 +147,9 @@ def load_spec(path: str | Path, overrides: dict[str, Any] | None = None,
         text = p.read_text()
     except FileNotFoundError:
         raise SpecError(f"spec file {str(path)!r} not found") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as e:
-        raise SpecError(f"spec file {str(path)!r} cannot be read: {e}") from None
+    except (OSError, UnicodeDecodeError) as e:  # a folder, a path under a file, permissions
+        raise SpecError(f"spec file {str(path)!r} cannot be read: {getattr(e, 'strerror', None) or e}"
+                        ) from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

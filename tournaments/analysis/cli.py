@@ -8,6 +8,7 @@ status 2; ``verify`` exits 1 when it finds a violation, ``fuzz`` when it finds a
 from __future__ import annotations
 
 import json
+import os
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -25,6 +26,36 @@ def fail(message: str, code: int = 2) -> NoReturn:
     ``app(standalone_mode=False)`` in ``tournaments.cli.main``, which drops ``typer.Exit``'s)."""
     print(f"cardarena: {message}", file=sys.stderr)
     sys.exit(code)
+
+
+def _os_reason(e: OSError) -> str:
+    return (e.strerror or str(e)).lower()
+
+
+def check_out_file(path: Path, flag: str = "--out") -> None:
+    """``path`` can be written as a file: its folder exists (it is not created silently) and it is not
+    a folder; otherwise one line, exit 2."""
+    parent = path.parent
+    if path.is_dir():
+        fail(f"{flag} {path} is a folder; name a file in it, e.g. {path / 'result.csv'}")
+    if not parent.exists():
+        fail(f"{flag} {path}: no such folder {parent} (create it first)")
+    if not parent.is_dir():
+        fail(f"{flag} {path}: {parent} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        fail(f"{flag} {path}: the folder {parent} is not writable")
+
+
+def check_out_dir(path: Path, flag: str = "--out") -> None:
+    """``path`` is a folder, or can be made one (it is created); otherwise one line, exit 2."""
+    if path.exists() and not path.is_dir():
+        fail(f"{flag} {path} is a file, not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        fail(f"{flag} {path}: cannot create the folder ({_os_reason(e)})")
+    if not os.access(path, os.W_OK | os.X_OK):
+        fail(f"{flag} {path}: the folder is not writable")
 
 
 def _open(root: Path, tables: tuple[str, ...] | None = None) -> Any:
@@ -57,6 +88,8 @@ def query_cmd(
     log = _open(directory)
     if fmt is Format.parquet and output is None:
         fail("--format parquet needs --out FILE.parquet")
+    if output is not None:
+        check_out_file(output)
     try:
         con = log.connect()
         rel = con.sql(sql)
@@ -65,11 +98,14 @@ def query_cmd(
         table = rel.arrow()
         if hasattr(table, "read_all"):
             table = table.read_all()
-    except duckdb.Error as e:
-        fail(f"SQL error: {e}")
+    except duckdb.Error as e:  # DuckDB's message has a caret diagram over lines: one line here
+        fail(f"SQL error: {' '.join(str(e).split())}")
     except LogError as e:
         fail(str(e))
-    _write(table, fmt, output, limit)
+    try:
+        _write(table, fmt, output, limit)
+    except OSError as e:  # a full disk, a folder that vanished
+        fail(f"{_os_reason(e)} writing {e.filename or output}")
 
 
 def _write(table: Any, fmt: Format, output: Path | None, limit: int) -> None:
@@ -81,6 +117,7 @@ def _write(table: Any, fmt: Format, output: Path | None, limit: int) -> None:
         print(f"{table.num_rows} rows written to {output}", file=sys.stderr)
         return
     if fmt is Format.csv:
+        table = _flat(table)
         if output:
             pacsv.write_csv(table, output)
         else:
@@ -103,6 +140,17 @@ def _write(table: Any, fmt: Format, output: Path | None, limit: int) -> None:
     console.print(t)
     if len(shown) < len(rows):
         console.print(f"({len(rows)} rows; {len(rows) - len(shown)} not shown: --limit 0 shows all)")
+
+
+def _flat(table: Any) -> Any:
+    """``table`` with every list, struct or map column as JSON text (CSV cells are flat): a ``bots``
+    cell reads ``["random", "greedy"]``, a ``faults`` cell ``[{"seat": 1, ...}]``."""
+    import pyarrow as pa
+    for i, f in enumerate(table.schema):
+        if pa.types.is_nested(f.type):
+            text = [None if v is None else json.dumps(v, default=str) for v in table.column(i).to_pylist()]
+            table = table.set_column(i, f.name, pa.array(text, pa.string()))
+    return table
 
 
 def _csv_text(table: Any) -> str:
@@ -307,6 +355,7 @@ def fuzz_cmd(
             fail(f"unknown game {g!r}; known games: {', '.join(GAMES)} (or all)")
     if minutes <= 0:
         fail("--minutes must be positive")
+    check_out_dir(out_dir)  # before the fuzzing: a failing case must have somewhere to go
     found = False
     reports = []
     for g in games:
