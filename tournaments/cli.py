@@ -145,7 +145,8 @@ def _brief(result: MatchResult, names: list[str], width: int = 100) -> list[str]
 
 
 def _sheet_table(state: State, names: list[str]) -> Table:
-    table = Table("deal", *[f"seat {i} ({n})" for i, n in enumerate(names)], title="score sheet")
+    from tournaments.analysis.tables import fit_table  # cells fold at 80 columns, never cut
+    table = fit_table("deal", *[f"seat {i} ({n})" for i, n in enumerate(names)], title="score sheet")
     for i, row in enumerate(state.score_sheet(), 1):
         table.add_row(str(i), *[_num(v) for v in row])
     table.add_row("score", *[_num(v) for v in state.scores()], style="bold")
@@ -187,7 +188,7 @@ def play_and_show(game_id: str, names: list[str], seed: int, deals: int | None, 
         return result
     out.print(f"[bold]{type(state.game).name}[/bold]  seed {seed}  bots: {', '.join(names)}"
               f"  ({len(state.history)} moves, {state.deal_no} deals)")
-    for line in _brief(result, names):
+    for line in _brief(result, names, width=min(100, out.width)):
         out.print(line, markup=False)
     out.print(_sheet_table(state, names))
     return result

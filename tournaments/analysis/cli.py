@@ -16,7 +16,6 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 out = Console(highlight=False, soft_wrap=False)
 
@@ -132,7 +131,9 @@ def _write(table: Any, fmt: Format, output: Path | None, limit: int) -> None:
         else:
             print(text)
         return
-    t = Table(*table.column_names)
+    from tournaments.analysis.tables import fit_table  # cells fold, never cut; ids never wrap
+    t = fit_table(*table.column_names, ids=[c for c in table.column_names if c == "match_id" or
+                                           c.endswith("_id") or c in ("tournament", "id")])
     shown = rows if limit <= 0 else rows[:limit]
     for r in shown:
         t.add_row(*[_cell(v) for v in r.values()])
@@ -177,6 +178,8 @@ def rank_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
     bootstrap: Annotated[int, typer.Option(help="bootstrap replicates for the 95% intervals")] = 200,
     seed: Annotated[int, typer.Option(help="bootstrap seed")] = 0,
+    wide: Annotated[bool, typer.Option("--wide", help="add openskill mu ± sigma and ordinal (wider than "
+                                       "80 columns)")] = False,
 ) -> None:
     """Leaderboards per game and overall: openskill, placements, scores, Plackett-Luce strength with
     bootstrap 95% intervals, and head-to-head (pairs whose order is not significant marked ~)."""
@@ -197,29 +200,36 @@ def rank_cmd(
     if not boards:
         out.print(f"no matches in {directory}")
     for b in boards:
-        _print_board(b)
+        _print_board(b, wide)
 
 
-def _print_board(b: Any) -> None:
-    t = Table("#", "entrant", "matches", "mean place", "mean score", "openskill mu ± sigma", "ordinal",
-              "PL strength [95% CI]", title=f"{b.scope}: {b.matches} matches", title_justify="left")
+def _print_board(b: Any, wide: bool = False) -> None:
+    """One leaderboard: at 80 columns the rank, entrant, matches, mean place and score and the strength
+    with its interval; ``wide`` adds openskill and its ordinal.  Head-to-head columns are the ranks."""
+    from tournaments.analysis.tables import console, fit_table
+    con = console(wide, out)
+    extra = ("openskill mu ± sigma", "ordinal") if wide else ()
+    t = fit_table("#", "entrant", "n", "place", "score", *extra, "strength", "95% CI")
     place = 1
     for i, e in enumerate(b.entrants):
         if i and not b.entrants[i - 1].tied_with_next:
             place = i + 1
         score = "-" if e.mean_score is None else f"{e.mean_score:.2f}"
+        more = (f"{e.mu:.2f} ± {e.sigma:.2f}", f"{e.ordinal:.2f}") if wide else ()
         t.add_row(str(place) + ("~" if e.tied_with_next or (i and b.entrants[i - 1].tied_with_next) else ""),
-                  e.name, str(e.matches), f"{e.mean_place:.2f}", score, f"{e.mu:.2f} ± {e.sigma:.2f}",
-                  f"{e.ordinal:.2f}", f"{e.strength:+.2f} [{e.lo:+.2f}, {e.hi:+.2f}]")
-    out.print(t)
-    out.print("  ~ : the order against a neighbour is not significant (its bootstrap 95% interval of the "
-              "strength difference contains 0)")
+                  e.name, str(e.matches), f"{e.mean_place:.2f}", score, *more, f"{e.strength:+.2f}",
+                  f"[{e.lo:+.2f}, {e.hi:+.2f}]")
+    con.print(f"[bold]{b.scope}[/bold]: {b.matches} matches")
+    con.print(t)
+    con.print("  n: matches; place: mean place; score: mean score; strength: Plackett-Luce, with its "
+              "bootstrap 95% interval" + ("" if wide else "; --wide adds openskill"), markup=False)
+    con.print("  ~ : the order against a neighbour is not significant (its bootstrap 95% interval of the "
+              "strength difference contains 0)", markup=False)
     if b.h2h:
         names = [e.name for e in b.entrants]
         cell = {(h.a, h.b): h for h in b.h2h}
-        h = Table("head-to-head", *names, title=f"{b.scope}: share of matches row placed above column "
-                  "(ties half); ~ = not significant", title_justify="left")
-        for a in names:
+        h = fit_table("head-to-head", *[str(i) for i in range(1, len(names) + 1)])
+        for k, a in enumerate(names, 1):
             row = []
             for c in names:
                 if a == c:
@@ -227,14 +237,16 @@ def _print_board(b: Any) -> None:
                     continue
                 x = cell.get((a, c))
                 if x is not None:
-                    row.append(f"{x.score:.2f}" + ("" if x.significant else " ~"))
+                    row.append(f"{x.score:.2f}" + ("" if x.significant else "~"))
                 elif (y := cell.get((c, a))) is not None:
-                    row.append(f"{1 - y.score:.2f}" + ("" if y.significant else " ~"))
+                    row.append(f"{1 - y.score:.2f}" + ("" if y.significant else "~"))
                 else:
                     row.append("-")
-            h.add_row(a, *row)
-        out.print(h)
-    out.print()
+            h.add_row(f"{k} {a}", *row)
+        con.print(f"[bold]{b.scope}[/bold]: share of matches the row placed above the column (ties half; "
+                  "columns numbered as the rows; ~ = not significant)")
+        con.print(h)
+    con.print()
 
 
 # ------------------------------------------------------------------------------------------ verify
@@ -291,6 +303,7 @@ def coverage_cmd(
     """Every rule event of each game's card in docs/rules.md (then those the game declares beyond it)
     with how often it fired; never fired = flagged."""
     from tournaments.analysis.coverage import coverage
+    from tournaments.analysis.tables import fit_table
     from tournaments.analysis.views import LogError
     log = _open(directory, ("matches", "events"))
     try:
@@ -307,15 +320,18 @@ def coverage_cmd(
         fired = len(c.events) - len(c.missing)
         out.print(f"[bold]{c.game}[/bold]: {c.matches} matches, {fired}/{len(c.events)} listed events "
                   f"fired (list: {c.source})")
-        t = Table("event", "fired", "matches", "")
+        t = fit_table("event", "fired", "matches", "")
         for ev in c.events:
             flag = "[bold red]NEVER FIRED[/bold red]" if ev["missing"] else ""
             if not ev["on_card"] and c.source != "declared only":
-                flag += (" " if flag else "") + "(declared, not on the card)"
+                flag += (" " if flag else "") + "declared"
             t.add_row(_short(ev["event"], c.game), str(ev["fired"]), str(ev["matches"]), flag)
         for ev in c.extra:
-            t.add_row(_short(ev["event"], c.game), str(ev["fired"]), str(ev["matches"]), "(on no list)")
+            t.add_row(_short(ev["event"], c.game), str(ev["fired"]), str(ev["matches"]), "unlisted")
         out.print(t)
+        if c.extra or (any(not ev["on_card"] for ev in c.events) and c.source != "declared only"):
+            out.print("  declared: the game declares it, its docs/rules.md card does not list it; "
+                      "unlisted: fired, on neither list", markup=False)
         if c.note:
             out.print(f"  {c.game}: {c.note}", markup=False)
 
