@@ -78,3 +78,19 @@ def test_play_prints_moves_and_score_sheet(game_id: str) -> None:
     again = json.loads(cardarena("play", game_id, "--seed", "7", "--deals", "1", "--json").stdout)
     assert data == again, "the same seed must give the same match"
     assert len(data["sheet"]) == 1 and data["moves"] and len(data["ranking"]) == len(data["bots"])
+
+
+def test_rules_points_to_the_shipped_reference() -> None:
+    """`cardarena rules` and the docs point to docs/rules.md in the repository, not a folder beside it."""
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    assert (root / "docs" / "rules.md").is_file()
+    gid = GAMES[0]
+    proc = cardarena("rules", gid)
+    assert proc.returncode == 0 and f"docs/rules.md (section `{gid}`)" in " ".join(proc.stdout.split())
+    assert json.loads(cardarena("rules", gid, "--json").stdout)["reference"] == "docs/rules.md"
+    docs = [root / "README.md", root / "engine" / "README.md",
+            root / "tournaments" / "analysis" / "README.md",
+            *sorted(p for p in (root / "docs").glob("*.md") if p.name != "rules.md")]
+    for doc in docs:
+        assert "shared/rules/RULES.md" not in doc.read_text(encoding="utf-8"), doc

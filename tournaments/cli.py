@@ -28,6 +28,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(bots_app, name="bots")
 out = Console(highlight=False, soft_wrap=False)
+RULES_DOC = "docs/rules.md"
+"""The rules reference shipped in the repository (``cardarena rules`` points to it)."""
 
 
 try:  # typer >= 0.22 vendors click; older releases depend on it
@@ -104,8 +106,10 @@ def rules_cmd(game: Annotated[str, typer.Argument(help="game id (see `cardarena 
     """The rules card in brief, the options with their defaults, and the action notation."""
     g = _game_or_fail(game)
     cls = type(g)
+    source = cls.seed_ref.replace("RULES.md", RULES_DOC)  # the rules reference shipped in the repository
     if as_json:
-        print(json.dumps({"id": cls.id, "name": cls.name, "source": cls.seed_ref, "summary": cls.summary,
+        print(json.dumps({"id": cls.id, "name": cls.name, "source": source, "reference": RULES_DOC,
+                          "summary": cls.summary,
                           "players": [cls.min_players, cls.max_players],
                           "options": [{"name": o.name, "default": o.default, "doc": o.doc,
                                        "choices": list(o.choices) if o.choices else None}
@@ -114,7 +118,7 @@ def rules_cmd(game: Annotated[str, typer.Argument(help="game id (see `cardarena 
         return
     players = (str(cls.min_players) if cls.min_players == cls.max_players
                else f"{cls.min_players}-{cls.max_players}")
-    out.print(f"[bold]{cls.name}[/bold]  ({cls.id}; {players} players; {cls.family}; source: {cls.seed_ref})")
+    out.print(f"[bold]{cls.name}[/bold]  ({cls.id}; {players} players; {cls.family}; source: {source})")
     out.print()
     out.print(textwrap.dedent(cls.summary).strip(), markup=False)
     out.print()
@@ -127,6 +131,9 @@ def rules_cmd(game: Annotated[str, typer.Argument(help="game id (see `cardarena 
     out.print()
     out.print("[bold]Actions[/bold]:")
     out.print(textwrap.indent(textwrap.dedent(cls.notation).strip(), "  "), markup=False)
+    out.print()
+    out.print(f"The whole card, with every decision: {RULES_DOC} (section `{cls.id}`); card and action "
+              "notation: docs/notation.md.", markup=False)
 
 
 def _brief(result: MatchResult, names: list[str], width: int = 100) -> list[str]:
@@ -155,7 +162,8 @@ def _brief(result: MatchResult, names: list[str], width: int = 100) -> list[str]
 
 
 def _sheet_table(state: State, names: list[str]) -> Table:
-    table = Table("deal", *[f"seat {i} ({n})" for i, n in enumerate(names)], title="score sheet")
+    from tournaments.analysis.tables import fit_table  # cells fold at 80 columns, never cut
+    table = fit_table("deal", *[f"seat {i} ({n})" for i, n in enumerate(names)], title="score sheet")
     for i, row in enumerate(state.score_sheet(), 1):
         table.add_row(str(i), *[_num(v) for v in row])
     table.add_row("score", *[_num(v) for v in state.scores()], style="bold")
@@ -199,7 +207,7 @@ def play_and_show(game_id: str, names: list[str], seed: int, deals: int | None, 
         return result
     out.print(f"[bold]{type(state.game).name}[/bold]  seed {seed}  bots: {', '.join(names)}"
               f"  ({len(state.history)} moves, {state.deal_no} deals)")
-    for line in _brief(result, names):
+    for line in _brief(result, names, width=min(100, out.width)):
         out.print(line, markup=False)
     out.print(_sheet_table(state, names))
     return result

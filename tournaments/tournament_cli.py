@@ -311,6 +311,8 @@ def leaderboard_cmd(
 def status_cmd(
     output: Annotated[Path, typer.Argument(help="a tournament output directory, e.g. data/demo")],
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+    wide: Annotated[bool, typer.Option("--wide", help="list every game and entrant (wider than 80 "
+                                       "columns)")] = False,
 ) -> None:
     """The tournaments in an output directory: matches done of total.  A damaged batch (a part that does
     not read whole, is missing, or holds another tournament's rows) is not counted: a warning line on
@@ -345,11 +347,20 @@ def status_cmd(
     if as_json:
         print(json.dumps(rows))
         return
-    table = Table("tournament", "matches done", "games", "bots", "updated")
+    from tournaments.analysis.tables import console, fit_table
+    if wide:
+        table = fit_table("tournament", "matches done", "games", "entrants", "updated", ids=("tournament",))
+        for r in rows:
+            table.add_row(r["tournament"], f"{r['done']} / {r['total']}", ", ".join(r["games"]),
+                          ", ".join(r["bots"]), str(r["updated_at"]))
+        console(True, out).print(table)
+        return
+    table = fit_table("tournament", "done", "games", "entrants", "updated", ids=("tournament",))
     for r in rows:
-        table.add_row(r["tournament"], f"{r['done']} / {r['total']}", ", ".join(r["games"]),
-                      ", ".join(r["bots"]), str(r["updated_at"]))
+        table.add_row(r["tournament"], f"{r['done']} / {r['total']}", str(len(r["games"])),
+                      str(len(r["bots"])), str(r["updated_at"] or "-")[:16].replace("T", " "))
     out.print(table)
+    out.print("(--wide lists the games and entrants)")
 
 
 @app.command("repair")

@@ -6,22 +6,71 @@ from pathlib import Path
 
 import pytest
 
-from engine import GAMES
+from engine import GAMES, game_class
+from tournaments.analysis import coverage as coverage_mod
 from tournaments.analysis import open_log
-from tournaments.analysis.coverage import card_events, coverage, rules_events
+from tournaments.analysis.coverage import SOURCES, card_events, coverage, event_list
+from tournaments.analysis.rules_doc import RULES_DOC, parse_rules
 from tournaments.analysis.views import TournamentLog
 
 from .conftest import cardarena
 
+SHARED_RULES = Path(__file__).resolve().parents[3] / "shared" / "rules" / "RULES.md"
+SHARED_TOOL = Path(__file__).resolve().parents[3] / "shared" / "tools" / "rules_coverage.py"
 
-def test_card_events_come_from_the_engine_or_rules_md() -> None:
+
+def test_shipped_rules_doc_is_the_rules_reference() -> None:
+    """docs/rules.md is in the repository and is the rules reference, byte for byte."""
+    assert RULES_DOC == Path(__file__).resolve().parents[2] / "docs" / "rules.md" and RULES_DOC.is_file()
+    if not SHARED_RULES.is_file():
+        pytest.skip(f"no rules reference beside this checkout ({SHARED_RULES}) to compare with")
+    assert RULES_DOC.read_bytes() == SHARED_RULES.read_bytes(), (
+        f"docs/rules.md differs from {SHARED_RULES}: copy it again")
+
+
+def test_rules_doc_parser_agrees_with_the_reference_tool() -> None:
+    """The project's parser reads every card as the reference's own tool does (a differential test)."""
+    if not SHARED_TOOL.is_file():
+        pytest.skip(f"no reference tool beside this checkout ({SHARED_TOOL})")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("_reference_rules_coverage", SHARED_TOOL)
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    theirs = tool.parse_rules(str(RULES_DOC))
+    ours = parse_rules(RULES_DOC)
+    assert set(ours) == set(theirs)
+    for g, card in ours.items():
+        assert card.events == theirs[g]["events"] and card.decisions == theirs[g]["decisions"], g
+
+
+def test_card_events_come_from_the_shipped_card_then_the_declaration() -> None:
+    cards = parse_rules(RULES_DOC)
+    assert "moon_shot" in cards["hartenjagen"].events
     for g in GAMES:
-        names, source = card_events(g)
-        assert names and source in ("engine", "RULES.md")
-    parsed = rules_events()
-    if not parsed:
-        pytest.skip("the rules reference (shared/) is not beside this checkout")
-    assert "moon_shot" in parsed["hartenjagen"]
+        el = event_list(g)
+        card = cards[g].events if g in cards else []
+        declared = list(game_class(g).rule_events)
+        assert el.source in SOURCES and el.names
+        assert list(el.names[:len(card)]) == card, "the card's events first, in its order"
+        assert set(el.names) == set(card) | set(declared) and el.on_card == set(card)
+        if not card:
+            assert el.source == "declared only" and "declared events are its only list" in el.note, g
+        assert card_events(g) == (list(el.names), el.source)
+
+
+def test_declared_only_when_the_shipped_doc_is_missing(monkeypatch: pytest.MonkeyPatch,
+                                                      tmp_path: Path) -> None:
+    monkeypatch.setattr(coverage_mod, "RULES_DOC", tmp_path / "nope.md")
+    coverage_mod._cards.cache_clear()
+    event_list.cache_clear()
+    try:
+        el = event_list("hartenjagen")
+        assert el.source == "declared only" and "nope.md is missing" in el.note
+        assert list(el.names) == list(game_class("hartenjagen").rule_events)
+    finally:
+        coverage_mod._cards.cache_clear()
+        event_list.cache_clear()
 
 
 def test_counts_match_the_events_table(clean_log: Path) -> None:
@@ -57,5 +106,19 @@ def test_coverage_cli(clean_log: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     data = {c["game"]: c for c in json.loads(proc.stdout)}
     assert "hartenjagen.match_over" in data["hartenjagen"]["missing"]
+    assert all(c["source"] in SOURCES for c in data.values())
     text = cardarena("coverage", str(clean_log), "--game", "hartenjagen")
-    assert "NEVER FIRED" in text.stdout and "hartenjagen.match_over" in text.stdout
+    assert "NEVER FIRED" in text.stdout and "match_over" in text.stdout
+    assert "(list: docs/rules.md)" in text.stdout
+
+
+def test_coverage_says_when_the_declared_events_are_the_only_list(clean_log: Path) -> None:
+    cards = parse_rules(RULES_DOC)
+    bare = [g for g in GAMES if not (g in cards and cards[g].events)]
+    if not bare:
+        pytest.skip("every game's card in docs/rules.md lists its events")
+    data = {c["game"]: c for c in json.loads(cardarena("coverage", str(clean_log), "--json").stdout)}
+    for g in bare:
+        assert data[g]["source"] == "declared only" and "its only list" in data[g]["note"], data[g]
+    text = cardarena("coverage", str(clean_log), "--game", bare[0]).stdout
+    assert "(list: declared only)" in text and "declared events are its only list" in text, text

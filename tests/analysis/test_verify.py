@@ -148,3 +148,39 @@ def test_deep_replay_checks_invariants_every_action(clean_log: Path) -> None:
     mid = pq.read_table(_part(clean_log, "matches", "hartenjagen")).column("match_id")[0].as_py()
     report = verify(clean_log, workers=1, deep=True, only=mid)
     assert report.matches == 1 and report.violations == []
+
+
+def test_verify_match_checks_only_that_match(log_copy: Path) -> None:
+    """`verify --match ID` certifies, replays and queries the batch holding ID only, over views that hold
+    ID's rows only: a damaged part of another batch and a forged row of another match in the same
+    batch do not touch it, while the whole log's verify finds both."""
+    from tournaments.analysis.views import TournamentLog
+    mpart = _part(log_copy, "matches", "hartenjagen")
+    ids = pq.read_table(mpart).column("match_id").to_pylist()
+    assert len(ids) >= 2
+    mid, other = ids[0], ids[1]
+    _edit(mpart, lambda rows: [dict(r, ranking=list(reversed(r["ranking"]))) if r["match_id"] == other
+                               else r for r in rows])
+    damaged = _part(log_copy, "moves", "geneve")
+    damaged.write_bytes(damaged.read_bytes()[:-40])
+    one = TournamentLog(log_copy, check=False).only_match(mid)
+    assert [p.path.name for p in one.parts["matches"]] == [mpart.name]
+    assert {t: len(ps) for t, ps in one.parts.items()} == {"moves": 1, "matches": 1, "events": 1}
+    assert one.sql("SELECT DISTINCT match_id FROM moves UNION SELECT DISTINCT match_id FROM matches"
+                   ).to_series().to_list() == [mid]
+    proc = cardarena("verify", str(log_copy), "--match", mid, "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["matches"] == 1 and report["queries"] and report["violations"] == []
+    assert cardarena("verify", str(log_copy)).returncode == 2, "the whole log is not certified"
+    damaged.unlink()  # another batch's moves part missing now: still not this match's concern
+    proc = cardarena("verify", str(log_copy), "--match", other, "--json")
+    assert proc.returncode == 1
+    assert {v["check"] for v in json.loads(proc.stdout)["violations"]} >= {"ranking_without_faults"}
+
+
+def test_verify_match_unknown_id_is_one_line(clean_log: Path) -> None:
+    for args in (["--match", "0000000000000000"], ["--match", "x'y", "--no-replay"]):
+        proc = cardarena("verify", str(clean_log), *args)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert proc.stderr.count("\n") == 1 and "no match" in proc.stderr, proc.stderr

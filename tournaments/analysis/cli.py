@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -16,7 +17,6 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 out = Console(highlight=False, soft_wrap=False)
 
@@ -64,6 +64,36 @@ def file_path(path: Path, flag: str, must_exist: bool) -> Path:
     return path
 
 
+def _os_reason(e: OSError) -> str:
+    return (e.strerror or str(e)).lower()
+
+
+def check_out_file(path: Path, flag: str = "--out") -> None:
+    """``path`` can be written as a file: its folder exists (it is not created silently) and it is not
+    a folder; otherwise one line, exit 2."""
+    parent = path.parent
+    if path.is_dir():
+        fail(f"{flag} {path} is a folder; name a file in it, e.g. {path / 'result.csv'}")
+    if not parent.exists():
+        fail(f"{flag} {path}: no such folder {parent} (create it first)")
+    if not parent.is_dir():
+        fail(f"{flag} {path}: {parent} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        fail(f"{flag} {path}: the folder {parent} is not writable")
+
+
+def check_out_dir(path: Path, flag: str = "--out") -> None:
+    """``path`` is a folder, or can be made one (it is created); otherwise one line, exit 2."""
+    if path.exists() and not path.is_dir():
+        fail(f"{flag} {path} is a file, not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        fail(f"{flag} {path}: cannot create the folder ({_os_reason(e)})")
+    if not os.access(path, os.W_OK | os.X_OK):
+        fail(f"{flag} {path}: the folder is not writable")
+
+
 def _open(root: Path, tables: tuple[str, ...] | None = None) -> Any:
     from tournaments.analysis.views import LogError, open_log
     from tournaments.spec import usable_path
@@ -100,6 +130,8 @@ def query_cmd(
         file_path(output, "--out", must_exist=False)
     if fmt is Format.parquet and output is None:
         fail("--format parquet needs --out FILE.parquet")
+    if output is not None:
+        check_out_file(output)
     try:
         con = log.connect()
         rel = con.sql(sql)
@@ -114,8 +146,8 @@ def query_cmd(
         fail(str(e))
     try:
         _write(table, fmt, output, limit)
-    except OSError as e:
-        fail(f"cannot write {output}: {e.strerror or e}")
+    except OSError as e:  # a full disk, a folder that vanished
+        fail(f"{_os_reason(e)} writing {e.filename or output}")
 
 
 def sql_message(e: BaseException) -> str:
@@ -134,6 +166,7 @@ def _write(table: Any, fmt: Format, output: Path | None, limit: int) -> None:
         print(f"{table.num_rows} rows written to {output}", file=sys.stderr)
         return
     if fmt is Format.csv:
+        table = _flat(table)
         if output:
             pacsv.write_csv(table, output)
         else:
@@ -148,7 +181,9 @@ def _write(table: Any, fmt: Format, output: Path | None, limit: int) -> None:
         else:
             print(text)
         return
-    t = Table(*table.column_names)
+    from tournaments.analysis.tables import fit_table  # cells fold, never cut; ids never wrap
+    t = fit_table(*table.column_names, ids=[c for c in table.column_names if c == "match_id" or
+                                           c.endswith("_id") or c in ("tournament", "id")])
     shown = rows if limit <= 0 else rows[:limit]
     for r in shown:
         t.add_row(*[_cell(v) for v in r.values()])
@@ -156,6 +191,17 @@ def _write(table: Any, fmt: Format, output: Path | None, limit: int) -> None:
     console.print(t)
     if len(shown) < len(rows):
         console.print(f"({len(rows)} rows; {len(rows) - len(shown)} not shown: --limit 0 shows all)")
+
+
+def _flat(table: Any) -> Any:
+    """``table`` with every list, struct or map column as JSON text (CSV cells are flat): a ``bots``
+    cell reads ``["random", "greedy"]``, a ``faults`` cell ``[{"seat": 1, ...}]``."""
+    import pyarrow as pa
+    for i, f in enumerate(table.schema):
+        if pa.types.is_nested(f.type):
+            text = [None if v is None else json.dumps(v, default=str) for v in table.column(i).to_pylist()]
+            table = table.set_column(i, f.name, pa.array(text, pa.string()))
+    return table
 
 
 def _csv_text(table: Any) -> str:
@@ -183,6 +229,8 @@ def rank_cmd(
     bootstrap: Annotated[int, typer.Option(min=0, max=MAX_BOOTSTRAP,
                                            help="bootstrap replicates for the 95% intervals")] = 200,
     seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="bootstrap seed")] = 0,
+    wide: Annotated[bool, typer.Option("--wide", help="add openskill mu ± sigma and ordinal (wider than "
+                                       "80 columns)")] = False,
 ) -> None:
     """Leaderboards per game and overall: openskill, placements, scores, Plackett-Luce strength with
     bootstrap 95% intervals, and head-to-head (pairs whose order is not significant marked ~)."""
@@ -203,29 +251,36 @@ def rank_cmd(
     if not boards:
         out.print(f"no matches in {directory}")
     for b in boards:
-        _print_board(b)
+        _print_board(b, wide)
 
 
-def _print_board(b: Any) -> None:
-    t = Table("#", "entrant", "matches", "mean place", "mean score", "openskill mu ± sigma", "ordinal",
-              "PL strength [95% CI]", title=f"{b.scope}: {b.matches} matches", title_justify="left")
+def _print_board(b: Any, wide: bool = False) -> None:
+    """One leaderboard: at 80 columns the rank, entrant, matches, mean place and score and the strength
+    with its interval; ``wide`` adds openskill and its ordinal.  Head-to-head columns are the ranks."""
+    from tournaments.analysis.tables import console, fit_table
+    con = console(wide, out)
+    extra = ("openskill mu ± sigma", "ordinal") if wide else ()
+    t = fit_table("#", "entrant", "n", "place", "score", *extra, "strength", "95% CI")
     place = 1
     for i, e in enumerate(b.entrants):
         if i and not b.entrants[i - 1].tied_with_next:
             place = i + 1
         score = "-" if e.mean_score is None else f"{e.mean_score:.2f}"
+        more = (f"{e.mu:.2f} ± {e.sigma:.2f}", f"{e.ordinal:.2f}") if wide else ()
         t.add_row(str(place) + ("~" if e.tied_with_next or (i and b.entrants[i - 1].tied_with_next) else ""),
-                  e.name, str(e.matches), f"{e.mean_place:.2f}", score, f"{e.mu:.2f} ± {e.sigma:.2f}",
-                  f"{e.ordinal:.2f}", f"{e.strength:+.2f} [{e.lo:+.2f}, {e.hi:+.2f}]")
-    out.print(t)
-    out.print("  ~ : the order against a neighbour is not significant (its bootstrap 95% interval of the "
-              "strength difference contains 0)")
+                  e.name, str(e.matches), f"{e.mean_place:.2f}", score, *more, f"{e.strength:+.2f}",
+                  f"[{e.lo:+.2f}, {e.hi:+.2f}]")
+    con.print(f"[bold]{b.scope}[/bold]: {b.matches} matches")
+    con.print(t)
+    con.print("  n: matches; place: mean place; score: mean score; strength: Plackett-Luce, with its "
+              "bootstrap 95% interval" + ("" if wide else "; --wide adds openskill"), markup=False)
+    con.print("  ~ : the order against a neighbour is not significant (its bootstrap 95% interval of the "
+              "strength difference contains 0)", markup=False)
     if b.h2h:
         names = [e.name for e in b.entrants]
         cell = {(h.a, h.b): h for h in b.h2h}
-        h = Table("head-to-head", *names, title=f"{b.scope}: share of matches row placed above column "
-                  "(ties half); ~ = not significant", title_justify="left")
-        for a in names:
+        h = fit_table("head-to-head", *[str(i) for i in range(1, len(names) + 1)])
+        for k, a in enumerate(names, 1):
             row = []
             for c in names:
                 if a == c:
@@ -233,14 +288,16 @@ def _print_board(b: Any) -> None:
                     continue
                 x = cell.get((a, c))
                 if x is not None:
-                    row.append(f"{x.score:.2f}" + ("" if x.significant else " ~"))
+                    row.append(f"{x.score:.2f}" + ("" if x.significant else "~"))
                 elif (y := cell.get((c, a))) is not None:
-                    row.append(f"{1 - y.score:.2f}" + ("" if y.significant else " ~"))
+                    row.append(f"{1 - y.score:.2f}" + ("" if y.significant else "~"))
                 else:
                     row.append("-")
-            h.add_row(a, *row)
-        out.print(h)
-    out.print()
+            h.add_row(f"{k} {a}", *row)
+        con.print(f"[bold]{b.scope}[/bold]: share of matches the row placed above the column (ties half; "
+                  "columns numbered as the rows; ~ = not significant)")
+        con.print(h)
+    con.print()
 
 
 # ------------------------------------------------------------------------------------------ verify
@@ -277,8 +334,6 @@ def verify_cmd(
         sys.exit(2)
     except LogError as e:
         fail(str(e))
-    if match is not None and report.matches == 0 and replay:
-        fail(f"no match {match!r} in {directory}")
     if as_json:
         print(json.dumps(report.to_json()))
     else:
@@ -301,8 +356,10 @@ def coverage_cmd(
     game: Annotated[str | None, typer.Option(help="only this game")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
-    """Every rule event of each game's RULES.md card with how often it fired; never fired = flagged."""
+    """Every rule event of each game's card in docs/rules.md (then those the game declares beyond it)
+    with how often it fired; never fired = flagged."""
     from tournaments.analysis.coverage import coverage
+    from tournaments.analysis.tables import fit_table
     from tournaments.analysis.views import LogError
     log = _open(directory, ("matches", "events"))
     try:
@@ -312,19 +369,32 @@ def coverage_cmd(
     if game is not None and not covs:
         fail(f"no matches of game {game!r} in {directory}; games there: {', '.join(log.games) or 'none'}")
     if as_json:
-        print(json.dumps([{"game": c.game, "matches": c.matches, "source": c.source, "events": c.events,
-                           "missing": c.missing, "extra": c.extra} for c in covs]))
+        print(json.dumps([{"game": c.game, "matches": c.matches, "source": c.source, "note": c.note,
+                           "events": c.events, "missing": c.missing, "extra": c.extra} for c in covs]))
         return
     for c in covs:
         fired = len(c.events) - len(c.missing)
-        t = Table("rule event", "fired", "matches", "", title=f"{c.game}: {c.matches} matches, "
-                  f"{fired}/{len(c.events)} card events fired (list from {c.source})", title_justify="left")
+        out.print(f"[bold]{c.game}[/bold]: {c.matches} matches, {fired}/{len(c.events)} listed events "
+                  f"fired (list: {c.source})")
+        t = fit_table("event", "fired", "matches", "")
         for ev in c.events:
-            t.add_row(ev["event"], str(ev["fired"]), str(ev["matches"]),
-                      "[bold red]NEVER FIRED[/bold red]" if ev["missing"] else "")
+            flag = "[bold red]NEVER FIRED[/bold red]" if ev["missing"] else ""
+            if not ev["on_card"] and c.source != "declared only":
+                flag += (" " if flag else "") + "declared"
+            t.add_row(_short(ev["event"], c.game), str(ev["fired"]), str(ev["matches"]), flag)
         for ev in c.extra:
-            t.add_row(ev["event"], str(ev["fired"]), str(ev["matches"]), "(not on the card)")
+            t.add_row(_short(ev["event"], c.game), str(ev["fired"]), str(ev["matches"]), "unlisted")
         out.print(t)
+        if c.extra or (any(not ev["on_card"] for ev in c.events) and c.source != "declared only"):
+            out.print("  declared: the game declares it, its docs/rules.md card does not list it; "
+                      "unlisted: fired, on neither list", markup=False)
+        if c.note:
+            out.print(f"  {c.game}: {c.note}", markup=False)
+
+
+def _short(event: str, game: str) -> str:
+    """``hartenjagen.moon_shot`` -> ``moon_shot`` (the table's title names the game)."""
+    return event[len(game) + 1:] if event.startswith(game + ".") else event
 
 
 # ------------------------------------------------------------------------------------------ fuzz
@@ -360,6 +430,7 @@ def fuzz_cmd(
     for g in games:
         if g not in GAMES:
             fail(f"unknown game {g!r}; known games: {', '.join(GAMES)} (or all)")
+    check_out_dir(out_dir)  # before the fuzzing: a failing case must have somewhere to go
     found = False
     reports = []
     for g in games:

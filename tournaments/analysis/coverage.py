@@ -1,58 +1,74 @@
-"""Which rules did the tournament never exercise: rule-event counts against the RULES.md cards.
+"""Which rules did the tournament never exercise: rule-event counts against the shipped rules cards.
 
-For each game in the log, every rule event its card lists (``engine.game_class(id).rule_events``; for
-a game that does not declare them yet, parsed from ``shared/rules/RULES.md`` with
-``shared/tools/rules_coverage.py``'s ``parse_rules``) with how often it fired and in how many
-matches.  Events that never fired are flagged; events that fired but are not on the card are listed
-apart (``extra``).
+For each game in the log, every rule event of its card in ``docs/rules.md`` (the rules reference the
+project ships, parsed by :mod:`tournaments.analysis.rules_doc`), then the events the game declares
+(``engine.game_class(id).rule_events``) that its card does not list, with how often each fired and in
+how many matches.  Events that never fired are flagged; events that fired but are on neither list are
+listed apart (``extra``).  When the card lists no events (or ``docs/rules.md`` is not there: an
+installed package without the repository), the game's declared events are its only list, and the
+report says so (:attr:`EventList.note`).
 """
 from __future__ import annotations
 
-import importlib.util
-import os
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from engine import GAMES, game_class
+from tournaments.analysis.rules_doc import RULES_DOC, RulesCard, parse_rules
 from tournaments.analysis.views import TournamentLog
 
-
-def shared_dir() -> Path:
-    """``shared/`` beside the project root (``$CARDARENA_SHARED`` overrides)."""
-    env = os.environ.get("CARDARENA_SHARED")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[3] / "shared"
+DOC = "docs/rules.md"
+SOURCES = (DOC, f"{DOC} + declared", "declared only", "none")
+"""``EventList.source``: the card alone, the card and the events the game declares beyond it, the
+game's declaration alone (the card lists none), or no list at all."""
 
 
 @cache
-def rules_events() -> dict[str, list[str]]:
-    """game id -> the event names its RULES.md card lists (parsed by shared/tools/rules_coverage.py)."""
-    tool = shared_dir() / "tools" / "rules_coverage.py"
-    rules = shared_dir() / "rules" / "RULES.md"
-    if not tool.is_file() or not rules.is_file():
-        return {}
-    spec = importlib.util.spec_from_file_location("_cardarena_rules_coverage", tool)
-    if spec is None or spec.loader is None:
-        return {}
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    parsed: dict[str, dict[str, list[str]]] = mod.parse_rules(str(rules))
-    return {g: list(v["events"]) for g, v in parsed.items()}
+def _cards() -> dict[str, RulesCard] | None:
+    try:
+        return parse_rules(RULES_DOC)
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True)
+class EventList:
+    """The rule events ``coverage`` counts for one game, and where the list came from."""
+
+    names: tuple[str, ...]
+    on_card: frozenset[str]
+    source: str
+    note: str = ""
+
+
+@cache
+def event_list(game: str) -> EventList:
+    """``game``'s events: its ``docs/rules.md`` card's, then those it declares beyond the card."""
+    cards = _cards()
+    card = [] if cards is None or game not in cards else cards[game].events
+    declared = list(game_class(game).rule_events) if game in GAMES else []
+    beyond = [e for e in declared if e not in card]
+    names = tuple(card + beyond)
+    if card:
+        source = DOC if not beyond else f"{DOC} + declared"
+        note = "" if not beyond else (f"{len(beyond)} event(s) the game declares are not on its "
+                                      f"{DOC} card")
+    elif declared:
+        source = "declared only"
+        why = (f"{RULES_DOC} is missing" if cards is None else
+               f"its {DOC} card lists none" if game in cards else f"{DOC} has no card for {game}")
+        note = f"the game's declared events are its only list ({why})"
+    else:
+        source = "none"
+        note = f"no list of rule events: {DOC} has none for {game} and the engine declares none"
+    return EventList(names, frozenset(card), source, note)
 
 
 def card_events(game: str) -> tuple[list[str], str]:
-    """(event names of ``game``'s card, where the list came from)."""
-    if game in GAMES:
-        declared = list(game_class(game).rule_events)
-        if declared:
-            return declared, "engine"
-    listed = rules_events().get(game)
-    if listed is not None:
-        return listed, "RULES.md"
-    return [], "none"
+    """(the event names ``coverage`` counts for ``game``, where the list came from)."""
+    el = event_list(game)
+    return list(el.names), el.source
 
 
 @dataclass
@@ -60,8 +76,9 @@ class GameCoverage:
     game: str
     matches: int
     source: str
+    note: str = ""
     events: list[dict[str, Any]] = field(default_factory=list)
-    """One per card event: name, fired (count), matches (with it), missing (never fired)."""
+    """One per listed event: name, fired (count), matches (with it), missing (never fired), on_card."""
     extra: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -84,14 +101,15 @@ def coverage(log: TournamentLog, game: str | None = None) -> list[GameCoverage]:
     for g in sorted(set(matches) | set(fired)):
         if game is not None and g != game:
             continue
-        names, source = card_events(g)
+        el = event_list(g)
         got = fired.get(g, {})
-        cov = GameCoverage(g, int(matches.get(g, 0)), source)
-        for name in names:
+        cov = GameCoverage(g, int(matches.get(g, 0)), el.source, el.note)
+        for name in el.names:
             full = f"{g}.{name}"
             n, nm = got.get(full, (0, 0))
-            cov.events.append({"event": full, "fired": n, "matches": nm, "missing": n == 0})
-        listed = {f"{g}.{n}" for n in names}
+            cov.events.append({"event": full, "fired": n, "matches": nm, "missing": n == 0,
+                               "on_card": name in el.on_card})
+        listed = {f"{g}.{n}" for n in el.names}
         cov.extra = [{"event": ev, "fired": n, "matches": nm} for ev, (n, nm) in sorted(got.items())
                      if ev not in listed]
         out.append(cov)

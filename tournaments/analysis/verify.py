@@ -366,10 +366,11 @@ class Uncertified(LogError):
         super().__init__(problems[0] + more)
 
 
-def certify(root: str | os.PathLike[str]) -> list[Violation]:
-    """Check that every committed batch under ``root`` reads whole (see the module docstring); return
-    the ``integrity`` violations of parts that decode, raise :class:`Uncertified` for the others."""
-    log = TournamentLog(Path(root), check=False)
+def certify(root: str | os.PathLike[str], log: TournamentLog | None = None) -> list[Violation]:
+    """Check that every committed batch under ``root`` (or of ``log``: one match's batch, see
+    :meth:`TournamentLog.only_match`) reads whole (see the module docstring); return the ``integrity``
+    violations of parts that decode, raise :class:`Uncertified` for the others."""
+    log = log or TournamentLog(Path(root), check=False)
     known = set(tournaments_in(log.root)) if (log.root / "_tournaments").is_dir() else None
     fatal: list[str] = []
     out: list[Violation] = []
@@ -408,9 +409,22 @@ class VerifyReport:
 def verify(root: str | os.PathLike[str], workers: int | None = None, deep: bool = False,
            only: str | None = None, replay: bool = True, sql: bool = True,
            progress: Callable[[int, int], None] | None = None) -> VerifyReport:
-    """Certify, replay and check a tournament directory (see the module docstring)."""
-    violations = certify(root)
-    log = TournamentLog(Path(root))
+    """Certify, replay and check a tournament directory (see the module docstring).
+
+    With ``only`` (a match id) everything is restricted to that match: the batch that holds it is
+    certified, it alone is replayed (in this process), and the invariant SQL of its game runs over
+    views that hold its rows only (:meth:`TournamentLog.only_match`); a second or so on any log."""
+    if only is not None:
+        log = TournamentLog(Path(root), check=False).only_match(only)
+        if not log.parts["matches"]:
+            raise LogError(f"no match {only!r} in {root} (match ids are 16 hex digits: "
+                           f"`cardarena query {root} \"SELECT match_id FROM matches\"` lists them)")
+        violations = certify(root, log)
+        log._check()
+        workers = 1
+    else:
+        violations = certify(root)
+        log = TournamentLog(Path(root))
     unknown = [g for g in log.games if g not in GAMES]
     stats = ReplayStats()
     if unknown:
@@ -420,17 +434,14 @@ def verify(root: str | os.PathLike[str], workers: int | None = None, deep: bool 
     if replay:
         sub = log
         if unknown:
-            sub = TournamentLog(log.root, check=False)
-            sub.parts["matches"] = [p for p in log.parts["matches"] if p.game not in unknown]
+            sub = TournamentLog(log.root, check=False, match_id=log.match_id)
+            sub.parts = {t: [p for p in log.parts[t] if p.game not in unknown] for t in log.parts}
         stats = replay_all(sub, workers=workers, deep=deep, only=only, progress=progress)
         violations += stats.violations
     t0 = time.perf_counter()
     ran: list[str] = []
-    if sql and only is None:
+    if sql:
         v, ran = run_queries(log)
         violations += v
-    elif sql:
-        v, ran = run_queries(log)
-        violations += [x for x in v if x.match_id == only]
     return VerifyReport(stats.matches, stats.moves, stats.seconds, time.perf_counter() - t0, ran, violations,
                         unknown)

@@ -51,12 +51,15 @@ class Part:
 
 @dataclass
 class TournamentLog:
-    """A checked tournament directory.  ``tables`` limits the check (and the views) to some tables."""
+    """A checked tournament directory.  ``tables`` limits the check (and the views) to some tables;
+    :meth:`only_match` gives the log of one match (its batch's parts, views filtered to it)."""
 
     root: Path
     tables: tuple[str, ...] = TABLES
     check: bool = True
     parts: dict[str, list[Part]] = field(default_factory=dict)
+    match_id: str | None = None
+    """When set, the views hold this match's rows only (see :meth:`only_match`)."""
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
@@ -91,6 +94,19 @@ class TournamentLog:
                     raise LogError(f"{sib}: missing part file (its batch's matches part {p.path} exists; "
                                    "a batch writes moves, events, then matches)")
 
+    def only_match(self, match_id: str) -> TournamentLog:
+        """The log of one match: the batches whose ``matches`` part holds ``match_id`` (a match's moves
+        and events are written in its own batch, see data/README.md) and views filtered to its rows.
+        Reads only the ``match_id`` column of each matches part; the result has no parts when no batch
+        holds the match."""
+        holding = [p for p in self.parts["matches"] if _holds(p.path, match_id)]
+        names = {(p.game, p.path.name) for p in holding}
+        sub = TournamentLog(self.root, tables=self.tables, check=False, match_id=match_id)
+        sub.parts = {t: [p for p in self.parts[t] if (p.game, p.path.name) in names] for t in TABLES}
+        if self.check:
+            sub._check()
+        return sub
+
     @property
     def games(self) -> list[str]:
         """The games with at least one logged match."""
@@ -104,12 +120,13 @@ class TournamentLog:
         con.execute("SET enable_progress_bar = false")
         if threads:
             con.execute(f"SET threads TO {int(threads)}")
+        where = "" if self.match_id is None else f" WHERE match_id = {_quote(self.match_id)}"
         for t in self.tables:
             files = [str(p.path) for p in self.parts[t]]
             if files:
-                lst = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+                lst = ", ".join(_quote(f) for f in files)
                 con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet([{lst}], "
-                            "hive_partitioning = true)")
+                            f"hive_partitioning = true){where}")
             else:
                 empty = pa.schema([*list(SCHEMAS[t]), pa.field("game", pa.string())]).empty_table()
                 con.register(f"_empty_{t}", empty)
@@ -162,6 +179,21 @@ def open_log(root: str | os.PathLike[str], tables: tuple[str, ...] = TABLES, che
              ) -> TournamentLog:
     """Open and check a tournament directory (see :class:`TournamentLog`)."""
     return TournamentLog(Path(root), tables=tuple(tables), check=check)
+
+
+def _quote(text: str) -> str:
+    """A SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _holds(path: Path, match_id: str) -> bool:
+    """Does the matches part at ``path`` hold ``match_id``?  (Reads that one column.)"""
+    import pyarrow.compute as pc
+    try:
+        ids = pq.read_table(path, columns=["match_id"]).column("match_id")
+    except (OSError, pa.ArrowException) as e:
+        raise LogError(f"{path}: unreadable Parquet part, truncated or corrupted ({_one_line(e)})") from None
+    return bool(pc.any(pc.equal(ids, match_id)).as_py())
 
 
 def _list_parts(root: Path, table: str) -> list[Part]:

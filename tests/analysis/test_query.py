@@ -1,0 +1,56 @@
+"""cardarena query: every format of every column, and --out errors as one line (no tracebacks)."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from ..test_bad_paths import run
+
+
+def cardarena(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """``cardarena ARGS`` through ``tournaments.cli.main`` in this process: (exit code, stdout, stderr)."""
+    return run(capsys, list(args))
+
+LISTS = "SELECT match_id, bots, scores, ranking, sheet, faults FROM matches ORDER BY match_id"
+
+
+def _rows_of_csv(text: str) -> list[dict[str, object]]:
+    return [{k: v if k == "match_id" else json.loads(v) for k, v in r.items()}
+            for r in csv.DictReader(io.StringIO(text))]
+
+
+def test_query_csv_of_list_columns_is_json_text(capsys: pytest.CaptureFixture[str], clean_log: Path,
+                                                tmp_path: Path) -> None:
+    """List and struct columns (bots, scores, ranking, sheet, faults) are JSON text in CSV cells, equal
+    to what --format json gives, on stdout and in --out."""
+    code, text, err = cardarena(capsys, "query", str(clean_log), LISTS, "--format", "csv")
+    assert code == 0 and "Traceback" not in err, err
+    want = json.loads(cardarena(capsys, "query", str(clean_log), LISTS, "--format", "json")[1])
+    assert want and _rows_of_csv(text) == want
+    out = tmp_path / "m.csv"
+    code, _, err = cardarena(capsys, "query", str(clean_log), LISTS, "--format", "csv", "--out", str(out))
+    assert code == 0, err
+    assert _rows_of_csv(out.read_text()) == want
+    code, text, _ = cardarena(capsys, "query", str(clean_log),
+                              "SELECT {'seat': 1, 'kind': 'crash'} AS f, [[1, 2]] AS l", "--format", "csv")
+    assert _rows_of_csv(text) == [{"f": {"seat": 1, "kind": "crash"}, "l": [[1, 2]]}]
+
+
+def test_query_out_to_a_missing_folder_or_a_folder_is_one_line(capsys: pytest.CaptureFixture[str],
+                                                               clean_log: Path, tmp_path: Path) -> None:
+    for fmt in ("csv", "json", "table", "parquet"):
+        for target, needle in ((tmp_path / "nope" / "x.out", "no such folder"), (tmp_path, "is a folder")):
+            code, _, err = cardarena(capsys, "query", str(clean_log), "SELECT 1 AS x", "--format", fmt,
+                                     "--out", str(target))
+            assert code == 2 and "Traceback" not in err, err
+            assert len(err.strip().splitlines()) == 1 and needle in err, err
+    assert not (tmp_path / "nope").exists(), "a missing folder is not created silently"
+
+
+def test_query_sql_error_is_one_line(capsys: pytest.CaptureFixture[str], clean_log: Path) -> None:
+    code, _, err = cardarena(capsys, "query", str(clean_log), "SELEC nonsense FROM")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "SQL error" in err, err
