@@ -402,7 +402,7 @@ def test_query_bad_sql_is_duckdbs_first_line_only(small_log: Path, sql: str) -> 
 def test_query_out_to_a_missing_directory_is_one_line(small_log: Path, tmp_path: Path) -> None:
     code, _, err = run_cli("query", str(small_log), "select 1 as x", "-f", "csv", "--out",
                            str(tmp_path / "no" / "such" / "x.csv"))
-    one_line(code, err, "cannot write")
+    one_line(code, err, "no such folder")
 
 
 # ------------------------------------------------------------------------------------------ property test

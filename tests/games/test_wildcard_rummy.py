@@ -193,7 +193,8 @@ def test_x7_default_safety_valve_max_reforms_30_deal_cap_50() -> None:
         draw_and_discard_it(st)
     assert len(events(st, "wildcard_rummy.stock_flipped")) == 30 and st.deal_no == 2
     st = load_game("wildcard_rummy", max_reforms=None).new_match(seed=1, players=2, deal={
-        "dealer": 0, "hands": [["KD", "QC", "5S"], ["AH", "9H", "KS"]], "stock": ["6C"], "upcard": "8C"})
+        "dealer": 0, "hands": [["KD", "QC", "5S"], ["AH", "9H", "KS"]], "stock": ["6C"], "upcard": "8C",
+        "partial": True})
     for _ in range(31):  # no cap: a 31st re-forming is made
         draw_and_discard_it(st)
     assert len(events(st, "wildcard_rummy.stock_flipped")) == 31

@@ -126,12 +126,13 @@ def query_cmd(
 
     from tournaments.analysis.views import LogError
     log = _open(directory)
-    if output is not None:
-        file_path(output, "--out", must_exist=False)
     if fmt is Format.parquet and output is None:
         fail("--format parquet needs --out FILE.parquet")
     if output is not None:
-        check_out_file(output)
+        from tournaments.spec import usable_path
+        if usable_path(output):
+            check_out_file(output)
+        file_path(output, "--out", must_exist=False)   # (a FIFO or a device)
     try:
         con = log.connect()
         rel = con.sql(sql)
