@@ -349,13 +349,28 @@ def start_ray(address: str | None, num_cpus: int = 0) -> bool:
                      **quiet)
     except AuthenticationError as e:
         first = (e.message or type(e).__name__).splitlines()[0]
-        raise TournamentError(f"the Ray cluster at {address} refused this driver ({first}): give it the "
-                              "cluster's token (RAY_AUTH_TOKEN, or ~/.ray/auth_token as on the head), or "
-                              "start every node and the driver with RAY_AUTH_MODE=disabled") from None
+        raise TournamentError(f"the Ray cluster at {address} refused this driver ({first}); {AUTH_HINT}"
+                              ) from None
     except (ConnectionError, RuntimeError, ValueError) as e:
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise TournamentError(f"cannot connect to the Ray cluster at {address}: {first}") from None
     return True
+
+
+AUTH_HINT = ("give the driver the cluster's token (RAY_AUTH_TOKEN=<`ray get-auth-token` on the head>), or "
+             "start the head, every node and the driver with RAY_AUTH_MODE=disabled")
+
+
+def _join(address: str, ray_out: RayOutput) -> bool:
+    """:func:`start_ray` at ``address``; a refused token is said so (Ray itself only retries, logging
+    ``InvalidAuthToken`` from C++, then raises a bare "Failed to connect")."""
+    try:
+        return start_ray(address)
+    except TournamentError as e:
+        if "InvalidAuthToken" in ray_out.caught() and AUTH_HINT not in str(e):
+            raise TournamentError(f"{e} (the cluster refused this driver's token: InvalidAuthToken); "
+                                  f"{AUTH_HINT}") from None
+        raise
 
 
 def remote_nodes() -> list[str]:
@@ -430,6 +445,16 @@ class RayOutput:
         _flush_std()   # what Python buffered goes where it was written to
         os.dup2(fd, 1)
         os.dup2(fd, 2)
+
+    def caught(self) -> str:
+        """What Ray printed so far, before :meth:`attach` (empty after it)."""
+        if self._sink is None or self.path is not None:
+            return ""
+        _flush_std()
+        self._sink.seek(0)
+        text: str = self._sink.read().decode("utf-8", "replace")
+        self._sink.seek(0, os.SEEK_END)
+        return text
 
     def attach(self, root: Path, title: str) -> Path:
         """From now on Ray's messages go to ``root/_logs/ray-driver.log`` (appended to)."""
@@ -717,7 +742,7 @@ def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool
             if address is not None:
                 check_address(address)   # within seconds, before anything is written
             ray_out = stack.enter_context(RayOutput())
-            if address is not None and start_ray(address):
+            if address is not None and _join(address, ray_out):
                 stack.callback(_ray_shutdown)   # before RayOutput restores stdout and stderr
         p = prepare(spec, tournament_id, resume, bots_data)
         stack.callback(p.release)

@@ -18,7 +18,7 @@ from ray._private.worker import print_to_stdstream  # Ray's own printer of "(ray
 from ray.exceptions import NodeDiedError, WorkerCrashedError
 
 from tests.tournaments.conftest import fastest_game
-from tournaments.ray_runner import RAY_LOG, NodeWatch, Progress, RayOutput, Summary
+from tournaments.ray_runner import RAY_LOG, NodeWatch, Progress, RayOutput, Summary, TournamentError, _join
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSI = re.compile(r"\x1b\[")
@@ -149,3 +149,27 @@ def test_run_to_a_pipe_prints_plain_progress_lines_and_the_whole_summary(tmp_pat
     last = lines[-1]
     assert last.startswith("cli: 48 of 48 matches (complete); this run 48 matches")
     assert last.endswith(f"; logs in {out}") and len(last) > 80   # whole, on one line
+
+
+def test_a_refused_token_says_how_to_give_the_driver_the_clusters_token(
+        capfd: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    with socket.socket() as sock:   # a port nothing listens on: start_ray fails at once
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with RayOutput() as ray_out:
+        assert "InvalidAuthToken" not in ray_out.caught()
+        with pytest.raises(TournamentError) as plain:
+            _join(f"127.0.0.1:{port}", ray_out)
+        # what Ray 2.60's C++ GCS client logs, retrying, when the head refuses the token
+        os.write(2, b"[2026-12-01 12:54:43,419 W 22558 22558] gcs_client.cc:210: Failed to get cluster ID "
+                    b"from GCS server: Unauthenticated: RPC error: InvalidAuthToken: Authentication token "
+                    b"is missing or incorrect\n")
+        with pytest.raises(TournamentError) as refused:
+            _join(f"127.0.0.1:{port}", ray_out)
+    assert "RAY_AUTH_TOKEN" not in str(plain.value)
+    assert str(refused.value).startswith(f"cannot reach a Ray cluster at 127.0.0.1:{port}")
+    assert "InvalidAuthToken" in str(refused.value) and "RAY_AUTH_TOKEN" in str(refused.value)
+    assert "RAY_AUTH_MODE=disabled" in str(refused.value) and "\n" not in str(refused.value)
+    assert capfd.readouterr().err == ""   # Ray's line stayed in the caught output
