@@ -416,7 +416,8 @@ class RayOutput:
     Ray writes to file descriptors 1 and 2 from Python (the ``(raylet)`` node-death and state dumps
     its error listener relays whatever ``log_to_driver`` says, its logger) and from C++ (the core
     worker's log lines), so the descriptors themselves are redirected: on entry both point at a
-    temporary file, and :attr:`out` and :attr:`err` at copies of the real ones, where this module's
+    temporary file, and :attr:`out` and :attr:`err` at copies of the real ones (or at the caller's
+    own ``sys.stdout``/``sys.stderr`` when those are not descriptors 1 and 2), where this module's
     own lines go.  :meth:`attach` moves what was caught so far into ``OUT/_logs/ray-driver.log`` and
     sends the rest there, once the output directory may be written (never before: a cluster that
     cannot be joined leaves it untouched).  On exit the descriptors are restored; Ray must be shut
@@ -427,6 +428,8 @@ class RayOutput:
         self.path: Path | None = None
         self._saved: tuple[int, int] | None = None
         self._sink: Any = None
+        self._std: tuple[TextIO, TextIO] = (sys.stdout, sys.stderr)
+        self._opened: list[TextIO] = []
         self.out: TextIO = sys.stdout
         self.err: TextIO = sys.stderr
 
@@ -435,10 +438,25 @@ class RayOutput:
         saved = os.dup(1), os.dup(2)
         self._saved = saved
         self._sink = tempfile.TemporaryFile()   # closed in __exit__, or replaced by attach
-        self.out = open(os.dup(saved[0]), "w", buffering=1, encoding="utf-8", errors="replace")
-        self.err = open(os.dup(saved[1]), "w", buffering=1, encoding="utf-8", errors="replace")
+        self._std = sys.stdout, sys.stderr
+        # our lines: to where stdout and stderr went (a copy of the descriptor, or the caller's own stream
+        # when sys.stdout is not descriptor 1, as under a test runner); Ray's Python-level writes follow
+        # sys.stdout and sys.stderr, so while it runs those write to descriptors 1 and 2
+        streams = []
+        for fd, copy, stream in ((1, saved[0], sys.stdout), (2, saved[1], sys.stderr)):
+            if _writes_to(stream, fd):
+                streams.append(self._open(os.dup(copy)))
+            else:
+                streams.append(stream)
+                setattr(sys, "stdout" if fd == 1 else "stderr", self._open(fd, closefd=False))
+        self.out, self.err = streams
         self._point(self._sink.fileno())
         return self
+
+    def _open(self, fd: int, closefd: bool = True) -> TextIO:
+        stream = open(fd, "w", buffering=1, encoding="utf-8", errors="replace", closefd=closefd)
+        self._opened.append(stream)
+        return stream
 
     @staticmethod
     def _point(fd: int) -> None:
@@ -461,12 +479,17 @@ class RayOutput:
         path = root / RAY_LOG
         path.parent.mkdir(parents=True, exist_ok=True)
         log = open(path, "ab")   # closed in __exit__
-        log.write(f"=== {datetime.now(UTC).isoformat(timespec='seconds')} {title}, pid {os.getpid()} "
-                  f"on {socket.gethostname()}\n".encode())
-        _flush_std()
-        self._sink.seek(0)
-        shutil.copyfileobj(self._sink, log)
-        log.flush()
+        try:
+            log.write(f"=== {datetime.now(UTC).isoformat(timespec='seconds')} {title}, pid {os.getpid()} "
+                      f"on {socket.gethostname()}\n".encode())
+            _flush_std()
+            self._sink.seek(0)
+            shutil.copyfileobj(self._sink, log)
+            log.flush()
+        except OSError as e:   # a full disk: name the file (a failed write names none)
+            with contextlib.suppress(OSError):
+                log.close()
+            raise OSError(e.errno, e.strerror, str(path)) from None
         self._point(log.fileno())
         self._sink.close()
         self._sink, self.path = log, path
@@ -480,10 +503,19 @@ class RayOutput:
             os.dup2(fd, target)
             os.close(fd)
         self._saved = None
+        sys.stdout, sys.stderr = self._std
         self._sink.close()
-        for stream in (self.out, self.err):
-            with contextlib.suppress(OSError):
+        for stream in self._opened:
+            with contextlib.suppress(OSError, ValueError):
                 stream.close()
+        self._opened.clear()
+
+
+def _writes_to(stream: TextIO, fd: int) -> bool:
+    try:
+        return stream.fileno() == fd
+    except (AttributeError, ValueError, OSError):   # io.UnsupportedOperation: a stream in memory
+        return False
 
 
 # ------------------------------------------------------------------------------------------ progress

@@ -29,14 +29,19 @@ DIED = (f"Task failed because the node it was running on is dead or unavailable.
 """The message of the NodeDiedError Ray 2.60 raised for a batch on a node killed with SIGKILL."""
 
 
+@pytest.mark.parametrize("std_on_descriptors", [True, False], ids=["process", "test-runner"])
 def test_ray_output_sends_rays_messages_to_the_log_and_ours_to_the_terminal(
-        tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    # a real process's sys.stdout and sys.stderr write to descriptors 1 and 2 (pytest swaps them)
-    monkeypatch.setattr(sys, "stdout", open(1, "w", closefd=False))
-    monkeypatch.setattr(sys, "stderr", open(2, "w", closefd=False))
+        tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        std_on_descriptors: bool) -> None:
+    if std_on_descriptors:   # as in a real process; else pytest's own sys.stdout and sys.stderr
+        monkeypatch.setattr(sys, "stdout", open(1, "w", closefd=False))
+        monkeypatch.setattr(sys, "stderr", open(2, "w", closefd=False))
+    std = sys.stdout, sys.stderr
 
     def raylet(line: str) -> None:   # what Ray's error-listener thread does with a node-death message
-        print_to_stdstream({"lines": [line], "pid": "raylet", "is_err": False}, ignore_prefix=False)
+        # (Ray holds back a line it printed moments ago: each case prints its own)
+        print_to_stdstream({"lines": [f"{line} ({std_on_descriptors})"], "pid": "raylet", "is_err": False},
+                           ignore_prefix=False)
 
     with RayOutput() as ray_out:
         raylet("Raylet is terminated. [state-dump] before the output directory exists")
@@ -50,6 +55,7 @@ def test_ray_output_sends_rays_messages_to_the_log_and_ours_to_the_terminal(
         os.write(1, b"a worker's print\n")
         print("our progress", file=ray_out.out)
         print("our event line", file=ray_out.err)
+    assert (sys.stdout, sys.stderr) == std
     print("after the run", flush=True)
     got = capfd.readouterr()
     assert got.out == "our progress\nafter the run\n" and got.err == "our event line\n"
