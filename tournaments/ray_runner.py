@@ -21,13 +21,26 @@ Without ``address`` Ray runs embedded on this machine (``ray.init()`` over its C
 ``[run] num_cpus``); with one, the same code runs on that cluster, shipping this project's packages
 with the job (``py_modules``) when a node is another machine.  ``executor="inline"`` runs the
 batches in this process, without Ray (tests, debugging, the benchmark's baseline).
+
+**Output.**  While Ray runs in the driver, everything it prints (the ``(raylet)`` node-death and
+state dumps it relays from the cluster, its C++ log lines, its Python logger) goes to
+``OUT/_logs/ray-driver.log`` instead of the terminal (:class:`RayOutput`): stdout holds only this
+module's own lines, so ``--json`` output parses whatever the cluster does.  A lost node is one line
+of our own, ``node 10.0.0.7 (1f3a9c2e) lost; 2 batches re-run``.  Progress is a live bar on a
+terminal and a plain line every few seconds otherwise (CI, ``nohup``, a log file): :class:`Progress`.
+With an ``address`` the cluster is reached, and joined, before anything is written to the output
+directory: an unreachable or refusing cluster leaves it untouched.
 """
 from __future__ import annotations
 
 import contextlib
 import fcntl
 import os
+import re
+import shutil
 import socket
+import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -336,6 +349,8 @@ def start_ray(address: str | None, num_cpus: int = 0) -> bool:
             first = str(e).splitlines()[0] if str(e) else type(e).__name__
             raise TournamentError(f"embedded Ray did not start: {first}") from None
         return True
+    from ray.exceptions import AuthenticationError
+
     check_address(address)
     try:
         ray.init(address=address, **quiet)
@@ -343,10 +358,30 @@ def start_ray(address: str | None, num_cpus: int = 0) -> bool:
             ray.shutdown()
             ray.init(address=address, runtime_env={"py_modules": [str(PROJECT / p) for p in PACKAGES]},
                      **quiet)
+    except AuthenticationError as e:
+        first = (e.message or type(e).__name__).splitlines()[0]
+        raise TournamentError(f"the Ray cluster at {address} refused this driver ({first}); {AUTH_HINT}"
+                              ) from None
     except (ConnectionError, RuntimeError, ValueError) as e:
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise TournamentError(f"cannot connect to the Ray cluster at {address}: {first}") from None
     return True
+
+
+AUTH_HINT = ("give the driver the cluster's token (RAY_AUTH_TOKEN=<`ray get-auth-token` on the head>), or "
+             "start the head, every node and the driver with RAY_AUTH_MODE=disabled")
+
+
+def _join(address: str, ray_out: RayOutput) -> bool:
+    """:func:`start_ray` at ``address``; a refused token is said so (Ray itself only retries, logging
+    ``InvalidAuthToken`` from C++, then raises a bare "Failed to connect")."""
+    try:
+        return start_ray(address)
+    except TournamentError as e:
+        if "InvalidAuthToken" in ray_out.caught() and AUTH_HINT not in str(e):
+            raise TournamentError(f"{e} (the cluster refused this driver's token: InvalidAuthToken); "
+                                  f"{AUTH_HINT}") from None
+        raise
 
 
 def remote_nodes() -> list[str]:
@@ -375,7 +410,145 @@ def ray_task() -> Any:
     return ray.remote(num_cpus=1, max_retries=0, retry_exceptions=False)(_run_batch_on_node)
 
 
+# ------------------------------------------------------------------------------------------ output
+RAY_LOG = Path("_logs") / "ray-driver.log"
+"""Where :class:`RayOutput` puts what Ray prints in the driver, under the output directory."""
+
+
+def _flush_std() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(ValueError, OSError):   # closed, or a full disk: nothing to keep
+            stream.flush()
+
+
+class RayOutput:
+    """Keep Ray's own messages off this process's stdout and stderr while Ray runs in it.
+
+    Ray writes to file descriptors 1 and 2 from Python (the ``(raylet)`` node-death and state dumps
+    its error listener relays whatever ``log_to_driver`` says, its logger) and from C++ (the core
+    worker's log lines), so the descriptors themselves are redirected: on entry both point at a
+    temporary file, and :attr:`out` and :attr:`err` at copies of the real ones (or at the caller's
+    own ``sys.stdout``/``sys.stderr`` when those are not descriptors 1 and 2), where this module's
+    own lines go.  :meth:`attach` moves what was caught so far into ``OUT/_logs/ray-driver.log`` and
+    sends the rest there, once the output directory may be written (never before: a cluster that
+    cannot be joined leaves it untouched).  On exit the descriptors are restored; Ray must be shut
+    down by then (``ray.shutdown`` joins its listener threads, so nothing of it prints later).
+    """
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self._saved: tuple[int, int] | None = None
+        self._sink: Any = None
+        self._std: tuple[TextIO, TextIO] = (sys.stdout, sys.stderr)
+        self._opened: list[TextIO] = []
+        self.out: TextIO = sys.stdout
+        self.err: TextIO = sys.stderr
+
+    def __enter__(self) -> RayOutput:
+        _flush_std()
+        saved = os.dup(1), os.dup(2)
+        self._saved = saved
+        self._sink = tempfile.TemporaryFile()   # closed in __exit__, or replaced by attach
+        self._std = sys.stdout, sys.stderr
+        # our lines: to where stdout and stderr went (a copy of the descriptor, or the caller's own stream
+        # when sys.stdout is not descriptor 1, as under a test runner); Ray's Python-level writes follow
+        # sys.stdout and sys.stderr, so while it runs those write to descriptors 1 and 2
+        streams = []
+        for fd, copy, stream in ((1, saved[0], sys.stdout), (2, saved[1], sys.stderr)):
+            if _writes_to(stream, fd):
+                streams.append(self._open(os.dup(copy)))
+            else:
+                streams.append(stream)
+                setattr(sys, "stdout" if fd == 1 else "stderr", self._open(fd, closefd=False))
+        self.out, self.err = streams
+        self._point(self._sink.fileno())
+        return self
+
+    def _open(self, fd: int, closefd: bool = True) -> TextIO:
+        stream = open(fd, "w", buffering=1, encoding="utf-8", errors="replace", closefd=closefd)
+        self._opened.append(stream)
+        return stream
+
+    @staticmethod
+    def _point(fd: int) -> None:
+        _flush_std()   # what Python buffered goes where it was written to
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+
+    def caught(self) -> str:
+        """What Ray printed so far, before :meth:`attach` (empty after it)."""
+        if self._sink is None or self.path is not None:
+            return ""
+        _flush_std()
+        self._sink.seek(0)
+        text: str = self._sink.read().decode("utf-8", "replace")
+        self._sink.seek(0, os.SEEK_END)
+        return text
+
+    def attach(self, root: Path, title: str) -> Path:
+        """From now on Ray's messages go to ``root/_logs/ray-driver.log`` (appended to)."""
+        path = root / RAY_LOG
+        path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(path, "ab")   # closed in __exit__
+        try:
+            log.write(f"=== {datetime.now(UTC).isoformat(timespec='seconds')} {title}, pid {os.getpid()} "
+                      f"on {socket.gethostname()}\n".encode())
+            _flush_std()
+            self._sink.seek(0)
+            shutil.copyfileobj(self._sink, log)
+            log.flush()
+        except OSError as e:   # a full disk: name the file (a failed write names none)
+            with contextlib.suppress(OSError):
+                log.close()
+            raise OSError(e.errno, e.strerror, str(path)) from None
+        self._point(log.fileno())
+        self._sink.close()
+        self._sink, self.path = log, path
+        return path
+
+    def __exit__(self, *exc: object) -> None:
+        if self._saved is None:
+            return
+        _flush_std()
+        for fd, target in zip(self._saved, (1, 2), strict=True):
+            os.dup2(fd, target)
+            os.close(fd)
+        self._saved = None
+        sys.stdout, sys.stderr = self._std
+        self._sink.close()
+        for stream in self._opened:
+            with contextlib.suppress(OSError, ValueError):
+                stream.close()
+        self._opened.clear()
+
+
+def _writes_to(stream: TextIO, fd: int) -> bool:
+    try:
+        return stream.fileno() == fd
+    except (AttributeError, ValueError, OSError):   # io.UnsupportedOperation: a stream in memory
+        return False
+
+
 # ------------------------------------------------------------------------------------------ progress
+@dataclass
+class LostNode:
+    """A node of the cluster that died during the run."""
+
+    node_id: str
+    address: str
+    rerun: int = 0
+    """Batches that were running on it, submitted again elsewhere."""
+    shown: int = -1
+    """:attr:`rerun` when its line was last shown (-1: not yet)."""
+    changed: float = 0.0
+    """``time.monotonic()`` of the last change."""
+
+    def line(self) -> str:
+        batches = "batch" if self.rerun == 1 else "batches"
+        again = " in all" if self.shown >= 0 else ""
+        return f"node {self.address} ({self.node_id[:8]}) lost; {self.rerun} {batches} re-run{again}"
+
+
 @dataclass
 class Summary:
     tournament: str
@@ -397,6 +570,12 @@ class Summary:
     workers: set[str] = field(default_factory=set)
     nodes: set[str] = field(default_factory=set)
     """Ray node ids that ran batches."""
+    lost_nodes: dict[str, LostNode] = field(default_factory=dict)
+    """Nodes that died during the run, by node id."""
+    lost_workers: int = 0
+    """Batches re-run after their worker (not its node) was lost."""
+    ray_log: Path | None = None
+    """Where Ray's own messages went (``OUT/_logs/ray-driver.log``); None without Ray."""
 
     @property
     def done(self) -> int:
@@ -407,13 +586,42 @@ class Summary:
         return self.done >= self.total
 
 
-class Progress:
-    """A rich progress bar: matches done of total, rate, ETA, faults so far (or nothing)."""
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (ValueError, AttributeError):   # closed, or a stream without a descriptor
+        return False
 
-    def __init__(self, summary: Summary, enabled: bool) -> None:
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+class Progress:
+    """How a run shows its progress on ``out``: a live rich bar on a terminal (matches done of total,
+    rate, ETA, faults); when ``out`` is not a terminal (CI, ``nohup``, a log file), a plain line every
+    ``every_s`` seconds (no ANSI codes, no cursor movement, never wrapped); nothing when not
+    ``enabled``.  Lines of our own (:meth:`event`, e.g. a lost node) go above the bar, among the plain
+    lines, or to ``err`` when no progress is shown (so ``--json`` keeps stdout to itself)."""
+
+    def __init__(self, summary: Summary, enabled: bool, out: TextIO | None = None, err: TextIO | None = None,
+                 every_s: float = 5.0) -> None:
         self.s = summary
+        self.out = out if out is not None else sys.stdout
+        self.err = err if err is not None else sys.stderr
+        self.every_s = every_s
         self.bar: Any = None
-        if enabled:
+        self.plain = enabled and not _isatty(self.out)
+        self.t0 = time.monotonic()
+        self.last_line = self.t0
+        self.last_done = summary.done
+        self.note = ""
+        if enabled and not self.plain:
+            from rich.console import Console
             from rich.progress import (
                 BarColumn,
                 MofNCompleteColumn,
@@ -427,10 +635,10 @@ class Progress:
                 TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                 TextColumn("matches"), TextColumn("{task.fields[rate]:>7.1f}/s"), TimeElapsedColumn(),
                 TextColumn("ETA"), TimeRemainingColumn(), TextColumn("faults {task.fields[faults]}"),
-                TextColumn("{task.fields[note]}"), refresh_per_second=4, transient=False)
+                TextColumn("{task.fields[note]}"), refresh_per_second=4, transient=False,
+                console=Console(file=self.out, highlight=False))
             self.task = self.bar.add_task(summary.tournament, total=summary.total,
                                           completed=summary.done_before, rate=0.0, faults=0, note="")
-        self.t0 = time.monotonic()
 
     def __enter__(self) -> Progress:
         if self.bar is not None:
@@ -441,17 +649,107 @@ class Progress:
         if self.bar is not None:
             self.update()
             self.bar.stop()
+        elif self.plain and self.s.done != self.last_done:
+            self._line()
+
+    def _rerun_note(self) -> str:
+        n = self.s.resubmitted
+        return f"batches rerun after a lost worker or node: {n}" if n else ""
+
+    def line(self) -> str:
+        """The plain progress line: ``t: 120 of 600 matches (20%) in 4 s, 30.0 matches/s, ETA 13 s,
+        faults 0``."""
+        s = self.s
+        dt = max(time.monotonic() - self.t0, 1e-9)
+        rate = s.done_now / dt
+        left = s.total - s.done
+        eta = _duration(left / rate) if rate > 0 else "unknown"
+        pct = 100 * s.done // s.total if s.total else 100
+        text = (f"{s.tournament}: {s.done} of {s.total} matches ({pct}%) in {_duration(dt)}, "
+                f"{rate:.1f} matches/s, ETA {eta}, faults {s.faults}")
+        note = self.note or self._rerun_note()
+        return f"{text}; {note}" if note else text
+
+    def _line(self) -> None:
+        print(self.line(), file=self.out, flush=True)
+        self.last_line, self.last_done = time.monotonic(), self.s.done
 
     def update(self, note: str | None = None) -> None:
+        if self.plain:
+            if note is not None and note != self.note:
+                self.note = note
+                self._line()
+            elif time.monotonic() - self.last_line >= self.every_s and self.s.done != self.last_done:
+                self._line()
+            return
         if self.bar is None:
             return
         dt = max(time.monotonic() - self.t0, 1e-9)
         fields: dict[str, Any] = {"rate": self.s.done_now / dt, "faults": self.s.faults}
         if self.s.resubmitted and note is None:
-            note = f"batches rerun after a lost worker or node: {self.s.resubmitted}"
+            note = self._rerun_note()
         if note is not None:
             fields["note"] = note
         self.bar.update(self.task, completed=self.s.done, **fields)
+
+    def event(self, text: str) -> None:
+        """One line of our own: above the live bar, among the plain lines, or on ``err``."""
+        if self.bar is not None:
+            self.bar.console.print(text, markup=False, highlight=False, soft_wrap=True)
+        else:
+            print(text, file=self.out if self.plain else self.err, flush=True)
+
+
+_DIED_NODE = re.compile(r"node ID: ([0-9a-f]{8,})", re.IGNORECASE)
+_DIED_IP = re.compile(r"Node IP: ([0-9A-Za-z.:\[\]-]+?)[,.]?\s")
+
+
+class NodeWatch:
+    """The cluster's nodes as this driver sees them.  A node that dies is one line of our own
+    (:meth:`LostNode.line`), shown once the batches it took with it are counted: ``settle_s`` after
+    the last of them failed (they fail together; Ray's ``NodeDiedError`` names the node) or after a
+    poll of ``nodes()`` (default ``ray.nodes()``, every ``poll_s``) found it dead."""
+
+    def __init__(self, s: Summary, bar: Progress, poll_s: float = 2.0, settle_s: float = 1.0,
+                 nodes: Callable[[], list[dict[str, Any]]] | None = None) -> None:
+        self.s, self.bar, self.poll_s, self.settle_s = s, bar, poll_s, settle_s
+        self.nodes = nodes if nodes is not None else _ray_nodes
+        self.known: dict[str, str] = {}
+        self.last_poll = 0.0
+        self.poll(time.monotonic())
+
+    def poll(self, now: float) -> None:
+        self.last_poll = now
+        for n in self.nodes():
+            nid, where = str(n.get("NodeID", "")), str(n.get("NodeManagerAddress") or "?")
+            if n.get("Alive"):
+                self.known[nid] = where
+            elif nid in self.known and nid not in self.s.lost_nodes:
+                self.s.lost_nodes[nid] = LostNode(nid, self.known[nid], changed=now)
+
+    def batch_lost(self, error: BaseException, now: float) -> bool:
+        """Count a batch lost with its node; False if ``error`` names no node (a lost worker)."""
+        text = str(error)
+        m = _DIED_NODE.search(text)
+        if m is None:
+            return False
+        nid = m.group(1).lower()
+        ip = _DIED_IP.search(text)
+        lost = self.s.lost_nodes.get(nid)
+        if lost is None:
+            lost = self.s.lost_nodes[nid] = LostNode(nid, self.known.get(nid) or (ip.group(1) if ip else "?"))
+        lost.rerun += 1
+        lost.changed = now
+        return True
+
+    def tick(self, final: bool = False) -> None:
+        now = time.monotonic()
+        if final or now - self.last_poll >= self.poll_s:
+            self.poll(now)
+        for lost in self.s.lost_nodes.values():
+            if lost.shown != lost.rerun and (final or now - lost.changed >= self.settle_s):
+                self.bar.event(lost.line())
+                lost.shown = lost.rerun
 
 
 # ------------------------------------------------------------------------------------------ run
@@ -461,8 +759,15 @@ OnBatch = Callable[[BatchResult, Summary], None]
 def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool = False,
                    address: str | None = None, executor: str = "ray", progress: bool = True,
                    on_batch: OnBatch | None = None, fsync: bool = True, bots_data: str | None = None,
-                   max_in_flight: int | None = None) -> Summary:
-    """Run (or resume) the tournament of ``spec`` to its end or to Ctrl-C; see the module doc."""
+                   max_in_flight: int | None = None, progress_every: float = 5.0) -> Summary:
+    """Run (or resume) the tournament of ``spec`` to its end or to Ctrl-C; see the module doc.
+
+    With ``executor="ray"`` and an ``address`` (or the spec's), the cluster is checked and joined
+    before the output directory is touched; Ray's messages go to ``OUT/_logs/ray-driver.log``
+    (:class:`RayOutput`).  ``progress_every``: seconds between plain progress lines (not a terminal).
+    """
+    if executor not in ("ray", "inline"):
+        raise ValueError(f"executor must be 'ray' or 'inline', got {executor!r}")
     if any(e.bot not in _builtins() for e in spec.bots):   # submitted bots: refuse a weak sandbox now
         from bots.sandbox import SandboxUnavailable, isolation
         try:
@@ -473,29 +778,49 @@ def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool
         from bots.registry import data_dir
 
         bots_data = str(data_dir().resolve())   # the workers must read the same registry
-    p = prepare(spec, tournament_id, resume, bots_data)
-    summary = Summary(p.tournament, p.root, p.total, len(p.done), removed_orphans=p.removed_orphans,
-                      quarantined=p.quarantined)
-    try:
+    address = address or spec.address
+    with contextlib.ExitStack() as stack:
+        ray_out: RayOutput | None = None
+        if executor == "ray":
+            if address is not None:
+                check_address(address)   # within seconds, before anything is written
+            ray_out = stack.enter_context(RayOutput())
+            if address is not None and _join(address, ray_out):
+                stack.callback(_ray_shutdown)   # before RayOutput restores stdout and stderr
+        p = prepare(spec, tournament_id, resume, bots_data)
+        stack.callback(p.release)
+        summary = Summary(p.tournament, p.root, p.total, len(p.done), removed_orphans=p.removed_orphans,
+                          quarantined=p.quarantined)
         if summary.complete:
             _finish_manifest(p, summary)
             return summary
+        out, err = (ray_out.out, ray_out.err) if ray_out is not None else (sys.stdout, sys.stderr)
+        if ray_out is not None:
+            summary.ray_log = ray_out.attach(p.root, f"cardarena tournament run {p.tournament}")
         sizer = Sizer(p.spec.batch_s)
         work = batches(p, sizer, fsync, bots_data)
         t0 = time.monotonic()
-        with Progress(summary, progress) as bar:
-            if executor == "inline":
+        with Progress(summary, progress, out, err, progress_every) as bar:
+            if ray_out is None:
                 _run_inline(work, sizer, summary, bar, on_batch)
-            elif executor == "ray":
-                _run_ray(work, sizer, summary, bar, on_batch, address or p.spec.address, p.spec.num_cpus,
-                         max_in_flight)
             else:
-                raise ValueError(f"executor must be 'ray' or 'inline', got {executor!r}")
+                _run_ray(work, sizer, summary, bar, on_batch, address, p.spec.num_cpus, max_in_flight)
         summary.seconds = time.monotonic() - t0
         _finish_manifest(p, summary)
-    finally:
-        p.release()
     return summary
+
+
+def _ray_nodes() -> list[dict[str, Any]]:
+    import ray
+
+    nodes: list[dict[str, Any]] = ray.nodes()
+    return nodes
+
+
+def _ray_shutdown() -> None:
+    import ray
+
+    ray.shutdown()
 
 
 def _finish_manifest(p: Prepared, s: Summary) -> None:
@@ -547,6 +872,7 @@ def _run_ray(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress, on_
         s.startup_seconds = time.monotonic() - t0
         attempts: dict[str, int] = {}
         exhausted = False
+        watch = NodeWatch(s, bar)
 
         def submit(b: Batch) -> None:
             pending[task.remote(b)] = b
@@ -569,6 +895,9 @@ def _run_ray(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress, on_
                 if attempts[key] > 5:
                     raise TournamentError(f"a batch of {b.game} failed 5 times: {type(e).__name__}") from e
                 s.resubmitted += 1
+                if not watch.batch_lost(e, time.monotonic()):
+                    s.lost_workers += 1
+                    bar.event(f"a worker was lost ({type(e).__name__}); a batch of {b.game} re-run")
                 submit(b)
                 return
             r.node = node
@@ -588,7 +917,9 @@ def _run_ray(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress, on_
                 ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.25)
                 for ref in ready:
                     collect(ref)
+                watch.tick()
                 bar.update()
+            watch.tick(final=True)
         except KeyboardInterrupt:
             s.stopped = True
             bar.update(note="stopping: finishing the batches in flight (Ctrl-C again to cancel them)")
@@ -602,6 +933,7 @@ def _run_ray(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress, on_
                     bar.update()
             except KeyboardInterrupt:
                 pass
+            watch.tick(final=True)
             bar.update(note="stopped")
     finally:
         for ref in list(pending):   # stopped, or failed: nothing of ours keeps running on the cluster

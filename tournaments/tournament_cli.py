@@ -82,12 +82,20 @@ def run_cmd(
                          ] = None,
     inline: Annotated[bool, typer.Option("--inline", help="run in this process without Ray (debugging)")
                       ] = False,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="show the progress bar")] = True,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="show the progress bar (a plain "
+                                           "line every --progress-every seconds when stdout is not a "
+                                           "terminal)")] = True,
+    progress_every: Annotated[float, typer.Option("--progress-every", min=0.0, help="seconds between plain "
+                                                  "progress lines when stdout is not a terminal")] = 5.0,
     leaderboard: Annotated[bool, typer.Option("--leaderboard/--no-leaderboard", help="print it at the end")
                            ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable summary")] = False,
 ) -> None:
-    """Run (or resume) a tournament: every match once, logged to Parquet, with a progress bar."""
+    """Run (or resume) a tournament: every match once, logged to Parquet, with a progress bar.
+
+    Ray's own messages go to OUT/_logs/ray-driver.log, never to stdout (--json output always parses);
+    a lost node is one line of ours.  Not on a terminal, progress is a plain line every few seconds.
+    """
     from tournaments.ray_runner import TournamentError, run_tournament
     from tournaments.spec import SpecError, check_tournament_id
 
@@ -104,11 +112,13 @@ def run_cmd(
     try:
         sp = _build_spec(spec, overrides)
         if not as_json and progress:
+            where = (" in this process" if inline else f" on {address or sp.address}"
+                     if (address or sp.address) else " (embedded Ray)")
             out.print(f"[bold]{sp.name}[/bold]: {len(sp.games)} games, {len(sp.bots)} entrants, "
-                      f"{sp.matches_per_seating} board(s) per seating -> {sp.output}"
-                      + (f" on {address or sp.address}" if (address or sp.address) else " (embedded Ray)"))
+                      f"{sp.matches_per_seating} board(s) per seating -> {sp.output}{where}", soft_wrap=True)
         summary = run_tournament(sp, tournament_id=tournament_id, resume=resume, address=address,
-                                 executor="inline" if inline else "ray", progress=progress and not as_json)
+                                 executor="inline" if inline else "ray", progress=progress and not as_json,
+                                 progress_every=progress_every)
     except SpecError as e:
         raise _fail(_flag_named(str(e), overrides)) from None
     except TournamentError as e:
@@ -175,17 +185,27 @@ def _summary_json(s: Summary) -> dict[str, Any]:
     return {"tournament": s.tournament, "output": str(s.root), "total": s.total, "done": s.done,
             "done_before": s.done_before, "done_now": s.done_now, "moves": s.moves, "faults": s.faults,
             "errors": s.errors, "seconds": round(s.seconds, 3), "stopped": s.stopped, "complete": s.complete,
-            "resubmitted": s.resubmitted}
+            "resubmitted": s.resubmitted,
+            "lost_nodes": [{"node_id": n.node_id, "address": n.address, "batches_rerun": n.rerun}
+                           for n in s.lost_nodes.values()],
+            "lost_workers": s.lost_workers, "ray_log": None if s.ray_log is None else str(s.ray_log)}
+
+
+def summary_line(s: Summary) -> str:
+    """The run's last line: whole, however wide (it is never wrapped or cut to the terminal)."""
+    rate = s.done_now / s.seconds if s.seconds else 0.0
+    state = "complete" if s.complete else ("stopped" if s.stopped else "incomplete")
+    lost = f", nodes lost {len(s.lost_nodes)}" if s.lost_nodes else ""
+    return (f"{s.tournament}: {s.done} of {s.total} matches ({state}); this run {s.done_now} matches, "
+            f"{s.moves} moves in {s.seconds:.1f} s ({rate:.1f} matches/s), faults {s.faults}"
+            + (f", engine errors {s.errors}" if s.errors else "")
+            + (f", batches re-run {s.resubmitted}" if s.resubmitted else "") + lost + f"; logs in {s.root}")
 
 
 def _print_summary(s: Summary, again: str) -> None:
-    rate = s.done_now / s.seconds if s.seconds else 0.0
-    state = "complete" if s.complete else ("stopped" if s.stopped else "incomplete")
-    out.print(f"{s.tournament}: {s.done} of {s.total} matches ({state}); this run {s.done_now} matches, "
-              f"{s.moves} moves in {s.seconds:.1f} s ({rate:.1f} matches/s), faults {s.faults}"
-              + (f", engine errors {s.errors}" if s.errors else "") + f"; logs in {s.root}")
+    print(summary_line(s), flush=True)   # plain print: rich would wrap it at 80 columns off a terminal
     if s.stopped:
-        out.print(f"resume with: {again}", markup=False)
+        print(f"resume with: {again}", flush=True)
 
 
 # ------------------------------------------------------------------------------------------ leaderboard

@@ -1,14 +1,16 @@
 """Exactly once on Ray: (a) a node removed from a two-node cluster mid-tournament, (b) the driver
 killed with SIGKILL mid-run and resumed, and Ctrl-C; in each, every scheduled match is logged once
-and the logs equal an uninterrupted run of the same spec."""
+and the logs equal an uninterrupted run of the same spec.  And the organiser's view: Ray's own
+messages never reach the driver's stdout or stderr, and an unreachable cluster writes nothing."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -17,8 +19,7 @@ import pytest
 
 from tests.tournaments.conftest import FOUR, comparable, fastest_game, raw_spec, toml_of
 from tournaments.log import committed_parts, finished_matches
-from tournaments.ray_runner import Summary, TournamentError, check_address, run_tournament
-from tournaments.runner import BatchResult
+from tournaments.ray_runner import TournamentError, check_address, run_tournament
 from tournaments.schedule import schedule
 from tournaments.spec import parse_spec
 
@@ -122,35 +123,79 @@ def test_ctrl_c_stops_cleanly_and_keeps_what_finished(tmp_path: Path) -> None:
     assert_exactly_once(root, raw, reference(tmp_path, raw))
 
 
+def workers_of(node: Any) -> dict[int, bytes]:
+    """The processes of ``node``'s raylet (pid -> title).  Ray titles a worker after the task it runs
+    (``ray::_run_batch_on_node``; ``ray::IDLE`` between tasks)."""
+    raylet = node.all_processes["raylet"][0].process.pid
+    found = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            if int((d / "stat").read_text().rsplit(")", 1)[1].split()[1]) == raylet:
+                found[int(d.name)] = (d / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):   # the process ended while we looked
+            continue
+    return found
+
+
+def kill_node(cluster: Any, node: Any) -> None:
+    """A node's raylet and its workers killed with SIGKILL (killing only the raylet lets the batch
+    running there finish and report).  Its agents outlive the raylet for a moment and report its
+    death, which Ray's driver prints as ``(raylet) Raylet is terminated ... [state-dump] ...``."""
+    workers = [pid for pid, title in workers_of(node).items()
+               if title.startswith((b"ray::_run_batch_on_node", b"ray::IDLE"))]
+    cluster.remove_node(node, allow_graceful=False)
+    for pid in workers:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+LOST_LINE = re.compile(r"node (\S+) \(([0-9a-f]{8})\) lost; (\d+) batch(?:es)? re-run")
+
+
 def test_a_node_removed_mid_tournament(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ray
+    """A node killed (not drained) mid-batch: the tournament completes, every match once, equal to an
+    uninterrupted run; ``--json`` stdout is the summary alone (Ray's ``(raylet)`` dumps went to
+    ``OUT/_logs/ray-driver.log``) and stderr is our one line naming the node and the batches re-run."""
     from ray.cluster_utils import Cluster
 
     monkeypatch.setenv("RAY_health_check_period_ms", "1000")
     monkeypatch.setenv("RAY_health_check_failure_threshold", "3")
-    raw = long_spec(tmp_path, "out", boards=150)
+    raw = long_spec(tmp_path, "out", boards=100)
+    spec_file = tmp_path / "spec.toml"
+    spec_file.write_text(toml_of(raw))
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "resources": {"head": 1},
                                                             "include_dashboard": False})
     try:
         node = cluster.add_node(num_cpus=1)
-        killer: list[threading.Thread] = []
-
-        def remove_soon() -> None:
-            time.sleep(0.3)   # while the node is busy with a batch
-            cluster.remove_node(node)
-
-        def on_batch(r: BatchResult, s: Summary) -> None:
-            if not killer and len(s.nodes) == 2:   # both nodes have run batches
-                killer.append(threading.Thread(target=remove_soon))
-                killer[0].start()
-
-        s = run_tournament(parse_spec(raw), address=cluster.address, progress=False, on_batch=on_batch)
-        killer[0].join()
+        proc = driver(["run", str(spec_file), "--json", "--address", cluster.address])
+        try:
+            deadline = time.monotonic() + 60
+            while not any(t.startswith(b"ray::_run_batch_on_node") for t in workers_of(node).values()):
+                assert proc.poll() is None, proc.communicate()
+                assert time.monotonic() < deadline, "no batch ran on the second node"
+                time.sleep(0.02)
+            kill_node(cluster, node)
+            out, err = proc.communicate(timeout=120)
+        finally:
+            killpg(proc, signal.SIGKILL)
     finally:
-        ray.shutdown()
         cluster.shutdown()
-    assert s.complete and len(s.nodes) == 2
-    assert s.resubmitted >= 1, "a batch was running on the removed node and ran again elsewhere"
+    assert proc.returncode == 0, err
+    summary = json.loads(out)   # the whole of stdout
+    assert "(raylet)" not in out + err and "state-dump" not in out + err
+    assert summary["complete"] and summary["resubmitted"] >= 1, "a batch was running on the removed node"
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    m = LOST_LINE.fullmatch(lines[0])
+    assert m is not None, lines
+    assert m[2] == node.node_id[:8] and int(m[3]) >= 1
+    assert summary["lost_nodes"] == [{"node_id": node.node_id, "address": m[1], "batches_rerun": int(m[3])}]
+    assert int(m[3]) + summary["lost_workers"] == summary["resubmitted"]
+    log = tmp_path / "out" / "_logs" / "ray-driver.log"
+    assert summary["ray_log"] == str(log) and log.read_text().startswith("=== ")
+    assert "(raylet)" in log.read_text() and "[state-dump]" in log.read_text()   # Ray did print them
     assert_exactly_once(tmp_path / "out", raw, reference(tmp_path, raw))
 
 
@@ -163,7 +208,7 @@ def test_embedded_ray_run_equals_the_inline_run_and_a_rerun_adds_nothing(tmp_pat
     assert again.done_before == 20 and again.done_now == 0
 
 
-def test_unreachable_address_says_so_within_seconds(tmp_path: Path) -> None:
+def test_unreachable_address_says_so_within_seconds_and_writes_nothing(tmp_path: Path) -> None:
     import socket
 
     with socket.socket() as sock:  # a local port nothing listens on
@@ -171,11 +216,21 @@ def test_unreachable_address_says_so_within_seconds(tmp_path: Path) -> None:
         port = sock.getsockname()[1]
     t = time.monotonic()
     with pytest.raises(TournamentError, match=f"cannot reach a Ray cluster at 127.0.0.1:{port}"):
-        check_address(f"127.0.0.1:{port}")
+        check_address(f"127.0.0.1:{port}", timeout=1.0)
+    # by flag, into a directory that does not exist yet: it is not created
     proc = driver(["run", "--bots", "random,r2=random,r3=random,r4=random", "--games", fastest_game(),
                    "--out", str(tmp_path / "o"), "--address", f"127.0.0.1:{port}"])
-    _, err = proc.communicate(timeout=60)
-    assert time.monotonic() - t < 20
+    out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and "cannot reach a Ray cluster" in err and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in out + err and not (tmp_path / "o").exists()
+    # by the spec's address, into an empty directory: it stays empty (no lock, manifest, secret or log)
+    raw = raw_spec(tmp_path, output=str(tmp_path / "empty"), address=f"127.0.0.1:{port}")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "spec.toml").write_text(toml_of(raw))
+    proc = driver(["run", str(tmp_path / "spec.toml"), "--json"])
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and err.count("\n") == 1 and "cannot reach a Ray cluster" in err and out == ""
+    assert list((tmp_path / "empty").iterdir()) == []
+    assert time.monotonic() - t < 20
     with pytest.raises(TournamentError, match="expected HOST:PORT"):
         check_address("nonsense")
