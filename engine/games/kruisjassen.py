@@ -56,7 +56,7 @@ import random
 from typing import Any, ClassVar
 
 from engine.cards import JACK, KING, QUEEN, SUITS, TOKENS
-from engine.core import JSON, Game, Option, State, rank_by, register
+from engine.core import JSON, CardTables, Game, Option, State, rank_by, register
 from engine.deal import check_deal, pack_tokens
 from engine.games._jass import (
     KRUISJAS_MELDS,
@@ -770,3 +770,5 @@ class Kruisjassen(Game):
         Option("wild_jas", False, "K18: the Jas as its holder's only trump is never forced out"),
     )
     state_class = KruisjassenState
+    tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
+                        last_trick=state_class.TABLE.last_trick)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.core import Game, Option, register
+from engine.core import CardTables, Game, Option, register
 from engine.games._manille import ManilleState
 from engine.games.manille_parlee import ParleeState
 
@@ -71,3 +71,4 @@ class ManilleMuette(Game):
                check=lambda v: v > 0, max=1000),
     )
     state_class = MuetteState
+    tables = CardTables(state_class.ORDER, state_class.POINTS, state_class.TRICK_POINT)

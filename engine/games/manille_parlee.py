@@ -56,7 +56,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.cards import RANKS, SUITS, TOKENS, card, deck_32, mask_of
-from engine.core import JSON, Game, Option, rank_by, register
+from engine.core import JSON, CardTables, Game, Option, rank_by, register
 from engine.games._manille import (
     PLAY_CARD,
     SUIT_MASK,
@@ -400,3 +400,4 @@ class ManilleParlee(Game):
                check=lambda v: v > 0, max=1000),
     )
     state_class = ParleeState
+    tables = CardTables(state_class.ORDER, state_class.POINTS, state_class.TRICK_POINT)

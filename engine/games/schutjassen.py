@@ -42,7 +42,7 @@ the bidding.
 """
 from __future__ import annotations
 
-from engine.core import JSON, Game, Option, register
+from engine.core import JSON, CardTables, Game, Option, register
 from engine.games.kruisjassen import KruisjasState, play_list
 
 SCHUT, HERSCHUT, TOUT, CONCEDE = "declare schut", "declare herschut", "declare tout", "declare concede"
@@ -244,3 +244,5 @@ class Schutjassen(Game):
         Option("wild_jas", False, "K18: the Jas as its holder's only trump is never forced out"),
     )
     state_class = SchutjassenState
+    tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
+                        last_trick=state_class.TABLE.last_trick)
