@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from engine.cards import SUITS, TOKENS
@@ -138,6 +138,24 @@ class CardTables:
             return 0
         c = TOKENS.index(token)
         return self.points.of(c, SUITS.index(trump) if trump else None)
+
+    def only(self, cards: int) -> CardTables:
+        """These tables for a smaller deck: the cards of mask ``cards`` only, ranked again from 0
+        within each suit (the order among them unchanged)."""
+        if self.trick is None:
+            return self
+
+        def keep(table: tuple[int, ...]) -> tuple[int, ...]:
+            out = list(table)
+            for s in range(4):
+                suit_cards = range(13 * s, 13 * s + 13)
+                kept = sorted((table[c], c) for c in suit_cards if cards >> c & 1 and table[c] >= 0)
+                for c in suit_cards:
+                    out[c] = -1
+                for pos, (_, c) in enumerate(kept):
+                    out[c] = pos
+            return tuple(out)
+        return replace(self, trick=Order(keep(self.trick.plain), keep(self.trick.trump)))
 
     def rows(self) -> list[tuple[str, str, int, int]]:
         """(context, card, rank index, points) for every card of the deck in both contexts; the rank
