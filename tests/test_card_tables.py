@@ -9,6 +9,7 @@ import pytest
 
 from bots.builtin._common import MissingTables, trick_rules
 from engine import GAMES, game_class, load_game
+from engine.cards import TOKENS
 from engine.core import CONTEXTS, CardTables, Game, State
 
 TRICK_GAMES = [g for g in GAMES if game_class(g).tables.trick is not None]
@@ -90,7 +91,8 @@ def test_card_tables_agree_with_engine_trick_winner_and_points(game: str, option
 
 
 def test_card_tables_rows_rank_every_card_of_a_suit_from_1() -> None:
-    """``rows()`` (the ``card_tables`` SQL table): per context and suit, rank indexes 1..n, each once."""
+    """``rows()`` (the ``card_tables`` SQL table): per context and suit, rank indexes 1..n, each once,
+    over exactly the cards of the game's deck."""
     for g in GAMES:
         t = load_game(g).card_tables()
         rows = t.rows()
@@ -102,6 +104,8 @@ def test_card_tables_rows_rank_every_card_of_a_suit_from_1() -> None:
                 idx = sorted(r for c, card, r, _ in rows if c == ctx and card[1] == s)
                 assert idx == list(range(1, len(idx) + 1)), (g, ctx, s)
         assert {card for _, card, _, _ in rows} == set(t.deck), g
+        mask = load_game(g).new_match(seed=1).deck_mask
+        assert set(t.deck) == {TOKENS[c] for c in range(52) if mask >> c & 1}, f"{g}: another deck"
 
 
 def test_greedy_reads_declared_tables_and_fails_loudly_without_them() -> None:

@@ -50,15 +50,18 @@ def query_cmd(
                                                                     "parquet)")] = None,
     limit: Annotated[int, typer.Option(help="rows shown by --format table (0: all)")] = 100,
 ) -> None:
-    """Run SQL over a tournament's logs (views: moves, matches, events; `game` is a column)."""
+    """Run SQL over a tournament's logs (views: moves, matches, events; `game` is a column; and the
+    engine's card tables: card_tables, card_ranks)."""
     import duckdb
 
+    from tournaments.analysis.verify import register_card_tables
     from tournaments.analysis.views import LogError
     log = _open(directory)
     if fmt is Format.parquet and output is None:
         fail("--format parquet needs --out FILE.parquet")
     try:
         con = log.connect()
+        register_card_tables(con)
         rel = con.sql(sql)
         if rel is None:
             fail("the SQL returned no rows to show (write a SELECT)")
