@@ -12,11 +12,13 @@ import importlib
 import math
 import random
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
+from engine.cards import SUITS, TOKENS
 from engine.errors import IllegalAction
 from engine.notation import canonical, form_of, parse_action
+from engine.tricks import Order, Points
 
 JSON = Any
 
@@ -90,6 +92,90 @@ def _of_kind(value: Any, kind: type) -> bool:
     return isinstance(value, kind)
 
 
+CONTEXTS = ("plain", "trump")
+"""The trump contexts of :class:`CardTables`: a card outside the trump suit (or with no trump),
+and a card of the trump suit."""
+
+
+@dataclass(frozen=True)
+class CardTables:
+    """A game's card orders and card points, published once from the objects its rules use.
+
+    ``trick`` and ``points`` are the engine's own :class:`~engine.tricks.Order` and
+    :class:`~engine.tricks.Points` (indexed by card id 0..51): ``trick.plain[c]`` is the trick
+    strength of ``c`` outside the trump suit, ``trick.trump[c]`` within it (higher wins, comparable
+    within one suit; -1: the card is not in the game's deck).  ``None`` says the notion does not
+    exist in the game: no tricks (rummies, shedding games), or cards without points.
+    """
+
+    trick: Order | None
+    """Trick strength per trump context; None: the game has no tricks."""
+    points: Points | None
+    """Card points per trump context; None: the cards carry no points."""
+    trick_point: int = 0
+    """Points for each trick won, beside the cards' points (manille family: 1)."""
+    last_trick: int = 0
+    """Bonus for the last trick of a deal (jass family: 10 or 5)."""
+    penalty: bool = False
+    """The points count against the seat that takes them (Hearts)."""
+
+    @property
+    def deck(self) -> tuple[str, ...]:
+        """The card tokens of the deck of a trick game (suit by suit, low rank first)."""
+        if self.trick is None:
+            return ()
+        return tuple(TOKENS[c] for c in range(52) if self.trick.plain[c] >= 0)
+
+    def strength(self, token: str, trump: str | None) -> int:
+        """Trick strength of card ``token`` with trump suit ``trump`` (a letter, or None)."""
+        if self.trick is None:
+            raise ValueError("this game has no tricks: its card tables give no trick order")
+        c = TOKENS.index(token)
+        return self.trick.strength(c, SUITS.index(trump) if trump else None)
+
+    def value(self, token: str, trump: str | None) -> int:
+        """Card points of ``token`` with trump suit ``trump`` (0 in a game without card points)."""
+        if self.points is None:
+            return 0
+        c = TOKENS.index(token)
+        return self.points.of(c, SUITS.index(trump) if trump else None)
+
+    def only(self, cards: int) -> CardTables:
+        """These tables for a smaller deck: the cards of mask ``cards`` only, ranked again from 0
+        within each suit (the order among them unchanged)."""
+        if self.trick is None:
+            return self
+
+        def keep(table: tuple[int, ...]) -> tuple[int, ...]:
+            out = list(table)
+            for s in range(4):
+                suit_cards = range(13 * s, 13 * s + 13)
+                kept = sorted((table[c], c) for c in suit_cards if cards >> c & 1 and table[c] >= 0)
+                for c in suit_cards:
+                    out[c] = -1
+                for pos, (_, c) in enumerate(kept):
+                    out[c] = pos
+            return tuple(out)
+        return replace(self, trick=Order(keep(self.trick.plain), keep(self.trick.trump)))
+
+    def rows(self) -> list[tuple[str, str, int, int]]:
+        """(context, card, rank index, points) for every card of the deck in both contexts; the rank
+        index counts from 1 for the weakest card of a suit (the ``card_tables`` SQL table)."""
+        if self.trick is None:
+            return []
+        out = []
+        for ctx, order, pts in (("plain", self.trick.plain, self.points.plain if self.points else None),
+                                ("trump", self.trick.trump, self.points.trump if self.points else None)):
+            for c in range(52):
+                if order[c] >= 0:
+                    out.append((ctx, TOKENS[c], order[c] + 1, pts[c] if pts is not None else 0))
+        return out
+
+
+NO_CARD_TABLES = CardTables(trick=None, points=None)
+"""The tables of a game without tricks and without card points (rummies, shedding games)."""
+
+
 class Game:
     """A game with its options fixed; makes matches (:meth:`new_match`)."""
 
@@ -113,6 +199,13 @@ class Game:
     extra_verbs: ClassVar[dict[str, tuple[str, str]]] = {}
     """Verbs of this game beyond CONTRACT.md's shared ones: verb -> (argument kind, form)."""
     state_class: ClassVar[type[State]]
+    tables: ClassVar[CardTables]
+    """The card orders and points of the game with its default options (:class:`CardTables`);
+    every game declares it, :data:`NO_CARD_TABLES` where it has neither tricks nor card points."""
+
+    def card_tables(self) -> CardTables:
+        """The card tables with this game's options; a game whose options change them overrides."""
+        return type(self).tables
 
     def __init__(self, **options: Any) -> None:
         spec = {o.name: o for o in self.options_spec}

@@ -1,9 +1,13 @@
 """What the built-in players know about the games: card orders and points, and how to read the
 parts of an observation that the game families share.
 
-Everything here is static rule knowledge (RULES.md tables) or reads an observation; nothing reads
-an engine state.  Games without an entry get a sensible fallback: a trick game's own ``ORDER`` /
-``POINTS`` class tables when its module declares them, else the natural order without points.
+Card orders and points come from the game's declaration (``Game.card_tables()``,
+:class:`engine.core.CardTables`), never from a copy here and never from the engine's private
+attributes: a trick game whose declaration lacks a trick order is an error (:class:`MissingTables`),
+not a silent natural order.  Nothing here reads an engine state.
+
+The jass family is the one deliberate exception, kept as it has always played: greedy plays jass
+tricks by rank alone (natural order, A high, no card points), see :data:`RANK_ONLY_FAMILIES`.
 """
 from __future__ import annotations
 
@@ -31,12 +35,17 @@ def rank(tok: str) -> str:
     return tok[0]
 
 
+class MissingTables(ValueError):
+    """A game's declaration lacks the card tables a built-in player needs."""
+
+
 @dataclass(frozen=True)
 class TrickRules:
     """Card strength and points of a trick game; ``strength`` compares cards of one suit."""
 
     plain: dict[str, int]
-    """token -> strength (higher wins) outside the trump suit; the tokens of the deck."""
+    """token -> strength (higher wins, 1 for the weakest card) outside the trump suit; the tokens of
+    the deck."""
     trump: dict[str, int]
     points: dict[str, int]
     trump_points: dict[str, int]
@@ -56,63 +65,48 @@ class TrickRules:
         return self.plain.keys()
 
 
-def _table(order_high_first: str) -> dict[str, int]:
-    return {r + s: len(order_high_first) - i for s in SUITS for i, r in enumerate(order_high_first)}
+RANK_ONLY_FAMILIES = frozenset({"jass", "jass (trick-and-draw)"})
+"""Families whose tricks greedy plays by rank alone (natural order, no points), as it always has:
+their declared tables (J and 9 high in trump, card points) are not used by the built-in players
+yet; using them changes how greedy plays jass, a change of its own."""
 
 
-def _points(ranks: dict[str, int], deck: Iterable[str]) -> dict[str, int]:
-    return {t: ranks.get(rank(t), 0) for t in deck}
+def _by_token(table: Sequence[int], deck: Iterable[int], offset: int = 0) -> dict[str, int]:
+    """An engine table (card id -> value) as token -> value + ``offset``, over ``deck``."""
+    from engine.cards import TOKENS
+    return {TOKENS[c]: table[c] + offset for c in deck}
 
 
-def _rules(order: str, pts: dict[str, int], trick_point: int = 0, teams: bool = False,
-           trump_order: str | None = None, trump_pts: dict[str, int] | None = None) -> TrickRules:
-    plain = _table(order)
-    trump = _table(trump_order) if trump_order else plain
-    points = _points(pts, plain)
-    return TrickRules(plain, trump, points, _points(trump_pts, plain) if trump_pts else points, trick_point,
-                      False, teams)
-
-
-MANILLE_PTS = {"T": 5, "A": 4, "K": 3, "Q": 2, "J": 1}
-HEARTS = TrickRules(_table("AKQJT98765432"), _table("AKQJT98765432"),
-                    {t: (1 if suit(t) == "H" else 13 if t == "QS" else 0) for t in ALL_TOKENS},
-                    {t: (1 if suit(t) == "H" else 13 if t == "QS" else 0) for t in ALL_TOKENS}, 0, True)
-
-KNOWN_TRICK_RULES: dict[str, TrickRules] = {
-    "hartenjagen": HEARTS,
-    "manillen": _rules("TAKQJ987", MANILLE_PTS, 0, teams=True),
-    "manille_parlee": _rules("TAKQJ987", MANILLE_PTS, 1, teams=True),
-    "manille_muette": _rules("TAKQJ987", MANILLE_PTS, 1, teams=True),
-    "manille_2_7": _rules("TAKQJ987", MANILLE_PTS, 1),
-    "butifarra": _rules("9AKQJ8765432", {"9": 5, "A": 4, "K": 3, "Q": 2, "J": 1}, 1, teams=True),
-}
+def _rank_only(teams: bool) -> TrickRules:
+    natural = {r + s: len(RANKS) - i for s in SUITS for i, r in enumerate(reversed(RANKS))}
+    return TrickRules(natural, natural, {}, {}, 0, False, teams)
 
 
 @cache
 def trick_rules(game: str) -> TrickRules:
-    """The trick rules of ``game``: RULES.md tables for the games above, else the game module's
-    own ``ORDER``/``POINTS`` tables, else the natural order (A high) without points."""
-    if game in KNOWN_TRICK_RULES:
-        return KNOWN_TRICK_RULES[game]
-    teams = False
+    """The trick rules of ``game`` from its declared card tables (default options).
+
+    Raises :class:`MissingTables` for an unknown game or one that declares no trick order."""
+    from engine import load_game
     try:
-        from engine import game_class
-        from engine.cards import TOKENS
-        cls = game_class(game)
-        teams = bool(cls.teams)
-        order = getattr(cls.state_class, "ORDER", None)
-        pts = getattr(cls.state_class, "POINTS", None)
-        if order is not None:
-            plain = {TOKENS[c]: v for c, v in enumerate(order.plain[:52]) if v >= 0}
-            trump = {TOKENS[c]: v for c, v in enumerate(order.trump[:52]) if v >= 0}
-            points = ({TOKENS[c]: v for c, v in enumerate(pts.plain[:52])} if pts is not None else {})
-            tpoints = ({TOKENS[c]: v for c, v in enumerate(pts.trump[:52])} if pts is not None else points)
-            tp = int(getattr(cls.state_class, "TRICK_POINT", 0))
-            return TrickRules(plain, trump, points, tpoints, tp, False, teams)
-    except (ImportError, ValueError, AttributeError, TypeError):
-        pass
-    natural = _table("AKQJT98765432")
-    return TrickRules(natural, natural, {}, {}, 0, False, teams)
+        g = load_game(game)
+    except ValueError as e:
+        raise MissingTables(f"no card tables for {game!r}: {e}") from None
+    teams = bool(g.teams)
+    if g.family in RANK_ONLY_FAMILIES:
+        return _rank_only(teams)
+    tables = g.card_tables()
+    if tables.trick is None:
+        raise MissingTables(f"{game} declares no trick order (its CardTables.trick is None), so the "
+                            "built-in players cannot play its tricks")
+    order = tables.trick
+    deck = [c for c in range(len(order.plain)) if order.plain[c] >= 0]
+    plain = _by_token(order.plain, deck, 1)
+    trump = _by_token(order.trump, deck, 1)
+    pts = tables.points
+    points = _by_token(pts.plain, deck) if pts is not None else {}
+    tpoints = _by_token(pts.trump, deck) if pts is not None else {}
+    return TrickRules(plain, trump, points, tpoints, tables.trick_point, tables.penalty, teams)
 
 
 SHEDDING_FACE = {"genive": 10, "geneve": 11}

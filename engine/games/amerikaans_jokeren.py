@@ -40,7 +40,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.cards import PACK, TOKENS, deck_108
-from engine.core import Option, rank_by, register
+from engine.core import NO_CARD_TABLES, Option, rank_by, register
 from engine.games._rummy import (
     DISCARD,
     JOKER_MASK,
@@ -261,6 +261,7 @@ class AmerikaansJokeren(RummyGame):
                check=lambda v: v >= 0, nullable=True, max=1000),
     )
     state_class = AmerikaansJokerenState
+    tables = NO_CARD_TABLES  # no tricks, no card points
     joker_reuse: ClassVar[str] = "meld"  # AJ15: a freed joker goes into a new meld this turn
 
     def deck(self) -> list[int]:

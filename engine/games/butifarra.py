@@ -40,7 +40,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.cards import deck_48_no_tens, mask_of
-from engine.core import JSON, Game, Option, rank_by, register
+from engine.core import JSON, CardTables, Game, Option, rank_by, register
 from engine.games._manille import (
     BUTIFARRA_ORDER,
     BUTIFARRA_POINTS,
@@ -290,3 +290,4 @@ class Butifarra(Game):
         Option("sant_vicenc", False, "B3: after a redouble the opponents may double again (x8)"),
     )
     state_class = ButifarraState
+    tables = CardTables(state_class.ORDER, state_class.POINTS, state_class.TRICK_POINT)

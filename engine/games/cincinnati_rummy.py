@@ -42,7 +42,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from engine.cards import TOKENS, build_deck
-from engine.core import Option, rank_by, register
+from engine.core import NO_CARD_TABLES, Option, rank_by, register
 from engine.games._knock import (
     OUT_VERBS,
     PHYS,
@@ -173,6 +173,7 @@ class CincinnatiRummy(ConfrontationGame):
                check=lambda v: v >= 1, max=10000),
     )
     state_class = CincinnatiRummyState
+    tables = NO_CARD_TABLES  # no tricks, no card points
 
     def make_solver(self) -> Solver:
         return Solver(MeldSpec(ace_low=True, ace_high=True, wild_twos=False), PENALTY_VALUES, 25)

@@ -39,7 +39,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.cards import deck_54, deck_108
-from engine.core import Option, register
+from engine.core import NO_CARD_TABLES, Option, register
 from engine.games._shedding import SheddingGame, SheddingState, value_table
 from engine.melds import GroupRule, Item
 
@@ -219,6 +219,7 @@ class Geneve(SheddingGame):
                "literal +30 only)"),
     )
     state_class = GeneveState
+    tables = NO_CARD_TABLES  # no tricks, no card points
     values: ClassVar[tuple[int, ...]] = value_table(11)  # V1: faces 11 (Genive: 10); V2: joker 0
 
     def group_rule(self) -> GroupRule:

@@ -38,7 +38,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.cards import TOKENS, deck_54
-from engine.core import Option, rank_by, register
+from engine.core import NO_CARD_TABLES, Option, rank_by, register
 from engine.games._shedding import IS_JOKER, SheddingGame, SheddingState, bits, value_table
 from engine.melds import Item
 
@@ -198,4 +198,5 @@ class Genive(SheddingGame):
         Option("call_limit", 5, "Highest hand total that may call 'Genive'", check=lambda v: v >= 0),
     )
     state_class = GeniveState
+    tables = NO_CARD_TABLES  # no tricks, no card points
     values: ClassVar[tuple[int, ...]] = value_table(10)

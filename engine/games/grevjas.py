@@ -53,7 +53,7 @@ import random
 from typing import ClassVar
 
 from engine.cards import KING, QUEEN, TOKENS
-from engine.core import JSON, Game, Option, State, register
+from engine.core import JSON, CardTables, Game, Option, State, register
 from engine.games._jass import (
     GREVJAS_MELDS,
     GREVJAS_RULE,
@@ -388,3 +388,5 @@ class Grevjas(Game):
                "honderd); a false claim gives the opponents the deal"),
     )
     state_class = GrevjasState
+    tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
+                        last_trick=state_class.TABLE.last_trick)

@@ -50,7 +50,7 @@ import random
 from typing import Any, ClassVar
 
 from engine.cards import SUITS, TOKENS, card, deck_36, mask_of
-from engine.core import JSON, Game, Option, State, register
+from engine.core import JSON, CardTables, Game, Option, State, register
 from engine.deal import check_deal, check_sizes, pack_tokens
 from engine.games._jass import (
     HANDJAS,
@@ -707,3 +707,4 @@ class Handjas(Game):
                "(Swiss practice); default: every carre, as the seed"),
     )
     state_class = HandjasState
+    tables = CardTables(HANDJAS.order, HANDJAS.points, last_trick=HANDJAS.last_trick)

@@ -49,9 +49,9 @@ import struct
 from typing import Any, ClassVar
 
 from engine.cards import SUIT_MASKS, SUITS, TOKENS, card
-from engine.core import JSON, Game, Option, State, rank_by, register
+from engine.core import JSON, CardTables, Game, Option, State, rank_by, register
 from engine.deal import check_deal, pack_tokens
-from engine.tricks import PLAY, PLAY_TABLES, suit_action_tables
+from engine.tricks import PLAY, PLAY_TABLES, Points, rank_order, suit_action_tables
 
 # --------------------------------------------------------------------- tables, built once
 NCARDS = 52
@@ -746,6 +746,7 @@ class Hartenjagen(Game):
                choices=MOON_MODES),
     )
     state_class = HartenjagenState
+    tables = CardTables(rank_order("AKQJT98765432"), Points(PTS, PTS), penalty=True)  # ace high
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)

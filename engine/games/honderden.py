@@ -46,8 +46,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.core import Game, Option, register
-from engine.games._honderden import HonderdenState
+from engine.core import CardTables, Game, Option, register
+from engine.games._honderden import TABLE, HonderdenState
 
 
 class Honderden2State(HonderdenState):
@@ -93,3 +93,4 @@ class Honderden(Game):
                "and earlier tricks (for bots)"),
     )
     state_class = Honderden2State
+    tables = CardTables(TABLE.order, TABLE.points, last_trick=TABLE.last_trick)

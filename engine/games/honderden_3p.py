@@ -42,8 +42,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.core import Game, Option, register
-from engine.games._honderden import HonderdenState
+from engine.core import CardTables, Game, Option, register
+from engine.games._honderden import DECK24, TABLE, HonderdenState
 
 
 class Honderden3State(HonderdenState):
@@ -91,3 +91,4 @@ class Honderden3p(Game):
                "and earlier tricks (for bots)"),
     )
     state_class = Honderden3State
+    tables = CardTables(TABLE.order, TABLE.points, last_trick=TABLE.last_trick).only(DECK24)  # 24 cards, A-9

@@ -51,7 +51,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.cards import JACK, KING, NINE, QUEEN, SEVEN, SUITS, TOKENS, card
-from engine.core import JSON, Game, Option, rank_by, register
+from engine.core import JSON, CardTables, Game, Option, rank_by, register
 from engine.games._bela import (
     _BIT,
     KLOP_RULE_NO_HOLDBACK,
@@ -561,3 +561,9 @@ class JoJotte(Game):
                "instead of the seed's (15/10/10/5/5; 165)"),
     )
     state_class = JoJotteState
+    tables = CardTables(JO_JOTTE.order, JO_JOTTE.points, last_trick=JO_JOTTE.last_trick)
+
+    def card_tables(self) -> CardTables:
+        """JJ1: ``pagat_values`` plays the Klop/Bela table (:data:`TEN_HIGH`)."""
+        t = TEN_HIGH if self.options["pagat_values"] else JO_JOTTE
+        return CardTables(t.order, t.points, last_trick=t.last_trick)

@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from engine.cards import ACE, deck_108
-from engine.core import Option, rank_by, register
+from engine.core import NO_CARD_TABLES, Option, rank_by, register
 from engine.games._rummy import BASE, RummyGame, RummyState, bits, value_table
 from engine.melds import Item
 
@@ -167,6 +167,7 @@ class JokerenDrift(RummyGame):
                check=lambda v: v >= 0, nullable=True, max=1000),
     )
     state_class = JokerenDriftState
+    tables = NO_CARD_TABLES  # no tricks, no card points
     joker_reuse: ClassVar[str] = "meld"  # JD5: a freed joker goes into a new meld this turn
 
     def deck(self) -> list[int]:

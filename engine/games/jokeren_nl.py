@@ -36,7 +36,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.cards import ACE, build_deck
-from engine.core import Option, register
+from engine.core import NO_CARD_TABLES, Option, register
 from engine.games._rummy import (
     BASE,
     JOKER_MASK,
@@ -349,6 +349,7 @@ class JokerenNL(RummyGame):
                check=lambda v: v >= 0, nullable=True, max=1000),
     )
     state_class = JokerenNLState
+    tables = NO_CARD_TABLES  # no tricks, no card points
     run_rule: ClassVar[RunRule] = RunRule(min_len=3, ace_low=True, ace_high=True, min_naturals=1,
                                           adjacent_jokers=False)  # J4, J7
     set_rule: ClassVar[GroupRule] = GroupRule(min_size=3, max_size=4, distinct_suits=True, jokers=True)

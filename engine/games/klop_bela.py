@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.core import Game, register
+from engine.core import CardTables, Game, register
 from engine.games._bela import KLOP_EVENTS, KLOP_NOTATION, KlopState, klop_options
 
 
@@ -65,3 +65,5 @@ class KlopBela(Game):
     extra_verbs: ClassVar[dict[str, tuple[str, str]]] = {}
     options_spec = klop_options(500)
     state_class = KlopState
+    tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
+                        last_trick=state_class.TABLE.last_trick)

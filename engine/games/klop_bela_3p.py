@@ -18,7 +18,7 @@ Injected deal (X6): ``{"dealer": 0, "hands": [[6 tokens] x 3], "upcard": "9H", "
 """
 from __future__ import annotations
 
-from engine.core import Game, register
+from engine.core import CardTables, Game, register
 from engine.games._bela import KLOP_EVENTS, KLOP_NOTATION, KlopState, klop_options
 
 
@@ -39,3 +39,5 @@ class KlopBela3p(Game):
     rule_events = KLOP_EVENTS
     options_spec = klop_options(500)
     state_class = KlopState
+    tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
+                        last_trick=state_class.TABLE.last_trick)

@@ -36,7 +36,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from engine.cards import deck_52
-from engine.core import Option, rank_by, register
+from engine.core import NO_CARD_TABLES, Option, rank_by, register
 from engine.games._knock import PHYS, ConfrontationGame, ConfrontationState, MeldSpec, Solver, value_table
 
 VALUES = value_table(ace=1)  # KR1
@@ -190,6 +190,7 @@ class KlopRummy(ConfrontationGame):
                "and 25 from each opponent for a Rummy (Bicycle)"),
     )
     state_class = KlopRummyState
+    tables = NO_CARD_TABLES  # no tricks, no card points
 
     def make_solver(self) -> Solver:
         return Solver(MeldSpec(set_max=4, run_min=3, ace_low=True, ace_high=False), VALUES, 0)

@@ -52,7 +52,7 @@ Play starts at the meld round.
 """
 from __future__ import annotations
 
-from engine.core import Game, Option, register
+from engine.core import CardTables, Game, Option, register
 from engine.games._kruisjas import KruisjasState
 
 
@@ -98,3 +98,5 @@ class Kruisjassen(Game):
         Option("wild_jas", False, "K18: the Jas as its holder's only trump is never forced out"),
     )
     state_class = KruisjassenState
+    tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
+                        last_trick=state_class.TABLE.last_trick)

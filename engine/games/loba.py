@@ -43,7 +43,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.cards import JOKER, TOKENS, card, deck_108
-from engine.core import Option, register
+from engine.core import NO_CARD_TABLES, Option, register
 from engine.errors import IllegalAction
 from engine.games._rummy import (
     BASE,
@@ -670,6 +670,7 @@ class Loba(RummyGame):
                check=lambda v: v >= 0, nullable=True, max=1000),
     )
     state_class = LobaState
+    tables = NO_CARD_TABLES  # no tricks, no card points
     extra_verbs: ClassVar[dict[str, tuple[str, str]]] = LOBA_VERBS
     hand_size: ClassVar[int] = 9
     run_rule: ClassVar[RunRule] = RunRule(min_len=4, ace_low=True, ace_high=True, min_naturals=1,

@@ -39,7 +39,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.cards import TOKENS, card, deck_32, mask_of
-from engine.core import JSON, Game, Option, rank_by, register
+from engine.core import JSON, CardTables, Game, Option, rank_by, register
 from engine.games._manille import (
     PLAY_CARD,
     TRUMP,
@@ -322,3 +322,4 @@ class Manille27(Game):
                check=lambda v: v > 0, nullable=True, max=1000),
     )
     state_class = Manille27State
+    tables = CardTables(state_class.ORDER, state_class.POINTS, state_class.TRICK_POINT)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.core import Game, register
+from engine.core import CardTables, Game, register
 from engine.games._manille import ManilleState
 from engine.games._parlee import ParleeState, parlee_options
 
@@ -71,3 +71,4 @@ class ManilleMuette(Game):
     teams = True
     options_spec = parlee_options("L74")
     state_class = MuetteState
+    tables = CardTables(state_class.ORDER, state_class.POINTS, state_class.TRICK_POINT)

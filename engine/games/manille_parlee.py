@@ -53,7 +53,7 @@ Manille Muette (``manille_muette``) is this game without talk (same class, ``TAL
 """
 from __future__ import annotations
 
-from engine.core import Game, Option, register
+from engine.core import CardTables, Game, Option, register
 from engine.games._parlee import ParleeState, parlee_options
 
 
@@ -110,3 +110,4 @@ class ManilleParlee(Game):
         *parlee_options("L50"),
     )
     state_class = ParleeState
+    tables = CardTables(state_class.ORDER, state_class.POINTS, state_class.TRICK_POINT)

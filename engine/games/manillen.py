@@ -43,7 +43,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.cards import SUITS, TOKENS, card, deck_32, mask_of
-from engine.core import JSON, Game, Option, rank_by, register
+from engine.core import JSON, CardTables, Game, Option, rank_by, register
 from engine.games._manille import (
     MANILLE_POINTS,
     MANILLEN_RULE,
@@ -348,6 +348,7 @@ class Manillen(Game):
         Option("cut_phase", True, "the player right of the dealer cuts or knocks before each deal"),
     )
     state_class = ManillenState
+    tables = CardTables(state_class.ORDER, state_class.POINTS, state_class.TRICK_POINT)
 
     def _check_options(self) -> None:
         if self.options["extend_to"] <= self.options["target"]:

@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.cards import JOKER, TOKENS, deck_54
-from engine.core import Option, register
+from engine.core import NO_CARD_TABLES, Option, register
 from engine.games._rummy import (
     BASE,
     DISCARD,
@@ -316,6 +316,7 @@ class RaminoDrift(RummyGame):
                check=lambda v: v >= 0, nullable=True, max=1000),
     )
     state_class = RaminoDriftState
+    tables = NO_CARD_TABLES  # no tricks, no card points
     hand_size: ClassVar[int] = 7
     run_rule: ClassVar[RunRule] = RunRule(min_len=3, ace_low=True, ace_high=False, min_naturals=1)
     set_rule: ClassVar[GroupRule] = GroupRule(min_size=3, max_size=4, distinct_suits=True, jokers=True)

@@ -41,7 +41,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.cards import deck_108
-from engine.core import Option, rank_by, register
+from engine.core import NO_CARD_TABLES, Option, rank_by, register
 from engine.games._knock import (
     PHYS,
     ConfrontationGame,
@@ -223,6 +223,7 @@ class RaminoKlop(ConfrontationGame):
                nullable=True, check=lambda v: v >= 0, max=1000),
     )
     state_class = RaminoKlopState
+    tables = NO_CARD_TABLES  # no tricks, no card points
 
     def make_solver(self) -> Solver:
         # RK5, RK7: sets of distinct suits, runs and sets of 3 or 4 cards, the ace low

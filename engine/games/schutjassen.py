@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.core import JSON, Game, Option, register
+from engine.core import JSON, CardTables, Game, Option, register
 from engine.games._kruisjas import KruisjasState, play_list
 
 SCHUT, HERSCHUT, TOUT, CONCEDE = "declare schut", "declare herschut", "declare tout", "declare concede"
@@ -256,3 +256,5 @@ class Schutjassen(Game):
         Option("wild_jas", False, "K18: the Jas as its holder's only trump is never forced out"),
     )
     state_class = SchutjassenState
+    tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
+                        last_trick=state_class.TABLE.last_trick)

@@ -44,7 +44,7 @@ import random
 from typing import Any, ClassVar
 
 from engine.cards import ACE, PACK, TOKENS, deck_52
-from engine.core import Game, Option, State, rank_by, register
+from engine.core import NO_CARD_TABLES, Game, Option, State, rank_by, register
 from engine.deal import Cards, check_deal, pack_tokens
 from engine.games._knock import PHYS, bits, hand_tokens, value_table
 from engine.melds import GroupRule, RunRule, enumerate_groups, enumerate_runs
@@ -453,3 +453,4 @@ class Tonk(Game):
                choices=(49, 50)),
     )
     state_class = TonkState
+    tables = NO_CARD_TABLES  # no tricks, no card points

@@ -44,7 +44,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.cards import TOKENS, build_deck
-from engine.core import Option, rank_by, register
+from engine.core import NO_CARD_TABLES, Option, rank_by, register
 from engine.games._knock import (
     OUT_VERBS,
     PHYS,
@@ -188,6 +188,7 @@ class WildcardRummy(ConfrontationGame):
                check=lambda v: v >= 1, max=10000),
     )
     state_class = WildcardRummyState
+    tables = NO_CARD_TABLES  # no tricks, no card points
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)

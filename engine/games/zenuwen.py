@@ -86,7 +86,7 @@ import random
 from typing import Any, ClassVar
 
 from engine.cards import PACK, RANKS, TOKENS, build_deck
-from engine.core import JSON, Game, Option, State, rank_by, register
+from engine.core import JSON, NO_CARD_TABLES, Game, Option, State, rank_by, register
 from engine.deal import check_deal, pack_tokens
 
 PILES = 5
@@ -726,3 +726,4 @@ class Zenuwen(Game):
                choices=(None, 1, 2)),
     )
     state_class = ZenuwenState
+    tables = NO_CARD_TABLES  # no tricks, no card points

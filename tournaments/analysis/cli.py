@@ -121,9 +121,11 @@ def query_cmd(
     limit: Annotated[int, typer.Option(min=0, max=MAX_COUNT, help="rows shown by --format table (0: all)")
                      ] = 100,
 ) -> None:
-    """Run SQL over a tournament's logs (views: moves, matches, events; `game` is a column)."""
+    """Run SQL over a tournament's logs (views: moves, matches, events; `game` is a column; and the
+    engine's card tables: card_tables, card_ranks)."""
     import duckdb
 
+    from tournaments.analysis.verify import register_card_tables
     from tournaments.analysis.views import LogError
     log = _open(directory)
     if fmt is Format.parquet and output is None:
@@ -135,6 +137,7 @@ def query_cmd(
         file_path(output, "--out", must_exist=False)   # (a FIFO or a device)
     try:
         con = log.connect()
+        register_card_tables(con)
         rel = con.sql(sql)
         if rel is None:
             fail("the SQL returned no rows to show (write a SELECT)")

@@ -11,6 +11,10 @@ every action too.  Batches run in parallel worker processes.
 
 Invariant SQL (:func:`run_queries`): ``queries/_common.sql`` for every game and
 ``queries/<game>.sql`` per game (see the files for the format).  Each query's rows are violations.
+A game file may include a family file (``-- include: _family.sql key=value ...``), rendered for the
+game (:func:`load_queries`).  Before the queries run, the ``card_tables`` table holds every game's
+card orders and points from the engine's declarations (:func:`card_table_rows`), so no query writes
+a rank order or a points table again.
 
 Every :class:`Violation` carries the match id and a command that replays it:
 ``cardarena verify DIR --match ID``.
@@ -48,6 +52,8 @@ from tournaments.log import check_batch, tournaments_in
 
 QUERIES = Path(__file__).with_name("queries")
 _BLOCK = re.compile(r"^-- (invariant|setup):?[ \t]*([A-Za-z0-9_]*)[ \t]*$", re.M)
+_INCLUDE = re.compile(r"^-- include:[ \t]*(\S+)((?:[ \t]+[A-Za-z_]\w*=\S+)*)[ \t]*$", re.M)
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)\}")
 _ABS_TOL = 1e-9
 
 
@@ -281,11 +287,69 @@ class Query:
 
 
 def load_queries(game: str | None) -> tuple[list[str], list[Query]]:
-    """(setup statements, invariant queries) of ``queries/<game>.sql`` (``None``: ``_common.sql``)."""
+    """(setup statements, invariant queries) of ``queries/<game>.sql`` (``None``: ``_common.sql``),
+    with its ``-- include:`` lines replaced by the family files they name, rendered for ``game``."""
     path = QUERIES / ("_common.sql" if game is None else f"{game}.sql")
     if not path.is_file():
         return [], []
-    return parse_queries(path.read_text(encoding="utf-8"), path)
+    text = path.read_text(encoding="utf-8")
+    if game is not None:
+        text = _INCLUDE.sub(lambda m: _render(m, game, path), text)
+    return parse_queries(text, path)
+
+
+def _render(m: re.Match[str], game: str, source: Path, inherited: dict[str, str] | None = None,
+            depth: int = 0) -> str:
+    """The family file of an ``-- include: FILE key=value ...`` line, its ``{game}`` and ``{key}``
+    placeholders filled in (a nested include inherits them); an unknown file or placeholder is an
+    error naming the including file."""
+    name = m.group(1)
+    family = QUERIES / name
+    if not name.startswith("_") or family.parent != QUERIES or not family.is_file():
+        raise ValueError(f"{source.name}: included family file {name!r} is not a queries/_*.sql file")
+    values = {**(inherited or {}), "game": game}
+    for kv in m.group(2).split():
+        key, _, value = kv.partition("=")
+        values[key] = value
+    body = family.read_text(encoding="utf-8")
+    missing = sorted({p for p in _PLACEHOLDER.findall(body) if p not in values})
+    if missing:
+        raise ValueError(f"{source.name}: {name} needs {', '.join(missing)} (give them as key=value "
+                         f"on the include line)")
+    body = _PLACEHOLDER.sub(lambda p: values[p.group(1)], body)
+    if depth >= 4:
+        raise ValueError(f"{source.name}: includes nest deeper than 4 files (at {name})")
+    return _INCLUDE.sub(lambda n: _render(n, game, family, values, depth + 1), body)
+
+
+def card_table_rows() -> list[tuple[str, str, str, int, int]]:
+    """(game, context, card, rank index, points) for every trick game's card tables with default
+    options (``context`` is ``plain`` or ``trump``, :data:`engine.core.CONTEXTS`; rank index 1 is a
+    suit's weakest card)."""
+    rows = []
+    for g in GAMES:
+        for ctx, card, rank_index, points in load_game(g).card_tables().rows():
+            rows.append((g, ctx, card, rank_index, points))
+    return rows
+
+
+def register_card_tables(con: Any) -> None:
+    """Create the ``card_tables`` table (:func:`card_table_rows`) on the DuckDB connection ``con``,
+    and its one-row-per-card view ``card_ranks`` (game, card, plain_rank, trump_rank, plain_points,
+    trump_points) for the queries to join on."""
+    cols = list(zip(*card_table_rows(), strict=True))
+    names = ["game", "context", "card", "rank_index", "points"]
+    types = [pa.string(), pa.string(), pa.string(), pa.int32(), pa.int32()]
+    arrow = pa.table({n: pa.array(c, type=t) for n, c, t in zip(names, cols, types, strict=True)})
+    con.register("card_tables_rows", arrow)
+    con.execute("CREATE OR REPLACE TEMP TABLE card_tables AS SELECT * FROM card_tables_rows")
+    con.unregister("card_tables_rows")
+    con.execute("""CREATE OR REPLACE TEMP VIEW card_ranks AS
+        SELECT game, card, any_value(rank_index) FILTER (WHERE context = 'plain') AS plain_rank,
+               any_value(rank_index) FILTER (WHERE context = 'trump') AS trump_rank,
+               any_value(points) FILTER (WHERE context = 'plain') AS plain_points,
+               any_value(points) FILTER (WHERE context = 'trump') AS trump_points
+        FROM card_tables GROUP BY game, card""")
 
 
 def parse_queries(text: str, source: Path) -> tuple[list[str], list[Query]]:
@@ -327,8 +391,12 @@ def run_queries(log: TournamentLog, games: list[str] | None = None, limit: int =
     ran: list[str] = []
     present = games if games is not None else log.games
     try:
+        register_card_tables(con)
         for game in [None, *present]:
-            setup, queries = load_queries(game)
+            try:
+                setup, queries = load_queries(game)
+            except ValueError as e:
+                raise LogError(f"invariant queries of {game or 'every game'}: {e}") from None
             for stmt in setup:
                 con.execute(stmt)
             for q in queries:

@@ -2,22 +2,7 @@
 -- its 32 cards are played (a claim of "honderd"), so "held later" checks use the cards the seat
 -- still played in the same deal.  Trump comes from the trump_turned event.  Scores are strokes.
 
--- setup
-CREATE OR REPLACE TEMP VIEW gj_trump AS
-SELECT match_id, deal, any_value(json_extract_string(data, '$.suit')) AS trump, count(*) AS n
-FROM events WHERE event = 'grevjas.trump_turned' GROUP BY ALL;
-
-CREATE OR REPLACE TEMP VIEW gj_plays AS
-SELECT mv.match_id, mv.deal, mv.ply, mv.seat, substr(mv.action, 6, 2) AS card,
-       substr(mv.action, 7, 1) AS suit, substr(mv.action, 6, 1) AS r, t.trump,
-       row_number() OVER (PARTITION BY mv.match_id, mv.deal ORDER BY mv.ply) - 1 AS k
-FROM moves mv LEFT JOIN gj_trump t ON t.match_id = mv.match_id AND t.deal = mv.deal
-WHERE mv.game = 'grevjas' AND starts_with(mv.action, 'play ');
-
-CREATE OR REPLACE TEMP VIEW gj_tricks AS
-SELECT *, k // 4 AS trick, k % 4 AS pos,
-       first_value(suit) OVER (PARTITION BY match_id, deal, k // 4 ORDER BY k) AS led
-FROM gj_plays;
+-- include: _kruisjas.sql p=gj
 
 -- invariant: grevjas_gj9_trump_shown_once_per_deal
 -- GJ9: every deal with plays was cut or tapped once (none for an injected deal) and turned one trump.
@@ -57,11 +42,4 @@ SELECT match_id, 'deal ' || deal || ': a correct claim at ' || json_extract_stri
 FROM events WHERE event = 'grevjas.honderd_claimed'
   AND json_extract(data, '$.correct')::BOOLEAN AND json_extract(data, '$.points')::INTEGER < 100;
 
--- invariant: grevjas_scores_partners_equal
--- GJ7: the match scores (strokes) are the sums of the score sheet, and partners score the same.
-SELECT match_id, 'scores ' || scores::VARCHAR || ' vs sheet sums' AS detail
-FROM matches
-WHERE game = 'grevjas'
-  AND (scores[1] <> scores[3] OR scores[2] <> scores[4]
-       OR scores[1] <> (SELECT coalesce(sum(x[1]), 0) FROM unnest(sheet) AS u(x))
-       OR scores[2] <> (SELECT coalesce(sum(x[2]), 0) FROM unnest(sheet) AS u(x)));
+-- include: _partner_scores.sql check=scores_partners_equal

@@ -1,14 +1,15 @@
 -- Hartenjagen (Hearts), RULES.md 2.3 (H1-H6), checked from the logged actions alone.
 -- Every card is played in every deal, so a seat's hand at a trick is the set of cards it plays from
 -- that trick on: follow-suit, heart-lead and first-trick rules can be checked without the deal.
+-- Card order (A high) and penalty points (hearts 1, QS 13): the engine's card tables (card_ranks).
 
 -- setup
 CREATE OR REPLACE TEMP VIEW hj_plays AS
-SELECT match_id, deal, ply, seat, substr(action, 6, 2) AS card, substr(action, 7, 1) AS suit,
-       position(substr(action, 6, 1) IN '23456789TJQKA') AS rank,
-       CASE WHEN substr(action, 7, 1) = 'H' THEN 1 WHEN substr(action, 6, 2) = 'QS' THEN 13 ELSE 0 END AS pts,
-       row_number() OVER (PARTITION BY match_id, deal ORDER BY ply) - 1 AS k
-FROM moves WHERE game = 'hartenjagen' AND starts_with(action, 'play ');
+SELECT mv.match_id, mv.deal, mv.ply, mv.seat, substr(mv.action, 6, 2) AS card, substr(mv.action, 7, 1) AS suit,
+       cr.plain_rank AS rank, cr.plain_points AS pts,
+       row_number() OVER (PARTITION BY mv.match_id, mv.deal ORDER BY mv.ply) - 1 AS k
+FROM moves mv LEFT JOIN card_ranks cr ON cr.game = mv.game AND cr.card = substr(mv.action, 6, 2)
+WHERE mv.game = 'hartenjagen' AND starts_with(mv.action, 'play ');
 
 CREATE OR REPLACE TEMP VIEW hj_tricks AS
 SELECT *, k // 4 AS trick, k % 4 AS pos,

@@ -3,38 +3,15 @@
 -- stock is empty and no card enters a hand again, so a seat's holding there is what it plays later.
 
 -- setup
-CREATE OR REPLACE TEMP VIEW ho_moves AS
-SELECT match_id, deal, ply, seat, action,
-       sum(CASE WHEN starts_with(action, 'play ') THEN 1 ELSE 0 END)
-           OVER (PARTITION BY match_id, deal ORDER BY ply ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-           AS plays_before
-FROM moves WHERE game = 'honderden';
+CREATE OR REPLACE TEMP VIEW ho_scope AS SELECT match_id FROM matches WHERE game = 'honderden';
 
-CREATE OR REPLACE TEMP VIEW ho_plays AS
-SELECT match_id, deal, ply, seat, substr(action, 6, 2) AS card, substr(action, 7, 1) AS suit,
-       row_number() OVER (PARTITION BY match_id, deal ORDER BY ply) - 1 AS k
-FROM moves WHERE game = 'honderden' AND starts_with(action, 'play ');
-
-CREATE OR REPLACE TEMP VIEW ho_tricks AS
-SELECT *, k // 2 AS trick, k % 2 AS pos,
-       first_value(suit) OVER (PARTITION BY match_id, deal, k // 2 ORDER BY k) AS led
-FROM ho_plays;
+-- include: _honderden.sql p=ho players=2
 
 -- invariant: honderden_cards_once_per_deal
 -- A deal plays each of the 32 cards at most once.
 SELECT match_id, 'deal ' || deal || ': ' || count(*) || ' plays of ' || count(DISTINCT card) || ' distinct cards' AS detail
 FROM ho_plays GROUP BY match_id, deal
 HAVING count(*) <> count(DISTINCT card) OR count(*) > 32;
-
--- invariant: honderden_melds_only_in_the_first_trick
--- HO10: melds (declare with cards) are announced in trick 1 only, before the declarer plays his card.
-SELECT m.match_id, 'deal ' || m.deal || ' ply ' || m.ply || ': seat ' || m.seat || ' ' || m.action
-       || ' after ' || m.plays_before || ' plays' AS detail
-FROM ho_moves m
-WHERE starts_with(m.action, 'declare ') AND m.action <> 'declare dek'
-  AND (coalesce(m.plays_before, 0) >= 2
-       OR EXISTS (SELECT 1 FROM ho_plays p WHERE p.match_id = m.match_id AND p.deal = m.deal
-                  AND p.seat = m.seat AND p.ply < m.ply));
 
 -- invariant: honderden_dek_ends_the_deal
 -- HO12: "ik dek" ends the deal at once (right or wrong), with an ik_dek event at that ply.

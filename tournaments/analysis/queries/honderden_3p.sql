@@ -3,44 +3,20 @@
 -- tricks skip matches with the elimination option (they switch to the two-player rules).
 
 -- setup
-CREATE OR REPLACE TEMP VIEW ht_three AS
+CREATE OR REPLACE TEMP VIEW ht_scope AS
 SELECT match_id FROM matches
 WHERE game = 'honderden_3p' AND NOT coalesce(json_extract(options, '$.elimination')::BOOLEAN, false);
 
-CREATE OR REPLACE TEMP VIEW ht_moves AS
-SELECT match_id, deal, ply, seat, action,
-       sum(CASE WHEN starts_with(action, 'play ') THEN 1 ELSE 0 END)
-           OVER (PARTITION BY match_id, deal ORDER BY ply ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-           AS plays_before
-FROM moves WHERE game = 'honderden_3p';
-
-CREATE OR REPLACE TEMP VIEW ht_plays AS
-SELECT match_id, deal, ply, seat, substr(action, 6, 2) AS card, substr(action, 7, 1) AS suit,
-       row_number() OVER (PARTITION BY match_id, deal ORDER BY ply) - 1 AS k
-FROM moves WHERE game = 'honderden_3p' AND starts_with(action, 'play ') AND match_id IN (SELECT match_id FROM ht_three);
-
-CREATE OR REPLACE TEMP VIEW ht_tricks AS
-SELECT *, k // 3 AS trick, k % 3 AS pos,
-       first_value(suit) OVER (PARTITION BY match_id, deal, k // 3 ORDER BY k) AS led
-FROM ht_plays;
+-- include: _honderden.sql p=ht players=3
 
 -- invariant: honderden_3p_24_cards_once_per_deal
--- A deal plays at most the 24 cards A K Q J 10 9, each at most once.
+-- A deal plays at most the 24 cards A K Q J 10 9 (the engine's card tables), each at most once.
 SELECT match_id, 'deal ' || deal || ': ' || count(*) || ' plays of ' || count(DISTINCT card)
        || ' distinct cards, or a card below 9' AS detail
 FROM ht_plays GROUP BY match_id, deal
-HAVING count(*) <> count(DISTINCT card) OR count(*) > 24 OR bool_or(substr(card, 1, 1) IN ('7', '8'));
-
--- invariant: honderden_3p_melds_only_in_the_first_trick
--- Melds (declare with cards) are announced in trick 1 only, before the declarer plays his card.
-SELECT m.match_id, 'deal ' || m.deal || ' ply ' || m.ply || ': seat ' || m.seat || ' ' || m.action
-       || ' after ' || m.plays_before || ' plays' AS detail
-FROM ht_moves m
-WHERE m.match_id IN (SELECT match_id FROM ht_three)
-  AND starts_with(m.action, 'declare ') AND m.action <> 'declare dek'
-  AND (coalesce(m.plays_before, 0) >= 3
-       OR EXISTS (SELECT 1 FROM ht_plays p WHERE p.match_id = m.match_id AND p.deal = m.deal
-                  AND p.seat = m.seat AND p.ply < m.ply));
+HAVING count(*) <> count(DISTINCT card)
+    OR count(*) > (SELECT count(*) FROM card_ranks WHERE game = 'honderden_3p')
+    OR bool_or(card NOT IN (SELECT card FROM card_ranks WHERE game = 'honderden_3p'));
 
 -- invariant: honderden_3p_dek_only_via_stuk
 -- HT3: every dek has a dek_via_stuk event at its ply and ends the deal at once.

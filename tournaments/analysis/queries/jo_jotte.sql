@@ -2,7 +2,7 @@
 -- 32 cards, 9 each; a deal that reaches play is played out (Nullo deals too, JJ18), so a seat's
 -- holding at a trick is what it plays later in that deal.  The contract is the deal's last `trump X`
 -- (a `trump none` overcall replaces a suit bid); a Nullo not answered by a Pit is played without trump.
--- Trump order J 9 A 10 K Q 8 7; plain order A 10 K Q J 9 8 7.
+-- Card orders: the engine's card tables (_tricks.sql).
 
 -- setup
 CREATE OR REPLACE TEMP VIEW jj_deals AS
@@ -21,18 +21,7 @@ SELECT mv.match_id, mv.deal, mv.ply, mv.seat, substr(mv.action, 6, 2) AS card,
 FROM moves mv JOIN jj_deals d ON d.match_id = mv.match_id AND d.deal = mv.deal
 WHERE mv.game = 'jo_jotte' AND starts_with(mv.action, 'play ');
 
--- each play with its trick, the led suit and the strength of the best card before it
--- (trumps 101..108 above the led suit 1..8, other cards 0)
-CREATE OR REPLACE TEMP VIEW jj_tricks AS
-SELECT *,
-       max(val) OVER (PARTITION BY match_id, deal, trick ORDER BY k
-                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS best_before
-FROM (SELECT *,
-             CASE WHEN suit = trump THEN 100 + position(rank IN '78QKTA9J')
-                  WHEN suit = led THEN position(rank IN '789JQKTA') ELSE 0 END AS val
-      FROM (SELECT *, k // 2 AS trick, k % 2 AS pos,
-                   first_value(suit) OVER (PARTITION BY match_id, deal, k // 2 ORDER BY k) AS led
-            FROM jj_plays));
+-- include: _tricks.sql players=2 p=jj
 
 -- invariant: jo_jotte_nine_tricks_per_played_deal
 -- JJ18: a deal that reaches play is played out, 18 distinct cards (Nullo deals included).

@@ -1,17 +1,7 @@
 -- Jokeren (Dutch home and club rules), RULES.md 2.5 (J1-J17, X3, X7), checked from the logged actions
 -- and events.
 
--- invariant: jokeren_nl_not_out_before_everyone_played
--- Going out is allowed from the dealer's first turn on: before went_out the deal holds at least one
--- draw (a turn) per player.
-SELECT e.match_id, 'deal ' || e.deal || ': seat ' || e.seat || ' went out after only ' || count(mv.ply)
-       || ' turns of ' || m.players || ' players' AS detail
-FROM events e JOIN matches m USING (match_id)
-LEFT JOIN moves mv ON mv.match_id = e.match_id AND mv.deal = e.deal AND mv.ply < e.ply
-                  AND starts_with(mv.action, 'draw ')
-WHERE e.event = 'jokeren_nl.went_out'
-GROUP BY e.match_id, e.deal, e.seat, m.players
-HAVING count(mv.ply) < m.players;
+-- include: _jokeren.sql
 
 -- invariant: jokeren_nl_card_count_scoring
 -- The winner of a deal scores 0 (an X); every deal row is whole card counts, none above the hand

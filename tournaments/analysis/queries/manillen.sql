@@ -1,6 +1,6 @@
 -- Manillen (2 against 2), RULES.md 2.4 (M1-M7) and the manille family rule, checked from the actions.
 -- All 32 cards are played each deal, so a seat's holding at a trick is what it plays from then on.
--- Ranks in every suit: 10 (manille) > A > K > Q > J > 9 > 8 > 7; points 10=5, A=4, K=3, Q=2, J=1.
+-- Ranks and points (10 (manille) > A > K > Q > J > 9 > 8 > 7; 10=5, A=4, K=3, Q=2, J=1): card_ranks.
 
 -- setup
 CREATE OR REPLACE TEMP VIEW mn_trump AS
@@ -9,12 +9,10 @@ FROM moves WHERE game = 'manillen' AND starts_with(action, 'trump ') GROUP BY AL
 
 CREATE OR REPLACE TEMP VIEW mn_plays AS
 SELECT mv.match_id, mv.deal, mv.ply, mv.seat, substr(mv.action, 6, 2) AS card,
-       substr(mv.action, 7, 1) AS suit, position(substr(mv.action, 6, 1) IN '789JQKAT') AS rank,
-       CASE substr(mv.action, 6, 1) WHEN 'T' THEN 5 WHEN 'A' THEN 4 WHEN 'K' THEN 3 WHEN 'Q' THEN 2
-            WHEN 'J' THEN 1 ELSE 0 END AS pts,
-       t.trump,
+       substr(mv.action, 7, 1) AS suit, cr.plain_rank AS rank, cr.plain_points AS pts, t.trump,
        row_number() OVER (PARTITION BY mv.match_id, mv.deal ORDER BY mv.ply) - 1 AS k
 FROM moves mv LEFT JOIN mn_trump t ON t.match_id = mv.match_id AND t.deal = mv.deal
+LEFT JOIN card_ranks cr ON cr.game = mv.game AND cr.card = substr(mv.action, 6, 2)
 WHERE mv.game = 'manillen' AND starts_with(mv.action, 'play ');
 
 -- each play with the trick's led suit and the winning card before it (value: trumps above the led suit)
