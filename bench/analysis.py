@@ -94,7 +94,7 @@ def main() -> None:
     rank_s = time.perf_counter() - t0
     cpu0 = _child_cpu()
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "tournaments.cli", "rank", str(big), "--json"],
+    proc = subprocess.run([sys.executable, "-m", "dashboards.app", "rank", str(big), "--json"],
                           capture_output=True, text=True, check=True)
     rank_cli_s = time.perf_counter() - t0
     rank_cli_cpu = _child_cpu() - cpu0
@@ -137,7 +137,7 @@ def main() -> None:
     # ---- full verify
     if not a.no_full_verify:
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "tournaments.cli", "verify", str(big), "--workers", "2"],
+        proc = subprocess.run([sys.executable, "-m", "dashboards.app", "verify", str(big), "--workers", "2"],
                               capture_output=True, text=True)
         wall = time.perf_counter() - t0
         last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr

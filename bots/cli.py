@@ -1,4 +1,4 @@
-"""``cardarena bots ...``: validate, submit and list bots (mounted by tournaments/cli.py).
+"""``cardarena bots ...``: validate, submit and list bots (mounted by dashboards/app.py).
 
 Bad input (a missing bot file, one that will not import or defines neither ``act`` nor ``Bot``, an
 unknown game, a bad name) exits 2 with one line that says which; a bot that fails its smoke matches
@@ -10,15 +10,17 @@ import json
 import os
 import stat
 import sys
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 
 from bots.api import BotLoadError, bot_source
+from bots.failure import fail
 from bots.registry import Registry, RegistryError, check_name
 from bots.sandbox import isolation
 from bots.validate import Validation, validate
 
+PROG = "cardarena bots"
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Bots: check a bot, submit it to the registry, list the registry.")
 
@@ -30,19 +32,6 @@ GamesOpt = Annotated[list[str] | None, typer.Option("--games", "-g", help="game 
 SeedOpt = Annotated[int | None, typer.Option(min=0, max=2**63 - 1,
                                              help="deal every smoke match from this seed (default: a fresh "
                                                   "random seed per match, shown on a failure)")]
-
-
-def one_line(text: str, limit: int = 2000) -> str:
-    """``text`` safe to print as one line: control characters, line separators, ANSI escapes and lone
-    surrogates (from a path, an id or a bot's message) shown escaped, at most ``limit`` characters."""
-    out = "".join(c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else repr(c)[1:-1]
-                  for c in text)
-    return out if len(out) <= limit else out[:limit - 3] + "..."
-
-
-def _fail(msg: str, code: int = 2) -> NoReturn:
-    print(f"cardarena bots: {one_line(msg)}", file=sys.stderr)
-    raise typer.Exit(code)
 
 
 def _split(games: list[str] | None) -> list[str] | None:
@@ -64,33 +53,33 @@ def _usable(path: str) -> bool:
 
 def _check_data_dir(data_dir: str | None) -> None:
     if data_dir is not None and not _usable(data_dir):
-        _fail("--data-dir: not a usable path (at most 4096 characters and 255 per name, no NUL)")
+        fail(PROG, "--data-dir: not a usable path (at most 4096 characters and 255 per name, no NUL)")
 
 
 def _run_validation(path: str, games: list[str] | None, seed: int | None, deals: int) -> Validation:
     if not 1 <= deals <= MAX_DEALS:
-        _fail(f"--deals: {deals} is out of range 1..{MAX_DEALS}")
+        fail(PROG, f"--deals: {deals} is out of range 1..{MAX_DEALS}")
     if seed is not None and not 0 <= seed <= MAX_SEED:
-        _fail(f"--seed: {seed} is out of range 0..{MAX_SEED}")
+        fail(PROG, f"--seed: {seed} is out of range 0..{MAX_SEED}")
     if not _usable(path):
-        _fail("the bot's path is not usable (at most 4096 characters and 255 per name, no NUL)")
+        fail(PROG, "the bot's path is not usable (at most 4096 characters and 255 per name, no NUL)")
     try:
         src = bot_source(path)
     except BotLoadError as e:
-        _fail(str(e))
+        fail(PROG, str(e))
     if not src.package and not stat.S_ISREG(os.stat(src.path).st_mode):  # (stat follows a symlink)
-        _fail(f"bot file {path!r} is not a regular file (a FIFO or a device cannot be a bot)")
+        fail(PROG, f"bot file {path!r} is not a regular file (a FIFO or a device cannot be a bot)")
     try:
         v = validate(src, _split(games), seed=seed, deals=deals)
     except ValueError as e:
-        _fail(str(e))
+        fail(PROG, str(e))
     if v.load_error is not None:
         err = v.load_error
         where = "does not load" if err.stage in ("import", "start") else "fails at start"
-        _fail(f"bot {path!r} {where}: {err.reason}")
+        fail(PROG, f"bot {path!r} {where}: {err.reason}")
     if not v.checks:
         why = "; ".join(f"{g}: {w}" for g, w in v.skipped.items()) or "no game is implemented"
-        _fail(f"bot {path!r} enters no game that can be played ({why})")
+        fail(PROG, f"bot {path!r} enters no game that can be played ({why})")
     return v
 
 
@@ -139,7 +128,7 @@ def submit_cmd(
     try:
         check_name(name)
     except ValueError as e:
-        _fail(str(e))
+        fail(PROG, str(e))
     _check_data_dir(data_dir)
     v = _run_validation(path, games, seed, deals)
     if not v.ok:
@@ -149,9 +138,9 @@ def submit_cmd(
     try:
         entry = Registry(data_dir).add(v.source, name, v.games, v.summary())
     except RegistryError as e:
-        _fail(str(e))
+        fail(PROG, str(e))
     except OSError as e:
-        _fail(f"cannot store the bot under {Registry(data_dir).dir}: {e.strerror or e}", 1)
+        fail(PROG, f"cannot store the bot under {Registry(data_dir).dir}: {e.strerror or e}", 1)
     if as_json:
         print(json.dumps(entry.to_json(), indent=2))
         return
@@ -171,9 +160,9 @@ def list_cmd(
     try:
         entries = Registry(data_dir).entries(name)
     except RegistryError as err:
-        _fail(str(err))
+        fail(PROG, str(err))
     if name is not None and not entries:
-        _fail(f"no submitted bot named {name!r}")
+        fail(PROG, f"no submitted bot named {name!r}")
     if as_json:
         print(json.dumps([e.to_json() for e in entries], indent=2))
         return

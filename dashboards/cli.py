@@ -1,7 +1,7 @@
 """``cardarena dashboard DIR -o report.html``: the tournament report as one self-contained HTML file;
 ``cardarena show DIR MATCH_ID``: the match viewer of one logged match, as one self-contained HTML file.
 
-:func:`dashboard_cmd` and :func:`show_cmd` are typer commands; ``tournaments/cli.py`` mounts them with
+:func:`dashboard_cmd` and :func:`show_cmd` are typer commands; ``dashboards/app.py`` mounts them with
 ``app.command("dashboard")(dashboard_cmd)`` and ``app.command("show")(show_cmd)``.  Bad input (no such
 directory, not a tournament, an unreadable part file, an unknown ``--match`` or MATCH_ID, an ``-o`` that
 names a folder or lies in a missing one) exits 2 with one line on stderr; never a traceback.
@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
+from bots.failure import fail
+
 PROG = "cardarena dashboard"
+SHOW = "cardarena show"
 
 
 def dashboard_cmd(
@@ -37,20 +40,20 @@ def dashboard_cmd(
     from tournaments.spec import usable_path
 
     if not usable_path(directory):
-        _fail("DIR: not a usable path (at most 4096 characters and 255 per name, no NUL)")
+        fail(PROG, "DIR: not a usable path (at most 4096 characters and 255 per name, no NUL)")
     if sample < -1:
-        _fail(f"--sample must be -1 (all), 0 (none) or a number of matches, got {sample}")
+        fail(PROG, f"--sample must be -1 (all), 0 (none) or a number of matches, got {sample}")
     if output is not None and usable_path(output) and output.is_dir():
-        _fail(f"--output {output} is a directory; give a file name such as {output / 'report.html'}")
+        fail(PROG, f"--output {output} is a directory; give a file name such as {output / 'report.html'}")
     if output is not None and usable_path(output) and output.parent.is_dir():   # a FIFO or a device
         from tournaments.analysis.cli import file_path
         file_path(output, "--output", must_exist=False)
     try:
         path, summary = build_report(directory, output, sample=sample, include=match or [], verify=verify)
     except DashboardError as e:
-        _fail(str(e))
+        fail(PROG, str(e))
     except OSError as e:
-        _fail(f"cannot write the report: {e}")
+        fail(PROG, f"cannot write the report: {e}")
     if as_json:
         print(json.dumps(summary))
         return
@@ -75,9 +78,9 @@ def show_cmd(
     try:
         path, summary = build_match_page(directory, match_id, output)
     except DashboardError as e:
-        _fail(str(e), "cardarena show")
+        fail(SHOW, str(e))
     except OSError as e:
-        _fail(f"cannot write the page: {e}", "cardarena show")
+        fail(SHOW, f"cannot write the page: {e}")
     if as_json:
         print(json.dumps(summary))
         return
@@ -86,14 +89,6 @@ def show_cmd(
           f"fault(s), {summary['bytes'] / 1024:,.0f} KiB, {summary['seconds']} s", file=sys.stderr)
     if summary["replay_error"]:
         print(f"  warning: {summary['replay_error']}", file=sys.stderr)
-
-
-def _fail(msg: str, prog: str = PROG) -> NoReturn:
-    """One line on stderr, exit status 2 (SystemExit: the main command runs typer with
-    ``standalone_mode=False``, where a typer.Exit's code would be lost)."""
-    from bots.cli import one_line
-    print(f"{prog}: {one_line(msg)}", file=sys.stderr)
-    raise SystemExit(2)
 
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)

@@ -1,6 +1,6 @@
 """No tracebacks, ever (CONTRACT): every ``cardarena`` command, given bad paths, says so in one line on
 stderr and exits non-zero.  The commands are walked from the typer app, so a new command is covered
-the day it is added.  Runs ``tournaments.cli.main`` in this process (the real entry point, fast).
+the day it is added.  Runs ``dashboards.app.main`` in this process (the real entry point, fast).
 
 Bad paths: a missing one (its folder missing too), a file where a folder is expected (and a path under
 a file), a folder where a file is expected, and one that cannot be created (under /proc).
@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import typer
 
-from tournaments import cli
-from tournaments.cli import app
+from dashboards import app as cli
+from dashboards.app import app
 
 from .tournaments.conftest import fastest_game, raw_spec, toml_of
 

@@ -11,7 +11,7 @@ from engine import GAMES, game_class
 
 
 def cardarena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tournaments.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "dashboards.app", *args], capture_output=True,
                           text=True, timeout=120)
 
 

@@ -1,7 +1,7 @@
 """Limits and inputs (issue 11, item 6): every number a user gives is finite and bounded, every path
 and id is checked; a bad one is one line on stderr and exit status 2, never a traceback, never a hang.
 
-Most cases run the real entry point (``tournaments.cli.main``) in this process, which is fast; the
+Most cases run the real entry point (``dashboards.app.main``) in this process, which is fast; the
 ones whose failure would be a hang (a FIFO, ``fuzz --minutes inf``) run it as a subprocess with a
 timeout.  None of them starts a tournament: every input here is refused before one would start.
 """
@@ -36,8 +36,8 @@ from tournaments.spec import (
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    """``cardarena ARGS`` through ``tournaments.cli.main``: (exit status, stdout, stderr)."""
-    from tournaments.cli import main
+    """``cardarena ARGS`` through ``dashboards.app.main``: (exit status, stdout, stderr)."""
+    from dashboards.app import main
 
     out, err = io.StringIO(), io.StringIO()
     old_argv, old_env = sys.argv, dict(os.environ)
@@ -58,7 +58,7 @@ def run_cli(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, st
 
 
 def run_proc(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tournaments.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "dashboards.app", *args], capture_output=True, text=True,
                           timeout=timeout)
 
 

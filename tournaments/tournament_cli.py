@@ -1,6 +1,6 @@
 """``cardarena tournament ...``: run a tournament on Ray, show its leaderboard and status.
 
-Mounted by ``tournaments/cli.py`` (``app.add_typer(tournament_app, name="tournament")``).  Bad input
+Mounted by ``dashboards/app.py`` (``app.add_typer(tournament_app, name="tournament")``).  Bad input
 (a malformed spec, an unknown game or bot, too few entrants, an unreachable address, an output
 directory holding another tournament) exits 2 with one line naming the field; never a traceback.
 """
@@ -17,6 +17,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from bots.failure import fail
+
 if TYPE_CHECKING:  # the heavy modules (pyarrow, the engine) load when a command runs
     from tournaments.ray_runner import Summary
     from tournaments.spec import Spec
@@ -25,14 +27,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="Duplicate round-robin tournaments over every game, on Ray; logs in Parquet.")
 out = Console(highlight=False, soft_wrap=False)
 PROG = "cardarena tournament"
-
-
-def _fail(msg: str) -> SystemExit:
-    """One line on stderr, exit status 2.  (SystemExit, not typer.Exit: the main command runs typer
-    with ``standalone_mode=False``, where an Exit's code would be returned and lost.)"""
-    from bots.cli import one_line
-    print(f"{PROG}: {one_line(msg)}", file=sys.stderr)
-    return SystemExit(2)
 
 
 def _build_spec(spec_path: Path | None, overrides: dict[str, Any]) -> Spec:
@@ -103,7 +97,7 @@ def run_cmd(
         try:
             check_tournament_id(tournament_id, "--tournament-id")
         except SpecError as e:
-            raise _fail(str(e)) from None
+            fail(PROG, str(e))
     overrides: dict[str, Any] = {
         "output": output, "bots": _bots_flag(bots), "matches_per_seating": matches, "seed": seed,
         "max_deals": max_deals,
@@ -120,11 +114,11 @@ def run_cmd(
                                  executor="inline" if inline else "ray", progress=progress and not as_json,
                                  progress_every=progress_every)
     except SpecError as e:
-        raise _fail(_flag_named(str(e), overrides)) from None
+        fail(PROG, _flag_named(str(e), overrides))
     except TournamentError as e:
-        raise _fail(str(e)) from None
+        fail(PROG, str(e))
     except OSError as e:   # a full disk, a read-only or vanished output directory
-        raise _fail(_os_line(e)) from None
+        fail(PROG, _os_line(e))
     for part, problems in summary.quarantined:
         print(f"{PROG}: quarantined {part}: {problems[0]}; its matches were played again", file=sys.stderr)
     board = _board_or_fail(summary.root, summary.tournament)
@@ -161,7 +155,7 @@ def plan_cmd(
         sp = _build_spec(spec, {})
         report = plan_report(sp, resolve_bots(sp)[1], cpus)
     except SpecError as e:
-        raise _fail(str(e)) from None
+        fail(PROG, str(e))
     if as_json:
         print(json.dumps(report))
     else:
@@ -240,7 +234,7 @@ def _board_or_fail(root: Path, tournament: str) -> list[dict[str, Any]]:
     try:
         return leaderboard_rows(root, tournament)
     except PartError as e:
-        raise _fail(str(e)) from None
+        fail(PROG, str(e))
 
 
 def leaderboard_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
@@ -318,7 +312,7 @@ def leaderboard_cmd(
         if tournament is not None:
             check_tournament_id(tournament, "--tournament")
     except SpecError as e:
-        raise _fail(str(e)) from None
+        fail(PROG, str(e))
     tid = _one_tournament(output, tournament)
     rows = _board_or_fail(output, tid)
     if as_json:
@@ -343,19 +337,19 @@ def status_cmd(
     try:
         check_path(output, "OUTPUT")
     except SpecError as e:
-        raise _fail(str(e)) from None
+        fail(PROG, str(e))
     ids = tournaments_in(output)
     if not ids:
-        raise _fail(f"no tournament in {output} (no _tournaments/*.json manifest)")
+        fail(PROG, f"no tournament in {output} (no _tournaments/*.json manifest)")
     rows = []
     for tid in ids:
         try:
             m = read_manifest(output, tid) or {}
         except (OSError, ValueError) as e:
-            raise _fail(f"the manifest {manifest_path(output, tid)} cannot be read "
-                        f"({str(e).splitlines()[0][:100] if str(e) else type(e).__name__})") from None
+            fail(PROG, f"the manifest {manifest_path(output, tid)} cannot be read "
+                        f"({str(e).splitlines()[0][:100] if str(e) else type(e).__name__})")
         if not isinstance(m, dict):
-            raise _fail(f"the manifest {manifest_path(output, tid)} is corrupt (not a JSON object)")
+            fail(PROG, f"the manifest {manifest_path(output, tid)} is corrupt (not a JSON object)")
         done, bad = scan_matches(output, tid)
         for c in bad:
             print(f"{PROG}: warning: {c.problems[0]}; not counted (`{PROG} repair {output}` quarantines it, "
@@ -400,18 +394,18 @@ def repair_cmd(
     try:
         held = _lock(output, tid)
     except TournamentError as e:
-        raise _fail(str(e)) from None
+        fail(PROG, str(e))
     except OSError as e:
-        raise _fail(_os_line(e)) from None
+        fail(PROG, _os_line(e))
     try:   # the same steps as a resume: fence off a killed run's workers, drop orphans, then certify
         epoch = begin_epoch(output, tid)
         orphans = clean_orphans(output, tid, before_epoch=epoch)
         fixed = repair(output, tid)
         total = (read_manifest(output, tid) or {}).get("total_matches")
     except OSError as e:
-        raise _fail(_os_line(e)) from None
+        fail(PROG, _os_line(e))
     except ValueError as e:
-        raise _fail(str(e)) from None
+        fail(PROG, str(e))
     finally:
         held.close()
     if as_json:
@@ -434,9 +428,9 @@ def _one_tournament(output: Path, tournament: str | None) -> str:
     ids = tournaments_in(output)
     if tournament is not None:
         if tournament not in ids:
-            raise _fail(f"no tournament {tournament!r} in {output}; it holds: {', '.join(ids) or 'none'}")
+            fail(PROG, f"no tournament {tournament!r} in {output}; it holds: {', '.join(ids) or 'none'}")
         return tournament
     if len(ids) != 1:
-        raise _fail(f"{output} holds {len(ids)} tournaments ({', '.join(ids) or 'none'}); pick one with "
+        fail(PROG, f"{output} holds {len(ids)} tournaments ({', '.join(ids) or 'none'}); pick one with "
                     "--tournament")
     return ids[0]

@@ -32,5 +32,5 @@ def log_copy(clean_log: Path, tmp_path: Path) -> Path:
 
 
 def cardarena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tournaments.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "dashboards.app", *args], capture_output=True, text=True,
                           timeout=300)

@@ -12,7 +12,7 @@ from ..test_bad_paths import run
 
 
 def cardarena(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    """``cardarena ARGS`` through ``tournaments.cli.main`` in this process: (exit code, stdout, stderr)."""
+    """``cardarena ARGS`` through ``dashboards.app.main`` in this process: (exit code, stdout, stderr)."""
     return run(capsys, list(args))
 
 LISTS = "SELECT match_id, bots, scores, ranking, sheet, faults FROM matches ORDER BY match_id"

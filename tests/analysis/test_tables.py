@@ -8,8 +8,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+import dashboards.app as main_cli
 import tournaments.analysis.cli as analysis_cli
-import tournaments.cli as main_cli
 import tournaments.tournament_cli as tournament_cli
 from engine import GAMES
 

@@ -253,7 +253,7 @@ def test_issue11_submitted_bots_are_refused_without_a_strong_sandbox(monkeypatch
 
 def _cli(argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
          ) -> tuple[int, str, str]:
-    from tournaments.cli import main
+    from dashboards.app import main
     monkeypatch.setattr(sys, "argv", ["cardarena", *argv])
     with pytest.raises(SystemExit) as e:
         main()

@@ -12,8 +12,8 @@ from bots.api import bot_source
 from bots.cli import app as bots_app
 from bots.match import seat_seed, seat_seeds
 from bots.validate import validate
+from dashboards.app import app as cardarena_app
 from engine import GAMES
-from tournaments.cli import app as cardarena_app
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "bots" / "examples" / "first_legal.py"
 GAME = "hartenjagen" if "hartenjagen" in GAMES else GAMES[0]

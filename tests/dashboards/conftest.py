@@ -17,7 +17,7 @@ ENTRANTS = ["random", "greedy", "r2", "g2", "r3"]
 
 
 def cardarena(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tournaments.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "dashboards.app", *args], capture_output=True, text=True,
                           timeout=timeout)
 
 

@@ -16,8 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
+from dashboards.app import app
 from tests.tournaments.conftest import raw_spec, toml_of
-from tournaments.cli import app
 from tournaments.log import check_batch, committed_parts, part_name, repair, write_part
 
 runner = CliRunner()

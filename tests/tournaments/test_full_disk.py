@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.cli import app
+from dashboards.app import app
 
 ROOT = Path(__file__).resolve().parents[2]
 NO_MOUNT = 77

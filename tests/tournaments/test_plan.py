@@ -131,6 +131,6 @@ def test_plan_bad_spec_one_line_exit_2(tmp_path: Path, body: str | None, needle:
 
 
 def test_plan_bad_spec_through_the_installed_command(tmp_path: Path) -> None:
-    res = subprocess.run([sys.executable, "-m", "tournaments.cli", "tournament", "plan",
+    res = subprocess.run([sys.executable, "-m", "dashboards.app", "tournament", "plan",
                           str(tmp_path / "none.toml")], capture_output=True, text=True, timeout=60)
     assert res.returncode == 2 and res.stderr.count("\n") == 1 and "not found" in res.stderr

@@ -52,7 +52,7 @@ def assert_exactly_once(root: Path, raw: dict[str, Any], ref: dict[str, list[dic
 def driver(args: list[str]) -> subprocess.Popen[str]:
     """``cardarena tournament ...`` in its own session (so its whole process group can be killed)."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    return subprocess.Popen([sys.executable, "-m", "tournaments.cli", "tournament", *args], cwd=ROOT, env=env,
+    return subprocess.Popen([sys.executable, "-m", "dashboards.app", "tournament", *args], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 

@@ -139,7 +139,7 @@ def test_node_watch_one_line_per_lost_node_with_the_batches_it_took() -> None:
 def test_run_to_a_pipe_prints_plain_progress_lines_and_the_whole_summary(tmp_path: Path) -> None:
     out = tmp_path / "a-rather-long-output-directory-name-so-the-summary-is-wider-than-80-columns"
     proc = subprocess.run(
-        [sys.executable, "-m", "tournaments.cli", "tournament", "run", "--games", fastest_game(),
+        [sys.executable, "-m", "dashboards.app", "tournament", "run", "--games", fastest_game(),
          "--bots", "random,r2=random,r3=random,r4=random", "--matches", "12", "--max-deals", "1",
          "--out", str(out), "--inline", "--progress-every", "0.05", "--no-leaderboard"],
         cwd=ROOT, capture_output=True, text=True, timeout=60,

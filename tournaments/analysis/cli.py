@@ -1,6 +1,6 @@
 """``cardarena query|rank|verify|coverage|fuzz``: the analysis commands.
 
-:func:`register` adds them to the main typer app (``tournaments/cli.py``).  Heavy imports (DuckDB,
+:func:`register` adds them to the main typer app (``dashboards/app.py``).  Heavy imports (DuckDB,
 Polars, openskill, numpy) happen inside the commands, so ``cardarena games`` stays fast.  Bad input
 (no tournament directory, unreadable part, SQL error, unknown game) is one line on stderr and exit
 status 2; ``verify`` exits 1 when it finds a violation, ``fuzz`` when it finds a failure.
@@ -13,12 +13,15 @@ import os
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
+from bots.failure import fail
+
 out = Console(highlight=False, soft_wrap=False)
+PROG = "cardarena"
 
 MAX_BOOTSTRAP = 100_000
 """``rank --bootstrap`` at most (200 gives intervals to two decimals; memory grows with it)."""
@@ -28,14 +31,6 @@ MAX_COUNT = 1_000_000_000
 """``--limit``, ``--show``: rows or lines at most (0: all)."""
 MAX_MINUTES = 7 * 24 * 60.0
 """``fuzz --minutes`` at most: a week per game."""
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """One line on stderr, then exit with ``code`` (SystemExit: the exit status survives
-    ``app(standalone_mode=False)`` in ``tournaments.cli.main``, which drops ``typer.Exit``'s)."""
-    from bots.cli import one_line
-    print(f"cardarena: {one_line(message)}", file=sys.stderr)
-    sys.exit(code)
 
 
 def file_path(path: Path, flag: str, must_exist: bool) -> Path:
@@ -48,19 +43,19 @@ def file_path(path: Path, flag: str, must_exist: bool) -> Path:
 
     text = str(path)
     if not usable_path(text):
-        fail(f"{flag}: not a usable path (at most 4096 characters and 255 per name, no NUL)")
+        fail(PROG, f"{flag}: not a usable path (at most 4096 characters and 255 per name, no NUL)")
     try:
         st = os.stat(path)
     except FileNotFoundError:
         if must_exist:
-            fail(f"{flag}: {text!r} not found")
+            fail(PROG, f"{flag}: {text!r} not found")
         return path
     except OSError as e:
-        fail(f"{flag}: {text!r} cannot be used: {e.strerror or e}")
+        fail(PROG, f"{flag}: {text!r} cannot be used: {e.strerror or e}")
     if not stat.S_ISREG(st.st_mode):
         kind = "a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) else \
             "a socket" if stat.S_ISSOCK(st.st_mode) else "a device"
-        fail(f"{flag}: {text!r} is {kind}, not a regular file")
+        fail(PROG, f"{flag}: {text!r} is {kind}, not a regular file")
     return path
 
 
@@ -73,36 +68,37 @@ def check_out_file(path: Path, flag: str = "--out") -> None:
     a folder; otherwise one line, exit 2."""
     parent = path.parent
     if path.is_dir():
-        fail(f"{flag} {path} is a folder; name a file in it, e.g. {path / 'result.csv'}")
+        fail(PROG, f"{flag} {path} is a folder; name a file in it, e.g. {path / 'result.csv'}")
     if not parent.exists():
-        fail(f"{flag} {path}: no such folder {parent} (create it first)")
+        fail(PROG, f"{flag} {path}: no such folder {parent} (create it first)")
     if not parent.is_dir():
-        fail(f"{flag} {path}: {parent} is not a folder")
+        fail(PROG, f"{flag} {path}: {parent} is not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
-        fail(f"{flag} {path}: the folder {parent} is not writable")
+        fail(PROG, f"{flag} {path}: the folder {parent} is not writable")
 
 
 def check_out_dir(path: Path, flag: str = "--out") -> None:
     """``path`` is a folder, or can be made one (it is created); otherwise one line, exit 2."""
     if path.exists() and not path.is_dir():
-        fail(f"{flag} {path} is a file, not a folder")
+        fail(PROG, f"{flag} {path} is a file, not a folder")
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        fail(f"{flag} {path}: cannot create the folder ({_os_reason(e)})")
+        fail(PROG, f"{flag} {path}: cannot create the folder ({_os_reason(e)})")
     if not os.access(path, os.W_OK | os.X_OK):
-        fail(f"{flag} {path}: the folder is not writable")
+        fail(PROG, f"{flag} {path}: the folder is not writable")
 
 
 def _open(root: Path, tables: tuple[str, ...] | None = None) -> Any:
     from tournaments.analysis.views import LogError, open_log
     from tournaments.spec import usable_path
     if not usable_path(root):
-        fail(f"{str(root)[:80]!r}: not a usable path (at most 4096 characters and 255 per name, no NUL)")
+        fail(PROG,
+             f"{str(root)[:80]!r}: not a usable path (at most 4096 characters and 255 per name, no NUL)")
     try:
         return open_log(root, tables=tables) if tables else open_log(root)
     except LogError as e:
-        fail(str(e))
+        fail(PROG, str(e))
 
 
 class Format(StrEnum):
@@ -129,7 +125,7 @@ def query_cmd(
     from tournaments.analysis.views import LogError
     log = _open(directory)
     if fmt is Format.parquet and output is None:
-        fail("--format parquet needs --out FILE.parquet")
+        fail(PROG, "--format parquet needs --out FILE.parquet")
     if output is not None:
         from tournaments.spec import usable_path
         if usable_path(output):
@@ -140,18 +136,18 @@ def query_cmd(
         register_card_tables(con)
         rel = con.sql(sql)
         if rel is None:
-            fail("the SQL returned no rows to show (write a SELECT)")
+            fail(PROG, "the SQL returned no rows to show (write a SELECT)")
         table = rel.arrow()
         if hasattr(table, "read_all"):
             table = table.read_all()
     except duckdb.Error as e:
-        fail(f"SQL error: {sql_message(e)}")
+        fail(PROG, f"SQL error: {sql_message(e)}")
     except LogError as e:
-        fail(str(e))
+        fail(PROG, str(e))
     try:
         _write(table, fmt, output, limit)
     except OSError as e:  # a full disk, a folder that vanished
-        fail(f"{_os_reason(e)} writing {e.filename or output}")
+        fail(PROG, f"{_os_reason(e)} writing {e.filename or output}")
 
 
 def sql_message(e: BaseException) -> str:
@@ -242,13 +238,14 @@ def rank_cmd(
     from tournaments.analysis.views import LogError
     log = _open(directory, ("matches",))
     if game is not None and game not in log.games:
-        fail(f"no matches of game {game!r} in {directory}; games there: {', '.join(log.games) or 'none'}")
+        fail(PROG,
+             f"no matches of game {game!r} in {directory}; games there: {', '.join(log.games) or 'none'}")
     if bootstrap < 0:
-        fail("--bootstrap must be 0 or more")
+        fail(PROG, "--bootstrap must be 0 or more")
     try:
         boards = rank(log, game=game, bootstrap=bootstrap, seed=seed)
     except LogError as e:
-        fail(str(e))
+        fail(PROG, str(e))
     if as_json:
         print(json.dumps([b.to_json() for b in boards]))
         return
@@ -323,7 +320,8 @@ def verify_cmd(
     from tournaments.analysis.views import LogError, TournamentLog
     from tournaments.spec import usable_path
     if not usable_path(directory):
-        fail(f"{str(directory)[:80]!r}: not a usable path (at most 4096 characters and 255 per name, no NUL)")
+        fail(PROG,
+             f"{str(directory)[:80]!r}: not a usable path (at most 4096 characters and 255 per name, no NUL)")
     try:  # a clear message for a directory that is not a tournament
         TournamentLog(directory, check=False)
         report = verify(directory, workers=workers, deep=deep or match is not None, only=match,
@@ -337,7 +335,7 @@ def verify_cmd(
             print(f"cardarena: not certified: {p}" + (hint if i == len(e.problems) else ""), file=sys.stderr)
         sys.exit(2)
     except LogError as e:
-        fail(str(e))
+        fail(PROG, str(e))
     if as_json:
         print(json.dumps(report.to_json()))
     else:
@@ -369,9 +367,10 @@ def coverage_cmd(
     try:
         covs = coverage(log, game)
     except LogError as e:
-        fail(str(e))
+        fail(PROG, str(e))
     if game is not None and not covs:
-        fail(f"no matches of game {game!r} in {directory}; games there: {', '.join(log.games) or 'none'}")
+        fail(PROG,
+             f"no matches of game {game!r} in {directory}; games there: {', '.join(log.games) or 'none'}")
     if as_json:
         print(json.dumps([{"game": c.game, "matches": c.matches, "source": c.source, "note": c.note,
                            "events": c.events, "missing": c.missing, "extra": c.extra} for c in covs]))
@@ -416,14 +415,15 @@ def fuzz_cmd(
     from engine import GAMES
     from tournaments.analysis import fuzz
     if not math.isfinite(minutes) or not 0 < minutes <= MAX_MINUTES:
-        fail(f"--minutes: {minutes:g} is out of range: more than 0 and at most {MAX_MINUTES:g} "
+        fail(PROG, f"--minutes: {minutes:g} is out of range: more than 0 and at most {MAX_MINUTES:g} "
              "(a finite number)")
     if replay_case is not None:
         file_path(replay_case, "--replay", must_exist=True)
         try:
             case = fuzz.load_case(replay_case)
         except (OSError, ValueError, TypeError) as e:  # TypeError: a "case" with other fields than Case's
-            fail(f"cannot read case {replay_case}: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+            fail(PROG,
+                 f"cannot read case {replay_case}: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
         failure = fuzz.run_case(case)
         if failure is None:
             print(f"case {replay_case}: no failure now (fixed?)")
@@ -433,7 +433,7 @@ def fuzz_cmd(
     games = list(GAMES) if game == "all" else [game]
     for g in games:
         if g not in GAMES:
-            fail(f"unknown game {g!r}; known games: {', '.join(GAMES)} (or all)")
+            fail(PROG, f"unknown game {g!r}; known games: {', '.join(GAMES)} (or all)")
     check_out_dir(out_dir)  # before the fuzzing: a failing case must have somewhere to go
     found = False
     reports = []

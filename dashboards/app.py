@@ -1,4 +1,10 @@
-"""The ``cardarena`` command line (typer).
+"""The ``cardarena`` command line (typer): the program's entry point, in the topmost layer.
+
+The app mounts every layer's commands (engine <- bots <- tournaments <- dashboards; each imports only
+its own layer and those below): ``games``, ``rules``, ``play`` and ``demo`` here; ``bots ...``
+(bots/cli.py); ``tournament ...`` (tournaments/tournament_cli.py); ``query``, ``rank``, ``verify``,
+``coverage``, ``fuzz`` (tournaments/analysis/cli.py); ``dashboard`` and ``show`` (dashboards/cli.py).
+``[project.scripts]`` points ``cardarena`` at :func:`main`; ``python -m dashboards.app`` is the same.
 
 Bad input (unknown game, wrong number of bots, malformed option or action) exits 2 with one line
 that says what was wrong and what is accepted; never a traceback.
@@ -17,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bots.cli import app as bots_app
-from bots.cli import one_line
+from bots.failure import fail
 from bots.match import SEED_BITS, MatchResult, play
 from engine import GAMES, game_class, load_game
 from engine.core import Game, State
@@ -28,6 +34,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(bots_app, name="bots")
 out = Console(highlight=False, soft_wrap=False)
+PROG = "cardarena"
 RULES_DOC = "docs/rules.md"
 """The rules reference shipped in the repository (``cardarena rules`` points to it)."""
 
@@ -270,19 +277,16 @@ def main() -> None:
     try:
         rc = app(standalone_mode=False)  # returns the code of a typer.Exit raised by a command
     except UserError as e:
-        print(f"cardarena: {one_line(str(e))}", file=sys.stderr)
-        sys.exit(2)
+        fail(PROG, str(e))
     except click_exc.UsageError as e:
-        cmd = e.ctx.command_path if e.ctx else "cardarena"
+        cmd = e.ctx.command_path if e.ctx else PROG
         if e.format_message():  # (empty when the help was shown for a bare command)
-            print(f"{one_line(cmd)}: {one_line(e.format_message())} (see {one_line(cmd)} --help)",
-                  file=sys.stderr)
+            fail(cmd, f"{e.format_message()} (see {cmd} --help)", e.exit_code)
         sys.exit(e.exit_code)
     except typer.Exit as e:
         sys.exit(e.exit_code)
     except typer.Abort:
-        print("cardarena: aborted", file=sys.stderr)
-        sys.exit(130)
+        fail(PROG, "aborted", 130)
     sys.exit(rc if isinstance(rc, int) else 0)
 
 

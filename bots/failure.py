@@ -1,0 +1,29 @@
+"""One-line failures for every ``cardarena`` command (standard library only).
+
+Every command reports bad input the same way: :func:`fail` prints ``PROG: message`` as one line on
+stderr, with control characters, line separators, ANSI escapes and lone surrogates shown escaped
+(:func:`one_line`), and exits with status 2 or the code given.  It raises ``SystemExit``, not
+``typer.Exit``: the main command runs typer with ``standalone_mode=False``, where a ``typer.Exit``'s
+code would be returned instead of raised, and a bare sub-app (``python -m bots.cli``) exits the same.
+
+>>> one_line("a\\nb\\x1b[2J")
+'a\\\\nb\\\\x1b[2J'
+"""
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+
+def one_line(text: str, limit: int = 2000) -> str:
+    """``text`` safe to print as one line: control characters, line separators, ANSI escapes and lone
+    surrogates (from a path, an id or a bot's message) shown escaped, at most ``limit`` characters."""
+    out = "".join(c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else repr(c)[1:-1]
+                  for c in text)
+    return out if len(out) <= limit else out[:limit - 3] + "..."
+
+
+def fail(prog: str, message: str, code: int = 2) -> NoReturn:
+    """Print ``PROG: message`` as one clean line on stderr and exit with ``code`` (2: bad input)."""
+    print(f"{one_line(prog)}: {one_line(message)}", file=sys.stderr)
+    raise SystemExit(code)
