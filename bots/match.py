@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import perf_counter, perf_counter_ns
-from typing import Any
+from typing import Any, NamedTuple
 
 from bots.api import BUILTIN, BotSource, Player, bot_source, builtin_player, looks_like_path
 from bots.builtin.random import Bot as RandomBot
@@ -132,10 +132,23 @@ def placement(ranking: Sequence[int], outcomes: Sequence[str]) -> list[int]:
 
 
 # --------------------------------------------------------------------------- the loop
-MoveRow = tuple[int, int, int, str, str, int, int, str]
-"""(deal, ply, seat, phase, action, legal_count, think_us, status) of one action, as the tournament
-logs it (``moves`` in data/README.md): ``status`` is ``ok``, the outcome of the seat's fault on the
-move it faulted (played by the fallback), or ``fallback`` afterwards."""
+class MoveRecord(NamedTuple):
+    """One action as the match loop saw it (:func:`play_match` hands one to ``on_move``).  A neutral
+    record: the tournament's log keeps it as its ``moves`` row (``tournaments.log.MoveRow``, the same
+    fields in the same order)."""
+
+    deal: int
+    ply: int
+    """Actions played in the match before this one."""
+    seat: int
+    phase: str
+    action: str
+    legal_count: int
+    think_us: int
+    """Microseconds the player took (the faulting player's, on the move it faulted)."""
+    status: str
+    """``ok``, the outcome of the seat's fault on the move it faulted (played by the fallback), or
+    ``fallback`` afterwards."""
 
 WORLDS_SALT = 0x1D15EA5E
 """A seat's determinized worlds come from ``Random(own ^ WORLDS_SALT)``, ``own`` the seat's own seed."""
@@ -166,7 +179,7 @@ def player_clock(player: Any) -> dict[str, float | None]:
 
 
 def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int | None = None,
-               deal: dict[str, Any] | None = None, *, on_move: Callable[[MoveRow], None] | None = None,
+               deal: dict[str, Any] | None = None, *, on_move: Callable[[MoveRecord], None] | None = None,
                contain_errors: bool = False, seeds: Sequence[int] | None = None) -> MatchResult:
     """Play a whole match; each player sees only its own observations; faults are contained.
 
@@ -177,7 +190,7 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
     Every observation a player receives has the match's keys (:data:`MATCH_OBSERVATION`): the
     game's ``options`` and the player's ``clock``.
 
-    ``on_move`` gets a :data:`MoveRow` after every action (the tournament's log).  With
+    ``on_move`` gets a :class:`MoveRecord` after every action (the tournament's log).  With
     ``contain_errors`` an exception of the engine itself (a bug) ends the match with
     :attr:`MatchResult.error` set and every seat placed last, instead of propagating.
     """
@@ -211,65 +224,31 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
             own[seat] += 1
             if on_move is not None:
                 deal_no, phase, legal = state.deal_no, state.phase, len(obs["legal_actions"])
-            if fallen[seat]:
-                t = clock()
-                action = player.act(obs)
-                state.apply(action)
-                moves.append((seat, action))
-                result.fallback_moves[seat] += 1
-                if on_move is not None:
-                    on_move((deal_no, len(history) - 1, seat, phase, history[-1], legal,
-                             (clock() - t) // 1000, "fallback"))
-                continue
-            fault: Fault | None = None
-            timed = False
             t = clock()
-            try:
-                if want[seat]:
-                    action = player.act_in_worlds(obs, _worlds(state, seat, want, world_rng[seat], obs))
-                else:
-                    action = player.act(obs)
-            except BotFault as f:
-                fault = _fault(seat, f.outcome, f.reason, f.stage, state.deal_no, len(history), own[seat],
-                               None, f.traceback)
-            except Exception as e:  # an in-process player's own error is its crash; contained here
-                fault = _fault(seat, "crash", _exc_reason(e), "act", state.deal_no,
-                               len(history), own[seat], None, _excerpt(e))
-            else:
-                dt = clock() - t
+            dt = 0
+            if fallen[seat]:
+                status = "fallback"
+            else:   # the seat's own player: its action, applied; or its fault
+                action, fault, dt = _own_move(state, player, obs, seat, own[seat], want, world_rng[seat])
                 think[seat] += dt / 1e9
-                timed = True
-                try:
-                    state.apply(action)
-                except IllegalAction as e:
-                    fault = _fault(seat, "illegal", str(e), "act", state.deal_no, len(history), own[seat],
-                                   action if isinstance(action, str) else _short_repr(action))
-                except TypeError as e:  # an action that is not even a string
-                    why = f"act returned {type(action).__name__}, not a string: {e}"
-                    fault = _fault(seat, "illegal", why, "act", state.deal_no, len(history), own[seat],
-                                   _short_repr(action))
-                else:
-                    moves.append((seat, action))
-                    if on_move is not None:
-                        on_move((deal_no, len(history) - 1, seat, phase, history[-1], legal, dt // 1000,
-                                 "ok"))
-                    continue
-            # the seat forfeits; a seeded random player finishes its moves
-            if not timed:
-                dt = clock() - t
-                think[seat] += dt / 1e9
-            result.faults.append(fault)
-            result.outcomes[seat] = fault.outcome
-            _close(player)
-            active[seat] = RandomBot(game.id, seat, own_seeds[seat] ^ FALLBACK_SALT)
-            fallen[seat] = True
-            action = active[seat].act(obs)
-            state.apply(action)
+                status = "ok"
+                if fault is not None:   # the seat forfeits; a seeded random player finishes its moves
+                    result.faults.append(fault)
+                    result.outcomes[seat] = status = fault.outcome
+                    _close(player)
+                    active[seat] = RandomBot(game.id, seat, own_seeds[seat] ^ FALLBACK_SALT)
+                    fallen[seat] = True
+            if fallen[seat]:   # the fallback plays this move
+                action = active[seat].act(obs)
+                state.apply(action)
+                result.fallback_moves[seat] += 1
+                if status == "fallback":   # (on the move it faulted, the faulting player's time counts)
+                    dt = clock() - t
+            # the record step, once per action: (seat, action), and the log's row
             moves.append((seat, action))
-            result.fallback_moves[seat] += 1
             if on_move is not None:
-                on_move((deal_no, len(history) - 1, seat, phase, history[-1], legal, dt // 1000,
-                         fault.outcome))
+                on_move(MoveRecord(deal_no, len(history) - 1, seat, phase, history[-1], legal, dt // 1000,
+                                   status))
     except Exception as e:  # the engine failed (a bug)
         if not contain_errors:
             raise
@@ -281,6 +260,36 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
     result.placement = placement(state.ranking(), result.outcomes) if result.error is None else [n] * n
     result.seconds = perf_counter() - t_match
     return result
+
+
+def _own_move(state: State, player: Any, obs: dict[str, Any], seat: int, move: int, want: list[int],
+              rng: random.Random) -> tuple[Any, Fault | None, int]:
+    """The seat's own player moves: (its action, applied to ``state``, and None; or the :class:`Fault`
+    it made, a sandbox fault, an in-process player's exception or an illegal action, with ``state``
+    untouched; the nanoseconds its ``act`` took, to the fault when it did not return)."""
+    t = perf_counter_ns()
+    try:
+        if want[seat]:
+            action = player.act_in_worlds(obs, _worlds(state, seat, want, rng, obs))
+        else:
+            action = player.act(obs)
+    except BotFault as f:
+        return None, _fault(seat, f.outcome, f.reason, f.stage, state.deal_no, len(state.history), move,
+                            None, f.traceback), perf_counter_ns() - t
+    except Exception as e:  # an in-process player's own error is its crash; contained here
+        return None, _fault(seat, "crash", _exc_reason(e), "act", state.deal_no, len(state.history), move,
+                            None, _excerpt(e)), perf_counter_ns() - t
+    dt = perf_counter_ns() - t
+    try:
+        state.apply(action)
+    except IllegalAction as e:
+        return action, _fault(seat, "illegal", str(e), "act", state.deal_no, len(state.history), move,
+                              action if isinstance(action, str) else _short_repr(action)), dt
+    except TypeError as e:  # an action that is not even a string
+        why = f"act returned {type(action).__name__}, not a string: {e}"
+        return action, _fault(seat, "illegal", why, "act", state.deal_no, len(state.history), move,
+                              _short_repr(action)), dt
+    return action, None, dt
 
 
 def _worlds(state: State, seat: int, want: list[int], rng: random.Random, obs: dict[str, Any]) -> list[State]:
@@ -409,5 +418,5 @@ def play(game_id: str, bot_names: Sequence[str], seed: int, max_deals: int | Non
 
 
 __all__ = ["MATCH_OBSERVATION", "UNTIMED", "Fault",
-           "MatchResult", "MoveRow", "SandboxPlayer", "close_players", "derive_seed", "make_players",
+           "MatchResult", "MoveRecord", "SandboxPlayer", "close_players", "derive_seed", "make_players",
            "placement", "play", "play_match", "player_clock", "seat_seed", "seat_seeds"]

@@ -128,8 +128,8 @@ def read_logs(root: str | Path) -> Logs:
     except LogError as e:
         raise DashboardError(str(e)) from None
     manifests: list[dict[str, Any]] = []
-    mdir = root / "_tournaments"
-    for p in sorted(mdir.glob("*.json")) if mdir.is_dir() else []:
+    from tournaments.paths import manifests as manifest_files
+    for p in manifest_files(root):
         try:
             manifests.append(json.loads(p.read_text(encoding="utf-8")))
         except (OSError, json.JSONDecodeError) as e:

@@ -81,3 +81,17 @@ def test_cardarena_entry_point_is_in_the_top_layer() -> None:
     assert module.split(".")[0] == LAYERS[-1], scripts
     import importlib
     assert callable(getattr(importlib.import_module(module), func))
+
+
+def test_match_loop_record_is_the_logs_moves_row() -> None:
+    """bots never import tournaments: the match loop's neutral ``MoveRecord`` is what the log keeps as
+    its ``moves`` row (``MoveRow``), field for field, in the order of the ``moves`` columns."""
+    import typing
+
+    from bots.match import MoveRecord
+    from tournaments.log import MOVES_SCHEMA, MoveRow
+
+    columns = [f.name for f in MOVES_SCHEMA if f.name not in ("tournament", "match_id", "bot")]
+    assert list(MoveRecord._fields) == columns
+    hints = typing.get_type_hints(MoveRecord)
+    assert tuple(hints[f] for f in MoveRecord._fields) == typing.get_args(MoveRow)

@@ -1,59 +1,59 @@
-"""Tournament logs in Parquet: the schemas of ``moves``, ``matches`` and ``events``, and the writer.
+"""Tournament logs in Parquet: the schemas of ``moves``, ``matches`` and ``events``, the row types, the
+writer and the reader that certifies a batch.  Where the files live is :mod:`tournaments.paths`; the
+run's bookkeeping (manifest, secret, the epoch fence's counter, orphans, repair) is
+:mod:`tournaments.ledger`.
 
-Layout under a tournament output directory (documented for readers in ``data/README.md``)::
-
-    OUT/_tournaments/<tournament>.json                        the manifest (spec, spec hash, schema version)
-    OUT/_tournaments/<tournament>.epoch                       the current run's epoch: the commit fence
-    OUT/_tournaments/<tournament>.secret                      the tournament secret (hex, mode 0600)
-    OUT/matches/game=<id>/part-<tkey>-e<epoch>-<batch>.parquet   one row per finished match
-    OUT/moves/game=<id>/part-<tkey>-e<epoch>-<batch>.parquet     one row per action, in order
-    OUT/events/game=<id>/part-<tkey>-e<epoch>-<batch>.parquet    one row per rule event
-
-- Hive-partitioned by game: the ``game`` column lives in the directory name, not in the files, so
-  DuckDB (``read_parquet('OUT/moves/**/*.parquet')``), Polars (``pl.scan_parquet('OUT/moves/',
-  hive_partitioning=True)``) and pyarrow (``pq.read_table('OUT/moves')``) all read the tree as-is.
 - Every part file is zstd-compressed, written under a hidden temporary name (``.part-...tmp``, which no
   reader globs) and renamed into place with ``os.replace``, so a reader or a crash never sees half a file.
 - One batch of matches writes one part per table with the same name, ``moves`` and ``events`` first and
   ``matches`` last: **a batch's matches part is its commit record.** A part name is a function of the
-  tournament and the match ids in the batch, so a retried batch (a Ray task re-run after its node died)
-  replaces its own files with the same content instead of adding rows. Moves or events parts whose
-  matches part never appeared (a crash between the renames) are orphans; :func:`clean_orphans` removes
-  them before a run resumes.
+  tournament and the match ids in the batch (:func:`tournaments.paths.part_name`), so a retried batch
+  (a Ray task re-run after its node died) replaces its own files with the same content instead of
+  adding rows. Moves or events parts whose matches part never appeared (a crash between the renames)
+  are orphans; :func:`tournaments.ledger.clean_orphans` removes them before a run resumes.
 - **Fencing.** Every run of a tournament (a first run, a resume) starts a new *epoch*
-  (:func:`begin_epoch`, a counter in ``_tournaments/<tournament>.epoch``) before it reads which
-  matches are committed, and its batches carry that epoch in their part names.  A batch renames its
-  matches part into place only while it holds a shared ``flock`` on the epoch file and the file still
-  holds its epoch (:func:`commit_batch`); the new run bumps the epoch under the exclusive lock.  So a
-  worker left over from a killed driver either commits before the new run reads the finished set (its
-  matches are then skipped) or finds itself fenced off and deletes its parts: never both.  On a
-  cluster the output directory is shared, and so is this lock (NFS v4 and other POSIX filesystems
-  carry ``flock`` across machines).
+  (:func:`tournaments.ledger.begin_epoch`, a counter in ``_tournaments/<tournament>.epoch``) before it
+  reads which matches are committed, and its batches carry that epoch in their part names.  A batch
+  renames its matches part into place only while it holds a shared ``flock`` on the epoch file and the
+  file still holds its epoch (:func:`commit_batch`); the new run bumps the epoch under the exclusive
+  lock.  So a worker left over from a killed driver either commits before the new run reads the
+  finished set (its matches are then skipped) or finds itself fenced off and deletes its parts: never
+  both.  On a cluster the output directory is shared, and so is this lock (NFS v4 and other POSIX
+  filesystems carry ``flock`` across machines).
 - **Integrity.** Every part carries page CRCs, and before its matches part a batch writes its digest
   record ``OUT/_digests/game=<id>/<part>.json`` (SHA-256 and rows of each part).  :func:`check_batch`
   certifies a batch against it (every part decoded whole, the schema's types, the rows consistent and
-  this tournament's); :func:`repair` (run by every resume, under the lock) moves each batch that is not
-  whole to ``OUT/_quarantine/`` so that its matches are played again; :func:`scan_matches` and
-  :func:`finished_matches` count only whole batches.  Writes name their file when the disk is full and
-  leave no temporary file.
+  this tournament's); :func:`tournaments.ledger.repair` (run by every resume, under the lock) moves
+  each batch that is not whole to ``OUT/_quarantine/`` so that its matches are played again;
+  :func:`scan_matches` and :func:`finished_matches` count only whole batches.  Writes name their file
+  when the disk is full and leave no temporary file.
 """
 from __future__ import annotations
 
-import errno
 import fcntl
 import functools
 import hashlib
 import json
 import os
-import re
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from tournaments.paths import (
+    committed_parts,
+    digest_path,
+    epoch_path,
+    part_game,
+    part_name,
+    part_path,
+    sibling_part,
+    tournament_key,
+)
 
 SCHEMA_VERSION = 1
 """Bump on any change of a column's name, type or meaning (and describe it in data/README.md)."""
@@ -64,6 +64,12 @@ TABLES = ("moves", "events", "matches")
 MOVE_STATUSES = ("ok", "timeout", "crash", "illegal", "memory", "fallback")
 """``moves.status``: the bot's outcome for that move; ``fallback`` = played by the random fallback for a
 seat whose bot faulted earlier in the match.  A faulting move's action is the fallback's action."""
+
+MoveRow = tuple[int, int, int, str, str, int, int, str]
+"""One ``moves`` row as the writer takes it (:meth:`BatchLog.add_match`): (deal, ply, seat, phase,
+action, legal_count, think_us, status), the columns of :data:`MOVES_SCHEMA` but the tournament, the
+match and the bot (``bot`` is the seat's entrant).  ``bots.match.MoveRecord``, what the match loop
+hands its ``on_move``, is one as it stands (a named tuple of these fields in this order)."""
 
 MOVES_SCHEMA = pa.schema([
     pa.field("tournament", pa.string(), nullable=False),
@@ -128,38 +134,7 @@ EVENTS_SCHEMA = pa.schema([
 SCHEMAS: dict[str, pa.Schema] = {"moves": MOVES_SCHEMA, "events": EVENTS_SCHEMA, "matches": MATCHES_SCHEMA}
 
 _META = {b"cardarena.schema_version": str(SCHEMA_VERSION).encode()}
-_PART = re.compile(r"^part-([0-9a-f]{8})-e([0-9]+)-([0-9a-f]{16})\.parquet$")
 _EVENT_KEYS = frozenset(("event", "deal", "ply", "seat"))
-
-
-def tournament_key(tournament: str) -> str:
-    """The 8 hex digits naming a tournament's part files (ids may hold any character)."""
-    return hashlib.sha256(tournament.encode()).hexdigest()[:8]
-
-
-def batch_key(match_ids: Iterable[str]) -> str:
-    """The 16 hex digits naming a batch's part files: a function of its match ids only."""
-    h = hashlib.sha256()
-    for m in sorted(match_ids):
-        h.update(m.encode())
-        h.update(b"\n")
-    return h.hexdigest()[:16]
-
-
-def part_name(tournament: str, match_ids: Iterable[str], epoch: int = 0) -> str:
-    """``part-<tkey>-e<epoch>-<batch>.parquet``; epoch 0 is a writer outside any run (synthetic data)."""
-    return f"part-{tournament_key(tournament)}-e{epoch}-{batch_key(match_ids)}.parquet"
-
-
-def part_epoch(name: str) -> int | None:
-    """The epoch in a part file's name (None for a name that is not a part's)."""
-    m = _PART.match(name)
-    return int(m.group(2)) if m else None
-
-
-def partition_dir(root: str | os.PathLike[str], table: str, game: str) -> Path:
-    return Path(root) / table / f"game={game}"
-
 
 def options_json(options: dict[str, Any]) -> str:
     """Game options as the canonical JSON stored in ``matches.options`` (sorted keys, no spaces)."""
@@ -179,8 +154,8 @@ class Fault:
 class BatchLog:
     """The rows of one batch of matches (all of one game), kept column-wise until :meth:`tables`.
 
-    The match loop collects its moves as tuples ``(deal, ply, seat, phase, action, legal_count,
-    think_us, status)``, cheap to make per action, and hands them over once per match.
+    The match loop collects its moves as :data:`MoveRow` tuples, cheap to make per action, and hands
+    them over once per match.
     """
 
     def __init__(self, tournament: str, game: str) -> None:
@@ -200,7 +175,7 @@ class BatchLog:
                   bot_refs: Sequence[str], teams: Sequence[int], scores: Sequence[float],
                   ranking: Sequence[int], engine_ranking: Sequence[int], deals_played: int,
                   sheet: Sequence[Sequence[float]],
-                  moves: Sequence[tuple[int, int, int, str, str, int, int, str]],
+                  moves: Sequence[MoveRow],
                   events: Sequence[dict[str, Any]], faults: Sequence[Fault], duration_s: float,
                   finished_at_ms: int, worker: str) -> None:
         """Add one finished match with its moves and rule events."""
@@ -284,7 +259,7 @@ def write_part(path: Path, table: pa.Table, fsync: bool = True) -> str:
     the SHA-256 of the file's bytes.  An ``OSError`` (a full disk) names ``path`` and leaves no
     temporary file."""
     data = part_bytes(table)
-    _write_atomic(path, data, fsync)
+    write_atomic(path, data, fsync)
     return hashlib.sha256(data).hexdigest()
 
 
@@ -292,18 +267,18 @@ def _tmp_name(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
 
 
-def _write_atomic(path: Path, data: bytes, fsync: bool, mode: int = 0o644) -> None:
+def write_atomic(path: Path, data: bytes, fsync: bool, mode: int = 0o644) -> None:
     tmp = _tmp_name(path)
     try:
         _write_tmp(path, tmp, data, fsync, mode)
         os.replace(tmp, path)
     except OSError as e:
-        raise _named(e, path) from None
+        raise named_oserror(e, path) from None
     finally:
         tmp.unlink(missing_ok=True)
 
 
-def _named(e: OSError, path: Path) -> OSError:
+def named_oserror(e: OSError, path: Path) -> OSError:
     """``e`` naming the file it was writing (a failed ``write`` or ``flush`` names none)."""
     if e.filename is not None or e.errno is None:
         return e
@@ -323,17 +298,6 @@ class Fenced(Exception):
     """A batch of an earlier run of the tournament tried to commit after a new run began."""
 
 
-DIGESTS = "_digests"
-"""``OUT/_digests/game=<id>/<part name>.json``: each batch's digest record (outside the table trees,
-which Polars reads whole; readers of ``OUT`` as a dataset skip ``_`` folders)."""
-
-
-def digest_path(matches_part: Path) -> Path:
-    """The digest record of the batch whose matches part is ``matches_part``."""
-    game_dir = matches_part.parent
-    return game_dir.parent.parent / DIGESTS / game_dir.name / f"{matches_part.name}.json"
-
-
 def commit_batch(root: str | os.PathLike[str], log: BatchLog, fsync: bool = True,
                  epoch: int = 0) -> list[Path]:
     """Write the batch's three parts (matches last, the commit record); return their paths.
@@ -348,20 +312,20 @@ def commit_batch(root: str | os.PathLike[str], log: BatchLog, fsync: bool = True
     paths: list[Path] = []
     sha: dict[str, str] = {}
     for t in TABLES[:-1]:
-        p = partition_dir(root, t, log.game) / name
+        p = part_path(root, t, log.game, name)
         sha[t] = write_part(p, tables[t], fsync=fsync)
         paths.append(p)
-    mpath = partition_dir(root, "matches", log.game) / name
+    mpath = part_path(root, "matches", log.game, name)
     data = part_bytes(tables["matches"])
     sha["matches"] = hashlib.sha256(data).hexdigest()
     record = {"tournament": log.tournament, "rows": {t: tables[t].num_rows for t in TABLES}, "sha256": sha}
     dpath = digest_path(mpath)
-    _write_atomic(dpath, (json.dumps(record, sort_keys=True) + "\n").encode(), fsync)
+    write_atomic(dpath, (json.dumps(record, sort_keys=True) + "\n").encode(), fsync)
     paths.append(dpath)
     if epoch:
         _fenced_write(root, log.tournament, epoch, mpath, data, len(tables["matches"]), paths, fsync)
     else:
-        _write_atomic(mpath, data, fsync)
+        write_atomic(mpath, data, fsync)
     paths.remove(dpath)
     paths.append(mpath)
     return paths
@@ -374,7 +338,7 @@ def _fenced_write(root: str | os.PathLike[str], tournament: str, epoch: int, pat
         try:
             _write_tmp(path, tmp, data, fsync)
         except OSError as e:
-            raise _named(e, path) from None
+            raise named_oserror(e, path) from None
         with open(epoch_path(root, tournament), "a+") as f:
             fcntl.flock(f, fcntl.LOCK_SH)   # released when f closes
             f.seek(0)
@@ -389,49 +353,6 @@ def _fenced_write(root: str | os.PathLike[str], tournament: str, epoch: int, pat
     finally:
         tmp.unlink(missing_ok=True)
 
-
-def epoch_path(root: str | os.PathLike[str], tournament: str) -> Path:
-    return Path(root) / "_tournaments" / f"{tournament}.epoch"
-
-
-def begin_epoch(root: str | os.PathLike[str], tournament: str) -> int:
-    """Start a new run of ``tournament``: bump its epoch under the exclusive lock and return it.
-
-    Call before reading the finished matches: every batch of an earlier run either committed before
-    this returns or will find itself fenced off."""
-    path = epoch_path(root, tournament)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        f.seek(0)
-        text = f.read().strip()
-        try:
-            epoch = int(text or 0) + 1
-        except ValueError:
-            raise ValueError(f"{path} holds {text[:40]!r}, not an epoch number") from None
-        line = f"{epoch}\n".encode()
-        try:   # overwrite in place, then cut: a full disk cannot leave the fence empty (back at epoch 1)
-            fd = os.open(path, os.O_WRONLY)   # f is O_APPEND, where pwrite appends on Linux
-            try:
-                if os.pwrite(fd, line, 0) != len(line):
-                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-                os.ftruncate(fd, len(line))
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        except OSError as e:
-            raise _named(e, path) from None
-    return epoch
-
-
-# ------------------------------------------------------------------------------------------ reading
-def committed_parts(root: str | os.PathLike[str], tournament: str, table: str = "matches") -> list[Path]:
-    """The part files of ``table`` that belong to ``tournament``."""
-    base = Path(root) / table
-    if not base.is_dir():
-        return []
-    prefix = f"part-{tournament_key(tournament)}-"
-    return sorted(p for p in base.glob("game=*/part-*.parquet") if p.name.startswith(prefix))
 
 
 class PartError(Exception):
@@ -505,14 +426,14 @@ def check_batch(root: str | os.PathLike[str], game: str, name: str, tournament: 
     their rows checked against the matches part (tournament, match ids, ``matches.moves`` per match);
     otherwise only their footers' row counts are."""
     base = Path(root)
-    mpath = partition_dir(base, "matches", game) / name
+    mpath = part_path(base, "matches", game, name)
     out = BatchCheck(game, name, [], [])
     record, rec_problem = _digest_record(mpath)
     if rec_problem:
         out.problems.append(rec_problem)
     data = {}
     for t in TABLES if full else ("matches",):
-        p = partition_dir(base, t, game) / name
+        p = part_path(base, t, game, name)
         try:
             data[t] = p.read_bytes()
         except FileNotFoundError:
@@ -550,7 +471,7 @@ def check_batch(root: str | os.PathLike[str], game: str, name: str, tournament: 
     per_match = dict(zip(ids, m.column("moves").to_pylist(), strict=True))
     rows = (record or {}).get("rows", {})
     for t in ("moves", "events"):
-        p = partition_dir(base, t, game) / name
+        p = part_path(base, t, game, name)
         if not p.is_file():
             out.fail(f"{p}: missing part file (its batch's matches part {mpath} exists: the batch "
                      "is incomplete)")
@@ -608,12 +529,12 @@ def record_digests(matches_part: Path) -> None:
     committed part (tests that forge a log to show the rule checks catch it)."""
     sha, rows = {}, {}
     for t in TABLES:
-        p = matches_part.parent.parent.parent / t / matches_part.parent.name / matches_part.name
+        p = sibling_part(matches_part, t)
         if p.is_file():
             sha[t] = hashlib.sha256(p.read_bytes()).hexdigest()
             rows[t] = pq.read_metadata(p).num_rows
     record = {"tournament": None, "rows": rows, "sha256": sha}
-    _write_atomic(digest_path(matches_part), (json.dumps(record, sort_keys=True) + "\n").encode(), False)
+    write_atomic(digest_path(matches_part), (json.dumps(record, sort_keys=True) + "\n").encode(), False)
 
 
 def scan_matches(root: str | os.PathLike[str], tournament: str) -> tuple[set[str], list[BatchCheck]]:
@@ -623,7 +544,7 @@ def scan_matches(root: str | os.PathLike[str], tournament: str) -> tuple[set[str
     done: set[str] = set()
     bad: list[BatchCheck] = []
     for p in committed_parts(root, tournament):
-        c = check_batch(root, p.parent.name.partition("=")[2], p.name, tournament, full=False)
+        c = check_batch(root, part_game(p), p.name, tournament, full=False)
         if c.problems:
             bad.append(c)
         else:
@@ -649,115 +570,6 @@ def damage_line(bad: Sequence[BatchCheck], root: str | os.PathLike[str]) -> str:
             "replays their matches")
 
 
-QUARANTINE = "_quarantine"
-"""``OUT/_quarantine/<table>/game=<id>/<part>``: where :func:`repair` moves the parts of damaged batches."""
-
-
-@dataclass
-class Repair:
-    done: set[str]
-    """The matches committed in whole batches after the repair (each once)."""
-    quarantined: list[tuple[str, list[str]]]
-    """Per batch moved to ``_quarantine``: (its matches part, the problems found)."""
-    replay: set[str]
-    """Ids of the (scheduled) matches the quarantined batches held that no whole batch holds."""
-
-
-def repair(root: str | os.PathLike[str], tournament: str, scheduled: set[str] | None = None) -> Repair:
-    """Certify every committed batch of ``tournament`` (:func:`check_batch` with ``full``) and move each
-    batch that is not whole, not this tournament's, holds a match outside ``scheduled`` or a match an
-    earlier whole batch already holds, with all of its files, to ``OUT/_quarantine/``.
-
-    Call only while holding the tournament's lock, after :func:`begin_epoch`."""
-    base = Path(root)
-    done: set[str] = set()
-    where: dict[str, Path] = {}
-    out = Repair(done, [], set())
-    for p in committed_parts(base, tournament):
-        c = check_batch(base, p.parent.name.partition("=")[2], p.name, tournament, full=True)
-        if not c.problems and scheduled is not None:
-            extra = [x for x in c.match_ids if x not in scheduled]
-            if extra:
-                c.problems.append(f"{p}: holds {len(extra)} match(es) not in the schedule of tournament "
-                                  f"{tournament!r} (e.g. {extra[0]}): not counted")
-        if not c.problems:
-            twice = [x for x in c.match_ids if x in done]
-            if twice:
-                c.problems.append(f"{p}: holds {len(twice)} match(es) already in {where[twice[0]]} "
-                                  f"(e.g. {twice[0]}): not counted twice")
-        if c.problems:
-            _quarantine(base, c.game, c.name)
-            out.quarantined.append((str(p), c.problems))
-            out.replay.update(x for x in c.match_ids if scheduled is None or x in scheduled)
-            continue
-        done.update(c.match_ids)
-        where.update((x, p) for x in c.match_ids)
-    out.replay -= done
-    return out
-
-
-def _quarantine(root: Path, game: str, name: str) -> None:
-    """Move a batch's files (its three parts and digest record, those that exist) under ``_quarantine``."""
-    for t in (*TABLES, DIGESTS):
-        src = partition_dir(root, t, game) / name
-        for f in [digest_path(partition_dir(root, "matches", game) / name)] if t == DIGESTS else [src]:
-            if not f.exists():
-                continue
-            dst_dir = root / QUARANTINE / t / f"game={game}"
-            dst_dir.mkdir(parents=True, exist_ok=True)
-            dst = dst_dir / f.name
-            n = 1
-            while dst.exists():          # the same batch damaged again after an earlier repair
-                dst = dst_dir / f"{f.name}.{n}"
-                n += 1
-            os.replace(f, dst)
-
-
-def clean_orphans(root: str | os.PathLike[str], tournament: str,
-                  before_epoch: int | None = None) -> list[Path]:
-    """Remove ``tournament``'s moves/events parts and digest records without a matches part, and stale
-    temporary files (left by a killed writer).
-
-    Without ``before_epoch``, call only while no writer of this tournament runs.  With it, only the
-    files of epochs before ``before_epoch`` go: those runs are fenced off, so this is safe at any time."""
-    committed = {(p.parent.name, p.name) for p in committed_parts(root, tournament)}
-    prefix = f"part-{tournament_key(tournament)}-"
-
-    def old(name: str) -> bool:
-        if before_epoch is None:
-            return True
-        e = part_epoch(name)   # None: a name from before epochs, which no current writer uses
-        return e is None or e < before_epoch
-
-    removed: list[Path] = []
-    digests = Path(root) / DIGESTS
-    for p in digests.glob("game=*/.part-*.tmp") if digests.is_dir() else ():
-        name = p.name[1:].split(".parquet.", 1)[0] + ".parquet"
-        if name.startswith(prefix) and old(name):
-            p.unlink(missing_ok=True)
-            removed.append(p)
-    for p in digests.glob(f"game=*/{prefix}*.parquet.json") if digests.is_dir() else ():
-        name = p.name[:-len(".json")]
-        if (p.parent.name, name) not in committed and old(name):
-            p.unlink(missing_ok=True)
-            removed.append(p)
-    for t in TABLES:
-        base = Path(root) / t
-        if not base.is_dir():
-            continue
-        for p in base.glob("game=*/.part-*.tmp"):
-            name = p.name[1:].split(".parquet.", 1)[0] + ".parquet"
-            if name.startswith(prefix) and old(name):
-                p.unlink(missing_ok=True)
-                removed.append(p)
-        if t == "matches":
-            continue
-        for p in committed_parts(root, tournament, t):
-            if (p.parent.name, p.name) not in committed and old(p.name):
-                p.unlink(missing_ok=True)
-                removed.append(p)
-    return removed
-
 
 def schema_version_of(path: str | os.PathLike[str]) -> int | None:
     """The schema version a part file was written with (None if it carries none)."""
@@ -766,70 +578,3 @@ def schema_version_of(path: str | os.PathLike[str]) -> int | None:
     return int(v) if v is not None else None
 
 
-def is_part_name(name: str) -> bool:
-    return _PART.match(name) is not None
-
-
-# ------------------------------------------------------------------------------------------ manifest
-def manifest_path(root: str | os.PathLike[str], tournament: str) -> Path:
-    return Path(root) / "_tournaments" / f"{tournament}.json"
-
-
-def read_manifest(root: str | os.PathLike[str], tournament: str) -> dict[str, Any] | None:
-    p = manifest_path(root, tournament)
-    try:
-        data: dict[str, Any] = json.loads(p.read_text())
-    except FileNotFoundError:
-        return None
-    return data
-
-
-def write_manifest(root: str | os.PathLike[str], tournament: str, data: dict[str, Any]) -> None:
-    """Write the manifest atomically (temporary file, then rename; on a full disk an ``OSError`` naming
-    the manifest, the old one intact and no temporary file left)."""
-    p = manifest_path(root, tournament)
-    try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise _named(e, p.parent) from None
-    text = json.dumps({"schema_version": SCHEMA_VERSION, **data}, indent=2, sort_keys=True) + "\n"
-    _write_atomic(p, text.encode(), fsync=False)
-
-
-def secret_path(root: str | os.PathLike[str], tournament: str) -> Path:
-    return Path(root) / "_tournaments" / f"{tournament}.secret"
-
-
-def secret_fingerprint(secret: bytes) -> str:
-    """What the manifest keeps of the secret: 16 hex digits of its SHA-256 (checks the file on resume)."""
-    return hashlib.sha256(secret).hexdigest()[:16]
-
-
-def read_secret(root: str | os.PathLike[str], tournament: str) -> bytes | None:
-    """The tournament secret (every deal and bot seed derives from it), None when there is none.
-    ``ValueError`` (one line) when the file is not one: 64 hex digits."""
-    p = secret_path(root, tournament)
-    try:
-        text = p.read_text(encoding="ascii", errors="replace").strip()
-    except FileNotFoundError:
-        return None
-    if not re.fullmatch(r"[0-9a-f]{64}", text):
-        raise ValueError(f"{p} is not a tournament secret (64 hex digits)")
-    return bytes.fromhex(text)
-
-
-def write_secret(root: str | os.PathLike[str], tournament: str, secret: bytes) -> None:
-    """Keep the secret beside the manifest, readable by its owner only, written atomically (on a full
-    disk an ``OSError`` naming the file, no temporary file left)."""
-    p = secret_path(root, tournament)
-    try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise _named(e, p.parent) from None
-    _write_atomic(p, secret.hex().encode() + b"\n", fsync=True, mode=0o600)
-
-
-def tournaments_in(root: str | os.PathLike[str]) -> list[str]:
-    """Ids of the tournaments with a manifest under ``root``."""
-    d = Path(root) / "_tournaments"
-    return sorted(p.stem for p in d.glob("*.json")) if d.is_dir() else []

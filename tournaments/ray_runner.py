@@ -7,8 +7,8 @@
    and the tournament secret beside it (``<id>.secret``: created once, reused by every resume; every
    deal and bot seed derives from it, ``tournaments.schedule``),
    take the tournament's lock, start a new epoch (batches of an earlier, killed run that still run
-   somewhere can no longer commit: ``tournaments.log``), delete orphaned parts of an interrupted run,
-   and read which matches are already committed (``matches`` parts): those are skipped.
+   somewhere can no longer commit: ``tournaments.log``, ``tournaments.ledger``), delete orphaned parts
+   of an interrupted run, and read which matches are already committed (``matches`` parts): those are skipped.
 2. **Run**: batches of about ``batch_s`` seconds of work (the size is learnt per game from the batches
    done so far) go to Ray tasks; a batch whose worker or node died is submitted again and rewrites
    the same part files.  At most two batches per CPU are in flight, so the driver's memory does not
@@ -49,12 +49,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from engine import GAMES
-from tournaments.log import (
-    PartError,
+from tournaments.ledger import (
     begin_epoch,
     clean_orphans,
-    finished_matches,
-    manifest_path,
     read_manifest,
     read_secret,
     repair,
@@ -63,6 +60,8 @@ from tournaments.log import (
     write_manifest,
     write_secret,
 )
+from tournaments.log import PartError, finished_matches
+from tournaments.paths import RAY_LOG, lock_path, manifest_path
 from tournaments.runner import Batch, BatchResult, run_batch
 from tournaments.schedule import GamePlan, Match, plan, spec_secret
 from tournaments.spec import GameEntry, Spec, SpecError, check_tournament_id
@@ -127,7 +126,7 @@ class Prepared:
     secret: bytes = field(default=b"", repr=False)
     """The tournament secret (kept in its directory; never given to a bot)."""
     quarantined: list[tuple[str, list[str]]] = field(default_factory=list)
-    """Damaged batches moved to ``_quarantine/`` (``tournaments.log.repair``): their matches run again."""
+    """Damaged batches moved to ``_quarantine/`` (``tournaments.ledger.repair``): their matches run again."""
 
     def release(self) -> None:
         if self.lock is not None:
@@ -249,7 +248,7 @@ def _frozen(spec: Spec, manifest: dict[str, Any],
 
 
 def _lock(root: Path, tid: str) -> TextIO:
-    path = manifest_path(root, tid).with_suffix(".lock")
+    path = lock_path(root, tid)
     path.parent.mkdir(parents=True, exist_ok=True)
     f = open(path, "a+")  # held for the whole run
     try:
@@ -411,8 +410,6 @@ def ray_task() -> Any:
 
 
 # ------------------------------------------------------------------------------------------ output
-RAY_LOG = Path("_logs") / "ray-driver.log"
-"""Where :class:`RayOutput` puts what Ray prints in the driver, under the output directory."""
 
 
 def _flush_std() -> None:

@@ -29,11 +29,11 @@ from typing import Any
 
 from bots.api import Player
 from bots.match import Fault as MatchFault
-from bots.match import MoveRow, close_players, make_players, play_match
+from bots.match import close_players, make_players, play_match
 from bots.sandbox import Limits as BotLimits
 from engine import game_class, load_game
 from engine.core import Game, State
-from tournaments.log import BatchLog, Fault, commit_batch, options_json
+from tournaments.log import BatchLog, Fault, MoveRow, commit_batch, options_json
 from tournaments.schedule import Match
 from tournaments.spec import Limits
 
@@ -106,7 +106,8 @@ class Played:
 
 def play_logged(game: Game, players: Sequence[Player], seed: int, max_deals: int | None,
                 seeds: Sequence[int] | None = None) -> Played:
-    """Play one match with ``bots.match.play_match``, keeping a :data:`MoveRow` per action.
+    """Play one match with ``bots.match.play_match``, keeping a :data:`~tournaments.log.MoveRow` per
+    action (the loop's ``MoveRecord`` is one as it stands: its fields are the row's, in order).
     ``seeds``: the seats' own seeds the players were made with (``play_match``'s).
 
     An exception from the engine itself (a bug) ends the match with ``error`` set: the tournament

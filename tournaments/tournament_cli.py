@@ -207,7 +207,8 @@ def _matches_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
     """The matches of ``tournament``'s whole batches; :class:`~tournaments.log.PartError` (one line
     naming the part) if any batch is damaged or incomplete: a leaderboard without some of its matches
     would mislead.  A part holding another tournament's rows is reported (a warning line) and skipped."""
-    from tournaments.log import PartError, check_batch, committed_parts, damage_line
+    from tournaments.log import PartError, check_batch, damage_line
+    from tournaments.paths import committed_parts
 
     rows: list[dict[str, Any]] = []
     cols = ["bots", "ranking", "teams", "faults"]
@@ -331,7 +332,9 @@ def status_cmd(
     """The tournaments in an output directory: matches done of total.  A damaged batch (a part that does
     not read whole, is missing, or holds another tournament's rows) is not counted: a warning line on
     stderr names it (``damaged`` in --json), and ``cardarena tournament repair`` quarantines it."""
-    from tournaments.log import manifest_path, read_manifest, scan_matches, tournaments_in
+    from tournaments.ledger import read_manifest, tournaments_in
+    from tournaments.log import scan_matches
+    from tournaments.paths import manifest_path
     from tournaments.spec import SpecError, check_path
 
     try:
@@ -387,7 +390,8 @@ def repair_cmd(
     """Certify every batch of a tournament and move each damaged one (a part that does not read whole or
     changed since its commit, a missing moves/events part, another tournament's rows, a match logged
     twice) to OUT/_quarantine/; `run SPEC --resume` then plays exactly their matches again."""
-    from tournaments.log import begin_epoch, clean_orphans, read_manifest, repair
+    from tournaments.ledger import begin_epoch, clean_orphans, read_manifest, repair
+    from tournaments.paths import quarantine_dir
     from tournaments.ray_runner import TournamentError, _lock
 
     tid = _one_tournament(output, tournament)
@@ -416,14 +420,14 @@ def repair_cmd(
     for part, problems in fixed.quarantined:
         print(f"quarantined {part}: {'; '.join(problems)}")
     print(f"{tid}: {len(fixed.done)} of {total} matches in whole batches; "
-              f"{len(fixed.quarantined)} batch(es) moved to {output / '_quarantine'}"
+              f"{len(fixed.quarantined)} batch(es) moved to {quarantine_dir(output)}"
               + (f", {len(orphans)} orphaned file(s) removed" if orphans else "")
               + ("" if len(fixed.done) == total else
                  "; play the rest with: cardarena tournament run SPEC --resume (its own spec)"))
 
 
 def _one_tournament(output: Path, tournament: str | None) -> str:
-    from tournaments.log import tournaments_in
+    from tournaments.ledger import tournaments_in
 
     ids = tournaments_in(output)
     if tournament is not None:

@@ -18,7 +18,9 @@ from typer.testing import CliRunner
 
 from dashboards.app import app
 from tests.tournaments.conftest import raw_spec, toml_of
-from tournaments.log import check_batch, committed_parts, part_name, repair, write_part
+from tournaments.ledger import repair
+from tournaments.log import check_batch, write_part
+from tournaments.paths import committed_parts, part_name
 
 runner = CliRunner()
 

@@ -10,7 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.tournaments.conftest import FOUR, comparable, fastest_game, raw_spec, toml_of
-from tournaments.log import finished_matches, read_manifest
+from tournaments.ledger import read_manifest
+from tournaments.log import finished_matches
 from tournaments.ray_runner import Summary, TournamentError, prepare, run_tournament
 from tournaments.runner import BatchResult
 from tournaments.schedule import schedule

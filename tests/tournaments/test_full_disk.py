@@ -56,7 +56,8 @@ def _run(out: Path, *extra: str) -> tuple[int, str]:
 def _check_whole(out: Path) -> int:
     """No temporary file; every committed batch whole; a manifest, if any, that parses.  Returns the
     number of committed matches."""
-    from tournaments.log import check_batch, committed_parts, manifest_path
+    from tournaments.log import check_batch
+    from tournaments.paths import committed_parts, manifest_path
 
     tmps = [p for p in out.rglob("*") if p.name.endswith(".tmp")]
     assert not tmps, tmps

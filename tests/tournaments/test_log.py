@@ -12,15 +12,9 @@ import pytest
 
 from engine import GAMES
 from tests.tournaments.conftest import FOUR, raw_spec
-from tournaments.log import (
-    SCHEMA_VERSION,
-    SCHEMAS,
-    TABLES,
-    clean_orphans,
-    committed_parts,
-    finished_matches,
-    schema_version_of,
-)
+from tournaments.ledger import clean_orphans
+from tournaments.log import SCHEMA_VERSION, SCHEMAS, TABLES, finished_matches, schema_version_of
+from tournaments.paths import committed_parts
 from tournaments.runner import Batch, run_batch
 from tournaments.schedule import plan
 from tournaments.spec import parse_spec
@@ -112,7 +106,8 @@ def test_orphans_of_an_interrupted_batch_are_cleaned(two_games: Path) -> None:
 def test_a_batch_of_a_killed_run_commits_before_the_resume_reads_or_never(tmp_path: Path) -> None:
     """The race test (b) of issue 5 found: a killed driver's worker finishing after the resumed run
     read the finished set.  Epochs fence it off: its parts are deleted, the new run plays its matches."""
-    from tournaments.log import Fenced, part_epoch
+    from tournaments.log import Fenced
+    from tournaments.paths import part_epoch
     from tournaments.ray_runner import Sizer, batches, prepare, run_tournament
 
     spec = parse_spec(raw_spec(tmp_path, games=[GAMES[0]], bots=FOUR))
@@ -140,7 +135,7 @@ def test_a_batch_of_a_killed_run_commits_before_the_resume_reads_or_never(tmp_pa
 
 def test_clean_orphans_before_an_epoch_spares_the_current_run(two_games: Path) -> None:
     """At the end of a run only fenced-off epochs' orphans go; a live writer's parts are never touched."""
-    from tournaments.log import part_name
+    from tournaments.paths import part_name
 
     victim = committed_parts(two_games, "t")[0]
     ids = pq.read_table(victim, columns=["match_id"]).column("match_id").to_pylist()

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from tests.tournaments.conftest import FOUR, comparable, fastest_game, raw_spec, toml_of
-from tournaments.log import committed_parts, finished_matches
+from tournaments.log import finished_matches
+from tournaments.paths import committed_parts
 from tournaments.ray_runner import TournamentError, check_address, run_tournament
 from tournaments.schedule import schedule
 from tournaments.spec import parse_spec

@@ -20,7 +20,8 @@ from bots.sandbox import Limits, start_players
 from engine import load_game
 from tests.bots.toygame import toy
 from tests.tournaments.conftest import FOUR, fastest_game, raw_spec
-from tournaments.log import manifest_path, read_manifest, read_secret, secret_path, write_secret
+from tournaments.ledger import read_manifest, read_secret, write_secret
+from tournaments.paths import manifest_path, secret_path
 from tournaments.ray_runner import Summary, TournamentError, prepare, run_tournament
 from tournaments.runner import BatchResult
 from tournaments.schedule import bot_seed, deal_seed, new_secret, plan, secret_from_seed

@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 from engine import game_class, load_game
 from engine.core import State
 from tournaments.log import TABLES, BatchLog, commit_batch, options_json, write_part
+from tournaments.paths import all_parts, sibling_part
 from tournaments.schedule import bot_seed, deal_seed, secret_from_seed
 
 Chooser = Callable[[list[str], random.Random], str]
@@ -146,9 +147,9 @@ def replicate(src: str | Path, dst: str | Path, factor: int, per_part: int = 4) 
     """
     src, dst = Path(src), Path(dst)
     total = 0
-    for part in sorted((src / "matches").glob("game=*/part-*.parquet")):
+    for part in all_parts(src, "matches"):
         game_dir, name = part.parent.name, part.name
-        tables = {t: pq.read_table(src / t / game_dir / name) for t in TABLES}
+        tables = {t: pq.read_table(sibling_part(part, t)) for t in TABLES}
         stem = name[:-len(".parquet")]
         for k0 in range(0, factor, per_part):
             ks = range(k0, min(factor, k0 + per_part))

@@ -48,7 +48,9 @@ import pyarrow.parquet as pq
 
 from engine import GAMES, IllegalAction, load_game
 from tournaments.analysis.views import LogError, TournamentLog
-from tournaments.log import check_batch, tournaments_in
+from tournaments.ledger import tournaments_in
+from tournaments.log import check_batch
+from tournaments.paths import part_path, tournaments_dir
 
 QUERIES = Path(__file__).with_name("queries")
 _BLOCK = re.compile(r"^-- (invariant|setup):?[ \t]*([A-Za-z0-9_]*)[ \t]*$", re.M)
@@ -193,19 +195,19 @@ def replay_part(root: str, game: str, name: str, deep: bool = False, only: str |
     t0 = time.perf_counter()
     base = Path(root)
     stats = ReplayStats()
-    mpath = base / "matches" / f"game={game}" / name
+    mpath = part_path(base, "matches", game, name)
     matches = _read(mpath, ["match_id", "options", "seed", "players", "max_deals", "scores",
                             "engine_ranking", "deals_played", "moves"])
     if only is not None:
         matches = matches.filter(pc.equal(matches.column("match_id"), only))
         if matches.num_rows == 0:
             return stats
-    moves = _read(base / "moves" / f"game={game}" / name, ["match_id", "ply", "seat", "deal", "action",
-                                                           "legal_count"])
+    moves = _read(part_path(base, "moves", game, name), ["match_id", "ply", "seat", "deal", "action",
+                                                         "legal_count"])
     moves = moves.sort_by([("match_id", "ascending"), ("ply", "ascending")])
     events_by_match: dict[str, list[tuple[int, int, str, int | None]]] = {}
     if check_events:
-        ev = _read(base / "events" / f"game={game}" / name, ["match_id", "deal", "ply", "event", "seat"])
+        ev = _read(part_path(base, "events", game, name), ["match_id", "deal", "ply", "event", "seat"])
         ev_cols = [_py(ev, c) for c in ("match_id", "deal", "ply", "event")]
         ev_cols.append(ev.column("seat").to_pylist())  # nullable
         for mid, deal, ply, event, seat in zip(*ev_cols, strict=True):
@@ -439,7 +441,7 @@ def certify(root: str | os.PathLike[str], log: TournamentLog | None = None) -> l
     :meth:`TournamentLog.only_match`) reads whole (see the module docstring); return the ``integrity``
     violations of parts that decode, raise :class:`Uncertified` for the others."""
     log = log or TournamentLog(Path(root), check=False)
-    known = set(tournaments_in(log.root)) if (log.root / "_tournaments").is_dir() else None
+    known = set(tournaments_in(log.root)) if tournaments_dir(log.root).is_dir() else None
     fatal: list[str] = []
     out: list[Violation] = []
     for p in log.parts["matches"]:

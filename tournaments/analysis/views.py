@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tournaments.log import SCHEMA_VERSION, SCHEMAS, TABLES, PartError, read_part
+from tournaments.paths import partitions, table_dir, tournaments_dir
 
 if TYPE_CHECKING:
     import duckdb
@@ -68,7 +69,7 @@ class TournamentLog:
             raise LogError(f"{root}: no such directory")
         if not root.is_dir():
             raise LogError(f"{root} is not a directory (expected a tournament directory, see data/README.md)")
-        if not (root / "matches").is_dir() and not (root / "_tournaments").is_dir():
+        if not table_dir(root, "matches").is_dir() and not tournaments_dir(root).is_dir():
             raise LogError(f"{root} is not a tournament directory: it has no matches/ folder "
                            "(expected matches/game=<id>/part-*.parquet, as data/README.md describes)")
         for t in TABLES:
@@ -197,17 +198,7 @@ def _holds(path: Path, match_id: str) -> bool:
 
 
 def _list_parts(root: Path, table: str) -> list[Part]:
-    base = root / table
-    if not base.is_dir():
-        return []
-    out = []
-    for d in sorted(base.iterdir()):
-        if not d.is_dir() or not d.name.startswith("game="):
-            continue
-        game = d.name[len("game="):]
-        for f in sorted(d.glob("*.parquet")):
-            out.append(Part(table, game, f))
-    return out
+    return [Part(table, game, f) for game, d in partitions(root, table) for f in sorted(d.glob("*.parquet"))]
 
 
 def check_part(path: Path, table: str) -> None:
