@@ -303,11 +303,11 @@ def print_leaderboard(rows: list[dict[str, Any]], title: str) -> None:
                       str(r["matches"]), str(r["wins"]), f"{r['mean_place']:.2f}", str(r["faults"]))
     out.print(table)
     games = rows[0]["overall_games"]
-    out.print(f"ranked over {len(games)} game(s), each weighing the same", markup=False)
+    out.print(f"ranked over {len(games)} game(s), each weighing the same", markup=False, soft_wrap=True)
     for r in rows:
         if not r["ranked"]:
             out.print(f"not ranked overall (did not play all those games): {r['bot']} "
-                      f"(entered only: {', '.join(r['games'])})", markup=False)
+                      f"(entered only: {', '.join(r['games'])})", markup=False, soft_wrap=True)
     direction = rows[0]["lower_score_wins"]
     per = Table("game", "sheet", *[r["bot"] for r in rows], title="score per game")
     for g, low in direction.items():

@@ -267,8 +267,7 @@ def _print_board(b: Any, wide: bool = False) -> None:
     con = console(wide, out)
     per_game = b.scope != "overall"
     low = b.lower_score_wins
-    points = ("points " + ("(low wins)" if low else "(high wins)" if low is not None else "(?)"),) \
-        if per_game else ()
+    points = ("points",) if per_game else ()
     extra = ("strength 95% CI", "openskill mu ± sigma", "ordinal") if wide else ()
     t = fit_table("#", "entrant", "n", "score", "95% CI", "place", *points, "strength", *extra)
     place = 1
@@ -287,7 +286,8 @@ def _print_board(b: Any, wide: bool = False) -> None:
     if b.note:
         con.print("  " + b.note, markup=False)
     con.print("  " + METRIC, markup=False)
-    con.print("  n: matches; place: mean place" + ("; points: mean of the game's own score sheet"
+    sheet = "" if low is None else " (lower is better)" if low else " (higher is better)"
+    con.print("  n: matches; place: mean place" + (f"; points: mean of the game's own score sheet{sheet}"
                                                      if per_game else "")
               + "; strength: Plackett-Luce log-strength" + ("" if wide else " (--wide: its interval and "
                                                                          "openskill)"), markup=False)

@@ -200,6 +200,9 @@ def headlines(results: Sequence[Result], bootstrap: int = BOOTSTRAP, seed: int =
         results = [r for r in results if r.game == game]
     if not results:
         return {}
+    # a canonical order: float sums then do not depend on the order the matches were read in
+    results = sorted(results, key=lambda r: (r.game, r.group_id, list(r.bots), list(r.ranking),
+                                             list(r.teams)))
     names = sorted({b for r in results for b in r.bots})
     data = _collect(results, names)
     rng = np.random.default_rng(seed)
