@@ -1,6 +1,9 @@
 """Who is best, and how sure are we: ratings per game and overall from the ``matches`` table.
 
-For each entrant (the ``bots`` label of a seat) this computes
+Each board is in the order of the headline score (:mod:`tournaments.analysis.leaderboard`: the share
+of opponents placed below, with its bootstrap interval and ``~``; the numbers every surface shows);
+the overall board holds only the entrants ranked over the games each of them played.  Beside it,
+for each entrant (the ``bots`` label of a seat) this computes
 
 * **openskill** Plackett-Luce ratings (``mu``, ``sigma``, ``ordinal = mu - 3 sigma``), updated match by
   match in ``match_id`` order (a fixed pseudo-random order, so two runs of one spec agree), with the
@@ -16,8 +19,8 @@ For each entrant (the ``bots`` label of a seat) this computes
   replicate is a reweighting and costs milliseconds.
 * a **head-to-head** table: for each pair, the share of matches in which one placed above the other
   (ties half, partners never compared), with its bootstrap 95% interval; a pair whose interval
-  contains 0.5 is marked not significant.  In the leaderboard an entrant whose strength interval
-  difference to the next entrant contains 0 is marked too (``~``).
+  contains 0.5 is marked not significant.  In the leaderboard an entrant whose headline score
+  difference to the next entrant has an interval containing 0 is marked too (``~``).
 """
 from __future__ import annotations
 
