@@ -55,7 +55,8 @@ bench: $(DEV)
 	$(BIN)/python bench/sandbox.py
 	$(BIN)/python bench/bots.py
 
-# regenerate the golden playthroughs (tests/playthroughs/<id>.txt) after a deliberate rule change
+# re-render the golden playthroughs (tests/playthroughs/<id>.txt) from the plan in each file's header after a
+# deliberate rule change; a new game gets a plan from a search (python -m tests.playthrough --search)
 playthroughs: $(DEV)
 	$(BIN)/python -m tests.playthrough --write
 

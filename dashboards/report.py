@@ -151,7 +151,7 @@ class Analysis:
     """The numbers of the report, as plain rows (lists of dicts), from the analysis package
     (``tournaments.analysis``): leaderboards and head-to-head (``ratings.rank``), verification
     (``verify.verify``) and rule coverage.  Computed here: how the ratings converged (the same
-    openskill updates in the same order, recorded after every match), win shares and faults."""
+    openskill updates in the same order, recorded after every match) and faults."""
 
     def __init__(self, logs: Logs, bootstrap: int = 200) -> None:
         from tournaments.analysis import ratings
@@ -163,33 +163,41 @@ class Analysis:
 
     # ------------------------------------------------------------------ ratings
     def leaderboard(self, game: str | None) -> list[dict[str, Any]]:
-        """One row per entrant, best first: matches, mean place, win share, mean score (per game),
-        faults, the Plackett-Luce strength with its bootstrap 95% interval (``tied`` when the gap to
-        the next is not significant) and the openskill rating ``mu`` with mu +- 1.96 sigma."""
+        """One row per ranked entrant, in the headline's order (:mod:`tournaments.analysis.leaderboard`,
+        the numbers ``tournament leaderboard`` and ``rank`` print): the headline ``score`` with its
+        bootstrap 95% interval (``tied`` when the gap to the next is not significant), matches, mean
+        place, mean points (per game), faults, the Plackett-Luce strength with its interval and the
+        openskill rating ``mu`` with mu +- 1.96 sigma.  Overall: only the entrants ranked there
+        (:meth:`apart` lists the others)."""
         board = self.boards.get(game or "overall")
         if board is None:
             return []
-        extra: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        games = set(board.games) if board.games else None
+        faults: dict[str, int] = defaultdict(int)
         for m in self.logs.matches:
-            if game is not None and m["game"] != game:
+            if games is not None and m["game"] not in games:
                 continue
             faulted = {f.get("seat") for f in m["faults"]}
             for seat, bot in enumerate(m["bots"]):
-                e = extra[bot]
-                e["seats"] += 1
-                e["wins"] += m["ranking"][seat] == 1
-                e["faults"] += seat in faulted
+                faults[bot] += seat in faulted
         rows = []
         for i, e in enumerate(board.entrants, 1):
-            x = extra[e.name]
             rows.append({
                 "rank": i, "bot": e.name, "matches": e.matches, "mean_place": e.mean_place,
                 "mean_score": e.mean_score if game is not None else None,
-                "win_share": x["wins"] / x["seats"] if x["seats"] else 0.0, "faults": int(x["faults"]),
+                "score": e.score, "score_lo": e.score_lo, "score_hi": e.score_hi, "faults": faults[e.name],
                 "strength": e.strength, "strength_lo": e.lo, "strength_hi": e.hi,
                 "tied": bool(e.tied_with_next), "mu": e.mu, "sigma": e.sigma,
                 "lo": e.mu - Z95 * e.sigma, "hi": e.mu + Z95 * e.sigma})
         return rows
+
+    def board_note(self, game: str | None) -> tuple[str, list[dict[str, Any]], bool | None]:
+        """What a board compares (one line), the entrants left out of it (overall) and, for a game,
+        the direction of its score sheet (True: lower is better)."""
+        board = self.boards.get(game or "overall")
+        if board is None:
+            return "", [], None
+        return board.note, list(board.apart), board.lower_score_wins
 
     def head_to_head(self, game: str | None = None) -> list[dict[str, Any]]:
         """Both directions of every pair that met: the share of meetings in which ``a`` placed above
@@ -476,24 +484,25 @@ def _r(x: Any) -> Any:
 
 
 def interval_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """Each entrant's Plackett-Luce strength with its bootstrap 95% interval, best on top."""
-    rows = [r for r in rows if math.isfinite(r["strength_lo"]) and math.isfinite(r["strength_hi"])]
+    """Each entrant's headline score with its bootstrap 95% interval, best on top (0.5: the field)."""
+    rows = [r for r in rows if r["score_lo"] is not None and r["score_hi"] is not None]
     if len(rows) < 2:
         return None
     alt = _alt()
-    values = [{"bot": r["bot"], "strength": _r(r["strength"]), "lo": _r(r["strength_lo"]),
-               "hi": _r(r["strength_hi"]), "mu": _r(r["mu"]), "matches": r["matches"]} for r in rows]
+    values = [{"bot": r["bot"], "score": _r(r["score"]), "lo": _r(r["score_lo"]), "hi": _r(r["score_hi"]),
+               "strength": _r(r["strength"]), "matches": r["matches"]} for r in rows]
     y = alt.Y("bot:N", sort=[r["bot"] for r in rows], title=None)
     base = alt.Chart(_table())
     rule = base.mark_rule(strokeWidth=2.5, color="#8aa0c2").encode(
-        y=y, x=alt.X("lo:Q", title="Plackett–Luce log-strength, bootstrap 95% interval"), x2="hi:Q")
+        y=y, x=alt.X("lo:Q", title="score (share of opponents placed below), bootstrap 95% interval",
+                     scale=alt.Scale(domain=[0, 1])), x2="hi:Q")
     point = base.mark_point(filled=True, size=80, color="#1f4e8c").encode(
-        y=y, x="strength:Q",
-        tooltip=["bot:N", alt.Tooltip("strength:Q", format=".2f"), alt.Tooltip("lo:Q", format=".2f"),
-                 alt.Tooltip("hi:Q", format=".2f"), alt.Tooltip("mu:Q", format=".1f", title="openskill mu"),
-                 "matches:Q"])
-    zero = alt.Chart(alt.Data(values=[{"x": 0}])).mark_rule(strokeDash=[3, 3], color="#aaa").encode(x="x:Q")
-    return _vl((zero + rule + point).properties(width=440, height=max(60, 26 * len(rows))), values)
+        y=y, x="score:Q",
+        tooltip=["bot:N", alt.Tooltip("score:Q", format=".3f"), alt.Tooltip("lo:Q", format=".3f"),
+                 alt.Tooltip("hi:Q", format=".3f"),
+                 alt.Tooltip("strength:Q", format=".2f", title="Plackett–Luce strength"), "matches:Q"])
+    mid = alt.Chart(alt.Data(values=[{"x": 0.5}])).mark_rule(strokeDash=[3, 3], color="#aaa").encode(x="x:Q")
+    return _vl((mid + rule + point).properties(width=440, height=max(60, 26 * len(rows))), values)
 
 
 def h2h_chart(rows: Sequence[dict[str, Any]], order: Sequence[str]) -> dict[str, Any] | None:
@@ -611,23 +620,26 @@ class _Charts:
 
 
 def leaderboard_table(rows: Sequence[dict[str, Any]], per_game: bool,
-                      about: dict[str, str] | None = None) -> str:
-    """``about``: entrant label -> what it is (its bot and options), shown under the label."""
-    head = ["#", "entrant", "matches", "mean place", "win share"]
+                      about: dict[str, str] | None = None, lower: bool | None = None) -> str:
+    """``about``: entrant label -> what it is (its bot and options), shown under the label; ``lower``:
+    a game's score sheet direction (True: lower is better), said in the points header."""
+    head = ["#", "entrant", "score", "95% interval", "matches", "mean place"]
     if per_game:
-        head.append("mean score")
+        head.append("mean points" + ("" if lower is None else " (lower is better)" if lower
+                                     else " (higher is better)"))
     head += ["strength", "95% bootstrap", "openskill mu", "mu ± 1.96σ", "faults"]
     out = ['<table class="lb"><thead><tr>' + "".join(f"<th>{_e(h)}</th>" for h in head)
            + "</tr></thead><tbody>"]
     for r in rows:
         what = (about or {}).get(r["bot"])
+        tied = ' <span class="tied" title="not significantly ahead of the next">~</span>' if r["tied"] else ""
+        ci = ("-" if r["score_lo"] is None else f'{_num(r["score_lo"], 3)} … {_num(r["score_hi"], 3)}')
         cells = [str(r["rank"]), f'<span class="bot">{_e(r["bot"])}</span>'
-                 + (f' <span class="opts">{_e(what)}</span>' if what else ""), str(r["matches"]),
-                 _num(r["mean_place"]), f'{100 * r["win_share"]:.0f}%']
+                 + (f' <span class="opts">{_e(what)}</span>' if what else ""), _num(r["score"], 3) + tied,
+                 ci, str(r["matches"]), _num(r["mean_place"])]
         if per_game:
             cells.append(_num(r["mean_score"], 1))
-        tied = ' <span class="tied" title="not significantly ahead of the next">~</span>' if r["tied"] else ""
-        cells += [_num(r["strength"]) + tied, f'{_num(r["strength_lo"])} … {_num(r["strength_hi"])}',
+        cells += [_num(r["strength"]), f'{_num(r["strength_lo"])} … {_num(r["strength_hi"])}',
                   _num(r["mu"], 1), f'{_num(r["lo"], 1)} … {_num(r["hi"], 1)}',
                   f'<span class="{"warn" if r["faults"] else ""}">{r["faults"]}</span>']
         out.append('<tr class="lb-row" data-bot="' + _e(r["bot"]) + '">'
@@ -903,10 +915,19 @@ def _leaderboards_block(an: Analysis, logs: Logs, charts: _Charts) -> str:
             body = _nodata(f"No finished matches in {what}, so no leaderboard.")
         else:
             one = len(rows) == 1
-            body = leaderboard_table(rows, per_game=game is not None, about=about)
-            body += ('<p class="small">Strength: Plackett–Luce maximum likelihood (log-strength, '
-                     "centred on 0) with a 95% interval from resampling duplicate groups; <b>~</b>: not "
-                     "significantly ahead of the next entrant. openskill: Plackett–Luce updates in match-id "
+            note, apart, lower = an.board_note(game)
+            body = leaderboard_table(rows, per_game=game is not None, about=about, lower=lower)
+            body += ('<p class="small">Score (the headline, as <code>cardarena tournament leaderboard</code> '
+                     "and <code>cardarena rank</code> print it): the share of opponents placed below, ties "
+                     "half (partnership: 1 win, 0 loss), with a 95% bootstrap interval over duplicate "
+                     "boards; "
+                     "<b>~</b>: not significantly ahead of the next entrant. "
+                     + (_e(note) + ". " if note else "")
+                     + "".join(f'Not ranked overall: <span class="bot">{_e(a["bot"])}</span> (entered only: '
+                               f'{_e(", ".join(a["games"]))}). ' for a in apart)
+                     + "Strength: Plackett–Luce maximum likelihood (log-strength, "
+                     "centred on 0) with a 95% interval from resampling duplicate groups. "
+                     "openskill: Plackett–Luce updates in match-id "
                      "order"
                      + (", partners rated as one team" if game is None or _is_team_game(game) else "")
                      + (", overall = per-game ratings combined with equal weight" if game is None else "")
@@ -915,7 +936,7 @@ def _leaderboards_block(an: Analysis, logs: Logs, charts: _Charts) -> str:
                         if game is None and len(games) == 1 else "") + "</p>")
             body += charts.slot(f"lb-{label}", interval_chart(rows),
                                 "A single entrant: its strength has nobody to be compared with." if one
-                                else "No finite strength intervals to draw.")
+                                else "No score intervals to draw (a game with one duplicate board has none).")
             body += f"<h4>Head-to-head in {_e(what)}</h4>" + _h2h(an, game, rows, charts, label)
             conv = an.convergence(game) if not one else []
             body += f"<h4>How the ratings converged in {_e(what)}</h4>" + charts.slot(

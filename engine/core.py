@@ -195,6 +195,9 @@ class Game:
     """The rule events of the game's RULES.md card, without the game prefix (``"moon_shot"``)."""
     teams: ClassVar[bool] = False
     """Partnership game: seats 0 and 2 play against 1 and 3."""
+    lower_score_wins: ClassVar[bool] = False
+    """The direction of the score sheet (``State.scores()``): True where the lowest score is best
+    (Hearts' penalty points, Genive's totals, a rummy's deadwood); the leaderboards say it per game."""
     options_spec: ClassVar[tuple[Option, ...]] = ()
     extra_verbs: ClassVar[dict[str, tuple[str, str]]] = {}
     """Verbs of this game beyond CONTRACT.md's shared ones: verb -> (argument kind, form)."""

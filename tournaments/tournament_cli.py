@@ -7,7 +7,6 @@ directory holding another tournament) exits 2 with one line naming the field; ne
 from __future__ import annotations
 
 import json
-import math
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -211,7 +210,7 @@ def _matches_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
     from tournaments.paths import committed_parts
 
     rows: list[dict[str, Any]] = []
-    cols = ["bots", "ranking", "teams", "faults"]
+    cols = ["group_id", "bots", "ranking", "teams", "faults"]
     bad = []
     for p in committed_parts(root, tournament):
         c = check_batch(root, p.parent.name.partition("=")[2], p.name, tournament, full=False)
@@ -239,64 +238,83 @@ def _board_or_fail(root: Path, tournament: str) -> list[dict[str, Any]]:
 
 
 def leaderboard_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
-    """Per entrant: matches, wins, mean place, faults, mean score per game and overall.
+    """Per entrant, best first: the headline ``score`` with its bootstrap 95% interval ``lo``..``hi``
+    and ``tied`` (:mod:`tournaments.analysis.leaderboard`, the numbers ``rank`` and the dashboard show),
+    its score per game (``games``), and over all its matches: matches, wins, mean place, faults.
 
-    A seat's *score* in a match is the share of its opponents (the seats not on its team) it placed
-    above, a tie counting half: 1 = beat everyone, 0 = last; in a partnership game 1 for a win,
-    0 for a loss.  The overall score is the mean over games of the entrant's mean score per game
-    (every game weighs the same), with a 95% confidence half-width.
+    ``ranked``: on the overall board, which compares entrants over the games each of them played
+    (``overall_games``); an entrant that did not play all of those is listed after the ranked ones,
+    ``ranked`` false and ``score`` null, with its per-game scores.  ``lower_score_wins`` per game: the
+    direction of the game's own score sheet.
     """
-    acc: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    from tournaments.analysis.leaderboard import OVERALL, Result, headlines
+
+    matches = _matches_rows(root, tournament)
+    boards = headlines([Result(r["game"], r["group_id"], r["bots"], r["teams"], r["ranking"])
+                        for r in matches])
+    if not boards:
+        return []
+    main = boards.get(OVERALL) or next(iter(boards.values()))
     wins: dict[str, int] = defaultdict(int)
     faults: dict[str, int] = defaultdict(int)
     places: dict[str, list[int]] = defaultdict(list)
-    for r in _matches_rows(root, tournament):
-        rank, teams = r["ranking"], r["teams"]
+    for r in matches:
         faulted = {f["seat"] for f in r["faults"] if f["seat"] is not None}
         for seat, label in enumerate(r["bots"]):
-            opp = [o for o in range(len(rank)) if teams[o] != teams[seat]]
-            won = sum(1.0 if rank[seat] < rank[o] else 0.5 if rank[seat] == rank[o] else 0.0 for o in opp)
-            acc[label][r["game"]].append(won / len(opp))
-            wins[label] += rank[seat] == 1
+            wins[label] += r["ranking"][seat] == 1
             faults[label] += seat in faulted
-            places[label].append(rank[seat])
-    rows: list[dict[str, Any]] = []
-    for label, per_game in acc.items():
-        means = {g: sum(v) / len(v) for g, v in per_game.items()}
-        var = sum(_var(v) / len(v) for v in per_game.values()) / len(per_game) ** 2
-        rows.append({"bot": label, "matches": len(places[label]), "wins": wins[label],
-                     "mean_place": sum(places[label]) / len(places[label]), "faults": faults[label],
-                     "score": sum(means.values()) / len(means), "ci95": 1.96 * math.sqrt(var),
-                     "games": {g: round(m, 4) for g, m in sorted(means.items())}})
-    rows.sort(key=lambda r: -r["score"])
-    return rows
+            places[label].append(r["ranking"][seat])
+    games = {g: b for g, b in boards.items() if g != OVERALL}
+    directions = {g: b.lower_score_wins for g, b in sorted(games.items())}
 
-
-def _var(v: list[float]) -> float:
-    if len(v) < 2:
-        return 0.0
-    m = sum(v) / len(v)
-    return sum((x - m) ** 2 for x in v) / (len(v) - 1)
+    def row(bot: str, ranked: bool) -> dict[str, Any]:
+        st = main.by_bot(bot) if ranked else None
+        return {"bot": bot, "ranked": ranked, "score": st.score if st else None,
+                "lo": st.lo if st else None, "hi": st.hi if st else None, "tied": st.tied if st else False,
+                "matches": len(places[bot]), "wins": wins[bot],
+                "mean_place": sum(places[bot]) / len(places[bot]), "faults": faults[bot],
+                "games": {g: round(b.by_bot(bot).score, 4) for g, b in sorted(games.items())
+                          if any(s.bot == bot for s in b.standings)},
+                "overall_games": main.games, "lower_score_wins": directions}
+    return [row(s.bot, True) for s in main.standings] + [row(a.bot, False) for a in main.apart]
 
 
 def print_leaderboard(rows: list[dict[str, Any]], title: str) -> None:
-    """The leaderboard, then each entrant's mean score per game."""
+    """The headline board, the entrants it leaves apart, then each entrant's score per game with the
+    direction of each game's own score sheet."""
+    from tournaments.analysis.leaderboard import METRIC
     if not rows:
         out.print("no finished matches yet")
         return
-    table = Table("#", "bot", "score", "±95%", "matches", "wins", "mean place", "faults",
+    ranked = [r for r in rows if r["ranked"]]
+    table = Table("#", "bot", "score", "95% CI", "matches", "wins", "mean place", "faults",
                   title=f"leaderboard: {title}")
-    for i, r in enumerate(rows, 1):
-        table.add_row(str(i), r["bot"], f"{r['score']:.3f}", f"{r['ci95']:.3f}", str(r["matches"]),
-                      str(r["wins"]), f"{r['mean_place']:.2f}", str(r["faults"]))
+    place = 1
+    for i, r in enumerate(ranked):
+        if i and not ranked[i - 1]["tied"]:
+            place = i + 1
+        tied = r["tied"] or (i and ranked[i - 1]["tied"])
+        table.add_row(f"{place}{'~' if tied else ''}", r["bot"], f"{r['score']:.3f}", _ci(r),
+                      str(r["matches"]), str(r["wins"]), f"{r['mean_place']:.2f}", str(r["faults"]))
     out.print(table)
-    games = sorted({g for r in rows for g in r["games"]})
-    per = Table("game", *[r["bot"] for r in rows], title="mean score per game")
-    for g in games:
-        per.add_row(g, *[f"{r['games'][g]:.3f}" if g in r["games"] else "-" for r in rows])
+    games = rows[0]["overall_games"]
+    out.print(f"ranked over {len(games)} game(s), each weighing the same", markup=False, soft_wrap=True)
+    for r in rows:
+        if not r["ranked"]:
+            out.print(f"not ranked overall (did not play all those games): {r['bot']} "
+                      f"(entered only: {', '.join(r['games'])})", markup=False, soft_wrap=True)
+    direction = rows[0]["lower_score_wins"]
+    per = Table("game", "sheet", *[r["bot"] for r in rows], title="score per game")
+    for g, low in direction.items():
+        per.add_row(g, "?" if low is None else "low wins" if low else "high wins",
+                    *[f"{r['games'][g]:.3f}" if g in r["games"] else "-" for r in rows])
     out.print(per)
-    out.print("score: share of opponents placed below (ties half; partnership: 1 win, 0 loss); a faulting "
-              "bot is placed last; overall: the mean over games")
+    out.print(METRIC + "; ~: not significantly ahead of the next; overall: the mean over games; sheet: "
+              "the direction of the game's own score sheet", markup=False)
+
+
+def _ci(r: dict[str, Any]) -> str:
+    return "-" if r["lo"] is None else f"{r['lo']:.3f}-{r['hi']:.3f}"
 
 
 @app.command("leaderboard")

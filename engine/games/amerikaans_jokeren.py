@@ -238,6 +238,7 @@ class AmerikaansJokerenState(RummyState):
 @register
 class AmerikaansJokeren(RummyGame):
     id = "amerikaans_jokeren"
+    lower_score_wins = True
     name = "Amerikaans Jokeren"
     seed_ref = "seed 003 L436-493 ('Amerikaans Jokeren, 2-4 spelers'); RULES.md 2.20"
     summary = ("2-4 players, 108 cards (4 jokers), 13 each, six deals. An up-card round first (take "

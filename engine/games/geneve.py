@@ -194,6 +194,7 @@ class GeneveState(SheddingState):
 @register
 class Geneve(SheddingGame):
     id = "geneve"
+    lower_score_wins = True
     name = "Geneve (English rules)"
     family = "shedding"
     seed_ref = "seed 001 (blog post 'geneve', whole file); RULES.md 2.2"

@@ -174,6 +174,7 @@ class GeniveState(SheddingState):
 @register
 class Genive(SheddingGame):
     id = "genive"
+    lower_score_wins = True
     name = "Genive (Dutch rules)"
     family = "shedding"
     seed_ref = "seed 000 (Wikisage 'Genive', whole page and 'Variatie'); RULES.md 2.1"

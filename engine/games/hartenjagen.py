@@ -724,6 +724,7 @@ def _feasible(left: list[int], room: dict[int, int], suits: dict[int, int]) -> b
 @register
 class Hartenjagen(Game):
     id = "hartenjagen"
+    lower_score_wins = True
     name = "Hartenjagen (Hearts)"
     family = "trick-taking"
     rule_events = ("cards_passed", "hearts_broken", "qs_taken", "moon_shot",

@@ -141,6 +141,7 @@ def _tok(item: Item) -> str:
 @register
 class JokerenDrift(RummyGame):
     id = "jokeren_drift"
+    lower_score_wins = True
     name = "Jokeren (seed-003 drift rummy)"
     seed_ref = "seed 003 L499-545 ('Jokeren, 2-4 spelers'); RULES.md 2.21"
     summary = ("2-4 players, 108 cards (4 jokers), 13 each, an up-card. Draw the top stock card or "

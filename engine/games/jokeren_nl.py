@@ -324,6 +324,7 @@ class JokerenNLState(RummyState):
 @register
 class JokerenNL(RummyGame):
     id = "jokeren_nl"
+    lower_score_wins = True
     name = "Jokeren (Dutch home and club rules)"
     seed_ref = "seed 002, section 'Jokeren' with 'Wedstrijdregels'; RULES.md 2.5"
     summary = ("2-4 players, 108 cards (4 jokers), 13 each, no up-card. Draw the top stock card (or "

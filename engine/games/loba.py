@@ -638,6 +638,7 @@ class LobaState(RummyState):
 @register
 class Loba(RummyGame):
     id = "loba"
+    lower_score_wins = True
     name = "Loba / Rami"
     seed_ref = "seed 003 L632-662 ('Loba / Rami, 2-5 spelers'); RULES.md 2.25"
     summary = ("2-5 players, 108 cards (4 jokers), 9 each, an up-card. Draw the top stock card, or "

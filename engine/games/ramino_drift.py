@@ -289,6 +289,7 @@ class RaminoDriftState(RummyState):
 @register
 class RaminoDrift(RummyGame):
     id = "ramino_drift"
+    lower_score_wins = True
     name = "Ramino (Drift) / Remigio"
     seed_ref = "seed 003 L689-713 ('Ramino (Drift) / Remigio, 2-4 spelers'); RULES.md 2.27"
     summary = ("2-4 players, 54 cards (2 jokers), 7 each, an up-card. Draw the top stock card or the "

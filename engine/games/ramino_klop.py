@@ -203,6 +203,7 @@ class RaminoKlopState(ConfrontationState):
 @register
 class RaminoKlop(ConfrontationGame):
     id = "ramino_klop"
+    lower_score_wins = True
     name = "Ramino (Klop)"
     family = "rummy"
     seed_ref = "seed 003 L664-687; RULES.md 2.26"

@@ -687,6 +687,7 @@ ZENUWEN_VERBS = ("play", "stack", "move", "take", "pass", "pile")
 @register
 class Zenuwen(Game):
     id = "zenuwen"
+    lower_score_wins = True
     name = "Zenuwen (Spit / Speed)"
     family = "real-time shedding"
     seed_ref = "seed 002, section 'Zenuwen' (L82-96); RULES.md 2.6"

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from engine import IllegalAction, State, load_game
+from tests import gamekit
 from tests.conformance import random_playout
+from tests.gamekit import can_discard, events, play, table
 
 FILL = ["2C", "4D", "6S", "8C", "TD", "QS", "KC"]  # no meld among them
 GAME = "amerikaans_jokeren"
@@ -24,38 +26,14 @@ def new(
     **extra: Any,
 ) -> State:
     opts = {k: extra.pop(k) for k in list(extra) if k == "max_reforms"}
-    deal: dict[str, Any] = {
-        "partial": True,
-        "dealer": len(hands) - 1,
-        "hands": hands,
-        "upcard": upcard,
-        "deal_no": round_no,
-        **extra,
-    }
     if stock is not None:
-        deal["stock"] = stock
-    st = load_game(GAME, **opts).new_match(seed=1, players=len(hands), deal=deal)
+        extra["stock"] = stock
+    st = gamekit.new(GAME, hands, options=opts,
+                     **{"dealer": len(hands) - 1, "upcard": upcard, "deal_no": round_no, **extra})
     if passes and upcard is not None:
         for _ in hands:
             st.apply("pass")
     return st
-
-
-def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
-
-
-def play(state: State, *actions: str) -> None:
-    for a in actions:
-        state.apply(a)
-
-
-def table(state: State) -> list[str]:
-    return [m["cards"] for m in state.observation(0)["table"]]
-
-
-def can_discard(state: State) -> bool:
-    return any(a.startswith("discard") for a in state.legal_actions())
 
 
 # --------------------------------------------------------------------- AJ1, AJ2, AJ7: melds

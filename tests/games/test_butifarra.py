@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 
 from engine import IllegalAction, State, load_game
-from engine.cards import TOKENS, cards_of, deck_48_no_tens
+from engine.cards import TOKENS, deck_48_no_tens
+from tests import gamekit
+from tests.gamekit import events, finish_deal, hand_of, play, sides
 
 SUITS = "CDHS"
 RANKS = "23456789JQKA"  # no tens
@@ -24,26 +26,7 @@ SPLIT = [suit("H")[:6] + suit("S")[:6], suit("C")[:6] + suit("D")[:6],
 
 
 def new(hands: list[list[str]], dealer: int = 0, seed: int = 1, **options: Any) -> State:
-    return load_game("butifarra", **options).new_match(seed=seed, deal={"dealer": dealer, "hands": hands})
-
-
-def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
-
-
-def play(state: State, *actions: str) -> None:
-    for a in actions:
-        state.apply(a)
-
-
-def hand_of(state: State, seat: int) -> list[str]:
-    return sorted(TOKENS[c] for c in cards_of(state.zones()[f"hand{seat}"]))
-
-
-def finish_deal(state: State, rng: random.Random) -> None:
-    deal = state.deal_no
-    while state.deal_no == deal and not state.is_over():
-        state.apply(rng.choice(state.legal_actions()))
+    return gamekit.new("butifarra", hands, partial=False, dealer=dealer, seed=seed, options=options)
 
 
 def random_deals(n: int, start: int = 0, **options: Any) -> list[State]:
@@ -54,11 +37,6 @@ def random_deals(n: int, start: int = 0, **options: Any) -> list[State]:
         finish_deal(st, random.Random(seed))
         out.append(st)
     return out
-
-
-def sides(state: State) -> tuple[int, int]:
-    pts = state.observation(0)["points_won"]
-    return pts[0] + pts[2], pts[1] + pts[3]
 
 
 # --------------------------------------------------------------------- B1: scoring

@@ -6,6 +6,8 @@ from typing import Any
 
 from engine import State, load_game
 from engine.cards import TOKENS
+from tests import gamekit
+from tests.gamekit import draw_and_discard_it, events, play
 
 LOSER = ["AC", "3D", "8H", "QC", "JD", "TD", "4S"]
 STOCK = ["6C", "7C", "3S", "4C"]
@@ -14,18 +16,8 @@ STOCK = ["6C", "7C", "3S", "4C"]
 def new(hands: list[list[str]], stock: list[str], upcard: str = "8C", dealer: int = 0, seed: int = 1,
         **extra: Any) -> State:
     opts = extra.pop("options", {})
-    deal = {"partial": True, "dealer": dealer, "hands": hands, "stock": stock, "upcard": upcard, **extra}
-    return load_game("cincinnati_rummy", **opts).new_match(seed=seed, players=len(hands), deal=deal)
-
-
-def play(st: State, *actions: str) -> State:
-    for a in actions:
-        st.apply(a)
-    return st
-
-
-def events(st: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in st.events if e["event"] == name]
+    return gamekit.new("cincinnati_rummy", hands, seed=seed, options=opts,
+                       **{"dealer": dealer, "stock": stock, "upcard": upcard, **extra})
 
 
 def test_cr1_winner_scores_his_own_combinations() -> None:
@@ -148,16 +140,6 @@ def test_safety_nets_max_reforms_and_deal_cap() -> None:
     assert not events(st, "cincinnati_rummy.stock_flipped")
     assert events(st, "cincinnati_rummy.deal_without_winner") and st.is_over()
 
-
-def draw_and_discard_it(st: State) -> None:
-    """One turn that ends nothing: draw the top stock card, pass on going out, discard that card."""
-    seat = st.current_player
-    before = st.hands[seat]  # type: ignore[attr-defined]
-    st.apply("draw stock")
-    drawn = st.hands[seat] & ~before  # type: ignore[attr-defined]
-    if "pass" in st.legal_actions():
-        st.apply("pass")
-    st.apply("discard " + TOKENS[drawn.bit_length() - 1])
 
 def test_x7_default_safety_valve_max_reforms_30_deal_cap_50() -> None:
     # X7 (revised turn 2): the engine's safety valve is the default here; None = the seed's no cap

@@ -8,6 +8,8 @@ import pytest
 
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, cards_of
+from tests import gamekit
+from tests.gamekit import events, zone_tokens
 
 # filler hands worth 32 (J Q K are 11) with no pair or run
 HIGH = [["QS", "JH", "TD"], ["QH", "JD", "TC"], ["QD", "JC", "TS"], ["QC", "JS", "TH"]]
@@ -16,19 +18,10 @@ HIGH = [["QS", "JH", "TD"], ["QH", "JD", "TC"], ["QD", "JC", "TS"], ["QC", "JS",
 def new(hands: list[list[str]], stock: list[str] | None = None, upcard: str | None = "9D",
         seed: int = 1, **extra: Any) -> State:
     opts = extra.pop("options", {})
-    deal: dict[str, Any] = {"partial": True,
-                            "dealer": extra.pop("dealer", 0), "hands": hands, "upcard": upcard, **extra}
+    deal: dict[str, Any] = {"dealer": extra.pop("dealer", 0), "upcard": upcard, **extra}
     if stock is not None:
         deal["stock"] = stock
-    return load_game("geneve", **opts).new_match(seed=seed, players=len(hands), deal=deal)
-
-
-def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
-
-
-def zone_tokens(state: State, zone: str) -> list[str]:
-    return sorted(TOKENS[c] for c in cards_of(state.zones()[zone]))
+    return gamekit.new("geneve", hands, seed=seed, options=opts, **deal)
 
 
 def play_out(state: State, seed: int = 0) -> None:

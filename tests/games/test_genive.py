@@ -8,6 +8,8 @@ import pytest
 
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, cards_of
+from tests import gamekit
+from tests.gamekit import events, zone_tokens
 
 # filler hands worth 30 with no group or run, so that they never burn a low caller
 HIGH = [["QS", "JH", "TD"], ["QH", "JD", "TC"], ["QD", "JC", "TS"], ["QC", "JS", "TH"]]
@@ -16,19 +18,10 @@ HIGH = [["QS", "JH", "TD"], ["QH", "JD", "TC"], ["QD", "JC", "TS"], ["QC", "JS",
 def new(hands: list[list[str]], stock: list[str] | None = None, upcard: str | None = "9D",
         players: int | None = None, seed: int = 1, **extra: Any) -> State:
     opts = extra.pop("options", {})
-    deal: dict[str, Any] = {"partial": True, "dealer": extra.pop("dealer", len(hands) - 1), "hands": hands,
-                            "upcard": upcard, **extra}
+    deal: dict[str, Any] = {"dealer": extra.pop("dealer", len(hands) - 1), "upcard": upcard, **extra}
     if stock is not None:
         deal["stock"] = stock
-    return load_game("genive", **opts).new_match(seed=seed, players=players or len(hands), deal=deal)
-
-
-def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
-
-
-def zone_tokens(state: State, zone: str) -> list[str]:
-    return sorted(TOKENS[c] for c in cards_of(state.zones()[zone]))
+    return gamekit.new("genive", hands, seed=seed, players=players or len(hands), options=opts, **deal)
 
 
 # --------------------------------------------------------------------- G1, G2, G3: scoring a call

@@ -6,7 +6,11 @@ import random
 from typing import Any
 
 from engine import State, load_game
-from engine.cards import TOKENS, cards_of
+from engine.cards import TOKENS
+from tests import gamekit
+from tests.gamekit import events as ev
+from tests.gamekit import first_play, play
+from tests.gamekit import hand_set as hand_of
 from tests.games.test_kruisjassen import MIX, PIT
 
 G = "grevjas"
@@ -23,33 +27,18 @@ STUKPIT = [
 
 def new(hands: list[list[str]], dealer: int = 0, seed: int = 1, carry: list[int] | None = None,
         **options: Any) -> State:
-    deal: dict[str, Any] = {"dealer": dealer, "hands": hands}
+    deal: dict[str, Any] = {"dealer": dealer}
     if carry is not None:
         deal["carry"] = carry
-    return load_game(G, **options).new_match(seed=seed, deal=deal)
-
-
-def ev(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
-
-
-def play(state: State, *actions: str) -> None:
-    for a in actions:
-        state.apply(a)
+    return gamekit.new(G, hands, partial=False, seed=seed, options=options, **deal)
 
 
 def all_pass(state: State) -> None:
     play(state, "pass", "pass", "pass", "pass")
 
 
-def hand_of(state: State, seat: int) -> set[str]:
-    return {TOKENS[c] for c in cards_of(state.zones()[f"hand{seat}"])}
-
-
 def finish_deal(state: State) -> None:
-    deal = state.deal_no
-    while state.deal_no == deal and not state.is_over():
-        state.apply(next(a for a in state.legal_actions() if a.startswith("play ")))
+    gamekit.play_deal_out(state, first_play)
 
 
 def stuk_pit_play(state: State) -> None:
@@ -64,15 +53,7 @@ def stuk_pit_play(state: State) -> None:
 
 
 def random_matches(n: int, **options: Any) -> list[State]:
-    game = load_game(G, **options)
-    out = []
-    for seed in range(n):
-        st = game.new_match(seed=seed)
-        rng = random.Random(seed)
-        while not st.is_over():
-            st.apply(rng.choice(st.legal_actions()))
-        out.append(st)
-    return out
+    return gamekit.random_matches(G, n, **options)
 
 
 # --------------------------------------------------------------------- dealing

@@ -11,6 +11,8 @@ from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, card, deck_36
 from engine.games.handjas import HandjasState, deal_strokes
 from engine.tricks import PlayRule
+from tests import gamekit
+from tests.gamekit import play
 
 ALL = [TOKENS[c] for c in deck_36()]
 
@@ -42,25 +44,20 @@ def new(hands: list[list[str]], dealer: int = 0, dead: list[str] | None = None,
         holders += [extra or []]
         sizes += [9]
     full = fill(holders, sizes)
-    deal: dict[str, Any] = {"dealer": dealer, "hands": full[:n]}
+    deal: dict[str, Any] = {"dealer": dealer}
     if n == 2:
         deal["dead_hand"], deal["extra_hand"] = full[2], full[3]
     elif n == 3:
         deal["extra_hand"] = full[3]
     if trump_card:
         deal["trump_card"] = trump_card
-    st = load_game("handjas", **options).new_match(seed=seed, players=n, deal=deal)
+    st = gamekit.new("handjas", full[:n], partial=False, seed=seed, options=options, **deal)
     assert isinstance(st, HandjasState)
     return st
 
 
 def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == "handjas." + name]
-
-
-def play(state: State, *actions: str) -> None:
-    for a in actions:
-        state.apply(a)
+    return gamekit.events(state, name, "handjas.")
 
 
 def skip_melds(state: State) -> None:
@@ -69,7 +66,7 @@ def skip_melds(state: State) -> None:
 
 
 def plays(state: State) -> list[str]:
-    return sorted(a for a in state.legal_actions() if a.startswith("play "))
+    return sorted(gamekit.plays(state))
 
 
 def cards(*toks: str) -> list[str]:

@@ -15,7 +15,9 @@ import pytest
 
 from engine import IllegalAction, State, load_game
 from engine.cards import RANKS, SUIT_MASKS, card, cards_of, token
+from tests import gamekit
 from tests.conformance import leaked_cards, random_playout
+from tests.gamekit import events
 
 GAME = "hartenjagen"
 
@@ -31,10 +33,6 @@ def toks(text: str) -> list[str]:
 def deal(hands: list[list[str]], direction: str = "none", dealer: int = 0) -> dict[str, object]:
     assert sorted(t for h in hands for t in h) == sorted(suit("C") + suit("D") + suit("H") + suit("S"))
     return {"dealer": dealer, "hands": hands, "stock": [], "upcard": None, "pass_direction": direction}
-
-
-def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
 
 
 def play_first_legal(state: State, n: int | None = None) -> None:
@@ -82,7 +80,7 @@ TWO_SEATS_TAKE_NOTHING = [
 
 
 def new(hands: list[list[str]], direction: str = "none", **options: Any) -> State:
-    return load_game(GAME, **options).new_match(seed=1, deal=deal(hands, direction))
+    return gamekit.from_deal(GAME, deal(hands, direction), options=options)
 
 
 # --------------------------------------------------------------------- 2C leads, following suit

@@ -11,6 +11,10 @@ from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, cards_of, deck_32
 from engine.games._honderden import HonderdenState, melds_in
 from engine.games._jass import mask_of_tokens
+from tests import gamekit
+from tests.gamekit import hand_of as hand
+from tests.gamekit import play
+from tests.gamekit import plays as plays_only
 
 ALL = [TOKENS[c] for c in deck_32()]
 
@@ -26,22 +30,13 @@ def deal2(h0: list[str], h1: list[str], up: str, stock_top: tuple[str, ...] = ()
 
 def new(h0: list[str], h1: list[str], up: str = "8H", stock_top: tuple[str, ...] = (),
         dealer: int = 0, seed: int = 1, **options: Any) -> HonderdenState:
-    st = load_game("honderden", **options).new_match(seed=seed, deal=deal2(h0, h1, up, stock_top, dealer))
+    st = gamekit.from_deal("honderden", deal2(h0, h1, up, stock_top, dealer), seed=seed, options=options)
     assert isinstance(st, HonderdenState)
     return st
 
 
 def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == "honderden." + name]
-
-
-def play(state: State, *actions: str) -> None:
-    for a in actions:
-        state.apply(a)
-
-
-def plays_only(state: State) -> list[str]:
-    return [a for a in state.legal_actions() if a.startswith("play ")]
+    return gamekit.events(state, name, "honderden.")
 
 
 def play_out(state: HonderdenState, stop_before_last: bool = False) -> None:
@@ -55,10 +50,6 @@ def play_out(state: HonderdenState, stop_before_last: bool = False) -> None:
         if stop_before_last and sum(h.bit_count() for h in state.hands) == 1:
             return
         state.apply(plays_only(state)[0])
-
-
-def hand(state: State, seat: int) -> list[str]:
-    return sorted(TOKENS[c] for c in cards_of(state.zones()[f"hand{seat}"]))
 
 
 # a deal with melds: seat 1 (leader) holds a run of 5 spades and four jacks; seat 0 (dealer) two

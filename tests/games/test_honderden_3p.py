@@ -10,6 +10,9 @@ import pytest
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, card
 from engine.games._honderden import DECK32, HonderdenState
+from tests import gamekit
+from tests.gamekit import play
+from tests.gamekit import plays as plays_only
 
 # dealer 0, voorhand 1, then 2; the dealer's last card 9H is trump; seat 0 holds Stuk (KH QH).
 # Melds: seat 1 QS JS TS (3 on the queen), seat 2 AD KD QD and seat 0 AC KC QC (3 on the ace).
@@ -20,25 +23,16 @@ S2 = ["AD", "KD", "QD", "9S", "JC", "TH", "JH", "KS"]
 
 def new(hands: list[list[str]] | None = None, dealer: int = 0, seed: int = 1,
         trump_card: str | None = None, **options: Any) -> HonderdenState:
-    deal: dict[str, Any] = {"dealer": dealer, "hands": hands or [S0, S1, S2]}
+    deal: dict[str, Any] = {"dealer": dealer}
     if trump_card:
         deal["trump_card"] = trump_card
-    st = load_game("honderden_3p", **options).new_match(seed=seed, deal=deal)
+    st = gamekit.new("honderden_3p", hands or [S0, S1, S2], partial=False, seed=seed, options=options, **deal)
     assert isinstance(st, HonderdenState)
     return st
 
 
 def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == "honderden_3p." + name]
-
-
-def play(state: State, *actions: str) -> None:
-    for a in actions:
-        state.apply(a)
-
-
-def plays_only(state: State) -> list[str]:
-    return [a for a in state.legal_actions() if a.startswith("play ")]
+    return gamekit.events(state, name, "honderden_3p.")
 
 
 def to_last_card(state: HonderdenState) -> None:

@@ -11,7 +11,9 @@ from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, cards_of
 from engine.core import rank_by
 from engine.games._jass import JO_JOTTE, TEN_HIGH
-from tests.games.test_klop_bela import deal, events, hand_of, play, plays
+from tests import gamekit
+from tests.gamekit import events, hand_of, play
+from tests.games.test_klop_bela import deal, plays
 
 G = "jo_jotte"
 
@@ -48,7 +50,7 @@ def new(hands9: list[list[str]], upcard: str, seed: int = 1, max_deals: int | No
         stock_rest: list[str] | None = None, **options: Any) -> State:
     d = deal(hands9, upcard, 0)
     d["stock"] += stock_rest or []
-    return load_game(G, **options).new_match(seed=seed, max_deals=max_deals, deal=d)
+    return gamekit.from_deal(G, d, seed=seed, max_deals=max_deals, options=options)
 
 
 def kinds(state: State) -> list[tuple[int, str]]:
@@ -62,10 +64,7 @@ def to_play(state: State) -> None:
 
 
 def finish(state: State, last: bool = False) -> None:
-    deal_no = state.deal_no
-    while not state.is_over() and state.deal_no == deal_no:
-        legal = state.legal_actions()
-        state.apply(legal[-1] if last else legal[0])
+    gamekit.play_deal_out(state, lambda st: st.legal_actions()[-1 if last else 0])
 
 
 def sweep_deal(**options: Any) -> State:
@@ -76,15 +75,7 @@ def sweep_deal(**options: Any) -> State:
 
 
 def random_matches(n: int, max_deals: int | None = None, **options: Any) -> list[State]:
-    game = load_game(G, **options)
-    out = []
-    for seed in range(n):
-        st = game.new_match(seed=seed, max_deals=max_deals)
-        rng = random.Random(seed)
-        while not st.is_over():
-            st.apply(rng.choice(st.legal_actions()))
-        out.append(st)
-    return out
+    return gamekit.random_matches(G, n, max_deals=max_deals, **options)
 
 
 # --------------------------------------------------------------------- JJ1: card values

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from engine import IllegalAction, State, load_game
+from tests import gamekit
 from tests.conformance import random_playout
+from tests.gamekit import events, play, table
 
 FILL = ["2C", "4D", "6S", "8C", "TD", "QS", "KC"]  # no meld among them
 
@@ -21,23 +23,10 @@ def new(
     seed: int = 1,
     **opts: Any,
 ) -> State:
-    deal: dict[str, Any] = {"partial": True, "dealer": len(hands) - 1, "hands": hands, "upcard": upcard}
+    deal: dict[str, Any] = {"dealer": len(hands) - 1, "upcard": upcard}
     if stock is not None:
         deal["stock"] = stock
-    return load_game("jokeren_drift", **opts).new_match(seed=seed, players=len(hands), deal=deal)
-
-
-def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
-
-
-def play(state: State, *actions: str) -> None:
-    for a in actions:
-        state.apply(a)
-
-
-def table(state: State) -> list[str]:
-    return [m["cards"] for m in state.observation(0)["table"]]
+    return gamekit.new("jokeren_drift", hands, seed=seed, options=opts, **deal)
 
 
 # --------------------------------------------------------------------- JD1: the seed-003 rules

@@ -10,7 +10,9 @@ import pytest
 
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, cards_of
+from tests import gamekit
 from tests.conformance import random_playout
+from tests.gamekit import can_discard, events, play, table
 
 FILL = ["2C", "4D", "6S", "8C", "TD", "QS", "KC"]  # no meld among them
 OTHER = ["3C", "5D", "7S", "9C", "JD", "KH", "AC"]
@@ -18,28 +20,10 @@ OTHER = ["3C", "5D", "7S", "9C", "JD", "KH", "AC"]
 
 def new(hands: list[list[str]], stock: list[str] | None = None, seed: int = 1, **extra: Any) -> State:
     opts = {k: extra.pop(k) for k in list(extra) if k in ("open50", "competition", "max_reforms")}
-    deal: dict[str, Any] = {"partial": True,
-                            "dealer": len(hands) - 1, "hands": hands, "upcard": None, **extra}
+    deal: dict[str, Any] = {"dealer": len(hands) - 1, "upcard": None, **extra}
     if stock is not None:
         deal["stock"] = stock
-    return load_game("jokeren_nl", **opts).new_match(seed=seed, players=len(hands), deal=deal)
-
-
-def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
-
-
-def play(state: State, *actions: str) -> None:
-    for a in actions:
-        state.apply(a)
-
-
-def table(state: State) -> list[str]:
-    return [m["cards"] for m in state.observation(0)["table"]]
-
-
-def can_discard(state: State) -> bool:
-    return any(a.startswith("discard") for a in state.legal_actions())
+    return gamekit.new("jokeren_nl", hands, seed=seed, options=opts, **deal)
 
 
 # --------------------------------------------------------------------- J1, J11, J17: deck and deal

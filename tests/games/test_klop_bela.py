@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 
 from engine import IllegalAction, State, load_game
-from engine.cards import TOKENS, cards_of
+from engine.cards import cards_of
+from tests import gamekit
+from tests.gamekit import events, hand_of, play
 
 
 def deal(hands9: list[list[str]], upcard: str, dealer: int = 0) -> dict[str, Any]:
@@ -23,33 +25,22 @@ def deal(hands9: list[list[str]], upcard: str, dealer: int = 0) -> dict[str, Any
 
 def new(hands9: list[list[str]], upcard: str, dealer: int = 0, seed: int = 1, max_deals: int | None = None,
         game: str = "klop_bela", **options: Any) -> State:
-    return load_game(game, **options).new_match(seed=seed, max_deals=max_deals,
-                                                deal=deal(hands9, upcard, dealer))
-
-
-def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
-
-
-def play(state: State, *actions: str) -> None:
-    for a in actions:
-        state.apply(a)
-
-
-def hand_of(state: State, seat: int) -> list[str]:
-    return sorted(TOKENS[c] for c in cards_of(state.zones()[f"hand{seat}"]))
+    return gamekit.from_deal(game, deal(hands9, upcard, dealer), seed=seed, max_deals=max_deals,
+                             options=options)
 
 
 def plays(state: State) -> list[str]:
-    return sorted(a for a in state.legal_actions() if a.startswith("play "))
+    return sorted(gamekit.plays(state))
 
 
 def finish_deal(state: State, first: bool = True) -> None:
     """Play the current deal out choosing the first (or last) legal card, never claiming."""
-    deal_no = state.deal_no
-    while not state.is_over() and state.deal_no == deal_no:
-        legal = [a for a in state.legal_actions() if a.startswith("play ")] or state.legal_actions()
-        state.apply(legal[0] if first else legal[-1])
+
+    def pick(st: State) -> str:
+        legal = gamekit.plays(st) or st.legal_actions()
+        return legal[0] if first else legal[-1]
+
+    gamekit.play_deal_out(state, pick)
 
 
 # Dealer seat 0, voorhand seat 1.  Spades turned: both pass round 1, voorhand names hearts in round

@@ -9,7 +9,9 @@ import pytest
 
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, cards_of
-from tests.games.test_klop_bela import deal, events, hand_of, play, plays
+from tests import gamekit
+from tests.gamekit import events, hand_of, play
+from tests.games.test_klop_bela import deal, plays
 
 G = "klop_bela_3p"
 
@@ -28,7 +30,7 @@ RUFF = [
 
 
 def new(hands9: list[list[str]], upcard: str, dealer: int = 0, seed: int = 1, **options: Any) -> State:
-    return load_game(G, **options).new_match(seed=seed, deal=deal(hands9, upcard, dealer))
+    return gamekit.from_deal(G, deal(hands9, upcard, dealer), seed=seed, options=options)
 
 
 def first_trick_sequence(hands: list[list[str]], upcard: str) -> list[tuple[int, int]]:

@@ -8,23 +8,15 @@ import pytest
 
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, cards_of
+from tests import gamekit
+from tests.gamekit import events, play
 
 
 def new(hands: list[list[str]], stock: list[str], upcard: str = "2C", dealer: int = 0,
         seed: int = 1, **extra: Any) -> State:
     opts = extra.pop("options", {})
-    deal = {"partial": True, "dealer": dealer, "hands": hands, "stock": stock, "upcard": upcard, **extra}
-    return load_game("klop_rummy", **opts).new_match(seed=seed, players=len(hands), deal=deal)
-
-
-def play(st: State, *actions: str) -> State:
-    for a in actions:
-        st.apply(a)
-    return st
-
-
-def events(st: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in st.events if e["event"] == name]
+    return gamekit.new("klop_rummy", hands, seed=seed, options=opts,
+                       **{"dealer": dealer, "stock": stock, "upcard": upcard, **extra})
 
 
 FILL = ["9D", "9S", "8C", "7D"]

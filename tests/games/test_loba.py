@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 
 from engine import IllegalAction, State, load_game
+from tests import gamekit
 from tests.conformance import random_playout
+from tests.gamekit import discards, events, play, table
 
 FILL = ["2C", "4D", "6S", "8C", "TD", "QS", "KC"]  # no meld among them
 
@@ -23,29 +25,10 @@ def new(
     **extra: Any,
 ) -> State:
     opts = {k: extra.pop(k) for k in ("pickup_for_layoff", "max_reforms", "max_buybacks") if k in extra}
-    deal: dict[str, Any] = {"partial": True,
-                            "dealer": len(hands) - 1 if dealer is None else dealer, "hands": hands,
-                            "upcard": upcard, **extra}
+    deal: dict[str, Any] = {"dealer": len(hands) - 1 if dealer is None else dealer, "upcard": upcard, **extra}
     if stock is not None:
         deal["stock"] = stock
-    return load_game("loba", **opts).new_match(seed=seed, players=len(hands), deal=deal, max_deals=max_deals)
-
-
-def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
-
-
-def play(state: State, *actions: str) -> None:
-    for a in actions:
-        state.apply(a)
-
-
-def table(state: State) -> list[str]:
-    return [m["cards"] for m in state.observation(0)["table"]]
-
-
-def discards(state: State) -> list[str]:
-    return [a for a in state.legal_actions() if a.startswith("discard")]
+    return gamekit.new("loba", hands, seed=seed, max_deals=max_deals, options=opts, **deal)
 
 
 # --------------------------------------------------------------------- L1: joker 25

@@ -9,6 +9,8 @@ import pytest
 
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, cards_of
+from tests import gamekit
+from tests.gamekit import events, finish_deal, hand_of, play
 
 # three players: 10 cards each and a stock of 2
 THREE = [
@@ -27,27 +29,8 @@ FOUR = [
 
 def new(hands: list[list[str]], stock: list[str] | None = None, dealer: int = 0, seed: int = 1,
         **options: Any) -> State:
-    deal = {"dealer": dealer, "hands": hands, "stock": stock or []}
-    return load_game("manille_2_7", **options).new_match(seed=seed, players=len(hands), deal=deal)
-
-
-def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
-
-
-def play(state: State, *actions: str) -> None:
-    for a in actions:
-        state.apply(a)
-
-
-def hand_of(state: State, seat: int) -> list[str]:
-    return sorted(TOKENS[c] for c in cards_of(state.zones()[f"hand{seat}"]))
-
-
-def finish_deal(state: State, rng: random.Random) -> None:
-    deal = state.deal_no
-    while state.deal_no == deal and not state.is_over():
-        state.apply(rng.choice(state.legal_actions()))
+    return gamekit.new("manille_2_7", hands, partial=False, seed=seed, options=options,
+                       dealer=dealer, stock=stock or [])
 
 
 def declared_deals(players: int, n: int) -> list[State]:

@@ -9,6 +9,8 @@ import pytest
 
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, cards_of
+from tests import gamekit
+from tests.gamekit import events, sides
 
 HANDS = [
     ["8D", "KD", "KH", "QH", "JH", "9H", "8S", "7S"],  # dealer; 7S face up: spades trump
@@ -19,28 +21,11 @@ HANDS = [
 
 
 def new(seed: int = 1, **extra: Any) -> State:
-    return load_game("manille_muette").new_match(seed=seed, deal={"dealer": 0, "hands": HANDS, **extra})
-
-
-def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
+    return gamekit.new("manille_muette", HANDS, partial=False, seed=seed, **{"dealer": 0, **extra})
 
 
 def random_deals(n: int, start: int = 0, **options: Any) -> list[State]:
-    game = load_game("manille_muette", **options)
-    out = []
-    for seed in range(start, start + n):
-        st = game.new_match(seed=seed, max_deals=1)
-        rng = random.Random(seed)
-        while not st.is_over():
-            st.apply(rng.choice(st.legal_actions()))
-        out.append(st)
-    return out
-
-
-def sides(state: State) -> tuple[int, int]:
-    pts = state.observation(0)["points_won"]
-    return pts[0] + pts[2], pts[1] + pts[3]
+    return gamekit.random_matches("manille_muette", n, start, max_deals=1, **options)
 
 
 def test_no_talk_at_all() -> None:

@@ -9,6 +9,8 @@ import pytest
 
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, cards_of
+from tests import gamekit
+from tests.gamekit import events, hand_of, play, plays, sides
 
 HANDS = [
     ["8D", "KD", "KH", "QH", "JH", "9H", "8S", "7S"],  # dealer; 7S is dealt face up: spades trump
@@ -21,29 +23,11 @@ HANDS = [
 def new(hands: list[list[str]] = HANDS, dealer: int = 0, seed: int = 1, game: str = "manille_parlee",
         **extra: Any) -> State:
     options = {k: extra.pop(k) for k in ("no_losing_trump",) if k in extra}
-    deal = {"dealer": dealer, "hands": hands, **extra}
-    return load_game(game, **options).new_match(seed=seed, deal=deal)
-
-
-def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
-
-
-def play(state: State, *actions: str) -> None:
-    for a in actions:
-        state.apply(a)
-
-
-def hand_of(state: State, seat: int) -> list[str]:
-    return sorted(TOKENS[c] for c in cards_of(state.zones()[f"hand{seat}"]))
-
-
-def plays(state: State) -> list[str]:
-    return [a for a in state.legal_actions() if a.startswith("play ")]
+    return gamekit.new(game, hands, partial=False, seed=seed, options=options, **{"dealer": dealer, **extra})
 
 
 def talks(state: State) -> list[str]:
-    return [a for a in state.legal_actions() if a.startswith("declare ")]
+    return gamekit.legal_with(state, "declare")
 
 
 def random_deals(n: int, start: int = 0, talk: bool = True, **options: Any) -> list[State]:
@@ -57,11 +41,6 @@ def random_deals(n: int, start: int = 0, talk: bool = True, **options: Any) -> l
             st.apply(rng.choice(legal))
         out.append(st)
     return out
-
-
-def sides(state: State) -> tuple[int, int]:
-    pts = state.observation(0)["points_won"]
-    return pts[0] + pts[2], pts[1] + pts[3]
 
 
 # --------------------------------------------------------------------- the turned trump card

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from engine import IllegalAction, State, load_game
-from engine.cards import TOKENS, cards_of
+from tests import gamekit
+from tests.gamekit import events, hand_of, play
+from tests.gamekit import sides as team_points
 
 # The seed's example: A (seat 1) leads, B (2), C (3), D (0, the dealer) follow; teams A-C and B-D.
 EXAMPLE = [
@@ -21,39 +23,12 @@ EXAMPLE = [
 
 
 def new(hands: list[list[str]], dealer: int = 0, seed: int = 1, **options: Any) -> State:
-    return load_game("manillen", **options).new_match(seed=seed, deal={"dealer": dealer, "hands": hands})
-
-
-def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
-
-
-def play(state: State, *actions: str) -> None:
-    for a in actions:
-        state.apply(a)
-
-
-def hand_of(state: State, seat: int) -> list[str]:
-    return sorted(TOKENS[c] for c in cards_of(state.zones()[f"hand{seat}"]))
+    return gamekit.new("manillen", hands, partial=False, dealer=dealer, seed=seed, options=options)
 
 
 def random_deals(n: int, **options: Any) -> list[State]:
     """``n`` single-deal matches played at random, over."""
-    game = load_game("manillen", **options)
-    out = []
-    for seed in range(n):
-        st = game.new_match(seed=seed, max_deals=1)
-        rng = random.Random(seed)
-        while not st.is_over():
-            st.apply(rng.choice(st.legal_actions()))
-        out.append(st)
-    return out
-
-
-def team_points(state: State) -> tuple[int, int]:
-    """Card points of the deal for seats 0+2 and for seats 1+3."""
-    pts = state.observation(0)["points_won"]
-    return pts[0] + pts[2], pts[1] + pts[3]
+    return gamekit.random_matches("manillen", n, max_deals=1, **options)
 
 
 # --------------------------------------------------------------------- the seed's worked example

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from engine import IllegalAction, State, load_game
+from tests import gamekit
 from tests.conformance import random_playout
+from tests.gamekit import discards, events, play, table
 
 FILL_A = ["2C", "4D", "6S", "8C", "TD", "QS", "KC"]  # no meld; penalty 50
 FILL_B = ["3C", "5D", "7S", "9C", "JD", "KS", "AH"]  # no meld; penalty 45
@@ -24,32 +26,13 @@ def new(
     **extra: Any,
 ) -> State:
     opts = {k: v for k, v in extra.items() if k not in ("totals", "eliminated")}
-    deal: dict[str, Any] = {"partial": True,
-                            "dealer": len(hands) - 1 if dealer is None else dealer, "hands": hands,
-                            "upcard": upcard}
+    deal: dict[str, Any] = {"dealer": len(hands) - 1 if dealer is None else dealer, "upcard": upcard}
     for k in ("totals", "eliminated"):
         if k in extra:
             deal[k] = extra[k]
     if stock is not None:
         deal["stock"] = stock
-    return load_game("ramino_drift", **opts).new_match(seed=seed, players=len(hands), deal=deal)
-
-
-def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
-
-
-def play(state: State, *actions: str) -> None:
-    for a in actions:
-        state.apply(a)
-
-
-def table(state: State) -> list[str]:
-    return [m["cards"] for m in state.observation(0)["table"]]
-
-
-def discards(state: State) -> list[str]:
-    return [a for a in state.legal_actions() if a.startswith("discard")]
+    return gamekit.new("ramino_drift", hands, seed=seed, options=opts, **deal)
 
 
 # --------------------------------------------------------------------- RD1: 2-4 players

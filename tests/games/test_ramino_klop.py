@@ -7,6 +7,8 @@ from typing import Any
 from engine import State, load_game
 from engine.cards import TOKENS
 from engine.games._knock import PHYS, MeldSpec, Solver, value_table
+from tests import gamekit
+from tests.gamekit import draw_and_discard_it, events, play
 
 STOCK = ["6C", "9C", "3S", "4C"]
 HIGH = ["KD", "QC", "JS"]  # 30, no meld
@@ -15,18 +17,8 @@ HIGH = ["KD", "QC", "JS"]  # 30, no meld
 def new(hands: list[list[str]], stock: list[str], upcard: str = "8D", dealer: int = 0, seed: int = 1,
         **extra: Any) -> State:
     opts = extra.pop("options", {})
-    deal = {"partial": True, "dealer": dealer, "hands": hands, "stock": stock, "upcard": upcard, **extra}
-    return load_game("ramino_klop", **opts).new_match(seed=seed, players=len(hands), deal=deal)
-
-
-def play(st: State, *actions: str) -> State:
-    for a in actions:
-        st.apply(a)
-    return st
-
-
-def events(st: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in st.events if e["event"] == name]
+    return gamekit.new("ramino_klop", hands, seed=seed, options=opts,
+                       **{"dealer": dealer, "stock": stock, "upcard": upcard, **extra})
 
 
 KNOCKER = ["3H", "4H", "5H", "7C", "7D", "7S", "KS"]
@@ -155,16 +147,6 @@ def test_determinize_and_hidden_hands() -> None:
     d = st.determinize(0, random.Random(4))
     assert not d.invariant_violations()
 
-
-def draw_and_discard_it(st: State) -> None:
-    """One turn that ends nothing: draw the top stock card, pass on going out, discard that card."""
-    seat = st.current_player
-    before = st.hands[seat]  # type: ignore[attr-defined]
-    st.apply("draw stock")
-    drawn = st.hands[seat] & ~before  # type: ignore[attr-defined]
-    if "pass" in st.legal_actions():
-        st.apply("pass")
-    st.apply("discard " + TOKENS[drawn.bit_length() - 1])
 
 def test_x7_default_safety_valve_max_reforms_30() -> None:
     # X7 (revised turn 2): the engine's safety valve is the default here; None = the seed's no cap

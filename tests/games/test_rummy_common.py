@@ -11,6 +11,8 @@ import pytest
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, cards_of
 from engine.games._rummy import JOKER_MASK, RummyState, base_set, bits
+from tests import gamekit
+from tests.gamekit import events, play, table
 
 FILL = ["2C", "4D", "6S", "8C", "TD", "QS", "KC"]  # no meld among them
 
@@ -24,28 +26,10 @@ def new(
     seed: int = 1,
     **opts: Any,
 ) -> State:
-    deal: dict[str, Any] = {
-        "partial": True,
-        "dealer": len(hands) - 1 if dealer is None else dealer,
-        "hands": hands,
-        "upcard": upcard,
-    }
+    deal: dict[str, Any] = {"dealer": len(hands) - 1 if dealer is None else dealer, "upcard": upcard}
     if stock is not None:
         deal["stock"] = stock
-    return load_game(game, **opts).new_match(seed=seed, players=len(hands), deal=deal)
-
-
-def events(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
-
-
-def play(state: State, *actions: str) -> None:
-    for a in actions:
-        state.apply(a)
-
-
-def table(state: State) -> list[str]:
-    return [m["cards"] for m in state.observation(0)["table"]]
+    return gamekit.new(game, hands, seed=seed, options=opts, **deal)
 
 
 # --------------------------------------------------------------------- meld protocol

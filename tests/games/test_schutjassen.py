@@ -8,44 +8,28 @@ from typing import Any
 import pytest
 
 from engine import IllegalAction, State, load_game
+from tests import gamekit
+from tests.gamekit import events as ev
+from tests.gamekit import first_play, play
 from tests.games.test_kruisjassen import CARRES, MIX, PIT, _k6_legal
 
 G = "schutjassen"
 
 
 def new(hands: list[list[str]], dealer: int = 0, seed: int = 1, **options: Any) -> State:
-    return load_game(G, **options).new_match(seed=seed, deal={"dealer": dealer, "hands": hands})
-
-
-def ev(state: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in state.events if e["event"] == name]
-
-
-def play(state: State, *actions: str) -> None:
-    for a in actions:
-        state.apply(a)
+    return gamekit.new(G, hands, partial=False, dealer=dealer, seed=seed, options=options)
 
 
 def first_card(state: State) -> None:
-    state.apply(next(a for a in state.legal_actions() if a.startswith("play ")))
+    state.apply(first_play(state))
 
 
 def finish_deal(state: State) -> None:
-    deal = state.deal_no
-    while state.deal_no == deal and not state.is_over():
-        first_card(state)
+    gamekit.play_deal_out(state, first_play)
 
 
 def random_matches(n: int, **options: Any) -> list[State]:
-    game = load_game(G, **options)
-    out = []
-    for seed in range(n):
-        st = game.new_match(seed=seed)
-        rng = random.Random(seed)
-        while not st.is_over():
-            st.apply(rng.choice(st.legal_actions()))
-        out.append(st)
-    return out
+    return gamekit.random_matches(G, n, **options)
 
 
 def test_s1_one_bidding_round_first_schut_fixes_the_side() -> None:

@@ -8,25 +8,16 @@ import pytest
 
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, cards_of
+from tests import gamekit
+from tests.gamekit import events, play
 
 STOCK = ["9C", "8D", "6D", "3D", "4C"]
 
 
 def new(hands: list[list[str]], stock: list[str] | None = None, upcard: str = "2C", dealer: int = 0,
         seed: int = 1, **opts: Any) -> State:
-    deal = {"partial": True,
-            "dealer": dealer, "hands": hands, "stock": STOCK if stock is None else stock, "upcard": upcard}
-    return load_game("tonk", **opts).new_match(seed=seed, players=len(hands), deal=deal)
-
-
-def play(st: State, *actions: str) -> State:
-    for a in actions:
-        st.apply(a)
-    return st
-
-
-def events(st: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in st.events if e["event"] == name]
+    return gamekit.new("tonk", hands, seed=seed, options=opts,
+                       dealer=dealer, stock=STOCK if stock is None else stock, upcard=upcard)
 
 
 def transfers(st: State) -> list[tuple[int, int, int]]:

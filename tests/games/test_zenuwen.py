@@ -10,7 +10,10 @@ import pytest
 
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, build_deck, cards_of
+from tests import gamekit
 from tests.conformance import leaked_cards, random_playout
+from tests.gamekit import events
+from tests.gamekit import zone_tokens as zone
 
 # Seat 1's standard layout: tops 7D 2C 3C 4C 5C (only 7D fits an 8), ten face-down fillers.
 STD = ["7D", "2D", "2C", "2S", "3D", "3C", "3S", "4D", "5S", "4C", "4S", "5D", "6C", "6D", "5C"]
@@ -23,8 +26,8 @@ def new(hands: list[list[str]], tick: int = 0, seed: int = 1, **options: Any) ->
     """An injected deal; two packs unless said otherwise, so that seat 1's fillers (STD) may repeat
     the cards of seat 0's layout."""
     options.setdefault("packs", 2)
-    deal = {"partial": True, "dealer": 0, "hands": hands, "stock": [], "upcard": None, "tick": tick}
-    return load_game("zenuwen", **options).new_match(seed=seed, players=len(hands), deal=deal)
+    return gamekit.new("zenuwen", hands, seed=seed, options=options,
+                       dealer=0, stock=[], upcard=None, tick=tick)
 
 
 def tick(st: State, *actions: str) -> None:
@@ -35,16 +38,8 @@ def tick(st: State, *actions: str) -> None:
         st.apply(a)
 
 
-def events(st: State, name: str) -> list[dict[str, Any]]:
-    return [e for e in st.events if e["event"] == name]
-
-
 def obs(st: State, seat: int = 0) -> dict[str, Any]:
     return st.observation(seat)
-
-
-def zone(st: State, name: str) -> list[str]:
-    return sorted(TOKENS[c] for c in cards_of(st.zones()[name]))
 
 
 def play_chain(st: State, pile: int = 2, others: int = 1) -> None:

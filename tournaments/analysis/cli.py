@@ -256,27 +256,40 @@ def rank_cmd(
 
 
 def _print_board(b: Any, wide: bool = False) -> None:
-    """One leaderboard: at 80 columns the rank, entrant, matches, mean place and score and the strength
-    with its interval; ``wide`` adds openskill and its ordinal.  Head-to-head columns are the ranks."""
+    """One leaderboard in the headline's order: at 80 columns the rank, entrant, matches, the headline
+    score with its interval, mean place, a game's mean points and the Plackett-Luce strength; ``wide``
+    adds the strength's interval and openskill.  Head-to-head columns are the ranks."""
+    from tournaments.analysis.leaderboard import METRIC
     from tournaments.analysis.tables import console, fit_table
     con = console(wide, out)
-    extra = ("openskill mu ± sigma", "ordinal") if wide else ()
-    t = fit_table("#", "entrant", "n", "place", "score", *extra, "strength", "95% CI")
+    per_game = b.scope != "overall"
+    low = b.lower_score_wins
+    points = ("points",) if per_game else ()
+    extra = ("strength 95% CI", "openskill mu ± sigma", "ordinal") if wide else ()
+    t = fit_table("#", "entrant", "n", "score", "95% CI", "place", *points, "strength", *extra)
     place = 1
     for i, e in enumerate(b.entrants):
         if i and not b.entrants[i - 1].tied_with_next:
             place = i + 1
-        score = "-" if e.mean_score is None else f"{e.mean_score:.2f}"
-        more = (f"{e.mu:.2f} ± {e.sigma:.2f}", f"{e.ordinal:.2f}") if wide else ()
+        ci = "-" if e.score_lo is None else f"{e.score_lo:.2f}-{e.score_hi:.2f}"
+        pts = (("-" if e.mean_score is None else f"{e.mean_score:.2f}"),) if per_game else ()
+        more = (f"[{e.lo:+.2f}, {e.hi:+.2f}]", f"{e.mu:.2f} ± {e.sigma:.2f}", f"{e.ordinal:.2f}") \
+            if wide else ()
         t.add_row(str(place) + ("~" if e.tied_with_next or (i and b.entrants[i - 1].tied_with_next) else ""),
-                  e.name, str(e.matches), f"{e.mean_place:.2f}", score, *more, f"{e.strength:+.2f}",
-                  f"[{e.lo:+.2f}, {e.hi:+.2f}]")
+                  e.name, str(e.matches), f"{e.score:.3f}", ci, f"{e.mean_place:.2f}", *pts,
+                  f"{e.strength:+.2f}", *more)
     con.print(f"[bold]{b.scope}[/bold]: {b.matches} matches")
     con.print(t)
-    con.print("  n: matches; place: mean place; score: mean score; strength: Plackett-Luce, with its "
-              "bootstrap 95% interval" + ("" if wide else "; --wide adds openskill"), markup=False)
-    con.print("  ~ : the order against a neighbour is not significant (its bootstrap 95% interval of the "
-              "strength difference contains 0)", markup=False)
+    if b.note:
+        con.print("  " + b.note, markup=False)
+    con.print("  " + METRIC, markup=False)
+    sheet = "" if low is None else " (lower is better)" if low else " (higher is better)"
+    con.print("  n: matches; place: mean place" + (f"; points: mean of the game's own score sheet{sheet}"
+                                                     if per_game else "")
+              + "; strength: Plackett-Luce log-strength" + ("" if wide else " (--wide: its interval and "
+                                                                         "openskill)"), markup=False)
+    con.print("  ~ : the order against a neighbour is not significant (the bootstrap 95% interval of the "
+              "score difference holds 0)", markup=False)
     if b.h2h:
         names = [e.name for e in b.entrants]
         cell = {(h.a, h.b): h for h in b.h2h}

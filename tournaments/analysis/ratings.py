@@ -1,6 +1,9 @@
 """Who is best, and how sure are we: ratings per game and overall from the ``matches`` table.
 
-For each entrant (the ``bots`` label of a seat) this computes
+Each board is in the order of the headline score (:mod:`tournaments.analysis.leaderboard`: the share
+of opponents placed below, with its bootstrap interval and ``~``; the numbers every surface shows);
+the overall board holds only the entrants ranked over the games each of them played.  Beside it,
+for each entrant (the ``bots`` label of a seat) this computes
 
 * **openskill** Plackett-Luce ratings (``mu``, ``sigma``, ``ordinal = mu - 3 sigma``), updated match by
   match in ``match_id`` order (a fixed pseudo-random order, so two runs of one spec agree), with the
@@ -16,8 +19,8 @@ For each entrant (the ``bots`` label of a seat) this computes
   replicate is a reweighting and costs milliseconds.
 * a **head-to-head** table: for each pair, the share of matches in which one placed above the other
   (ties half, partners never compared), with its bootstrap 95% interval; a pair whose interval
-  contains 0.5 is marked not significant.  In the leaderboard an entrant whose strength interval
-  difference to the next entrant contains 0 is marked too (``~``).
+  contains 0.5 is marked not significant.  In the leaderboard an entrant whose headline score
+  difference to the next entrant has an interval containing 0 is marked too (``~``).
 """
 from __future__ import annotations
 
@@ -76,6 +79,11 @@ class Entrant:
     lo: float
     hi: float
     tied_with_next: bool = False
+    """The headline's ``~``: the score difference to the next entrant is not significant."""
+    score: float = math.nan
+    """The headline score (:mod:`tournaments.analysis.leaderboard`); the board is in its order."""
+    score_lo: float | None = None
+    score_hi: float | None = None
 
 
 @dataclass
@@ -101,9 +109,18 @@ class Board:
     matches: int
     entrants: list[Entrant]
     h2h: list[HeadToHead] = field(default_factory=list)
+    games: list[str] = field(default_factory=list)
+    """The games the board ranks over (overall: those every ranked entrant played)."""
+    apart: list[dict[str, Any]] = field(default_factory=list)
+    """Overall: the entrants not ranked (``bot``, their per-game scores ``games``)."""
+    lower_score_wins: bool | None = None
+    """A game's board: the direction of the game's own score sheet (``mean_score``)."""
+    note: str = ""
+    """What the board compares, in one line (:meth:`Headline.note`)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"scope": self.scope, "matches": self.matches,
+        return {"scope": self.scope, "matches": self.matches, "games": self.games,
+                "lower_score_wins": self.lower_score_wins, "apart": self.apart, "note": self.note,
                 "entrants": [vars(e) for e in self.entrants],
                 "head_to_head": [dict(vars(h), significant=h.significant) for h in self.h2h]}
 
@@ -431,15 +448,23 @@ def rank(log: TournamentLog, game: str | None = None, bootstrap: int = 200, seed
          workers: int | None = None) -> list[Board]:
     """Leaderboards: one per game (or only ``game``), then ``overall`` when there are several games.
 
+    Each board is in the order of the headline score (:mod:`tournaments.analysis.leaderboard`, the
+    numbers every surface shows, with its interval and ``~``); the Plackett-Luce strength and openskill
+    are beside it.  The overall board holds the entrants and games the headline ranks over (every
+    ranked entrant played each of those games), the others in ``apart``.
     Games (and the overall board) are computed in ``workers`` forked processes when the log is big."""
+    from tournaments.analysis.leaderboard import Result, headlines
     matches = load_matches(log, game)
+    heads = headlines([Result(m.game, m.group_id, m.bots, m.teams, m.ranking) for m in matches],
+                      bootstrap=bootstrap, seed=seed)
     by_game: dict[str, list[MatchRec]] = defaultdict(list)
     for m in matches:
         by_game[m.game].append(m)
     scopes = sorted(by_game, key=lambda g: -len(by_game[g]))
     work = dict(by_game)
-    if game is None and len(by_game) > 1:
-        work[OVERALL] = matches
+    if OVERALL in heads:
+        common = set(heads[OVERALL].games)
+        work[OVERALL] = [m for m in matches if m.game in common]
         scopes.insert(0, OVERALL)
     tasks = [(sc, bootstrap, seed) for sc in scopes]
     n = workers if workers is not None else min(os.cpu_count() or 1, len(tasks))
@@ -456,7 +481,7 @@ def rank(log: TournamentLog, game: str | None = None, bootstrap: int = 200, seed
     boards = [results[g][0] for g in sorted(by_game)]
     if OVERALL in results:
         combined: dict[str, list[tuple[float, float]]] = defaultdict(list)
-        for g in by_game:
+        for g in heads[OVERALL].games:
             for k, v in results[g][1].items():
                 combined[k].append(v)
         overall = results[OVERALL][0]
@@ -466,4 +491,22 @@ def rank(log: TournamentLog, game: str | None = None, bootstrap: int = 200, seed
             e.sigma = math.sqrt(sum(sg * sg for _, sg in per_game)) / len(per_game)
             e.ordinal = e.mu - 3 * e.sigma
         boards.append(overall)
+    for b in boards:
+        _headline_order(b, heads[b.scope])
     return boards
+
+
+def _headline_order(b: Board, head: Any) -> None:
+    """Put board ``b`` in the order of its headline ``head``, with its scores, intervals and ``~``;
+    on the overall board only the ranked entrants stay (the others go to ``apart``)."""
+    by_name = {e.name: e for e in b.entrants}
+    out = []
+    for s in head.standings:
+        e = by_name[s.bot]
+        e.score, e.score_lo, e.score_hi, e.tied_with_next = s.score, s.lo, s.hi, s.tied
+        out.append(e)
+    b.entrants = out
+    b.games, b.lower_score_wins, b.note = list(head.games), head.lower_score_wins, head.note()
+    b.apart = [{"bot": a.bot, "games": a.games} for a in head.apart]
+    ranked = {e.name for e in out}
+    b.h2h = [h for h in b.h2h if h.a in ranked and h.b in ranked]
