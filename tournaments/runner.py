@@ -65,7 +65,7 @@ class Batch:
     """The data directory of the bots registry (None: its default)."""
     fsync: bool = True
     epoch: int = 0
-    """The run this batch belongs to (:func:`tournaments.log.begin_epoch`); 0 commits unfenced."""
+    """The run this batch belongs to (:func:`tournaments.ledger.begin_epoch`); 0 commits unfenced."""
 
     @property
     def match_ids(self) -> list[str]:

@@ -18,7 +18,7 @@ Terms:
   public and predictable; seeds are not.
 
 **Seeds: the tournament secret.**  Every tournament has a secret of 32 bytes (:func:`new_secret`,
-kept beside its manifest: ``tournaments.log.write_secret``).  The **deal seed** of a match is
+kept beside its manifest: ``tournaments.ledger.write_secret``).  The **deal seed** of a match is
 ``HMAC-SHA256(secret, "deal|game|board")`` (:func:`deal_seed`): the same for every arrangement and
 rotation of a board, which is what makes the deals duplicate.  A seat's **own seed** (the ``seed`` its
 ``Bot(game, seat, seed)`` gets) is ``HMAC-SHA256(secret, "bot|game|board|match id|seat")``

@@ -207,13 +207,13 @@ def _matches_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
     naming the part) if any batch is damaged or incomplete: a leaderboard without some of its matches
     would mislead.  A part holding another tournament's rows is reported (a warning line) and skipped."""
     from tournaments.log import PartError, check_batch, damage_line
-    from tournaments.paths import committed_parts
+    from tournaments.paths import committed_parts, part_game
 
     rows: list[dict[str, Any]] = []
     cols = ["group_id", "bots", "ranking", "teams", "faults"]
     bad = []
     for p in committed_parts(root, tournament):
-        c = check_batch(root, p.parent.name.partition("=")[2], p.name, tournament, full=False)
+        c = check_batch(root, part_game(p), p.name, tournament, full=False)
         if c.foreign and len(c.problems) == 1:
             print(f"{PROG}: warning: {c.problems[0]}", file=sys.stderr)
             continue

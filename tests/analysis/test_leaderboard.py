@@ -13,7 +13,8 @@ import pytest
 
 from engine import GAMES, game_class, load_game
 from tournaments.analysis.leaderboard import Result, headlines, seat_scores
-from tournaments.log import BatchLog, commit_batch, write_manifest
+from tournaments.ledger import write_manifest
+from tournaments.log import BatchLog, commit_batch
 
 from ..test_bad_paths import run
 from ..tournaments.conftest import raw_spec, toml_of
