@@ -94,3 +94,44 @@ def test_rules_points_to_the_shipped_reference() -> None:
             *sorted(p for p in (root / "docs").glob("*.md") if p.name != "rules.md")]
     for doc in docs:
         assert "shared/rules/RULES.md" not in doc.read_text(encoding="utf-8"), doc
+
+
+def test_fail_prints_prog_and_message_as_one_escaped_line_and_exits_2(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from bots.failure import fail
+
+    with pytest.raises(SystemExit) as exit_2:
+        fail("cardarena tournament", "bad\nspec \x1b[2Jhere\u2028\ud800")
+    assert exit_2.value.code == 2
+    with pytest.raises(SystemExit) as exit_1:
+        fail("cardarena bots", "cannot store the bot", 1)
+    assert exit_1.value.code == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["cardarena tournament: bad\\nspec \\x1b[2Jhere\\u2028\\ud800",
+                     "cardarena bots: cannot store the bot"]
+
+
+def test_every_command_module_uses_the_one_failure_helper() -> None:
+    """No command module defines a failure or one-line helper of its own: bots/failure.py is the one."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    modules = [root / "dashboards" / "app.py", *sorted(p for layer in ("bots", "tournaments", "dashboards")
+                                                        for p in (root / layer).rglob("*cli.py"))]
+    assert len(modules) >= 5, modules
+    own = {"fail", "_fail", "one_line", "_one_line"}
+    for path in modules:
+        tree = ast.parse(path.read_text())
+        defined = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)} & own
+        assert not defined, f"{path.relative_to(root)} defines {defined}"
+        imported = {a.name for n in ast.walk(tree)
+                    if isinstance(n, ast.ImportFrom) and n.module == "bots.failure" for a in n.names}
+        assert "fail" in imported, f"{path.relative_to(root)} does not use bots.failure.fail"
+
+
+def test_usage_error_of_the_entry_point_is_one_line_exit_2() -> None:
+    """The entry point in the top layer: the console script's ``main``, a usage error one line."""
+    code = "import sys; sys.argv = ['cardarena', 'play', '--nope']; from dashboards.app import main; main()"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert_one_line_error(proc, "cardarena play: No such option: --nope", "(see cardarena play --help)")

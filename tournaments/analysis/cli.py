@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from bots.failure import fail
+from bots.failure import fail, one_line
 
 out = Console(highlight=False, soft_wrap=False)
 PROG = "cardarena"
@@ -344,9 +344,10 @@ def verify_cmd(
             print(json.dumps({"ok": False, "certified": False, "unreadable": e.problems}))
         hint = (f"; `cardarena tournament repair {directory}` quarantines the damaged batches and "
                 "`cardarena tournament run SPEC --resume` replays their matches")
-        for i, p in enumerate(e.problems, 1):
-            print(f"cardarena: not certified: {p}" + (hint if i == len(e.problems) else ""), file=sys.stderr)
-        sys.exit(2)
+        *first, last = e.problems   # (never empty)
+        for p in first:
+            print(f"{PROG}: not certified: {one_line(p)}", file=sys.stderr)
+        fail(PROG, f"not certified: {last}{hint}")
     except LogError as e:
         fail(PROG, str(e))
     if as_json:

@@ -453,7 +453,7 @@ def certify(root: str | os.PathLike[str], log: TournamentLog | None = None) -> l
         if c.matches is not None and known is not None:
             for t in sorted(set(c.matches.column("tournament").to_pylist()) - known):
                 out.append(Violation("integrity", p.game, "-", f"{p.path}: holds rows of tournament {t!r}, "
-                                     f"which has no manifest in {log.root / '_tournaments'}"))
+                                     f"which has no manifest in {tournaments_dir(log.root)}"))
     if fatal:
         raise Uncertified(fatal)
     return out
