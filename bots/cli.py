@@ -100,8 +100,8 @@ def _run_validation(path: str, games: list[str] | None, seed: int | None, deals:
     return v
 
 
-OUTPUT_LINES = 8
-"""Lines of a bot's stdout/stderr shown per smoke match (``--json`` has the whole excerpt)."""
+OUTPUT_LINES = 5
+"""Lines of a bot's stdout and of its stderr shown per smoke match (``--json`` has the whole excerpt)."""
 
 
 def _traceback_lines(c: GameCheck) -> list[str]:
@@ -109,8 +109,10 @@ def _traceback_lines(c: GameCheck) -> list[str]:
     if c.ok or c.fault is None or not c.fault.traceback:
         return []
     tb = c.fault.traceback
-    if c.output and tb.endswith(c.output):
-        tb = tb[:-len(c.output)].rstrip()
+    if c.output:   # the sandbox appends the bot's output to the excerpt: it is shown apart
+        cut = tb.rfind(c.output.splitlines()[0])
+        if cut >= 0:
+            tb = tb[:cut].rstrip()
     return tb.splitlines()[-6:]
 
 
@@ -122,13 +124,14 @@ def _print_checks(v: Validation) -> None:
         warning = c.bank_warning()
         if warning:
             print(warning)
-        if c.output:
-            lines = c.output.splitlines()
+        if c.streams:
             print(f"{c.game}: the bot's output (start):")
-            for ln in lines[:OUTPUT_LINES]:
-                print(f"    {ln}")
+        for stream, text in c.streams.items():
+            lines = text.splitlines()
+            for i, ln in enumerate(lines[:OUTPUT_LINES]):
+                print(f"    [{stream}] {ln}" if i == 0 else f"    {' ' * (len(stream) + 2)} {ln}")
             if len(lines) > OUTPUT_LINES:
-                print(f"    ... ({len(lines) - OUTPUT_LINES} more lines; --json has them)")
+                print(f"    ... ({len(lines) - OUTPUT_LINES} more lines of {stream}; --json has them)")
     for g, why in v.skipped.items():
         print(f"{g}: skipped ({why})")
     if v.checks:

@@ -19,6 +19,7 @@ from bots.api import BotSource
 from bots.builtin.random import Bot as RandomBot
 from bots.match import SEED_BITS, Fault, play_match, seat_seeds
 from bots.sandbox import DEFAULT_LIMITS, BotFault, Limits, Sandbox, SandboxPlayer, isolation, start_players
+from bots.text import clean_lines
 from engine import GAMES, game_class, load_game
 from engine.core import RULES_ORDER
 
@@ -43,6 +44,8 @@ class GameCheck:
     """Seats in the smoke match."""
     output: str = ""
     """The start of the bot's stdout and stderr in the smoke match (``[stdout] ...``, ``[stderr] ...``)."""
+    streams: dict[str, str] = field(default_factory=dict)
+    """The start of each stream the bot wrote to, by name (``stdout``, ``stderr``), cleaned."""
     slow_moves: list[tuple[int, float]] = field(default_factory=list)
     """(its move number, seconds drawn from the time bank) of every move slower than the move limit."""
     move_limit: float = 0.0
@@ -216,6 +219,12 @@ class _Watched:
         self.player.close()
 
 
+def _streams(box: Sandbox, limit: int = 2000) -> dict[str, str]:
+    """The start of the bot's stdout and stderr (each cleaned, at most ``limit`` bytes), those it wrote to."""
+    return {name: clean_lines(bytes(buf[:limit]).decode("utf-8", "replace"), limit)
+            for name, buf in (("stdout", box.stdout), ("stderr", box.stderr)) if buf}
+
+
 def _smoke_match(src: BotSource, game_id: str, seed: int, deals: int | None, limits: Limits,
                  seat: int) -> GameCheck:
     game = load_game(game_id)
@@ -232,7 +241,8 @@ def _smoke_match(src: BotSource, game_id: str, seed: int, deals: int | None, lim
     fault = next((f for f in result.faults if f.seat == seat), None)
     moves = sum(1 for s, _ in result.moves if s == seat) - result.fallback_moves[seat]
     return GameCheck(game_id, fault is None, moves, result.think_time[seat], fault, seed,
-                     place=result.placement[seat], players=n, output=box.output, slow_moves=watched.slow,
+                     place=result.placement[seat], players=n, output=box.output,
+                     streams=_streams(box.sandbox), slow_moves=watched.slow,
                      move_limit=limits.move_time, time_bank=limits.time_bank)
 
 

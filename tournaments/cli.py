@@ -153,7 +153,7 @@ def _brief(result: MatchResult, names: list[str], width: int = 100) -> list[str]
     for ply, action in enumerate(state.history):
         if replay.deal_no != deal:
             if entries:
-                lines += textwrap.wrap("  ".join(entries), width, initial_indent="  ", subsequent_indent="  ")
+                lines += _wrap(entries, width)
             deal, entries = replay.deal_no, []
             lines.append(f"deal {deal}:")
         f = faulted.get(ply)
@@ -163,8 +163,15 @@ def _brief(result: MatchResult, names: list[str], width: int = 100) -> list[str]
         replay.apply(action)
         entries += by_ply.get(ply, [])
     if entries:
-        lines += textwrap.wrap("  ".join(entries), width, initial_indent="  ", subsequent_indent="  ")
+        lines += _wrap(entries, width)
     return lines
+
+
+def _wrap(entries: list[str], width: int) -> list[str]:
+    """``entries`` joined and wrapped at ``width``, an entry never split across lines."""
+    text = "  ".join(e.replace(" ", "\xa0") for e in entries)
+    return [ln.replace("\xa0", " ")
+            for ln in textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="  ")]
 
 
 FAULT_EXIT = 3
