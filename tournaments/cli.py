@@ -334,6 +334,16 @@ def _mount_dashboard() -> None:
 _mount_dashboard()
 
 
+def _mount_bot_faults() -> None:
+    """``bots faults DIR NAME`` (tournaments/analysis/faults.py: it reads a tournament's logs, which
+    bots/ may not import)."""
+    from tournaments.analysis.faults import faults_cmd
+    bots_app.command("faults")(faults_cmd)
+
+
+_mount_bot_faults()
+
+
 def main() -> None:
     """Console entry point: one-line errors for bad input, exit status 2."""
     try:
