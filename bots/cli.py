@@ -18,6 +18,7 @@ if TYPE_CHECKING:   # the sandbox, the engine and the registry load in the comma
     from bots.validate import GameCheck, Validation
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,  # plain help: typer's rich help imports rich.markdown and more
                   help="Bots: check a bot, submit it to the registry, list the registry.")
 
 DataDir = Annotated[str | None, typer.Option("--data-dir", help="data directory (default: $CARDARENA_DATA "

@@ -26,6 +26,7 @@ if TYPE_CHECKING:   # the engine, the games and the bots load in the commands th
     from engine.core import Game, State
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,  # plain help: typer's rich help imports rich.markdown and more
                   help="cardarena: rules verification and tournaments for traditional card games.")
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(bots_app, name="bots")
@@ -85,19 +86,30 @@ MAX_DEALS = 10_000
 @app.command("games")
 def games_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False
               ) -> None:
-    """List the implemented games (from a cached index: no game is loaded)."""
+    """List the implemented games: id, name, seats, family and options (read from a cached index, so
+    no game is loaded; `cardarena rules GAME` has an option's meaning)."""
     from tournaments.games_index import listing
     rows, _ = listing()
     if as_json:
         print(json.dumps(rows, indent=2))
         return
-    from rich.table import Table
-    table = Table("id", "name", "players", "family", "options")
-    for r in rows:
-        lo, hi = r["players"]
-        table.add_row(r["id"], r["name"], str(lo) if lo == hi else f"{lo}-{hi}", r["family"],
-                      ", ".join(r["options"]) or "-")
-    out.print(table)
+    head = ("id", "players")
+    cells = [(r["id"], _players(r["players"])) for r in rows]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(head)]
+    indent = " " * (widths[0] + 2)
+    lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)) + "  name (family; options)"]
+    for r, c in zip(rows, cells, strict=True):
+        lines.append("  ".join(x.ljust(w) for x, w in zip(c, widths, strict=True)) + "  " + r["name"])
+        lines += textwrap.wrap(f"{r['family']}; options: " + (", ".join(r["options"]) or "none"),
+                               max(40, min(out.width, 100) - 1), initial_indent=indent,
+                               subsequent_indent=indent + "  ", break_long_words=False,
+                               break_on_hyphens=False)
+    print("\n".join(lines))
+
+
+def _players(span: list[int]) -> str:
+    lo, hi = span
+    return str(lo) if lo == hi else f"{lo}-{hi}"
 
 
 @app.command("rules")
