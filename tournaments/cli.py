@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import secrets
 import sys
 import textwrap
 from typing import TYPE_CHECKING, Annotated, Any
@@ -309,6 +308,8 @@ def play_cmd(
     if deals is not None and deals < 1:
         raise UserError(f"--deals must be at least 1, got {deals}")
     if seed is None:
+        import secrets
+
         from bots.match import SEED_BITS
         seed = secrets.randbits(SEED_BITS)
     result = play_and_show(game, names, seed, deals, g.options, as_json)
