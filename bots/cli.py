@@ -19,7 +19,8 @@ if TYPE_CHECKING:   # the sandbox, the engine and the registry load in the comma
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   rich_markup_mode=None,  # plain help: typer's rich help imports rich.markdown and more
-                  help="Bots: check a bot, submit it to the registry, list the registry.")
+                  help="Bots: check a bot, submit it to the registry, list the registry, a bot's faults in a "
+                       "tournament.")
 
 DataDir = Annotated[str | None, typer.Option("--data-dir", help="data directory (default: $CARDARENA_DATA "
                                                                  "or the project's data/)")]

@@ -93,3 +93,15 @@ def test_play_without_a_fault_exits_0_with_an_empty_faults_list() -> None:
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["faults"] == [] and data["outputs"] == {} and len(data["placement"]) == 4
+
+
+@pytest.mark.slow
+def test_play_shows_a_looping_bots_timeout_and_exits_3() -> None:
+    """A bot that spins on its second move times out after the move limit and the whole time bank (6 s)."""
+    loop = Path(__file__).parent / "bots" / "adversarial" / "infinite_loop.py"
+    proc = cardarena("play", "hartenjagen", "--bots", f"random,random,{loop},random", "--seed", "2",
+                     "--deals", "1", "--json")
+    assert proc.returncode == FAULT_EXIT, proc.stderr
+    (fault,) = json.loads(proc.stdout)["faults"]
+    assert (fault["seat"], fault["outcome"], fault["move"]) == (2, "timeout", 2)
+    assert "no answer within" in fault["reason"]
