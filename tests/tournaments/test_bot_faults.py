@@ -73,14 +73,23 @@ def test_bot_faults_groups_every_fault_of_the_bot_by_kind_and_normalised_reason(
         for f in g["faults"]:
             assert f["replay"] == {"show": f"cardarena show {tournament} {f['match_id']}",
                                    "verify": f"cardarena verify {tournament} --match {f['match_id']}"}
-    # the replay command works on the match it names
     mid = rep["groups"][0]["faults"][0]["match_id"]
-    code, out, err = run(capsys, ["verify", str(tournament), "--match", mid, "--json"])
-    assert code == 0, err
     code, text, err = run(capsys, ["bots", "faults", str(tournament), "flaky@1"])
     assert code == 0, err
     assert f"flaky (flaky@1): {len(want)} fault(s) in {len(shapes)} group(s)" in text
     assert f"replay: cardarena show {tournament} {mid}" in text
+
+
+def test_bot_faults_replay_command_checks_the_match_it_names(tournament: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, ["bots", "faults", str(tournament), "wrong", "--json"])
+    assert code == 0, err
+    fault = json.loads(out)["groups"][0]["faults"][0]
+    argv = fault["replay"]["verify"].split()[1:]
+    code, out, err = run(capsys, [*argv, "--json"])
+    assert code == 0, err
+    checked = json.loads(out)
+    assert checked["ok"] and checked["matches"] == 1   # that one match, replayed and checked
 
 
 def test_bot_faults_of_a_clean_bot_and_of_an_unknown_name(tournament: Path,
