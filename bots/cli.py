@@ -10,19 +10,20 @@ import json
 import os
 import stat
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from bots.api import BotLoadError, bot_source
 from bots.failure import fail
-from bots.registry import Registry, RegistryError, check_name
-from bots.sandbox import isolation
-from bots.validate import Validation, validate
+
+if TYPE_CHECKING:   # the sandbox, the engine and the registry load in the commands (--help stays cheap)
+    from bots.validate import GameCheck, Validation
 
 PROG = "cardarena bots"
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Bots: check a bot, submit it to the registry, list the registry.")
+                  rich_markup_mode=None,  # plain help: typer's rich help imports rich.markdown and more
+                  help="Bots: check a bot, submit it to the registry, list the registry, a bot's faults in a "
+                       "tournament.")
 
 DataDir = Annotated[str | None, typer.Option("--data-dir", help="data directory (default: $CARDARENA_DATA "
                                                                  "or the project's data/)")]
@@ -56,11 +57,9 @@ def _check_data_dir(data_dir: str | None) -> None:
         fail(PROG, "--data-dir: not a usable path (at most 4096 characters and 255 per name, no NUL)")
 
 
-def _run_validation(path: str, games: list[str] | None, seed: int | None, deals: int) -> Validation:
-    if not 1 <= deals <= MAX_DEALS:
-        fail(PROG, f"--deals: {deals} is out of range 1..{MAX_DEALS}")
-    if seed is not None and not 0 <= seed <= MAX_SEED:
-        fail(PROG, f"--seed: {seed} is out of range 0..{MAX_SEED}")
+def _checked_source(path: str) -> Any:
+    """The bot's :class:`bots.api.BotSource`, or one line and exit 2."""
+    from bots.api import BotLoadError, bot_source
     if not _usable(path):
         fail(PROG, "the bot's path is not usable (at most 4096 characters and 255 per name, no NUL)")
     try:
@@ -69,6 +68,16 @@ def _run_validation(path: str, games: list[str] | None, seed: int | None, deals:
         fail(PROG, str(e))
     if not src.package and not stat.S_ISREG(os.stat(src.path).st_mode):  # (stat follows a symlink)
         fail(PROG, f"bot file {path!r} is not a regular file (a FIFO or a device cannot be a bot)")
+    return src
+
+
+def _run_validation(path: str, games: list[str] | None, seed: int | None, deals: int) -> Validation:
+    from bots.validate import validate
+    if not 1 <= deals <= MAX_DEALS:
+        fail(PROG, f"--deals: {deals} is out of range 1..{MAX_DEALS}")
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        fail(PROG, f"--seed: {seed} is out of range 0..{MAX_SEED}")
+    src = _checked_source(path)
     try:
         v = validate(src, _split(games), seed=seed, deals=deals)
     except ValueError as e:
@@ -83,14 +92,42 @@ def _run_validation(path: str, games: list[str] | None, seed: int | None, deals:
     return v
 
 
+OUTPUT_LINES = 5
+"""Lines of a bot's stdout and of its stderr shown per smoke match (``--json`` has the whole excerpt)."""
+
+
+def _traceback_lines(c: GameCheck) -> list[str]:
+    """The end of the failing move's traceback excerpt, without the bot's output (shown apart)."""
+    if c.ok or c.fault is None or not c.fault.traceback:
+        return []
+    tb = c.fault.traceback
+    if c.output:   # the sandbox appends the bot's output to the excerpt: it is shown apart
+        cut = tb.rfind(c.output.splitlines()[0])
+        if cut >= 0:
+            tb = tb[:cut].rstrip()
+    return tb.splitlines()[-6:]
+
+
 def _print_checks(v: Validation) -> None:
     for c in v.checks:
         print(c.line())
-        if not c.ok and c.fault is not None and c.fault.traceback:
-            for tl in c.fault.traceback.splitlines()[-6:]:
-                print(f"    {tl}")
+        for tl in _traceback_lines(c):
+            print(f"    {tl}")
+        warning = c.bank_warning()
+        if warning:
+            print(warning)
+        if c.streams:
+            print(f"{c.game}: the bot's output (start):")
+        for stream, text in c.streams.items():
+            lines = text.splitlines()
+            for i, ln in enumerate(lines[:OUTPUT_LINES]):
+                print(f"    [{stream}] {ln}" if i == 0 else f"    {' ' * (len(stream) + 2)} {ln}")
+            if len(lines) > OUTPUT_LINES:
+                print(f"    ... ({len(lines) - OUTPUT_LINES} more lines of {stream}; --json has them)")
     for g, why in v.skipped.items():
         print(f"{g}: skipped ({why})")
+    if v.checks:
+        print(v.standing_line())
 
 
 @app.command("validate")
@@ -102,7 +139,10 @@ def validate_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Load the bot in the sandbox and play one smoke match of every game it enters against random
-    bots; per game: ok, or the move that failed and why.  Exit 1 on any failure."""
+    bots; per game: ok and its place, or the move that failed and why; the start of its stdout and
+    stderr; a warning for a move that drew on the time bank; its standing against the random bots.
+    Exit 1 on any failure."""
+    from bots.sandbox import isolation
     v = _run_validation(path, games, seed, deals)
     if as_json:
         print(json.dumps(v.to_json(), indent=2))
@@ -124,25 +164,42 @@ def submit_cmd(
     data_dir: DataDir = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
-    """Validate the bot, then store an immutable copy as the next version of NAME."""
+    """Validate the bot, then store an immutable copy as the next version of NAME.  Content identical
+    to a version of NAME already stored makes no new version: it says which (``NAME@K``)."""
+    from bots.registry import Registry, RegistryError, check_name
     try:
         check_name(name)
     except ValueError as e:
         fail(PROG, str(e))
     _check_data_dir(data_dir)
+    src = _checked_source(path)
+    registry = Registry(data_dir)
+    try:
+        same = registry.find(name, src.content_hash())
+    except RegistryError as e:
+        fail(PROG, str(e))
+    if same is not None:
+        latest = max(e.version for e in registry.entries(name))
+        note = "" if same.version == latest else f"; {name} alone names {name}@{latest}, the latest"
+        if as_json:
+            print(json.dumps({**same.to_json(), "new_version": False, "same_as": same.spec}, indent=2))
+        else:
+            print(f"not submitted again: the same content as {same.spec} (hash {same.hash[:12]}, submitted "
+                  f"{same.submitted}); no new version{note}")
+        return
     v = _run_validation(path, games, seed, deals)
     if not v.ok:
         _print_checks(v)
         print(f"not submitted: {name} failed validation", file=sys.stderr)
         raise typer.Exit(1)
     try:
-        entry = Registry(data_dir).add(v.source, name, v.games, v.summary())
+        entry = registry.add(v.source, name, v.games, v.summary())
     except RegistryError as e:
         fail(PROG, str(e))
     except OSError as e:
-        fail(PROG, f"cannot store the bot under {Registry(data_dir).dir}: {e.strerror or e}", 1)
+        fail(PROG, f"cannot store the bot under {registry.dir}: {e.strerror or e}", 1)
     if as_json:
-        print(json.dumps(entry.to_json(), indent=2))
+        print(json.dumps({**entry.to_json(), "new_version": True, "same_as": None}, indent=2))
         return
     _print_checks(v)
     print(f"submitted {entry.spec} (hash {entry.hash[:12]}) for {len(entry.games)} games; "
@@ -156,6 +213,7 @@ def list_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """The registry: every submitted version, with its hash, games, time and validation result."""
+    from bots.registry import Registry, RegistryError
     _check_data_dir(data_dir)
     try:
         entries = Registry(data_dir).entries(name)

@@ -5,8 +5,9 @@ Layout under the data directory (``$CARDARENA_DATA``, default ``<project>/data``
     bots/registry.sqlite            table ``bots``: name, version, hash, games, submitted, validation
     bots/store/NAME/HASH/...        the bot's files, read-only (a file bot: one ``.py``)
 
-A name's versions count from 1; resubmitting makes a new version (the same content shares its
-stored copy).  Tournaments name a bot ``NAME`` (its latest version) or ``NAME@VERSION``.
+A name's versions count from 1; a new content makes a new version, while content identical to a
+version of that name already stored makes none (``cardarena bots submit`` says which, ``NAME@K``:
+:meth:`Registry.find`).  Tournaments name a bot ``NAME`` (its latest version) or ``NAME@VERSION``.
 """
 from __future__ import annotations
 
@@ -166,6 +167,15 @@ class Registry:
                    json.dumps(games), datetime.now(UTC).isoformat(timespec="seconds"), json.dumps(validation))
             con.execute("INSERT INTO bots VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
         return self._entry(row)
+
+    def find(self, name: str, content_hash: str) -> Entry | None:
+        """The version of ``name`` whose content hash is ``content_hash`` (the earliest), or None."""
+        if not self.db_path.exists():
+            return None
+        with self._db() as con:
+            row = con.execute("SELECT * FROM bots WHERE name = ? AND hash = ? ORDER BY version LIMIT 1",
+                              (name, content_hash)).fetchone()
+        return None if row is None else self._entry(row)
 
     def entries(self, name: str | None = None) -> list[Entry]:
         """Every version (of ``name``), by name then version."""

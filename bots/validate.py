@@ -18,7 +18,8 @@ from typing import Any
 from bots.api import BotSource
 from bots.builtin.random import Bot as RandomBot
 from bots.match import SEED_BITS, Fault, play_match, seat_seeds
-from bots.sandbox import DEFAULT_LIMITS, BotFault, Limits, Sandbox, isolation, start_players
+from bots.sandbox import DEFAULT_LIMITS, BotFault, Limits, Sandbox, SandboxPlayer, isolation, start_players
+from bots.text import clean_lines
 from engine import GAMES, game_class, load_game
 from engine.core import RULES_ORDER
 
@@ -37,10 +38,23 @@ class GameCheck:
     fault: Fault | None = None
     seed: int = 0
     """The smoke match's deal seed (``--seed`` replays it)."""
+    place: int = 0
+    """The bot's place in the smoke match (1 best; a faulting seat is last), against random bots."""
+    players: int = 0
+    """Seats in the smoke match."""
+    output: str = ""
+    """The start of the bot's stdout and stderr in the smoke match (``[stdout] ...``, ``[stderr] ...``)."""
+    streams: dict[str, str] = field(default_factory=dict)
+    """The start of each stream the bot wrote to, by name (``stdout``, ``stderr``), cleaned."""
+    slow_moves: list[tuple[int, float]] = field(default_factory=list)
+    """(its move number, seconds drawn from the time bank) of every move slower than the move limit."""
+    move_limit: float = 0.0
+    time_bank: float = 0.0
 
     def line(self) -> str:
         if self.ok:
-            return f"{self.game}: ok ({self.moves} moves, {self.seconds:.2f} s thinking)"
+            return (f"{self.game}: ok ({self.moves} moves, {self.seconds:.2f} s thinking; "
+                    f"placed {self.place} of {self.players} against random bots)")
         assert self.fault is not None
         f = self.fault
         where = (f"at {f.stage}" if f.stage in ("start", "import", "init")
@@ -48,9 +62,23 @@ class GameCheck:
         gave = f", it played {f.action!r}" if f.action is not None else ""
         return f"{self.game}: FAILED {where}{gave}: {f.outcome}: {f.reason} (seed {self.seed})"
 
+    def bank_warning(self) -> str | None:
+        """One line when a move went past the move limit into the time bank, else None."""
+        if not self.slow_moves:
+            return None
+        drawn = sum(s for _, s in self.slow_moves)
+        worst_move, worst = max(self.slow_moves, key=lambda x: x[1])
+        return (f"{self.game}: warning: {len(self.slow_moves)} move(s) took longer than the move limit of "
+                f"{self.move_limit:g} s and drew {drawn:.3f} s of the {self.time_bank:g} s time bank "
+                f"(the slowest, its move {worst_move}, {self.move_limit + worst:.3f} s); once the bank is "
+                "spent a slow move is a timeout")
+
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "ok": self.ok, "moves": self.moves, "seconds": round(self.seconds, 4),
-                "seed": self.seed, "fault": self.fault.to_json() if self.fault else None}
+                "seed": self.seed, "fault": self.fault.to_json() if self.fault else None,
+                "place": self.place, "players": self.players, "output": self.output,
+                "slow_moves": [{"move": m, "bank_s": round(b, 4)} for m, b in self.slow_moves],
+                "bank_used_s": round(sum(b for _, b in self.slow_moves), 4)}
 
 
 @dataclass
@@ -72,13 +100,31 @@ class Validation:
     def games(self) -> list[str]:
         return [c.game for c in self.checks]
 
+    def standing(self) -> dict[str, Any]:
+        """How the bot placed against the random bots over its smoke matches: ``first`` and ``last``
+        (games it won, games it came last in), ``beat`` (the mean share of the other seats placed
+        below it, 0 to 1: a random bot expects 0.5) and ``games``."""
+        played = [c for c in self.checks if c.players > 1 and c.place > 0]
+        beat = [(c.players - c.place) / (c.players - 1) for c in played]
+        return {"games": len(played), "first": sum(c.place == 1 for c in played),
+                "last": sum(c.place == c.players for c in played),
+                "beat": round(sum(beat) / len(beat), 4) if beat else None}
+
+    def standing_line(self) -> str:
+        st = self.standing()
+        if not st["games"]:
+            return "against the random bots: no smoke match played"
+        return (f"against the random bots: first in {st['first']} of {st['games']} games, last in "
+                f"{st['last']}; on average it placed above {st['beat']:.0%} of the other seats (a random "
+                "bot expects 50%; one smoke match per game is a small sample: --deals N for more)")
+
     def to_json(self) -> dict[str, Any]:
         err = self.load_error
         return {"path": str(self.source.path), "ok": self.ok, "declared_games": self.declared,
                 "load_error": None if err is None else {"outcome": err.outcome, "reason": err.reason,
                                                         "stage": err.stage, "traceback": err.traceback},
                 "games": {c.game: c.to_json() for c in self.checks}, "skipped": self.skipped,
-                "sandbox": self.sandbox}
+                "sandbox": self.sandbox, "against_random": self.standing()}
 
     def summary(self) -> dict[str, Any]:
         """What the registry keeps: per game ``ok`` or the failure line."""
@@ -141,21 +187,63 @@ def smoke_match(src: BotSource, game_id: str, seed: int | None = None, deals: in
     return check
 
 
+class _Watched:
+    """A sandboxed seat whose moves past the move limit are noted: (its move number, seconds drawn
+    from the time bank), read from the sandbox's own bank before and after each move."""
+
+    def __init__(self, player: SandboxPlayer) -> None:
+        self.player = player
+        self.worlds = player.worlds
+        self.slow: list[tuple[int, float]] = []
+        self.moves = 0
+
+    def _watch(self, call: Any, *args: Any) -> str:
+        box = self.player.sandbox
+        before = box.bank
+        self.moves += 1
+        action: str = call(*args)
+        if box.bank < before:
+            self.slow.append((self.moves, before - box.bank))
+        return action
+
+    def act(self, observation: dict[str, Any]) -> str:
+        return self._watch(self.player.act, observation)
+
+    def act_in_worlds(self, observation: dict[str, Any], worlds: Sequence[Any]) -> str:
+        return self._watch(self.player.act_in_worlds, observation, worlds)
+
+    def clock(self) -> dict[str, float | None]:
+        return self.player.clock()
+
+    def close(self) -> None:
+        self.player.close()
+
+
+def _streams(box: Sandbox, limit: int = 2000) -> dict[str, str]:
+    """The start of the bot's stdout and stderr (each cleaned, at most ``limit`` bytes), those it wrote to."""
+    return {name: clean_lines(bytes(buf[:limit]).decode("utf-8", "replace"), limit)
+            for name, buf in (("stdout", box.stdout), ("stderr", box.stderr)) if buf}
+
+
 def _smoke_match(src: BotSource, game_id: str, seed: int, deals: int | None, limits: Limits,
                  seat: int) -> GameCheck:
     game = load_game(game_id)
     n = game_class(game_id).default_players
     own = seat_seeds(seed, n)
     box = start_players([(src, False, 0)], game_id, [own[seat]], limits, [seat])[0]
+    watched = _Watched(box)
     players: list[Any] = [RandomBot(game_id, s, own[s]) for s in range(n)]
-    players[seat] = box
+    players[seat] = watched
     try:
         result = play_match(game, players, seed, max_deals=deals, seeds=own)
     finally:
         box.close()
     fault = next((f for f in result.faults if f.seat == seat), None)
     moves = sum(1 for s, _ in result.moves if s == seat) - result.fallback_moves[seat]
-    return GameCheck(game_id, fault is None, moves, result.think_time[seat], fault, seed)
+    return GameCheck(game_id, fault is None, moves, result.think_time[seat], fault, seed,
+                     place=result.placement[seat], players=n, output=box.output,
+                     streams=_streams(box.sandbox), slow_moves=watched.slow,
+                     move_limit=limits.move_time, time_bank=limits.time_bank)
 
 
 def validate(src: BotSource, games: Sequence[str] | None = None, seed: int | None = None,

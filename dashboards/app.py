@@ -13,23 +13,25 @@ from __future__ import annotations
 
 import json
 import math
-import secrets
 import sys
 import textwrap
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from bots.cli import app as bots_app
 from bots.failure import fail
-from bots.match import SEED_BITS, MatchResult, play
-from engine import GAMES, game_class, load_game
-from engine.core import Game, State
 from tournaments.tournament_cli import app as tournament_app
 
+if TYPE_CHECKING:   # the engine, the games and the bots load in the commands that use them
+    from rich.table import Table
+
+    from bots.match import MatchResult
+    from engine.core import Game, State
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,  # plain help: typer's rich help imports rich.markdown and more
                   help="cardarena: rules verification and tournaments for traditional card games.")
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(bots_app, name="bots")
@@ -50,6 +52,7 @@ class UserError(Exception):
 
 
 def _game_or_fail(game_id: str, options: dict[str, Any] | None = None) -> Game:
+    from engine import GAMES, load_game
     if game_id not in GAMES:
         raise UserError(f"unknown game {game_id!r}; known games: {', '.join(GAMES)}")
     try:
@@ -89,22 +92,30 @@ MAX_DEALS = 10_000
 @app.command("games")
 def games_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False
               ) -> None:
-    """List the implemented games."""
-    rows: list[dict[str, Any]] = []
-    for gid in GAMES:
-        cls = game_class(gid)
-        rows.append({"id": gid, "name": cls.name, "family": cls.family,
-                     "players": [cls.min_players, cls.max_players], "default_players": cls.default_players,
-                     "teams": cls.teams, "options": {o.name: o.default for o in cls.options_spec}})
+    """List the implemented games: id, name, seats, family and options (read from a cached index, so
+    no game is loaded; `cardarena rules GAME` has an option's meaning)."""
+    from tournaments.games_index import listing
+    rows, _ = listing()
     if as_json:
         print(json.dumps(rows, indent=2))
         return
-    table = Table("id", "name", "players", "family", "options")
-    for r in rows:
-        lo, hi = r["players"]
-        table.add_row(r["id"], r["name"], str(lo) if lo == hi else f"{lo}-{hi}", r["family"],
-                      ", ".join(r["options"]) or "-")
-    out.print(table)
+    head = ("id", "players")
+    cells = [(r["id"], _players(r["players"])) for r in rows]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(head)]
+    indent = " " * (widths[0] + 2)
+    lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)) + "  name (family; options)"]
+    for r, c in zip(rows, cells, strict=True):
+        lines.append("  ".join(x.ljust(w) for x, w in zip(c, widths, strict=True)) + "  " + r["name"])
+        lines += textwrap.wrap(f"{r['family']}; options: " + (", ".join(r["options"]) or "none"),
+                               max(40, min(out.width, 100) - 1), initial_indent=indent,
+                               subsequent_indent=indent + "  ", break_long_words=False,
+                               break_on_hyphens=False)
+    print("\n".join(lines))
+
+
+def _players(span: list[int]) -> str:
+    lo, hi = span
+    return str(lo) if lo == hi else f"{lo}-{hi}"
 
 
 @app.command("rules")
@@ -144,7 +155,9 @@ def rules_cmd(game: Annotated[str, typer.Argument(help="game id (see `cardarena 
 
 
 def _brief(result: MatchResult, names: list[str], width: int = 100) -> list[str]:
-    """The moves in brief: one block per deal, ``seat:action`` entries, rule events in brackets."""
+    """The moves in brief: one block per deal, ``seat:action`` entries, rule events in brackets, and
+    ``[FAULT seat S: KIND]`` on the move a bot faulted (that move and the seat's later ones are the
+    random fallback's)."""
     state = result.state
     replay = state.game.new_match(seed=result.seed, players=state.players, max_deals=state.max_deals)
     by_ply: dict[int, list[str]] = {}
@@ -152,19 +165,56 @@ def _brief(result: MatchResult, names: list[str], width: int = 100) -> list[str]
         short = ev["event"].split(".", 1)[1]
         seat = f" seat {ev['seat']}" if ev.get("seat") is not None else ""
         by_ply.setdefault(ev["ply"], []).append(f"[{short}{seat}]")
+    faulted = {f.ply: f for f in result.faults}
     lines: list[str] = []
     deal, entries = -1, list[str]()
     for ply, action in enumerate(state.history):
         if replay.deal_no != deal:
             if entries:
-                lines += textwrap.wrap("  ".join(entries), width, initial_indent="  ", subsequent_indent="  ")
+                lines += _wrap(entries, width)
             deal, entries = replay.deal_no, []
             lines.append(f"deal {deal}:")
+        f = faulted.get(ply)
+        if f is not None:
+            entries.append(f"[FAULT seat {f.seat}: {f.outcome}; random plays on]")
         entries.append(f"{replay.current_player}:{action}")
         replay.apply(action)
         entries += by_ply.get(ply, [])
     if entries:
-        lines += textwrap.wrap("  ".join(entries), width, initial_indent="  ", subsequent_indent="  ")
+        lines += _wrap(entries, width)
+    return lines
+
+
+def _wrap(entries: list[str], width: int) -> list[str]:
+    """``entries`` joined and wrapped at ``width``, an entry never split across lines."""
+    text = "  ".join(e.replace(" ", "\xa0") for e in entries)
+    return [ln.replace("\xa0", " ")
+            for ln in textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="  ")]
+
+
+FAULT_EXIT = 3
+"""``cardarena play`` exits 3 when a bot faulted (a crash, a timeout, an illegal action, its memory cap):
+the match was finished by the random fallback and the faulting seat placed last."""
+
+
+def _fault_lines(result: MatchResult, names: list[str], outputs: dict[int, str]) -> list[str]:
+    """Every fault: seat, bot, where (deal, the bot's move, the ply), kind and reason, then the
+    traceback excerpt indented (the bot's output is shown apart, not repeated here)."""
+    lines: list[str] = []
+    for f in result.faults:
+        where = (f"at {f.stage}" if f.stage in ("start", "import", "init")
+                 else f"at deal {f.deal}, its move {f.move} (ply {f.ply})")
+        gave = f", it played {f.action!r}" if f.action is not None else ""
+        lines.append(f"FAULT seat {f.seat} ({names[f.seat]}): {f.outcome} {where}{gave}: {f.reason}")
+        tb = f.traceback
+        out_text = outputs.get(f.seat, "")
+        if out_text:   # the sandbox appends the bot's output to the excerpt: it is shown below instead
+            cut = tb.rfind(out_text.splitlines()[0])
+            if cut >= 0:
+                tb = tb[:cut].rstrip()
+        lines += [f"    {ln}" for ln in tb.splitlines()[-12:]]
+        lines.append(f"    the random fallback played seat {f.seat}'s other "
+                     f"{result.fallback_moves[f.seat]} moves; seat {f.seat} is placed last")
     return lines
 
 
@@ -200,23 +250,48 @@ def _bot_names(game: Game, bots: str | None, players: int | None) -> list[str]:
 
 def play_and_show(game_id: str, names: list[str], seed: int, deals: int | None, options: dict[str, Any],
                   as_json: bool) -> MatchResult:
+    """Play one match and print it: the moves, every fault where it happened (seat, move, kind, reason,
+    traceback excerpt), each sandboxed bot's stdout/stderr excerpt and the score sheet; with
+    ``as_json`` one JSON object (``faults``, ``outputs``, ``placement`` among its keys)."""
+    from bots.match import close_players, make_players, play_match
+    from engine import load_game
     try:
-        result = play(game_id, names, seed, max_deals=deals, **options)
+        game = load_game(game_id, **options)
+        players = make_players(game, names, seed)
     except ValueError as e:
         raise UserError(str(e)) from None
+    try:
+        result = play_match(game, players, seed, deals)
+    finally:
+        close_players(players)
+    outputs = {seat: text for seat, p in enumerate(players)
+               if isinstance(text := getattr(p, "output", ""), str) and text}
     state = result.state
     if as_json:
         print(json.dumps({"game": game_id, "options": state.game.options, "seed": seed, "bots": names,
                           "moves": [{"ply": i, "seat": s, "action": a}
                                     for i, (s, a) in enumerate(result.moves)],
                           "events": state.events, "sheet": state.score_sheet(), "scores": state.scores(),
-                          "ranking": state.ranking()}))
+                          "ranking": state.ranking(), "placement": result.placement,
+                          "faults": [{**f.to_json(), "bot": names[f.seat],
+                                      "fallback_moves": result.fallback_moves[f.seat]}
+                                     for f in result.faults],
+                          "outputs": {str(s): t for s, t in outputs.items()}}))
         return result
     out.print(f"[bold]{type(state.game).name}[/bold]  seed {seed}  bots: {', '.join(names)}"
               f"  ({len(state.history)} moves, {state.deal_no} deals)")
     for line in _brief(result, names, width=min(100, out.width)):
         out.print(line, markup=False)
+    for line in _fault_lines(result, names, outputs):
+        out.print(line, markup=False, style="bold red" if line.startswith("FAULT") else None)
+    for seat, text in outputs.items():
+        out.print(f"output of seat {seat} ({names[seat]}):", markup=False)
+        for ln in text.splitlines()[:40]:
+            out.print(f"    {ln}", markup=False)
     out.print(_sheet_table(state, names))
+    if result.faults:
+        out.print("places (a faulting seat forfeits, placed last): "
+                  + ", ".join(f"seat {s} {p}" for s, p in enumerate(result.placement)), markup=False)
     return result
 
 
@@ -233,20 +308,27 @@ def play_cmd(
     option: Annotated[list[str] | None, typer.Option("--option", "-o", help="game option KEY=VALUE")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
-    """Play one match and print each move and the score sheet."""
+    """Play one match and print each move, every bot fault where it happened (with its traceback
+    excerpt), each bot's output and the score sheet.  Exit 3 when a bot faulted."""
     g = _game_or_fail(game, _parse_options(option or []))
     names = _bot_names(g, bots, players)
     if deals is not None and deals < 1:
         raise UserError(f"--deals must be at least 1, got {deals}")
     if seed is None:
+        import secrets
+
+        from bots.match import SEED_BITS
         seed = secrets.randbits(SEED_BITS)
-    play_and_show(game, names, seed, deals, g.options, as_json)
+    result = play_and_show(game, names, seed, deals, g.options, as_json)
+    if result.faults:
+        raise typer.Exit(FAULT_EXIT)
 
 
 @app.command("demo")
 def demo_cmd(seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="seed of every match")] = 7
              ) -> None:
     """One seeded match of every implemented game with random bots."""
+    from engine import GAMES, game_class
     for gid in GAMES:
         cls = game_class(gid)
         play_and_show(gid, ["random"] * cls.default_players, seed, None, {}, False)
@@ -270,6 +352,16 @@ def _mount_dashboard() -> None:
 
 
 _mount_dashboard()
+
+
+def _mount_bot_faults() -> None:
+    """``bots faults DIR NAME`` (tournaments/analysis/faults.py: it reads a tournament's logs, which
+    bots/ may not import)."""
+    from tournaments.analysis.faults import faults_cmd
+    bots_app.command("faults")(faults_cmd)
+
+
+_mount_bot_faults()
 
 
 def main() -> None:

@@ -46,6 +46,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bots.faults import group_faults
+from bots.faults import normalise_reason as normalise_reason  # (re-exported: it lives in bots.faults now)
+
 TEMPLATES = Path(__file__).with_name("templates")
 DEFAULT_SAMPLE = 20
 """Matches embedded in the viewer unless ``--sample`` says otherwise."""
@@ -768,50 +771,11 @@ def _verify_block(v: dict[str, Any] | None, total: int) -> str:
     return out
 
 
-_CARD_RE = re.compile(r"(?<![A-Za-z0-9])(?:JK(?:=[2-9TJQKA][CDHS])?|(?:10|[2-9TJQKA])[CDHS])(?![A-Za-z0-9])")
-_NORMALISE = [
-    (re.compile(r"^\s*(['\"]).*?\1:\s"), "<action>: "),  # the runner's prefix: the action the bot gave
-    (re.compile(r";\s*legal now\b.*$"), ""),  # the engine's list of what was legal then
-    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<addr>"),
-    (re.compile(r"\b[0-9a-fA-F]{8,}\b"), "<hex>"),  # ids, hashes
-    (_CARD_RE, "<card>"),
-    (re.compile(r"<card>(?:[\s,;|/+]*<card>)+"), "<cards>"),
-    (re.compile(r"(?<![A-Za-z_<])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![A-Za-z_])"), "<n>"),
-    (re.compile(r"\b(?:clubs|diamonds|hearts|spades)\b|[\u2660-\u2667]", re.I), "<suit>"),
-    (re.compile(r"\s+"), " "),
-]
-
-
-def normalise_reason(reason: str) -> str:
-    """The shape of a fault's reason, so that one bug at different moves is one group: its first
-    line with the action the bot gave, the engine's legal list, addresses, hex ids, card tokens,
-    numbers and suit names replaced by placeholders.
-
-    >>> normalise_reason("'play 7H': 'play 7H' is not legal now: follow hearts; legal now (1): play 2H")
-    "<action>: 'play <card>' is not legal now: follow <suit>"
-    >>> normalise_reason("RuntimeError: gave up at move 12 with <Hand object at 0x7f3a2c>")
-    'RuntimeError: gave up at move <n> with <Hand object at <addr>>'
-    """
-    first = next((ln for ln in reason.strip().splitlines() if ln.strip()), "")
-    for rx, sub in _NORMALISE:
-        first = rx.sub(sub, first)
-    return first.strip()[:200]
-
-
 def fault_groups(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The faults grouped by bot, kind and normalised reason (:func:`normalise_reason`), the biggest
-    group first; each group with its count, the games and matches it hit and its first example (the
-    first in the order the matches finished)."""
-    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
-    for r in rows:
-        groups[(r["bot"], r["kind"], normalise_reason(r["reason"]))].append(r)
-    out: list[dict[str, Any]] = []
-    for (bot, kind, norm), rs in groups.items():
-        out.append({"bot": bot, "kind": kind, "reason": norm, "count": len(rs),
-                    "matches": len({r["match_id"] for r in rs}), "games": sorted({r["game"] for r in rs}),
-                    "first": rs[0]})
-    out.sort(key=lambda g: (-g["count"], g["bot"], g["kind"], g["reason"]))
-    return out
+    """The faults grouped by bot, kind and normalised reason (:func:`bots.faults.normalise_reason`,
+    shared with ``cardarena bots faults``), the biggest group first; each group with its count, the
+    games and matches it hit and its first example (the first in the order the matches finished)."""
+    return group_faults(rows)
 
 
 def _faults_block(rows: Sequence[dict[str, Any]], charts: _Charts, nmatches: int,

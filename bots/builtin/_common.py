@@ -5,9 +5,6 @@ Card orders and points come from the game's declaration (``Game.card_tables()``,
 :class:`engine.core.CardTables`), never from a copy here and never from the engine's private
 attributes: a trick game whose declaration lacks a trick order is an error (:class:`MissingTables`),
 not a silent natural order.  Nothing here reads an engine state.
-
-The jass family is the one deliberate exception, kept as it has always played: greedy plays jass
-tricks by rank alone (natural order, A high, no card points), see :data:`RANK_ONLY_FAMILIES`.
 """
 from __future__ import annotations
 
@@ -65,21 +62,10 @@ class TrickRules:
         return self.plain.keys()
 
 
-RANK_ONLY_FAMILIES = frozenset({"jass", "jass (trick-and-draw)"})
-"""Families whose tricks greedy plays by rank alone (natural order, no points), as it always has:
-their declared tables (J and 9 high in trump, card points) are not used by the built-in players
-yet; using them changes how greedy plays jass, a change of its own."""
-
-
 def _by_token(table: Sequence[int], deck: Iterable[int], offset: int = 0) -> dict[str, int]:
     """An engine table (card id -> value) as token -> value + ``offset``, over ``deck``."""
     from engine.cards import TOKENS
     return {TOKENS[c]: table[c] + offset for c in deck}
-
-
-def _rank_only(teams: bool) -> TrickRules:
-    natural = {r + s: len(RANKS) - i for s in SUITS for i, r in enumerate(reversed(RANKS))}
-    return TrickRules(natural, natural, {}, {}, 0, False, teams)
 
 
 @cache
@@ -93,8 +79,6 @@ def trick_rules(game: str) -> TrickRules:
     except ValueError as e:
         raise MissingTables(f"no card tables for {game!r}: {e}") from None
     teams = bool(g.teams)
-    if g.family in RANK_ONLY_FAMILIES:
-        return _rank_only(teams)
     tables = g.card_tables()
     if tables.trick is None:
         raise MissingTables(f"{game} declares no trick order (its CardTables.trick is None), so the "

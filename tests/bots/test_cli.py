@@ -141,26 +141,47 @@ def test_submit_list_and_versions(tmp_path: Path) -> None:
     r = run("submit", str(bot), "--name", "mine", "--games", GAME, "--data-dir", data)
     assert r.exit_code == 0, r.stdout + r.stderr
     assert "submitted mine@1" in r.stdout
+    bot.write_text("def act(o):\n    return o['legal_actions'][-1]\n")
     r2 = run("submit", str(bot), "--name", "mine", "--games", GAME, "--data-dir", data, "--json")
     e2 = json.loads(r2.stdout)
-    assert e2["version"] == 2 and e2["games"] == [GAME] and e2["validation"]["ok"]
-    bot.write_text("def act(o):\n    return o['legal_actions'][-1]\n")
-    run("submit", str(bot), "--name", "mine", "--games", GAME, "--data-dir", data)
+    assert e2["version"] == 2 and e2["games"] == [GAME] and e2["validation"]["ok"] and e2["new_version"]
     rows = json.loads(run("list", "--json", "--data-dir", data).stdout)
-    assert [(x["name"], x["version"]) for x in rows] == [("mine", 1), ("mine", 2), ("mine", 3)]
-    assert rows[0]["hash"] == rows[1]["hash"] != rows[2]["hash"]
+    assert [(x["name"], x["version"]) for x in rows] == [("mine", 1), ("mine", 2)]
+    assert rows[0]["hash"] != rows[1]["hash"]
     assert all(x["submitted"].endswith("+00:00") and x["validation"]["games"] == {GAME: "ok"} for x in rows)
     table = run("list", "--data-dir", data).stdout
-    assert "mine@3" in table and rows[2]["hash"][:12] in table
+    assert "mine@2" in table and rows[1]["hash"][:12] in table
     # the stored copy is immutable (read-only) and resolved by NAME and NAME@VERSION
     reg = Registry(data)
     latest, first = reg.resolve("mine"), reg.resolve("mine@1")
-    assert latest.version == 3 and first.version == 1 and first.path.read_text().endswith("[0]\n")
+    assert latest.version == 2 and first.version == 1 and first.path.read_text().endswith("[0]\n")
     assert not first.path.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
-    with pytest.raises(LookupError, match=r"versions 1\.\.3, not 9"):
+    with pytest.raises(LookupError, match=r"versions 1\.\.2, not 9"):
         reg.resolve("mine@9")
     with pytest.raises(LookupError, match="no submitted bot named 'yours'"):
         reg.resolve("yours")
+
+
+def test_submit_of_identical_content_makes_no_new_version_and_names_it(tmp_path: Path) -> None:
+    data = str(tmp_path / "data")
+    first = "def act(o):\n    return o['legal_actions'][0]\n"
+    bot = write(tmp_path, "mine.py", first)
+    assert run("submit", str(bot), "--name", "mine", "--games", GAME, "--data-dir", data).exit_code == 0
+    again = run("submit", str(bot), "--name", "mine", "--games", GAME, "--data-dir", data)
+    assert again.exit_code == 0, again.stdout + again.stderr
+    assert "the same content as mine@1" in again.stdout and "no new version" in again.stdout
+    bot.write_text("def act(o):\n    return o['legal_actions'][-1]\n")
+    assert run("submit", str(bot), "--name", "mine", "--games", GAME, "--data-dir", data).exit_code == 0
+    (tmp_path / "elsewhere").mkdir()
+    other = write(tmp_path / "elsewhere", "mine.py", first)   # the same file from another folder
+    j = json.loads(run("submit", str(other), "--name", "mine", "--data-dir", data, "--json").stdout)
+    assert (j["same_as"], j["new_version"], j["version"]) == ("mine@1", False, 1)
+    back = run("submit", str(other), "--name", "mine", "--data-dir", data)
+    assert "same content as mine@1" in back.stdout and "mine alone names mine@2, the latest" in back.stdout
+    assert [e.version for e in Registry(data).entries("mine")] == [1, 2]
+    # another name may hold the same content as its own first version
+    assert "submitted theirs@1" in run("submit", str(other), "--name", "theirs", "--games", GAME,
+                                       "--data-dir", data).stdout
 
 
 def test_a_modified_stored_copy_is_refused(tmp_path: Path) -> None:
