@@ -10,7 +10,8 @@ standard library's ``json`` reads and writes the same bytes: the wire format is 
 and the parent, not this process, judges every byte it gets back.
 
 parent -> runner                                   runner -> parent
-``{"load": {path, package, name, limits, sys_path}}``  ``{"ready": true, "games": [...] or null}``
+``{"load": {path, package, name, limits, sys_path}}``  ``{"ready": true, "games": [...] or null,
+                                                    "kind": ..., "codec": "msgspec" or "json"}``
 ``{"new": [game, seat, seed]}``                    ``{"ok": true}``
 ``A`` + observation JSON                           ``{"a": "play QS"}``
 ``W`` + [observation, base64 pickled worlds]       ``{"a": ...}`` (trusted built-ins only)

@@ -797,6 +797,10 @@ def _local_worker_init(cpus: tuple[int, ...], slot: Any, driver: int) -> None:
     """A pool worker: ignores Ctrl-C (the driver stops the run), dies with the driver, and runs on a
     CPU of its own (its bots inherit it)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError):
+        os.setsid()   # a session of its own: the kernel's autogroup shares CPU between sessions, so
+        # workers in the driver's session would split one share between them (Ray's workers are
+        # not in the driver's session either); Ctrl-C is the driver's, the driver's death is below
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     except (OSError, AttributeError):   # not Linux: a killed driver's workers end with their queue
