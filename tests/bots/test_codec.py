@@ -192,7 +192,29 @@ MALFORMED = {
     "extra key": b'{"a":"play QS","why":1}',
     "a ready message": b'{"ready":true,"games":null,"kind":"function","codec":"msgspec"}',
     "binary": bytes(range(1, 10)) + bytes(range(11, 256)),
+    "integer too long": b'{"a":1' + b"0" * 5000 + b"}",
 }
+
+
+def test_codec_decoding_any_bytes_returns_or_raises_a_decode_error_only() -> None:
+    """The class behind the malformed replies: whatever line a bot writes, decoding it either gives a
+    value or raises one of ``DECODE_ERRORS`` (which the parent turns into ``illegal``), and the text
+    a fault shows of a decoded value is short."""
+    from bots.sandbox import DECODE_ERRORS, _show
+
+    rng = random.Random(15)
+    pieces = [b"{", b"}", b"[", b"]", b'"', b":", b",", b"\\", b"\\u", b"d800", b"a", b"1", b"-", b"e9",
+              b".", b"null", b"true", b"NaN", b" ", b"\xff", b"\xc3", b"\x00", b'"a"', b"9" * 400]
+    for _ in range(3000):
+        if rng.random() < 0.3:
+            line = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40))).replace(b"\n", b"")
+        else:
+            line = b"".join(rng.choice(pieces) for _ in range(rng.randrange(1, 30)))
+        try:
+            value = decode_message(line)
+        except DECODE_ERRORS:
+            continue
+        assert len(_show(value)) <= 80
 
 
 @pytest.mark.parametrize("name", list(MALFORMED))
