@@ -233,3 +233,18 @@ def test_codec_malformed_reply_is_illegal_never_a_parent_error(name: str, tmp_pa
     assert (f.outcome, f.stage) == ("illegal", "act"), f
     assert "bot channel" in f.reason and len(f.reason) < 200 and "\n" not in f.reason
     assert box.closed and box.proc is not None and box.proc.poll() is not None
+
+
+def test_codec_without_a_sandbox_tool_leaves_no_site_packages_on_the_bots_path(tmp_path: Path) -> None:
+    """A trusted bot in a plain process (no bubblewrap or unshare): the runner imports msgspec from its
+    installation and takes that folder off ``sys.path`` before the bot's code runs."""
+    bot = tmp_path / "paths.py"
+    bot.write_text("import sys\n\ndef act(observation):\n"
+                   "    return 'seen' if any('site-packages' in p for p in sys.path) else 'clean'\n")
+    box = Sandbox(bot_source(bot), FAST, trusted=True, wrapper="none")
+    try:
+        box.start()
+        box.new_match("hartenjagen", 0, 0)
+        assert (box.codec, box.act({"legal_actions": ["x"]})) == ("msgspec", "clean")
+    finally:
+        box.close()
