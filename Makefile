@@ -19,7 +19,7 @@ $(DEV): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q --disable-pip-version-check -e '.[test]'
 	touch $@ $(RUN)
 
-# a real tournament (embedded local Ray) of every built-in bot over every game, its leaderboard,
+# a real tournament (a pool of local processes) of every built-in bot over every game, its leaderboard,
 # and the HTML report; data/demo is the demo's own directory, started afresh each time
 demo: $(RUN) sandbox-tools
 	rm -rf data/demo

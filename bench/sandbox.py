@@ -11,10 +11,19 @@
 Each is measured with the match process and the bot free to run on any CPU, and with both pinned
 to one CPU (``Limits.affinity`` and ``os.sched_setaffinity``), with and without the idle-priority
 switch between moves (``Limits.idle_between_moves``).
+
+* ``real matches``: whole one-deal Hartenjagen matches through ``bots.match.play_match`` with four
+  sandboxed (bubblewrap) seeded random bots, against the same bots in this process: the per-move
+  overhead of the sandbox in a real match (the match loop's ``options`` and ``clock`` included),
+  start-up excluded.  Measured with each codec in turn in the same run (``msgspec`` at both ends,
+  the standard library's ``json`` at both ends), pinned (the match process on one CPU, its bots
+  inherit it: what a local tournament worker does) and not; rounds interleaved, medians reported.
+  The target: <= 50 µs per move.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -27,10 +36,15 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bots.api import bot_source
-from bots.sandbox import Limits, Sandbox, isolation
+from bots.sandbox import Limits, Sandbox, codec_dir, isolation
 from engine import GAMES, load_game
 
+_CODEC_DIR = codec_dir
+
 BOT = "def act(observation):\n    return observation['legal_actions'][0]\n"
+RANDOM_BOT = ("import random\n\nclass Bot:\n    def __init__(self, game, seat, seed):\n"
+              "        self.rng = random.Random(seed)\n\n    def act(self, observation):\n"
+              "        return self.rng.choice(observation['legal_actions'])\n")
 
 
 def observations(n: int) -> list[dict[str, Any]]:
@@ -74,6 +88,80 @@ def in_process(obs: list[dict[str, Any]]) -> list[float]:
     return ts
 
 
+class Codec:
+    """Switch both ends of the sandbox's channel to ``msgspec`` or ``json`` (bench only)."""
+
+    def __init__(self) -> None:
+        import bots.sandbox as sb
+        self.sb = sb
+        self.saved = sb.encode_message, sb.decode_message
+
+    def use(self, name: str) -> None:
+        _CODEC_DIR.cache_clear()
+        ends: tuple[Any, Any, Any] = ((self.sb._json_encode, json.loads, _none) if name == "json"
+                                      else (*self.saved, _CODEC_DIR))
+        for attr, value in zip(("encode_message", "decode_message", "codec_dir"), ends, strict=True):
+            setattr(self.sb, attr, value)
+
+
+def _none() -> None:
+    return None
+
+
+def bots_cpu_ns(players: list[Any]) -> int:
+    """CPU time (ns, ``/proc/PID/schedstat``) of every process in the sandboxes' cgroups."""
+    total = 0
+    for p in players:
+        cg = p.sandbox._cg
+        for pid in cg.pids() if cg is not None else []:
+            try:
+                total += int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
+            except (OSError, ValueError, IndexError):   # the process ended
+                continue
+    return total
+
+
+def real_matches(path: Path, matches: int, pinned: bool, in_process: bool) -> dict[str, Any]:
+    """``matches`` one-deal Hartenjagen matches with four random bots (``path``), sandboxed or in this
+    process: seconds of ``play_match`` (wall), this process's CPU in it, the bots' CPU in it (from
+    their cgroups; 0 without cgroups), the moves and the runner's codec."""
+    from bots.match import play_match, seat_seeds
+    from bots.sandbox import start_players
+
+    game = load_game("hartenjagen")
+    allowed = sorted(os.sched_getaffinity(0))
+    if pinned:
+        os.sched_setaffinity(0, {allowed[-1]})
+    ns: dict[str, Any] = {}
+    exec(path.read_text(), ns)
+    out: dict[str, Any] = {"wall": 0.0, "cpu": 0.0, "bots_cpu": 0.0, "moves": 0, "codec": ""}
+    try:
+        for seed in range(matches):
+            seeds = seat_seeds(seed, 4)
+            if in_process:
+                players: list[Any] = [ns["Bot"]("hartenjagen", s, seeds[s]) for s in range(4)]
+            else:
+                src = bot_source(path)
+                players = start_players([(src, False, 0)] * 4, "hartenjagen", seeds)
+                out["codec"] = players[0].sandbox.codec
+            try:
+                b0 = 0 if in_process else bots_cpu_ns(players)
+                c, t = time.thread_time(), time.perf_counter()
+                r = play_match(game, players, seed, 1, seeds=seeds)
+                out["wall"] += time.perf_counter() - t
+                out["cpu"] += time.thread_time() - c
+                out["bots_cpu"] += 0 if in_process else (bots_cpu_ns(players) - b0) / 1e9
+            finally:
+                for p in players:
+                    if hasattr(p, "close"):
+                        p.close()
+            assert r.ok, [f.line() for f in r.faults]
+            out["moves"] += len(r.moves)
+    finally:
+        os.sched_setaffinity(0, set(allowed))
+    return out
+
+
 def us(xs: list[float]) -> str:
     xs = sorted(xs)
     return (f"median {statistics.median(xs) * 1e6:7.1f} µs   p90 {xs[int(len(xs) * 0.9)] * 1e6:7.1f} µs")
@@ -82,6 +170,8 @@ def us(xs: list[float]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--moves", type=int, default=5000)
+    ap.add_argument("--matches", type=int, default=20, help="real matches per round (0: skip)")
+    ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     print(isolation().describe())
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
@@ -117,7 +207,35 @@ def main() -> None:
                 box.close()
                 os.sched_setaffinity(0, set(allowed))
         print(f"{'same bot in-process, real obs':48} {us(in_process(real))}")
-
+        if args.matches:
+            rb = Path(d) / "rand.py"
+            rb.write_text(RANDOM_BOT)
+            codec = Codec()
+            cells: dict[tuple[str, bool, str], list[float]] = {}
+            seen: dict[str, str] = {}
+            for _ in range(args.rounds):
+                for pinned in (True, False):
+                    base = real_matches(rb, args.matches, pinned, True)
+                    n = base["moves"]
+                    for name in ("msgspec", "json"):
+                        codec.use(name)
+                        r = real_matches(rb, args.matches, pinned, False)
+                        assert r["moves"] == n
+                        seen[name] = r["codec"]
+                        cells.setdefault((name, pinned, "wall"), []).append((r["wall"] - base["wall"]) / n)
+                        cells.setdefault((name, pinned, "cpu"), []).append(
+                            (r["cpu"] + r["bots_cpu"] - base["cpu"]) / n)
+            codec.use("msgspec")
+            print(f"real matches: {args.rounds} rounds of {args.matches} one-deal Hartenjagen matches, "
+                  "4 sandboxed random bots; cost per move over the same bots in-process (median of rounds):")
+            print("  CPU = this process's extra CPU + the bots' CPU (cgroup schedstat); wall = play_match's")
+            for pinned in (True, False):
+                for kind in ("cpu", "wall"):
+                    ms = statistics.median(cells[("msgspec", pinned, kind)])
+                    js = statistics.median(cells[("json", pinned, kind)])
+                    where = "pinned to one CPU" if pinned else "any CPU"
+                    print(f"  {where:18} {kind:4}  msgspec (runner: {seen['msgspec']}) {ms * 1e6:6.1f} µs   "
+                          f"json (runner: {seen['json']}) {js * 1e6:6.1f} µs   json/msgspec {js / ms:.2f}x")
 
 if __name__ == "__main__":
     main()

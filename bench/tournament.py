@@ -9,9 +9,14 @@
    this process (``executor="inline"``: per-move rows, Arrow tables, zstd Parquet part files, atomic
    renames), minus the plain loop, divided by the moves; split into the per-move bookkeeping and the
    writing.
-3. **Ray on 2 CPUs**: the same matches as a tournament on embedded Ray (``num_cpus=2``); throughput
-   end to end, after Ray's start-up, and in steady state (first to last batch), against the plain loop.
-   The target: at least 1.5x the plain loop.
+3. **Throughput on 2 CPUs**, a tournament of ``--work-s`` (default 60) seconds of single-core work
+   (the plain loop's rate is calibrated on a few hundred matches first; ``--matches`` fixes the count
+   instead): the plain loop, then the **local path** (``executor="auto"``: a pool of forked workers)
+   and **Ray** (``executor="ray"``, embedded, ``num_cpus=2``) on the same matches, then the plain loop
+   again (the baseline is the mean of the two, so a change of the machine's load during the run
+   counts against both sides).  End to end (the call of ``run_tournament`` to its return: preparing
+   the directory, starting the workers, playing, logging, the manifest), after start-up, and in
+   steady state (first to last batch).  The target: at least 1.5x the plain loop end to end.
 4. **Driver memory**: a tournament of ``--rss-matches`` matches on Ray; the driver's RSS when 10% of
    them are done and at the end (the brief: 10k and 100k matches).
 """
@@ -21,6 +26,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import sys
 import tempfile
@@ -46,6 +52,12 @@ def rss_mib() -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def cpu_s() -> float:
+    """CPU seconds of this process and of its children that have ended (the local path's workers)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def make_spec(game: str, matches: int, deals: int | None, out: Path, name: str, cpus: int) -> Spec:
@@ -87,7 +99,8 @@ def bookkeeping_only(spec: Spec, clock: Any = time.perf_counter) -> float:
     return clock() - t
 
 
-def ray_run(spec: Spec, rss_at: int | None = None) -> dict[str, Any]:
+def parallel_run(spec: Spec, executor: str, rss_at: int | None = None) -> dict[str, Any]:
+    """A tournament of ``spec`` on ``executor`` (``auto``: the local path; ``ray``), timed end to end."""
     marks: dict[str, Any] = {"first_batch": None, "first_done": 0}
     rss: dict[int, float] = {}
 
@@ -99,12 +112,17 @@ def ray_run(spec: Spec, rss_at: int | None = None) -> dict[str, Any]:
         if rss_at is not None and s.done_now >= rss_at and not rss:
             rss[s.done_now] = rss_mib()
 
+    load0 = os.getloadavg()[0]
+    c0 = cpu_s()
     t = time.monotonic()
-    s = run_tournament(spec, progress=False, on_batch=on_batch, fsync=True)
+    s = run_tournament(spec, executor=executor, progress=False, on_batch=on_batch, fsync=True)
     wall = time.monotonic() - t
-    out: dict[str, Any] = {"matches": s.done_now, "moves": s.moves, "wall_s": round(wall, 2),
-                           "startup_s": round(s.startup_seconds, 2),
-                           "run_s": round(s.seconds - s.startup_seconds, 2)}
+    out: dict[str, Any] = {"executor": s.executor, "matches": s.done_now, "moves": s.moves,
+                           "wall_s": round(wall, 2), "startup_s": round(s.startup_seconds, 3),
+                           "run_s": round(s.seconds - s.startup_seconds, 2),
+                           "load_before_after": [round(load0, 1), round(os.getloadavg()[0], 1)]}
+    if s.executor == "local":   # its workers are this process's children, reaped at the end of the run
+        out["cpu_s"] = round(cpu_s() - c0, 2)
     steady_t = marks.get("last_batch", 0) - (marks["first_batch"] or 0)
     steady_n = marks.get("last_done", 0) - marks["first_done"]
     out["steady_matches_per_s"] = round(steady_n / steady_t, 1) if steady_t > 0 else None
@@ -113,11 +131,17 @@ def ray_run(spec: Spec, rss_at: int | None = None) -> dict[str, Any]:
     return out
 
 
+def ray_run(spec: Spec, rss_at: int | None = None) -> dict[str, Any]:
+    return parallel_run(spec, "ray", rss_at)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--game", default="hartenjagen")
     ap.add_argument("--deals", type=int, default=1, help="deals per match (0: whole matches)")
-    ap.add_argument("--matches", type=int, default=8000, help="matches for the throughput comparison")
+    ap.add_argument("--matches", type=int, default=0, help="matches for the throughput comparison "
+                    "(0: as many as --work-s seconds of the plain loop)")
+    ap.add_argument("--work-s", type=float, default=60.0, help="single-core seconds of the throughput run")
     ap.add_argument("--log-matches", type=int, default=2000, help="matches for the logging cost")
     ap.add_argument("--rss-matches", type=int, default=100_000, help="matches of the memory run (0: skip)")
     ap.add_argument("--cpus", type=int, default=2)
@@ -125,7 +149,8 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     if a.quick:
-        a.matches, a.log_matches, a.rss_matches = 2000, 1000, 10_000
+        a.matches, a.log_matches = a.matches or 2000, 1000
+        a.rss_matches = 10_000 if a.rss_matches == 100_000 else a.rss_matches
     deals = a.deals or None
     tmp = Path(tempfile.mkdtemp(prefix="cardarena-bench-"))
     report: dict[str, Any] = {"game": a.game, "deals_per_match": deals, "cpus": a.cpus,
@@ -150,17 +175,35 @@ def main() -> None:
             "plain_us_per_move": round(base_s / moves * 1e6, 2),
             "parquet_bytes_per_move": round(sum(f.stat().st_size for f in (tmp / "inline").rglob("*.parquet"))
                                             / moves, 2)}
-        # 3. throughput: plain loop vs Ray on 2 CPUs, same matches
-        spec = make_spec(a.game, a.matches, deals, tmp / "ray", "ray", a.cpus)
-        base_s, n, moves = plain_loop(spec)
-        r = ray_run(spec)
+        # 3. throughput: plain loop vs the local path and Ray on 2 CPUs, same matches
+        matches = a.matches
+        if not matches:   # calibrate: --work-s seconds of the plain loop
+            probe = make_spec(a.game, 400, deals, tmp / "probe", "probe", a.cpus)
+            t_probe, n_probe, _ = plain_loop(probe)
+            matches = max(100, int(a.work_s * n_probe / t_probe))
+        spec = make_spec(a.game, matches, deals, tmp / "local", "local", a.cpus)
+        c0 = cpu_s()
+        base1, n, moves = plain_loop(spec)
+        plain_cpu = cpu_s() - c0
+        local = parallel_run(spec, "auto")
+        spec_ray = make_spec(a.game, matches, deals, tmp / "ray", "ray", a.cpus)
+        r = parallel_run(spec_ray, "ray")
+        base2, _, _ = plain_loop(spec)
+        base_s = (base1 + base2) / 2
         plain_rate = n / base_s
+
+        def ratios(x: dict[str, Any]) -> dict[str, Any]:
+            return {"end_to_end": round(n / x["wall_s"] / plain_rate, 2),
+                    "after_startup": round(n / x["run_s"] / plain_rate, 2),
+                    "steady": round((x["steady_matches_per_s"] or 0) / plain_rate, 2)}
+
         report["throughput"] = {
-            "matches": n, "moves": moves, "plain_matches_per_s": round(plain_rate, 1), "ray": r,
-            "speedup_end_to_end": round(n / r["wall_s"] / plain_rate, 2),
-            "speedup_after_startup": round(n / r["run_s"] / plain_rate, 2),
-            "speedup_steady": round((r["steady_matches_per_s"] or 0) / plain_rate, 2),
-            "target": 1.5}
+            "matches": n, "moves": moves, "plain_s": [round(base1, 2), round(base2, 2)],
+            "plain_matches_per_s": round(plain_rate, 1), "local": local, "ray": r,
+            "local_speedup": ratios(local), "ray_speedup": ratios(r), "target": 1.5,
+            "plain_cpu_s": round(plain_cpu, 2),
+            "local_cpu_over_plain": round(local["cpu_s"] / plain_cpu, 3)}
+        shutil.rmtree(tmp / "local", ignore_errors=True)
         shutil.rmtree(tmp / "ray", ignore_errors=True)
         # 4. driver memory
         if a.rss_matches:
@@ -178,13 +221,17 @@ def main() -> None:
           f"{lg['plain_us_per_move']} us/move "
           f"(bookkeeping {lg['of_which_bookkeeping_us']}, Arrow+Parquet {lg['of_which_arrow_parquet_us']}); "
           f"{lg['parquet_bytes_per_move']} bytes of Parquet per move")
-    r = tp["ray"]
-    print(f"throughput, {tp['matches']} matches: plain loop {tp['plain_matches_per_s']}/s; "
-          f"Ray on {a.cpus} CPUs "
-          f"{r['matches'] / r['wall_s']:.1f}/s end to end (start-up {r['startup_s']} s), "
-          f"{r['matches'] / r['run_s']:.1f}/s after start-up, {r['steady_matches_per_s']}/s steady: "
-          f"x{tp['speedup_end_to_end']} / x{tp['speedup_after_startup']} / x{tp['speedup_steady']} "
-          f"(target x{tp['target']})")
+    print(f"throughput, {tp['matches']} matches ({tp['plain_s']} s of plain loop, before and after): "
+          f"plain loop {tp['plain_matches_per_s']}/s")
+    print(f"  local path CPU (driver + workers) / plain loop CPU: {tp['local_cpu_over_plain']} "
+          f"(plain {tp['plain_cpu_s']} CPU s); load average before/after: local "
+          f"{tp['local']['load_before_after']}, ray {tp['ray']['load_before_after']}")
+    for key in ("local", "ray"):
+        r, x = tp[key], tp[f"{key}_speedup"]
+        print(f"  {key:5} on {a.cpus} CPUs: {r['matches'] / r['wall_s']:.1f}/s end to end "
+              f"(wall {r['wall_s']} s, start-up {r['startup_s']} s), {r['matches'] / r['run_s']:.1f}/s after "
+              f"start-up, {r['steady_matches_per_s']}/s steady: x{x['end_to_end']} / x{x['after_startup']} / "
+              f"x{x['steady']} (target x{tp['target']} end to end)")
     if "driver_memory" in report:
         print(f"driver RSS (MiB) by matches done: {report['driver_memory']['rss_mib']}")
 

@@ -1,10 +1,17 @@
 """The process a sandboxed bot runs in (started by :mod:`bots.sandbox`; standard library only).
 
-``python -I -S -B -u _runner.py IN_FD OUT_FD``.  The parent speaks over two pipes, one JSON object
-per line; the bot's own stdout and stderr are separate pipes that the parent captures and caps.
+``python -I -S -B -u _runner.py IN_FD OUT_FD [CODEC_DIR]``.  The parent speaks over two pipes, one JSON
+object per line; the bot's own stdout and stderr are separate pipes that the parent captures and caps.
+
+The codec: ``CODEC_DIR`` is a folder holding only the ``msgspec`` package (bound read-only by the
+sandbox), imported before the bot's code runs and taken off ``sys.path`` again; its JSON decoder reads
+an observation 3x faster than the standard library's.  Without it (or when it does not import) the
+standard library's ``json`` reads and writes the same bytes: the wire format is JSON lines either way,
+and the parent, not this process, judges every byte it gets back.
 
 parent -> runner                                   runner -> parent
-``{"load": {path, package, name, limits, sys_path}}``  ``{"ready": true, "games": [...] or null}``
+``{"load": {path, package, name, limits, sys_path}}``  ``{"ready": true, "games": [...] or null,
+                                                    "kind": ..., "codec": "msgspec" or "json"}``
 ``{"new": [game, seat, seed]}``                    ``{"ok": true}``
 ``A`` + observation JSON                           ``{"a": "play QS"}``
 ``W`` + [observation, base64 pickled worlds]       ``{"a": ...}`` (trusted built-ins only)
@@ -15,13 +22,57 @@ outcome one of ``crash``, ``illegal``, ``memory``, ``load``.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # not imported at run time: typing costs ~10 ms of every bot's start-up
+    from collections.abc import Callable
     from typing import Any
+
+
+def _codec(where: str | None) -> tuple[str, Callable[[bytes], Any], Callable[[Any], bytes]]:
+    """(name, decode, encode): msgspec's JSON codec from the folder ``where``, else the standard
+    library's ``json`` (same bytes on the wire)."""
+    if where:
+        sys.path.insert(0, where)
+        try:
+            import msgspec.json
+        except ImportError:
+            pass
+        else:
+            enc = msgspec.json.Encoder().encode
+
+            def encode(obj: Any) -> bytes:
+                try:
+                    return enc(obj)
+                except (UnicodeEncodeError, msgspec.EncodeError, OverflowError, TypeError):
+                    return _json_encode(obj)  # e.g. a lone surrogate in a bot's exception message
+
+            dec = msgspec.json.Decoder().decode
+
+            def decode(line: bytes) -> Any:
+                try:
+                    return dec(line)
+                except msgspec.DecodeError:   # what json wrote and msgspec refuses (a lone surrogate)
+                    import json
+                    return json.loads(line)
+
+            return "msgspec", decode, encode
+        finally:
+            sys.path.remove(where)   # the bot imports nothing more from there
+    import json
+    return "json", json.loads, _json_encode
+
+
+def _json_encode(obj: Any) -> bytes:
+    import json
+    return json.dumps(obj, separators=(",", ":")).encode()
+
+
+CODEC = "json"
+decode: Callable[[bytes], Any]
+encode: Callable[[Any], bytes]
 
 _MEMORY_FAULT = b'{"f":"memory","r":"MemoryError: the bot ran out of memory (the memory cap)","s":"act"}\n'
 
@@ -75,7 +126,7 @@ class Runner:
             view = view[n:]
 
     def reply(self, obj: dict[str, Any]) -> None:
-        self.send(json.dumps(obj, separators=(",", ":")).encode() + b"\n")
+        self.send(encode(obj) + b"\n")
 
     def fault(self, outcome: str, stage: str, exc: BaseException | None = None, reason: str = "") -> None:
         self.reply({"f": outcome, "s": stage, "r": reason or (_reason(exc) if exc else outcome),
@@ -129,7 +180,7 @@ class Runner:
             self.fault("load", "import", reason="GAMES must be a list of game ids (strings)")
             return False
         self.reply({"ready": True, "games": list(games) if games is not None else None,
-                    "kind": "class" if self.cls is not None else "function"})
+                    "kind": "class" if self.cls is not None else "function", "codec": CODEC})
         return True
 
     def new(self, game: str, seat: int, seed: int) -> None:
@@ -161,7 +212,7 @@ class Runner:
             if len(action) > 4096:
                 self.fault("illegal", "act", reason=f"act returned a string of {len(action)} characters")
             else:
-                self.send(b'{"a":' + json.dumps(action).encode() + b"}\n")
+                self.send(encode({"a": action}) + b"\n")
         else:
             self.fault("illegal", "act", reason=f"act returned {type(action).__name__} "
                                                 f"{_short(action)}, not a string such as 'play QS'")
@@ -174,11 +225,11 @@ class Runner:
                 return
             head = line[:1]
             if head == b"A":
-                self.act(json.loads(line[1:]))
+                self.act(decode(line[1:]))
             elif head == b"W":  # trusted built-ins only: the parent pickled engine states
                 import base64
                 import pickle
-                obs, blob = json.loads(line[1:])
+                obs, blob = decode(line[1:])
                 try:
                     worlds = pickle.loads(base64.b64decode(blob))
                 except Exception as e:  # e.g. a game module not importable here
@@ -186,7 +237,7 @@ class Runner:
                     continue
                 self.act(obs, worlds)
             else:
-                msg = json.loads(line)
+                msg = decode(line)
                 if "new" in msg:
                     self.new(*msg["new"])
                 elif "load" in msg:
@@ -218,7 +269,9 @@ def _apply_limits(limits: dict[str, int]) -> None:
 
 
 def main() -> None:
+    global CODEC, decode, encode
     rfd, wfd = int(sys.argv[1]), int(sys.argv[2])
+    CODEC, decode, encode = _codec(sys.argv[3] if len(sys.argv) > 3 else None)
     # stdin is not the bot's: it reads nothing
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)

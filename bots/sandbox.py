@@ -21,6 +21,15 @@ and a per-match time bank.  What is enforced (see :func:`isolation` and docs/bot
 * every bot-supplied text is cleaned (:mod:`bots.text`), and only the parent decides a fault's
   outcome and stage (:meth:`Sandbox._protocol_fault`): the runner shares its process with the bot.
 
+**The codec.**  Messages are JSON lines both ways.  Both ends encode and decode them with msgspec's
+JSON codec where it is installed (a project dependency: 5 µs a Hartenjagen observation against 22 µs
+for the standard library's ``json``): the sandbox binds only msgspec's own package folder, read-only,
+at ``/sandbox/codec/msgspec`` (:func:`codec_dir`), and the runner imports it before the bot's code
+runs.  Where msgspec is absent, or cannot be imported inside the sandbox, that end uses ``json`` on
+the same bytes (:data:`CODEC` here; the runner names its own in its ready message, :attr:`Sandbox.codec`).
+Whatever comes back, malformed, truncated, nested too deep or not an object, is the bot's ``illegal``
+move, never an error of this process.
+
 Submitted (untrusted) bots run only under bubblewrap: without it :class:`SandboxUnavailable` (one
 line: how to install it, how to accept the fallback) is raised, unless ``CARDARENA_SANDBOX=unshare``
 forces the hardened unshare fallback (root only: own mount, PID, network, IPC and UTS namespaces, a
@@ -52,8 +61,71 @@ from typing import Any
 from bots.api import BotSource, Observation
 from bots.text import clean_lines, clean_text
 
+try:
+    import msgspec
+except ImportError:  # pragma: no cover - msgspec is a dependency; json reads and writes the same bytes
+    msgspec = None  # type: ignore[assignment]
+
 RUNNER = Path(__file__).with_name("_runner.py")
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+CODEC_INSIDE = "/sandbox/codec"
+"""Where the sandbox shows the codec's package (``/sandbox/codec/msgspec``)."""
+
+
+def _json_encode(obj: Any) -> bytes:
+    return json.dumps(obj, separators=(",", ":")).encode()
+
+
+if msgspec is not None:
+    CODEC = "msgspec"
+    _ENC = msgspec.json.Encoder().encode
+    _DEC = msgspec.json.Decoder().decode
+
+    def encode_message(obj: Any) -> bytes:
+        """One message as JSON (no newline)."""
+        try:
+            return _ENC(obj)
+        except (UnicodeEncodeError, msgspec.EncodeError, OverflowError, TypeError):
+            return _json_encode(obj)   # what msgspec refuses (a lone surrogate): json writes it escaped
+
+    def decode_message(line: bytes) -> Any:
+        """One message; what msgspec refuses is read as ``json`` reads it (a ``\\ud800`` escape that
+        json wrote, ``NaN``), so both codecs accept exactly the same lines."""
+        try:
+            return _DEC(line)
+        except msgspec.DecodeError:
+            return json.loads(line)
+else:  # pragma: no cover
+    CODEC = "json"
+    encode_message = _json_encode
+    decode_message = json.loads
+
+CODECS = ("msgspec", "json")
+
+DECODE_ERRORS = (ValueError, RecursionError)
+"""What decoding a line may raise (msgspec's ``DecodeError`` and json's errors are ``ValueError``s;
+both raise ``RecursionError`` on a deeply nested line)."""
+
+
+@cache
+def codec_dir() -> str | None:
+    """The folder of msgspec's package, bound into the sandbox for the runner (None: not installed,
+    or not a plain folder: the runner then uses ``json``)."""
+    if msgspec is None:
+        return None
+    where = os.path.dirname(os.path.realpath(msgspec.__file__))
+    return where if os.path.basename(where) == "msgspec" and os.path.isdir(where) else None
+
+
+def _show(msg: Any, limit: int = 80) -> str:
+    """A short text of a decoded reply, for a fault's reason (never fails, whatever its nesting)."""
+    import reprlib
+
+    r = reprlib.Repr()
+    r.maxlevel, r.maxstring, r.maxother = 3, limit, limit
+    return r.repr(msg)[:limit]
+
 
 OUTCOMES = ("ok", "timeout", "crash", "illegal", "memory")
 """Outcome of a move or a match for one seat."""
@@ -512,7 +584,10 @@ def _command(src: BotSource, wrapper: str, trusted: bool, rfd: int, wfd: int, li
     for the unshare fallback)."""
     python, prefix = _python()
     sys_path: list[str] = []
+    codec = codec_dir()
     runner_args = [python, "-I", "-S", "-B", "-u", "/sandbox/_runner.py", str(rfd), str(wfd)]
+    if codec is not None and wrapper != "none":
+        runner_args.append(CODEC_INSIDE)
     inside = f"/bot/{src.path.name}"
     path = f"{inside}/__init__.py" if src.package else inside
     if wrapper == "bwrap":
@@ -522,6 +597,8 @@ def _command(src: BotSource, wrapper: str, trusted: bool, rfd: int, wfd: int, li
         if not python.startswith(prefix + "/") and not python.startswith("/usr/"):
             cmd += ["--ro-bind", python, python]
         cmd += ["--ro-bind", str(RUNNER), "/sandbox/_runner.py", "--ro-bind", str(src.path), inside]
+        if codec is not None:
+            cmd += ["--ro-bind", codec, f"{CODEC_INSIDE}/msgspec"]
         if trusted:
             for pkg in ("engine", "bots"):
                 cmd += ["--ro-bind", str(PROJECT_ROOT / pkg), f"/cardarena/{pkg}"]
@@ -551,6 +628,8 @@ def _command(src: BotSource, wrapper: str, trusted: bool, rfd: int, wfd: int, li
                 shutil.copyfile(src.path, bot)
                 os.chmod(bot, 0o644)
         binds += [(str(RUNNER), "/sandbox/_runner.py"), (bot, inside)]
+        if codec is not None:
+            binds.append((codec, f"{CODEC_INSIDE}/msgspec"))
         if trusted:
             binds += [(str(PROJECT_ROOT / pkg), f"/cardarena/{pkg}") for pkg in ("engine", "bots")]
             sys_path.append("/cardarena")
@@ -559,6 +638,8 @@ def _command(src: BotSource, wrapper: str, trusted: bool, rfd: int, wfd: int, li
         cmd = _unshare_argv(_unshare_script(root, binds, limits), runner_args)
     else:
         cmd = [python, "-I", "-S", "-B", "-u", str(RUNNER), str(rfd), str(wfd)]
+        if codec is not None:
+            cmd.append(os.path.dirname(codec))
         if trusted:
             sys_path.append(str(PROJECT_ROOT))
         path = str(src.entry)
@@ -587,6 +668,8 @@ class Sandbox:
         self.wrapper = iso.wrapper
         self.games: list[str] | None = None
         self.kind = ""
+        self.codec = ""
+        """The runner's codec, from its ready message: ``msgspec`` or ``json``."""
         self.stdout = bytearray()
         self.stderr = bytearray()
         self.dropped = [0, 0]
@@ -654,21 +737,21 @@ class Sandbox:
         for fd in (p_r, o_r, e_r):
             self._poll.register(fd, select.POLLIN)
         self._start_deadline = time.monotonic() + self.limits.start_time
-        self._send(json.dumps({"load": load}).encode() + b"\n", self._start_deadline, "import")
+        self._send(encode_message({"load": load}) + b"\n", self._start_deadline, "import")
 
     def wait_ready(self) -> list[str] | None:
         """Wait until the bot is imported; its ``GAMES`` (None: every game)."""
         msg = self._await(self._start_deadline, "import")
         if msg.get("ready") is not True:
             self._protocol_fault(msg, "import")
-        games, kind = msg.get("games"), msg.get("kind")
-        if set(msg) - {"ready", "games", "kind"} or kind not in ("class", "function") or not (
+        games, kind, codec = msg.get("games"), msg.get("kind"), msg.get("codec", "json")
+        if set(msg) - {"ready", "games", "kind", "codec"} or kind not in ("class", "function") or not (
                 games is None or (isinstance(games, list) and len(games) <= 1000
-                                  and all(isinstance(g, str) for g in games))):
-            raise self._fail("illegal", f"malformed ready message on the bot channel: {json.dumps(msg)[:80]}",
-                             "import")
+                                  and all(isinstance(g, str) for g in games))) or codec not in CODECS:
+            raise self._fail("illegal", f"malformed ready message on the bot channel: {_show(msg)}", "import")
         self.games = None if games is None else [clean_text(g, 60) for g in games]
         self.kind = kind
+        self.codec = codec
         return self.games
 
     def start(self) -> list[str] | None:
@@ -679,7 +762,7 @@ class Sandbox:
         """Construct the bot for a match (``Bot(game, seat, seed)``) and reset the time bank."""
         self._idle_off()
         deadline = time.monotonic() + self.limits.start_time
-        self._send(json.dumps({"new": [game, seat, seed]}).encode() + b"\n", deadline, "init")
+        self._send(encode_message({"new": [game, seat, seed]}) + b"\n", deadline, "init")
         msg = self._await(deadline, "init")
         if msg != {"ok": True}:
             self._protocol_fault(msg, "init")
@@ -698,10 +781,10 @@ class Sandbox:
     def act(self, observation: Observation, worlds: Sequence[Any] | None = None) -> str:
         """The bot's action for ``observation``; raises :class:`BotFault`."""
         if worlds is None:
-            data = b"A" + json.dumps(observation, separators=(",", ":")).encode() + b"\n"
+            data = b"A" + encode_message(observation) + b"\n"
         else:
             blob = base64.b64encode(pickle.dumps(list(worlds), protocol=pickle.HIGHEST_PROTOCOL)).decode()
-            data = b"W" + json.dumps([observation, blob], separators=(",", ":")).encode() + b"\n"
+            data = b"W" + encode_message([observation, blob]) + b"\n"
         lim = self.limits
         allowed = lim.move_time + max(self.bank, 0.0)
         if lim.match_time is not None:
@@ -846,8 +929,8 @@ class Sandbox:
                 line = bytes(buf[:i])
                 del buf[:i + 1]
                 try:
-                    msg = json.loads(line)
-                except ValueError:
+                    msg = decode_message(line)
+                except DECODE_ERRORS:
                     raise self._fail("illegal", f"malformed reply on the bot channel: {line[:60]!r}",
                                      stage) from None
                 if not isinstance(msg, dict):
@@ -945,7 +1028,7 @@ class Sandbox:
                 raise self._fail(outcome, r if isinstance(r, str) and r else "fault", stage,
                                  t if isinstance(t, str) else "")
             raise self._fail("illegal", f"forged fault record on the bot channel (outcome {f[:20]!r})", stage)
-        raise self._fail("illegal", f"unexpected reply on the bot channel: {json.dumps(msg)[:80]}", stage)
+        raise self._fail("illegal", f"unexpected reply on the bot channel: {_show(msg)}", stage)
 
 
 # --------------------------------------------------------------------------- a player for the match loop

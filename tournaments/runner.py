@@ -1,4 +1,4 @@
-"""Play a batch of matches and commit its logs: the work of one Ray task (no Ray in here).
+"""Play a batch of matches and commit its logs: the work of one Ray task or local worker (no Ray in here).
 
 A :class:`Batch` is a handful of scheduled matches of one game, about a second of work.
 :func:`run_batch` plays them one after the other, keeps every move, event and result in a
@@ -46,7 +46,7 @@ def bot_limits(limits: Limits) -> BotLimits:
 
 @dataclass(frozen=True)
 class Batch:
-    """What one Ray task plays: small and picklable."""
+    """What one Ray task or local worker plays: small and picklable."""
 
     tournament: str
     root: str

@@ -75,6 +75,8 @@ def run_cmd(
                          ] = None,
     inline: Annotated[bool, typer.Option("--inline", help="run in this process without Ray (debugging)")
                       ] = False,
+    use_ray: Annotated[bool, typer.Option("--ray", help="run on embedded Ray even when the run fits this "
+                                          "machine's CPUs (default: a local pool of processes)")] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="show the progress bar (a plain "
                                            "line every --progress-every seconds when stdout is not a "
                                            "terminal)")] = True,
@@ -106,11 +108,12 @@ def run_cmd(
         sp = _build_spec(spec, overrides)
         if not as_json and progress:
             where = (" in this process" if inline else f" on {address or sp.address}"
-                     if (address or sp.address) else " (embedded Ray)")
+                     if (address or sp.address) else " (embedded Ray)" if use_ray else " (local processes)")
             out.print(f"[bold]{sp.name}[/bold]: {len(sp.games)} games, {len(sp.bots)} entrants, "
                       f"{sp.matches_per_seating} board(s) per seating -> {sp.output}{where}", soft_wrap=True)
         summary = run_tournament(sp, tournament_id=tournament_id, resume=resume, address=address,
-                                 executor="inline" if inline else "ray", progress=progress and not as_json,
+                                 executor="inline" if inline else "ray" if use_ray else "auto",
+                                 progress=progress and not as_json,
                                  progress_every=progress_every)
     except SpecError as e:
         fail(PROG, _flag_named(str(e), overrides))
@@ -181,7 +184,8 @@ def _summary_json(s: Summary) -> dict[str, Any]:
             "resubmitted": s.resubmitted,
             "lost_nodes": [{"node_id": n.node_id, "address": n.address, "batches_rerun": n.rerun}
                            for n in s.lost_nodes.values()],
-            "lost_workers": s.lost_workers, "ray_log": None if s.ray_log is None else str(s.ray_log)}
+            "lost_workers": s.lost_workers, "ray_log": None if s.ray_log is None else str(s.ray_log),
+            "executor": s.executor}
 
 
 def summary_line(s: Summary) -> str:

@@ -84,7 +84,7 @@ def test_b_driver_killed_with_sigkill_then_resumed(tmp_path: Path) -> None:
     spec_file = tmp_path / "spec.toml"
     spec_file.write_text(toml_of(raw))
     root = tmp_path / "out"
-    proc = driver(["run", str(spec_file), "--no-progress", "--json"])
+    proc = driver(["run", str(spec_file), "--ray", "--no-progress", "--json"])
     try:
         wait_for_parts(root, "t", 3, proc)
     finally:
@@ -93,7 +93,7 @@ def test_b_driver_killed_with_sigkill_then_resumed(tmp_path: Path) -> None:
     done = len(finished_matches(root, "t"))
     total = sum(1 for _ in schedule(parse_spec(raw)))
     assert 0 < done < total, "the driver was killed mid-run"
-    resumed = driver(["run", str(spec_file), "--resume", "--no-progress", "--json"])
+    resumed = driver(["run", str(spec_file), "--ray", "--resume", "--no-progress", "--json"])
     out, err = resumed.communicate(timeout=300)
     assert resumed.returncode == 0, err
     summary = json.loads(out)
@@ -102,12 +102,13 @@ def test_b_driver_killed_with_sigkill_then_resumed(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_cleanly_and_keeps_what_finished(tmp_path: Path) -> None:
+@pytest.mark.parametrize("executor", [["--ray"], []], ids=["ray", "local"])
+def test_ctrl_c_stops_cleanly_and_keeps_what_finished(tmp_path: Path, executor: list[str]) -> None:
     raw = long_spec(tmp_path, "out", boards=100)
     spec_file = tmp_path / "spec.toml"
     spec_file.write_text(toml_of(raw))
     root = tmp_path / "out"
-    proc = driver(["run", str(spec_file), "--no-progress"])
+    proc = driver(["run", str(spec_file), *executor, "--no-progress"])
     try:
         wait_for_parts(root, "t", 3, proc)
         killpg(proc, signal.SIGINT)   # what a terminal's Ctrl-C sends: the whole foreground group
@@ -202,10 +203,10 @@ def test_a_node_removed_mid_tournament(tmp_path: Path, monkeypatch: pytest.Monke
 
 def test_embedded_ray_run_equals_the_inline_run_and_a_rerun_adds_nothing(tmp_path: Path) -> None:
     raw = long_spec(tmp_path, "out", boards=5)
-    s = run_tournament(parse_spec(raw), progress=False)
-    assert s.complete and s.done_now == s.total == 20 and s.nodes
+    s = run_tournament(parse_spec(raw), executor="ray", progress=False)
+    assert s.complete and s.done_now == s.total == 20 and s.nodes and s.executor == "ray"
     assert_exactly_once(tmp_path / "out", raw, reference(tmp_path, raw))
-    again = run_tournament(parse_spec(raw), progress=False)
+    again = run_tournament(parse_spec(raw), executor="ray", progress=False)
     assert again.done_before == 20 and again.done_now == 0
 
 
