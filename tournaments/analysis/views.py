@@ -64,10 +64,17 @@ class TournamentLog:
     """When set, the views hold this match's rows only (see :meth:`only_match`)."""
 
     def __post_init__(self) -> None:
+        shown = restore_uri(self.root)
         try:   # an object store's URI: read through a temporary local copy (tournaments.store)
             self.root = local_root(self.root)
         except StoreError as e:
             raise LogError(str(e)) from None
+        try:
+            self._open()
+        except LogError as e:   # name the URI, not the temporary copy
+            raise LogError(str(e).replace(str(self.root), shown.split("?", 1)[0])) from None
+
+    def _open(self) -> None:
         root = self.root
         if not root.exists():
             raise LogError(f"{root}: no such directory")
