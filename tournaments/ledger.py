@@ -19,17 +19,22 @@ import hashlib
 import json
 import os
 import re
+import socket
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tournaments.log import SCHEMA_VERSION, TABLES, check_batch, named_oserror, write_atomic
+from tournaments.log import SCHEMA_VERSION, TABLES, Fenced, check_batch, named_oserror, write_atomic
 from tournaments.paths import (
     DIGESTS,
+    TOURNAMENTS,
     committed_parts,
     digest_path,
     digest_records,
     epoch_path,
+    lease_epoch,
+    lease_path,
     manifest_path,
     manifests,
     part_epoch,
@@ -38,9 +43,11 @@ from tournaments.paths import (
     part_prefix,
     quarantine_dir,
     secret_path,
+    staging_dir,
     temp_files,
     temp_part_name,
 )
+from tournaments.store import Mirror, ObjectStore
 
 
 # ------------------------------------------------------------------------------------------ epoch fence
@@ -223,3 +230,160 @@ def write_secret(root: str | os.PathLike[str], tournament: str, secret: bytes) -
 def tournaments_in(root: str | os.PathLike[str]) -> list[str]:
     """Ids of the tournaments with a manifest under ``root``."""
     return [p.stem for p in manifests(root)]
+
+
+# ------------------------------------------------------------------------------------------ object stores
+LEASE_TTL_ENV = "CARDARENA_LEASE_TTL_S"
+"""Seconds a driver's lease on an object store lasts without renewal (default 60): how long a
+``--resume`` after a killed driver waits at most."""
+
+
+class LeaseHeld(Exception):
+    """Another driver holds the tournament's lease (one line)."""
+
+
+def lease_ttl() -> float:
+    text = os.environ.get(LEASE_TTL_ENV, "60")
+    try:
+        ttl = float(text)
+    except ValueError:
+        raise ValueError(f"{LEASE_TTL_ENV}={text[:40]!r}: expected seconds (a number)") from None
+    if not 0.5 <= ttl <= 86400:
+        raise ValueError(f"{LEASE_TTL_ENV}={text[:40]!r}: out of range 0.5..86400 seconds")
+    return ttl
+
+
+@dataclass
+class Lease:
+    """A run's hold on a tournament in an object store: the object ``_tournaments/<t>.lease-e<epoch>``
+    it created with a conditional write (its epoch is the run's), renewed while the run publishes.
+    The run publishes a batch only while its lease is fresh by its own clock (renewed less than half
+    the time to live ago) and no later lease exists (see data/README.md)."""
+    store: ObjectStore
+    tournament: str
+    epoch: int
+    ttl: float
+    holder: str
+    renewed: float = 0.0
+    """``time.monotonic()`` when the lease was last written."""
+
+    def _body(self, released: bool = False) -> bytes:
+        return (json.dumps({"holder": self.holder, "epoch": self.epoch, "expires": time.time() + self.ttl,
+                            "released": released}, sort_keys=True) + "\n").encode()
+
+    def _successor(self) -> bool:
+        return self.store.exists(lease_path("", self.tournament, self.epoch + 1))
+
+    def _fenced(self) -> Fenced:
+        return Fenced(f"tournament {self.tournament!r} in {self.store.uri}: a new run (epoch "
+                      f"{self.epoch + 1}) took over from this one (epoch {self.epoch}); its batches are left "
+                      "to the new run")
+
+    def renew(self) -> None:
+        start = time.monotonic()
+        self.store.put(lease_path("", self.tournament, self.epoch), self._body())
+        if self._successor():
+            raise self._fenced()
+        self.renewed = start
+
+    def check(self) -> None:
+        """Before each publish: renew when a quarter of the time to live has passed, else make sure no
+        later run took over; :class:`Fenced` when one did."""
+        if time.monotonic() - self.renewed > self.ttl / 4:
+            self.renew()
+        elif self._successor():
+            raise self._fenced()
+
+    def release(self) -> None:
+        """Mark the lease released, so the next run need not wait for it to expire."""
+        if not self._successor():
+            self.store.put(lease_path("", self.tournament, self.epoch), self._body(released=True))
+
+
+def leases(store: ObjectStore, tournament: str) -> list[int]:
+    """The epochs of ``tournament``'s lease objects, sorted."""
+    out = []
+    for k in store.list(TOURNAMENTS):
+        e = lease_epoch(k.rsplit("/", 1)[-1], tournament)
+        if e is not None:
+            out.append(e)
+    return sorted(out)
+
+
+def acquire_lease(store: ObjectStore, tournament: str, ttl: float | None = None) -> Lease:
+    """Start a new run of ``tournament`` in ``store``: create the lease of the epoch after the last one,
+    with a conditional write; :class:`LeaseHeld` when the last lease is live or another driver created
+    the new one first.  Waits (at most its time to live) when the previous holder renewed its lease
+    after this driver looked: it finds this lease at its next publish and stops."""
+    ttl = lease_ttl() if ttl is None else ttl
+    holder = f"pid {os.getpid()} on {socket.gethostname()}"
+    found = leases(store, tournament)
+    last = found[-1] if found else 0
+
+    def live(epoch: int) -> dict[str, Any] | None:
+        try:
+            body = json.loads(store.get(lease_path("", tournament, epoch)))
+        except FileNotFoundError:
+            return None
+        except ValueError:
+            return None   # a torn or foreign lease object: treated as expired
+        if not isinstance(body, dict) or body.get("released") or float(body.get("expires", 0)) <= time.time():
+            return None
+        return body
+
+    if last and (body := live(last)) is not None:
+        raise LeaseHeld(f"tournament {tournament!r} in {store.uri} is being run by another driver "
+                        f"({body.get('holder', 'unknown')}, lease of epoch {last} expires in "
+                        f"{float(body['expires']) - time.time():.0f} s); wait for it or stop it first")
+    lease = Lease(store, tournament, last + 1, ttl, holder)
+    if not store.put_if_absent(lease_path("", tournament, lease.epoch), lease._body()):
+        raise LeaseHeld(f"tournament {tournament!r} in {store.uri} is being started by another driver at "
+                        f"the same time (it created the lease of epoch {lease.epoch} first)")
+    lease.renewed = time.monotonic()
+    if last and (body := live(last)) is not None:    # renewed after we looked: let it see us and stop
+        time.sleep(max(0.0, min(ttl, float(body["expires"]) - time.time())))
+    return lease
+
+
+def publish_batch(store: ObjectStore, lease: Lease, attempt: str, keys: list[str]) -> list[str]:
+    """Copy a staged batch (:func:`tournaments.log.stage_batch`: ``keys``, matches part last) to its final
+    names, each only while ``lease`` holds (:meth:`Lease.check`), then remove the staged copies; return
+    the final keys.  The matches part, copied last, is the commit record, as on disk."""
+    stage = staging_dir("", lease.tournament, lease.epoch, attempt)
+    lease.check()
+    for k in keys[:-1]:
+        store.copy(stage / k, k)
+    lease.check()
+    store.copy(stage / keys[-1], keys[-1])
+    for k in keys:
+        store.delete(stage / k)
+    return keys
+
+
+def clean_staging(store: ObjectStore, tournament: str, before_epoch: int | None = None) -> list[str]:
+    """Remove ``tournament``'s staged objects of epochs before ``before_epoch`` (all without it): those
+    of dead or fenced-off runs, which can never be published."""
+    doomed = []
+    base = staging_dir("", tournament).as_posix()
+    for k in store.list(base):
+        e = k[len(base) + 1:].split("/", 1)[0]
+        if before_epoch is None or (e.startswith("e") and e[1:].isdigit() and int(e[1:]) < before_epoch):
+            doomed.append(k)
+    for k in doomed:
+        store.delete(k)
+    return doomed
+
+
+def mirror_tournament(store: ObjectStore, tournament: str | None = None) -> Mirror:
+    """A temporary local copy of the log in ``store`` (of ``tournament``'s parts only, when given; every
+    manifest and secret): the bookkeeping above then runs on it and :meth:`Mirror.sync_back` replays
+    its changes in the store."""
+    prefix = part_prefix(tournament) if tournament is not None else "part-"
+
+    def keep(k: str) -> bool:
+        name = k.rsplit("/", 1)[-1]
+        if k.startswith(TOURNAMENTS + "/"):
+            return ".lease-e" not in name
+        return name.startswith(prefix)
+
+    return Mirror(store, [TOURNAMENTS, *TABLES, DIGESTS], keep)

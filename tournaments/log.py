@@ -52,6 +52,7 @@ from tournaments.paths import (
     part_name,
     part_path,
     sibling_part,
+    staging_dir,
     tournament_key,
 )
 
@@ -353,6 +354,34 @@ def _fenced_write(root: str | os.PathLike[str], tournament: str, epoch: int, pat
     finally:
         tmp.unlink(missing_ok=True)
 
+
+
+def stage_batch(store: Any, log: BatchLog, epoch: int, attempt: str) -> list[str]:
+    """On an object store (``store``: a :class:`tournaments.store.ObjectStore`): write the batch's three
+    parts and digest record under ``_staging/<tkey>/e<epoch>/<attempt>/`` (the final layout beneath it)
+    and return their keys relative to that folder, matches part last.  Nothing here is a commit: only
+    the driver holding the epoch's lease publishes them (:func:`tournaments.ledger.publish_batch`)."""
+    name = part_name(log.tournament, log.match_ids, epoch)
+    tables = log.tables()
+    stage = staging_dir("", log.tournament, epoch, attempt)
+    keys: list[str] = []
+    sha: dict[str, str] = {}
+    blobs: dict[str, bytes] = {}
+    for t in TABLES:
+        blobs[t] = part_bytes(tables[t])
+        sha[t] = hashlib.sha256(blobs[t]).hexdigest()
+    record = {"tournament": log.tournament, "rows": {t: tables[t].num_rows for t in TABLES}, "sha256": sha}
+    mpath = part_path("", "matches", log.game, name)
+    for t in TABLES[:-1]:
+        k = part_path("", t, log.game, name)
+        store.put(stage / k, blobs[t])
+        keys.append(k.as_posix())
+    d = digest_path(mpath)
+    store.put(stage / d, (json.dumps(record, sort_keys=True) + "\n").encode())
+    keys.append(d.as_posix())
+    store.put(stage / mpath, blobs["matches"])
+    keys.append(mpath.as_posix())
+    return keys
 
 
 class PartError(Exception):

@@ -205,3 +205,32 @@ def lock_path(root: Root, tournament: str) -> Path:
 def ray_log_path(root: Root) -> Path:
     """``OUT/_logs/ray-driver.log``."""
     return Path(root) / RAY_LOG
+
+
+# ------------------------------------------------------------------------------------------ object stores
+STAGING = "_staging"
+"""``OUT/_staging/e<epoch>/<attempt>/<table or _digests>/game=<id>/<part>``: where a worker writes a batch
+on an object store; only the driver holding the epoch's lease publishes it (``tournaments.ledger``)."""
+_LEASE = re.compile(r"\.lease-e([0-9]+)$")
+
+
+def lease_path(root: Root, tournament: str, epoch: int) -> Path:
+    """``OUT/_tournaments/<tournament>.lease-e<epoch>``: the lease of one run on an object store (created
+    with a conditional write: at most one driver per epoch)."""
+    return tournaments_dir(root) / f"{tournament}.lease-e{epoch}"
+
+
+def lease_epoch(name: str, tournament: str) -> int | None:
+    """The epoch of a lease object's name (None for another name or tournament)."""
+    if not name.startswith(f"{tournament}.lease-e"):
+        return None
+    m = _LEASE.search(name)
+    return int(m.group(1)) if m and name == f"{tournament}.lease-e{m.group(1)}" else None
+
+
+def staging_dir(root: Root, tournament: str, epoch: int | None = None, attempt: str | None = None) -> Path:
+    """``OUT/_staging/<tkey>``, or the folder of one epoch (``e<epoch>``), or of one batch attempt in it."""
+    base = Path(root) / STAGING / tournament_key(tournament)
+    if epoch is None:
+        return base
+    return base / f"e{epoch}" / attempt if attempt is not None else base / f"e{epoch}"

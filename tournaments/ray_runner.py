@@ -65,8 +65,14 @@ from typing import Any, TextIO
 
 from engine import GAMES
 from tournaments.ledger import (
+    Lease,
+    LeaseHeld,
+    acquire_lease,
     begin_epoch,
     clean_orphans,
+    clean_staging,
+    mirror_tournament,
+    publish_batch,
     read_manifest,
     read_secret,
     repair,
@@ -75,11 +81,12 @@ from tournaments.ledger import (
     write_manifest,
     write_secret,
 )
-from tournaments.log import PartError, finished_matches
-from tournaments.paths import RAY_LOG, lock_path, manifest_path
+from tournaments.log import Fenced, PartError, finished_matches
+from tournaments.paths import RAY_LOG, lock_path, manifest_path, secret_path
 from tournaments.runner import Batch, BatchResult, run_batch
 from tournaments.schedule import GamePlan, Match, plan, spec_secret
 from tournaments.spec import GameEntry, Spec, SpecError, check_tournament_id
+from tournaments.store import Mirror, ObjectStore, StoreError, is_uri, open_store, restore_uri
 
 PROJECT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "bots", "tournaments")
@@ -135,6 +142,13 @@ class Prepared:
     total: int
     done: set[str]
     lock: TextIO | None = None
+    store: ObjectStore | None = None
+    """The object store the log is in (None: the local directory ``root``)."""
+    lease: Lease | None = None
+    """On an object store: this run's lease (its epoch)."""
+    mirror: Mirror | None = None
+    """On an object store: the temporary local copy ``root`` is (its bookkeeping)."""
+    uri: str | None = None
     removed_orphans: int = 0
     epoch: int = 0
     """This run's epoch: batches of earlier runs can no longer commit (``tournaments.log``)."""
@@ -143,7 +157,27 @@ class Prepared:
     quarantined: list[tuple[str, list[str]]] = field(default_factory=list)
     """Damaged batches moved to ``_quarantine/`` (``tournaments.ledger.repair``): their matches run again."""
 
+    @property
+    def out(self) -> str:
+        """Where the log is: the store's URI, or the directory."""
+        return self.uri if self.uri is not None else str(self.root)
+
+    def publish(self, r: BatchResult) -> None:
+        """On an object store, publish a staged batch (the driver alone commits there)."""
+        if self.store is None or r.attempt is None:
+            return
+        if self.lease is None:
+            raise TournamentError("a staged batch without this run's lease: nothing published")
+        publish_batch(self.store, self.lease, r.attempt, r.parts)
+        r.parts = [self.store.where(k) for k in r.parts]
+
     def release(self) -> None:
+        if self.lease is not None:
+            self.lease.release()
+            self.lease = None
+        if self.mirror is not None:
+            self.mirror.close()
+            self.mirror = None
         if self.lock is not None:
             self.lock.close()
             self.lock = None
@@ -156,6 +190,9 @@ def prepare(spec: Spec, tournament_id: str | None = None, resume: bool = False,
         tid = check_tournament_id(tournament_id or spec.name, "--tournament-id" if tournament_id else "name")
     except SpecError as e:
         raise TournamentError(str(e)) from None
+    if is_uri(restore_uri(spec.output)):
+        return _prepare_store(spec, tid, restore_uri(spec.output), tournament_id is not None, resume,
+                              bots_data, lock)
     root = spec.output.expanduser().resolve()
     if root.exists() and not root.is_dir():
         raise TournamentError(f"output {str(spec.output)!r} is a file, not a directory")
@@ -177,6 +214,52 @@ def prepare(spec: Spec, tournament_id: str | None = None, resume: bool = False,
     except BaseException:
         if held is not None:
             held.close()
+        raise
+    return p
+
+
+def _prepare_store(spec: Spec, tid: str, uri: str, new_id: bool, resume: bool, bots_data: str | None,
+                   lock: bool) -> Prepared:
+    """:func:`prepare` for a log in an object store: the lease (the epoch) instead of the lock file,
+    staged objects of earlier runs removed, then the same bookkeeping on a temporary local copy whose
+    changes (a new manifest and secret, orphans removed, damaged batches quarantined) go back to the
+    store (``data/README.md``)."""
+    try:
+        store = open_store(uri)
+        lease = acquire_lease(store, tid) if lock else None
+    except (StoreError, LeaseHeld, ValueError) as e:
+        raise TournamentError(str(e)) from None
+    try:
+        mirror = mirror_tournament(store, tid)
+    except StoreError as e:
+        if lease is not None:
+            lease.release()
+        raise TournamentError(str(e)) from None
+    try:
+        p = _prepare(spec, tid, mirror.dir, new_id, resume, bots_data)
+        for k in (secret_path("", tid), manifest_path("", tid)):   # the secret first, as on disk
+            if k.as_posix() not in mirror.keys:
+                mirror.push(k.as_posix())
+                mirror.keys.add(k.as_posix())
+        p.store, p.lease, p.mirror, p.uri = store, lease, mirror, uri
+        if lease is not None:
+            p.epoch = lease.epoch
+            p.removed_orphans = len(clean_staging(store, tid, before_epoch=p.epoch))
+            p.removed_orphans += len(clean_orphans(mirror.dir, tid, before_epoch=p.epoch))
+            fixed = repair(mirror.dir, tid, {m.match_id for gp in p.plans for m in gp.matches()})
+            p.done, p.quarantined = fixed.done, fixed.quarantined
+            mirror.sync_back("")
+        else:
+            p.done = finished_matches(mirror.dir, tid)
+    except (PartError, TournamentError, StoreError) as e:
+        mirror.close()
+        if lease is not None:
+            lease.release()
+        raise TournamentError(str(e).replace(str(mirror.dir), uri.split("?", 1)[0])) from None
+    except BaseException:
+        mirror.close()
+        if lease is not None:
+            lease.release()
         raise
     return p
 
@@ -321,7 +404,7 @@ def batches(p: Prepared, sizer: Sizer, fsync: bool = True, bots_data: str | None
                     break
             if chunk:
                 g = gp.game
-                yield Batch(p.tournament, str(p.root), g.id, g.options, g.players, g.max_deals, tuple(chunk),
+                yield Batch(p.tournament, p.out, g.id, g.options, g.players, g.max_deals, tuple(chunk),
                             p.refs, {e.label: e.options for e in p.spec.bots if e.options}, p.spec.limits,
                             bots_data, fsync, p.epoch)
                 alive.append((gp, it))
@@ -564,7 +647,8 @@ class LostNode:
 @dataclass
 class Summary:
     tournament: str
-    root: Path
+    root: Path | str
+    """The output directory, or the object store's URI."""
     total: int
     done_before: int
     done_now: int = 0
@@ -864,7 +948,8 @@ class LocalPool:
 
 
 def _run_local(pool: LocalPool, work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress,
-               on_batch: OnBatch | None, max_in_flight: int | None) -> None:
+               on_batch: OnBatch | None, max_in_flight: int | None,
+               publish: Publish | None = None) -> None:
     """The driver's loop over :class:`LocalPool`: at most two batches per worker in flight."""
     pending: dict[Future[BatchResult], Batch] = {}
     limit = max_in_flight or max(2, 2 * pool.workers)
@@ -887,7 +972,7 @@ def _run_local(pool: LocalPool, work: Iterator[Batch], sizer: Sizer, s: Summary,
             raise TournamentError(f"a batch of {b.game} failed: {type(e).__name__}: "
                                   f"{str(e).splitlines()[0] if str(e) else ''}") from e
         del pending[fut]
-        _account(r, sizer, s, bar, on_batch)
+        _account(r, sizer, s, bar, on_batch, publish)
         return True
 
     def rerun_lost() -> None:
@@ -984,8 +1069,8 @@ def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool
                 stack.callback(_ray_shutdown)   # before RayOutput restores stdout and stderr
         p = prepare(spec, tournament_id, resume, bots_data)
         stack.callback(p.release)
-        summary = Summary(p.tournament, p.root, p.total, len(p.done), removed_orphans=p.removed_orphans,
-                          quarantined=p.quarantined, executor=executor)
+        summary = Summary(p.tournament, p.uri or p.root, p.total, len(p.done),
+                          removed_orphans=p.removed_orphans, quarantined=p.quarantined, executor=executor)
         if summary.complete:
             _finish_manifest(p, summary)
             return summary
@@ -999,11 +1084,12 @@ def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool
                 else None)   # forked before the progress bar's thread starts
         with Progress(summary, progress, out, err, progress_every) as bar:
             if pool is not None:
-                _run_local(pool, work, sizer, summary, bar, on_batch, max_in_flight)
+                _run_local(pool, work, sizer, summary, bar, on_batch, max_in_flight, p.publish)
             elif ray_out is None:
-                _run_inline(work, sizer, summary, bar, on_batch)
+                _run_inline(work, sizer, summary, bar, on_batch, p.publish)
             else:
-                _run_ray(work, sizer, summary, bar, on_batch, address, p.spec.num_cpus, max_in_flight)
+                _run_ray(work, sizer, summary, bar, on_batch, address, p.spec.num_cpus, max_in_flight,
+                         p.publish)
         summary.seconds = time.monotonic() - t0
         _finish_manifest(p, summary)
     return summary
@@ -1023,17 +1109,30 @@ def _ray_shutdown() -> None:
 
 
 def _finish_manifest(p: Prepared, s: Summary) -> None:
-    if p.epoch:   # parts a fenced-off worker of an earlier run wrote after this run began
+    if p.store is not None and p.lease is not None:   # staged objects no publish will take any more
+        s.removed_orphans += len(clean_staging(p.store, p.tournament))
+    elif p.epoch:   # parts a fenced-off worker of an earlier run wrote after this run began
         s.removed_orphans += len(clean_orphans(p.root, p.tournament, before_epoch=p.epoch))
     m = read_manifest(p.root, p.tournament) or {}
     m.pop("schema_version", None)
     m.update(updated_at=datetime.now(UTC).isoformat(timespec="seconds"), complete=s.complete,
              done_matches=s.done)
     write_manifest(p.root, p.tournament, m)
+    if p.mirror is not None:
+        p.mirror.push(manifest_path("", p.tournament).as_posix())
 
 
-def _account(r: BatchResult, sizer: Sizer, s: Summary, bar: Progress, on_batch: OnBatch | None) -> None:
-    if r.parts and not Path(r.parts[-1]).exists():
+Publish = Callable[[BatchResult], None]
+
+
+def _account(r: BatchResult, sizer: Sizer, s: Summary, bar: Progress, on_batch: OnBatch | None,
+             publish: Publish | None = None) -> None:
+    if r.attempt is not None and publish is not None:   # an object store: this driver commits the batch
+        try:
+            publish(r)
+        except Fenced as e:
+            raise TournamentError(str(e)) from None
+    elif r.parts and not Path(r.parts[-1]).exists():
         raise TournamentError(f"worker {r.worker} wrote {r.parts[-1]}, which this machine cannot see: on a "
                               "cluster the output must be a directory every node shares")
     sizer.learn(r)
@@ -1048,16 +1147,17 @@ def _account(r: BatchResult, sizer: Sizer, s: Summary, bar: Progress, on_batch: 
 
 
 def _run_inline(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress,
-                on_batch: OnBatch | None) -> None:
+                on_batch: OnBatch | None, publish: Publish | None = None) -> None:
     try:
         for b in work:
-            _account(run_batch(b), sizer, s, bar, on_batch)
+            _account(run_batch(b), sizer, s, bar, on_batch, publish)
     except KeyboardInterrupt:
         s.stopped = True
 
 
 def _run_ray(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress, on_batch: OnBatch | None,
-             address: str | None, num_cpus: int, max_in_flight: int | None) -> None:
+             address: str | None, num_cpus: int, max_in_flight: int | None,
+             publish: Publish | None = None) -> None:
     import ray
     from ray.exceptions import GetTimeoutError, RayError, RayTaskError, TaskCancelledError
 
@@ -1101,7 +1201,7 @@ def _run_ray(work: Iterator[Batch], sizer: Sizer, s: Summary, bar: Progress, on_
                 return
             r.node = node
             s.nodes.add(node)
-            _account(r, sizer, s, bar, on_batch)
+            _account(r, sizer, s, bar, on_batch, publish)
 
         try:
             while True:

@@ -20,9 +20,11 @@ same deal comes back in the next rotation.
 """
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,9 +35,10 @@ from bots.match import close_players, make_players, play_match
 from bots.sandbox import Limits as BotLimits
 from engine import game_class, load_game
 from engine.core import Game, State
-from tournaments.log import BatchLog, Fault, MoveRow, commit_batch, options_json
+from tournaments.log import BatchLog, Fault, MoveRow, commit_batch, options_json, stage_batch
 from tournaments.schedule import Match
 from tournaments.spec import Limits
+from tournaments.store import ObjectStore, is_uri, open_store
 
 
 def bot_limits(limits: Limits) -> BotLimits:
@@ -50,7 +53,8 @@ class Batch:
 
     tournament: str
     root: str
-    """Absolute output directory (shared by every node)."""
+    """Absolute output directory (shared by every node), or an object store's URI
+    (:mod:`tournaments.store`: the batch is then staged, and the driver publishes it)."""
     game: str
     options: dict[str, Any]
     players: int
@@ -86,6 +90,9 @@ class BatchResult:
     parts: list[str]
     node: str | None = None
     """The Ray node id that ran the batch (set by the Ray driver)."""
+    attempt: str | None = None
+    """On an object store: the staging folder of this attempt (``parts`` are then keys relative to it,
+    matches part last, published by the driver: :func:`tournaments.ledger.publish_batch`)."""
 
 
 PlayersFactory = Callable[[Game, Sequence[str], int, Sequence[int]], list[Player]]
@@ -191,6 +198,17 @@ def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
                       events=st.events, faults=fl, duration_s=p.seconds,
                       finished_at_ms=int(time.time() * 1000), worker=worker)
     played = time.perf_counter() - t0
-    paths = commit_batch(batch.root, log, fsync=batch.fsync, epoch=batch.epoch)
+    attempt: str | None = None
+    if is_uri(batch.root):   # no rename or lock there: stage, and the driver publishes
+        attempt = uuid.uuid4().hex[:12]
+        parts = stage_batch(_store(batch.root), log, batch.epoch, attempt)
+    else:
+        parts = [str(p) for p in commit_batch(batch.root, log, fsync=batch.fsync, epoch=batch.epoch)]
     return BatchResult(batch.game, len(batch.matches), log.moves_logged, faults, errors, played,
-                       time.perf_counter() - t0 - played, worker, [str(p) for p in paths])
+                       time.perf_counter() - t0 - played, worker, parts, attempt=attempt)
+
+
+@functools.cache
+def _store(uri: str) -> ObjectStore:
+    """One resolved store per URI and process (a worker writes many batches)."""
+    return open_store(uri)

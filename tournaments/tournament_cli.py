@@ -123,7 +123,8 @@ def run_cmd(
         fail(PROG, _os_line(e))
     for part, problems in summary.quarantined:
         print(f"{PROG}: quarantined {part}: {problems[0]}; its matches were played again", file=sys.stderr)
-    board = _board_or_fail(summary.root, summary.tournament)
+    board = _board_or_fail(_readable(Path(summary.root)) if isinstance(summary.root, str) else summary.root,
+                           summary.tournament)
     if as_json:
         print(json.dumps({**_summary_json(summary), "leaderboard": board}))
     else:
@@ -232,6 +233,16 @@ def _matches_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
     return rows
 
 
+def _readable(output: Path) -> Path:
+    """``output``, or for an object store's URI a temporary local copy of its log (fails in one line)."""
+    from tournaments.store import StoreError, local_root
+
+    try:
+        return local_root(output)
+    except StoreError as e:
+        fail(PROG, str(e))
+
+
 def _board_or_fail(root: Path, tournament: str) -> list[dict[str, Any]]:
     from tournaments.log import PartError
 
@@ -336,6 +347,7 @@ def leaderboard_cmd(
             check_tournament_id(tournament, "--tournament")
     except SpecError as e:
         fail(PROG, str(e))
+    output = _readable(output)
     tid = _one_tournament(output, tournament)
     rows = _board_or_fail(output, tid)
     if as_json:
@@ -363,6 +375,7 @@ def status_cmd(
         check_path(output, "OUTPUT")
     except SpecError as e:
         fail(PROG, str(e))
+    output = _readable(output)
     ids = tournaments_in(output)
     if not ids:
         fail(PROG, f"no tournament in {output} (no _tournaments/*.json manifest)")

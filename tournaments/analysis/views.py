@@ -33,6 +33,7 @@ import pyarrow.parquet as pq
 
 from tournaments.log import SCHEMA_VERSION, SCHEMAS, TABLES, PartError, read_part
 from tournaments.paths import partitions, table_dir, tournaments_dir
+from tournaments.store import StoreError, local_root, restore_uri
 
 if TYPE_CHECKING:
     import duckdb
@@ -63,7 +64,17 @@ class TournamentLog:
     """When set, the views hold this match's rows only (see :meth:`only_match`)."""
 
     def __post_init__(self) -> None:
-        self.root = Path(self.root)
+        shown = restore_uri(self.root)
+        try:   # an object store's URI: read through a temporary local copy (tournaments.store)
+            self.root = local_root(self.root)
+        except StoreError as e:
+            raise LogError(str(e)) from None
+        try:
+            self._open()
+        except LogError as e:   # name the URI, not the temporary copy
+            raise LogError(str(e).replace(str(self.root), shown.split("?", 1)[0])) from None
+
+    def _open(self) -> None:
         root = self.root
         if not root.exists():
             raise LogError(f"{root}: no such directory")
@@ -179,7 +190,7 @@ class TournamentLog:
 def open_log(root: str | os.PathLike[str], tables: tuple[str, ...] = TABLES, check: bool = True
              ) -> TournamentLog:
     """Open and check a tournament directory (see :class:`TournamentLog`)."""
-    return TournamentLog(Path(root), tables=tuple(tables), check=check)
+    return TournamentLog(Path(restore_uri(root)), tables=tuple(tables), check=check)
 
 
 def _quote(text: str) -> str:

@@ -1,0 +1,341 @@
+"""Where a tournament's log is kept when it is not a local directory: one small storage interface over
+``pyarrow.fs`` (``s3://``, ``gs://``, ``hdfs://``, ...), addressed by keys relative to the log's root
+(the layout of :mod:`tournaments.paths`, with ``/`` separators).
+
+- :func:`open_store` resolves a URI and probes it with one listing, so an unknown scheme, a missing
+  bucket, refused credentials or an unreachable endpoint fail before anything is written, as one
+  :class:`StoreError` line naming the URI.
+- ``s3://bucket/prefix`` takes its endpoint from the URI's query (``?endpoint_override=HOST:PORT&
+  scheme=http``, as pyarrow's own ``from_uri``) or from ``AWS_ENDPOINT_URL`` (``http://HOST:PORT``);
+  credentials and region from the usual AWS environment and config.
+- :meth:`ObjectStore.put_if_absent` is a conditional write (S3 ``If-None-Match: *`` through boto3,
+  which S3 and moto honour); on stores without one it is a check-then-write, documented in
+  ``data/README.md`` as only as safe as the lease's expiry.
+- A local directory stays on the existing ``flock``/rename protocol (:mod:`tournaments.log`); this
+  module is only the object-store path.
+
+>>> is_uri("s3://bucket/x"), is_uri("data/demo"), is_uri("/tmp/x"), is_uri("file:///tmp/x")
+(True, False, False, False)
+>>> restore_uri("s3:/bucket/x")      # what pathlib made of s3://bucket/x
+'s3://bucket/x'
+"""
+from __future__ import annotations
+
+import atexit
+import builtins
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+
+_URI = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
+_MANGLED = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]+):/(?!/)")
+
+
+class StoreError(Exception):
+    """A store that cannot be used: one line naming the URI and what failed."""
+
+
+def is_uri(out: str | os.PathLike[str]) -> bool:
+    """Whether ``out`` names an object store (``scheme://...``) rather than a local directory."""
+    m = _URI.match(os.fspath(out))
+    return m is not None and m.group(1).lower() != "file"
+
+
+def restore_uri(text: str | os.PathLike[str]) -> str:
+    """``text`` with a URI's ``//`` put back where :class:`pathlib.Path` collapsed it (a command's
+    path argument), else unchanged."""
+    s = os.fspath(text)
+    return _MANGLED.sub(r"\1://", s, count=1) if not _URI.match(s) else s
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return re.sub(r"\s*\(Request ID: [^)]*\)", "", text)[:300]
+
+
+@dataclass
+class ObjectStore:
+    """A log's root in an object store: ``fs`` and the ``base`` path in it (``bucket/prefix``)."""
+
+    uri: str
+    fs: pafs.FileSystem
+    base: str
+    scheme: str
+    s3: dict[str, Any] = field(default_factory=dict)
+    """The S3 settings (endpoint, scheme, region) for the conditional write's client."""
+
+    def path(self, key: str | os.PathLike[str]) -> str:
+        k = Path(key).as_posix().lstrip("/")
+        return f"{self.base}/{k}" if k and k != "." else self.base
+
+    def where(self, key: str | os.PathLike[str]) -> str:
+        """The URI of ``key``, for messages."""
+        k = Path(key).as_posix()
+        return f"{self.uri.split('?', 1)[0].rstrip('/')}/{k}"
+
+    def _fail(self, what: str, key: str | os.PathLike[str], e: BaseException) -> StoreError:
+        return StoreError(f"{self.where(key)}: cannot {what} ({_one_line(e)})")
+
+    def get(self, key: str | os.PathLike[str]) -> bytes:
+        """The object's bytes; ``FileNotFoundError`` when there is none."""
+        client = self._client()
+        if client is not None:
+            from botocore.exceptions import BotoCoreError, ClientError
+            bucket, _, k = self.path(key).partition("/")
+            try:
+                return bytes(client.get_object(Bucket=bucket, Key=k)["Body"].read())
+            except ClientError as e:
+                if e.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                    raise FileNotFoundError(self.where(key)) from None
+                raise self._fail("read", key, e) from None
+            except BotoCoreError as e:
+                raise self._fail("read", key, e) from None
+        try:
+            with self.fs.open_input_stream(self.path(key)) as f:
+                return bytes(f.read())
+        except FileNotFoundError:
+            raise
+        except (OSError, pa.ArrowException) as e:
+            if "NO_SUCH_KEY" in str(e) or "does not exist" in str(e):
+                raise FileNotFoundError(self.where(key)) from None
+            raise self._fail("read", key, e) from None
+
+    def _client(self) -> Any:
+        """A boto3 S3 client for single-request writes (None: not S3, or boto3 not installed)."""
+        if self.scheme != "s3":
+            return None
+        if "client" not in self.__dict__:
+            try:
+                import boto3
+            except ImportError:
+                self.__dict__["client"] = None
+            else:
+                self.__dict__["client"] = boto3.client("s3", **self.s3)
+        return self.__dict__["client"]
+
+    def put(self, key: str | os.PathLike[str], data: bytes) -> None:
+        """Write the object whole (one PUT: readers see the old object or the new one)."""
+        client = self._client()
+        if client is not None:
+            from botocore.exceptions import BotoCoreError, ClientError
+            bucket, _, k = self.path(key).partition("/")
+            try:
+                client.put_object(Bucket=bucket, Key=k, Body=data)
+            except (ClientError, BotoCoreError) as e:
+                raise self._fail("write", key, e) from None
+            return
+        try:
+            with self.fs.open_output_stream(self.path(key)) as f:
+                f.write(data)
+        except (OSError, pa.ArrowException) as e:
+            raise self._fail("write", key, e) from None
+
+    def put_if_absent(self, key: str | os.PathLike[str], data: bytes) -> bool:
+        """Create the object unless it exists; False when it did.  Atomic on S3 (``If-None-Match``)."""
+        client = self._client()
+        if client is not None:
+            from botocore.exceptions import BotoCoreError, ClientError
+            bucket, _, k = self.path(key).partition("/")
+            try:
+                client.put_object(Bucket=bucket, Key=k, Body=data, IfNoneMatch="*")
+            except ClientError as e:
+                if e.response.get("Error", {}).get("Code") in ("PreconditionFailed",
+                                                               "ConditionalRequestConflict"):
+                    return False
+                raise self._fail("create", key, e) from None
+            except BotoCoreError as e:
+                raise self._fail("create", key, e) from None
+            return True
+        if self.exists(key):    # no conditional write here: check, then write (see data/README.md)
+            return False
+        self.put(key, data)
+        return True
+
+    def exists(self, key: str | os.PathLike[str]) -> bool:
+        client = self._client()
+        if client is not None:
+            from botocore.exceptions import BotoCoreError, ClientError
+            bucket, _, k = self.path(key).partition("/")
+            try:
+                client.head_object(Bucket=bucket, Key=k)
+            except ClientError as e:
+                if e.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "NotFound"):
+                    return False
+                raise self._fail("look up", key, e) from None
+            except BotoCoreError as e:
+                raise self._fail("look up", key, e) from None
+            return True
+        try:
+            return bool(self.fs.get_file_info(self.path(key)).type == pafs.FileType.File)
+        except (OSError, pa.ArrowException) as e:
+            raise self._fail("look up", key, e) from None
+
+    def list(self, prefix: str | os.PathLike[str] = "") -> list[str]:
+        """The keys (relative to the root) of every object under ``prefix``, sorted."""
+        sel = pafs.FileSelector(self.path(prefix), recursive=True, allow_not_found=True)
+        try:
+            infos = self.fs.get_file_info(sel)
+        except (OSError, pa.ArrowException) as e:
+            raise self._fail("list", prefix, e) from None
+        n = len(self.base) + 1
+        return sorted(i.path[n:] for i in infos if i.type == pafs.FileType.File)
+
+    def delete(self, key: str | os.PathLike[str]) -> None:
+        client = self._client()
+        if client is not None:   # (pyarrow would leave a folder marker behind the last object)
+            from botocore.exceptions import BotoCoreError, ClientError
+            bucket, _, k = self.path(key).partition("/")
+            try:
+                client.delete_object(Bucket=bucket, Key=k)
+            except (ClientError, BotoCoreError) as e:
+                raise self._fail("delete", key, e) from None
+            return
+        try:
+            self.fs.delete_file(self.path(key))
+        except FileNotFoundError:
+            return
+        except (OSError, pa.ArrowException) as e:
+            if "NO_SUCH_KEY" in str(e) or "does not exist" in str(e):
+                return
+            raise self._fail("delete", key, e) from None
+
+    def copy(self, src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        """Copy an object inside the store (server side where the store can)."""
+        client = self._client()
+        if client is not None:
+            from botocore.exceptions import BotoCoreError, ClientError
+            bucket, _, s = self.path(src).partition("/")
+            _, _, d = self.path(dst).partition("/")
+            try:
+                client.copy_object(Bucket=bucket, Key=d, CopySource={"Bucket": bucket, "Key": s})
+            except (ClientError, BotoCoreError) as e:
+                raise self._fail("copy to " + self.where(dst) + " from", src, e) from None
+            return
+        try:
+            self.fs.copy_file(self.path(src), self.path(dst))
+        except (OSError, pa.ArrowException) as e:
+            raise self._fail("copy to " + self.where(dst) + " from", src, e) from None
+
+    def download(self, dest: Path, prefixes: builtins.list[str], keep: Any = None) -> builtins.list[str]:
+        """Copy the objects under ``prefixes`` (those ``keep(key)`` accepts) to the same keys under
+        the local directory ``dest``; return their keys."""
+        got: builtins.list[str] = []
+        for prefix in prefixes:
+            for k in self.list(prefix):
+                if keep is not None and not keep(k):
+                    continue
+                target = dest / k
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(self.get(k))
+                got.append(k)
+        return got
+
+
+def open_store(uri: str, timeout_s: float = 5.0) -> ObjectStore:
+    """Resolve ``uri`` and probe it (one listing of its root); :class:`StoreError` otherwise."""
+    uri = restore_uri(uri)
+    parts = urlsplit(uri)
+    scheme = parts.scheme.lower()
+    s3: dict[str, Any] = {}
+    try:
+        if scheme == "s3":
+            q = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+            endpoint = q.get("endpoint_override")
+            http = q.get("scheme", "https")
+            env = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+            if endpoint is None and env:
+                e = urlsplit(env)
+                endpoint, http = e.netloc or e.path, e.scheme or "https"
+            region = q.get("region") or os.environ.get("AWS_REGION") or os.environ.get(
+                "AWS_DEFAULT_REGION") or "us-east-1"
+            kw: dict[str, Any] = {"region": region, "connect_timeout": timeout_s,
+                                  "request_timeout": timeout_s,
+                                  "retry_strategy": pafs.AwsStandardS3RetryStrategy(max_attempts=2)}
+            if endpoint:
+                kw.update(endpoint_override=endpoint, scheme=http)
+                s3["endpoint_url"] = f"{http}://{endpoint}"
+            s3["region_name"] = region
+            fs: pafs.FileSystem = pafs.S3FileSystem(**kw)
+            base = (parts.netloc + parts.path).rstrip("/")
+            if not parts.netloc:
+                raise StoreError(f"{uri}: no bucket named (expected s3://BUCKET/PREFIX)")
+        else:
+            fs, base = pafs.FileSystem.from_uri(uri)
+            base = base.rstrip("/")
+    except StoreError:
+        raise
+    except (OSError, pa.ArrowException, ValueError) as e:
+        raise StoreError(f"{uri}: not a usable store URI ({_one_line(e)})") from None
+    store = ObjectStore(uri, fs, base, scheme, s3)
+    if scheme == "s3":
+        bucket = base.split("/", 1)[0]
+        try:
+            info = fs.get_file_info(bucket)
+        except (OSError, pa.ArrowException) as e:
+            raise StoreError(f"{uri}: the store cannot be reached or refused the request ({_one_line(e)})"
+                             ) from None
+        if info.type == pafs.FileType.NotFound:
+            raise StoreError(f"{uri}: no bucket {bucket!r} at this endpoint")
+    try:
+        store.list("_tournaments")
+    except StoreError as e:
+        raise StoreError(f"{uri}: the store cannot be listed ({str(e).split(' (', 1)[-1]}") from None
+    return store
+
+
+class Mirror:
+    """A temporary local copy of some of a store's objects, removed by :meth:`close`."""
+
+    def __init__(self, store: ObjectStore, prefixes: list[str], keep: Any = None) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="cardarena-store-"))
+        try:
+            self.keys: set[str] = set(store.download(self.dir, prefixes, keep))
+        except BaseException:
+            self.close()
+            raise
+        self.store = store
+
+    def close(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def local_files(self) -> set[str]:
+        return {p.relative_to(self.dir).as_posix() for p in self.dir.rglob("*") if p.is_file()}
+
+    def push(self, key: str) -> None:
+        """Upload the mirror's ``key`` to the store."""
+        self.store.put(key, (self.dir / key).read_bytes())
+
+    def sync_back(self, under: str) -> tuple[list[str], list[str]]:
+        """Make the store follow what changed in the mirror under ``under``: upload new or changed files,
+        delete the downloaded ones that are gone; return (uploaded, deleted)."""
+        now = {k for k in self.local_files() if k.startswith(under)}
+        gone = sorted(k for k in self.keys if k.startswith(under) and k not in now)
+        new = sorted(k for k in now if k not in self.keys)
+        for k in new:
+            self.push(k)
+        for k in gone:
+            self.store.delete(k)
+        self.keys = (self.keys - set(gone)) | set(new)
+        return new, gone
+
+
+def local_root(root: str | os.PathLike[str]) -> Path:
+    """``root`` as a local directory a reader can walk: itself, or for a store's URI a temporary copy
+    of its log (manifests, parts, digest records; removed at exit).  :class:`StoreError` when the store
+    cannot be read."""
+    text = restore_uri(root)
+    if not is_uri(text):
+        return Path(root)
+    store = open_store(text)
+    mirror = Mirror(store, ["_tournaments", "matches", "moves", "events", "_digests"],
+                    lambda k: ".lease-e" not in k)
+    atexit.register(mirror.close)
+    return mirror.dir
