@@ -53,6 +53,20 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def forked_children(pid: int) -> list[int]:
+    """The children of ``pid`` that are forks of it (the same command line): the pool's workers, not a
+    server another test of this process started (moto's, say)."""
+    own = Path(f"/proc/{pid}/cmdline").read_bytes()
+    out = []
+    for c in children(pid):
+        try:
+            if Path(f"/proc/{c}/cmdline").read_bytes() == own:
+                out.append(c)
+        except OSError:   # ended while we looked
+            continue
+    return out
+
+
 def alive(pid: int) -> bool:
     try:
         return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
@@ -143,7 +157,7 @@ def test_local_path_reruns_the_batches_of_a_worker_that_died(tmp_path: Path) -> 
 
     def on_batch(r: BatchResult, s: Summary) -> None:
         if not killed:
-            victim = children(os.getpid())[0]
+            victim = forked_children(os.getpid())[0]
             os.kill(victim, signal.SIGKILL)
             killed.append(victim)
 
