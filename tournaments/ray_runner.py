@@ -428,8 +428,25 @@ def check_address(address: str, timeout: float = 3.0) -> None:
         raise TournamentError(f"cannot reach a Ray cluster at {address}: {e.strerror or e}") from None
 
 
-def start_ray(address: str | None, num_cpus: int = 0) -> bool:
-    """Connect to ``address``, or start embedded Ray; True if this call started it."""
+STORE_ENV = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_REGION", "AWS_DEFAULT_REGION",
+             "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+             "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "GOOGLE_APPLICATION_CREDENTIALS")
+"""The driver's object-store settings that a cluster's workers get with the job (``runtime_env``
+``env_vars``) when the log is in a store: a worker on another machine does not see the driver's
+environment, and without these it would talk to the default endpoint with no credentials."""
+
+
+def store_env(output: str) -> dict[str, str]:
+    """The :data:`STORE_ENV` settings of this process, for a log kept at ``output`` (none for a
+    local directory)."""
+    if not is_uri(restore_uri(output)):
+        return {}
+    return {k: os.environ[k] for k in STORE_ENV if os.environ.get(k)}
+
+
+def start_ray(address: str | None, num_cpus: int = 0, env_vars: dict[str, str] | None = None) -> bool:
+    """Connect to ``address``, or start embedded Ray; True if this call started it.  ``env_vars``
+    reach the job's workers on a cluster (embedded workers inherit this process's environment)."""
     import logging
 
     import ray
@@ -449,12 +466,13 @@ def start_ray(address: str | None, num_cpus: int = 0) -> bool:
     from ray.exceptions import AuthenticationError
 
     check_address(address)
+    env: dict[str, Any] = {"env_vars": dict(env_vars)} if env_vars else {}
     try:
-        ray.init(address=address, **quiet)
+        ray.init(address=address, runtime_env=env or None, **quiet)
         if remote_nodes():  # another machine runs batches too: ship this project's code with the job
             ray.shutdown()
-            ray.init(address=address, runtime_env={"py_modules": [str(PROJECT / p) for p in PACKAGES]},
-                     **quiet)
+            ray.init(address=address,
+                     runtime_env={**env, "py_modules": [str(PROJECT / p) for p in PACKAGES]}, **quiet)
     except AuthenticationError as e:
         first = (e.message or type(e).__name__).splitlines()[0]
         raise TournamentError(f"the Ray cluster at {address} refused this driver ({first}); {AUTH_HINT}"
@@ -469,11 +487,11 @@ AUTH_HINT = ("give the driver the cluster's token (RAY_AUTH_TOKEN=<`ray get-auth
              "start the head, every node and the driver with RAY_AUTH_MODE=disabled")
 
 
-def _join(address: str, ray_out: RayOutput) -> bool:
+def _join(address: str, ray_out: RayOutput, env_vars: dict[str, str] | None = None) -> bool:
     """:func:`start_ray` at ``address``; a refused token is said so (Ray itself only retries, logging
     ``InvalidAuthToken`` from C++, then raises a bare "Failed to connect")."""
     try:
-        return start_ray(address)
+        return start_ray(address, env_vars=env_vars)
     except TournamentError as e:
         if "InvalidAuthToken" in ray_out.caught() and AUTH_HINT not in str(e):
             raise TournamentError(f"{e} (the cluster refused this driver's token: InvalidAuthToken); "
@@ -1065,7 +1083,7 @@ def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool
             if address is not None:
                 check_address(address)   # within seconds, before anything is written
             ray_out = stack.enter_context(RayOutput())
-            if address is not None and _join(address, ray_out):
+            if address is not None and _join(address, ray_out, store_env(spec.output)):
                 stack.callback(_ray_shutdown)   # before RayOutput restores stdout and stderr
         p = prepare(spec, tournament_id, resume, bots_data)
         stack.callback(p.release)

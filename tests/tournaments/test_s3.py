@@ -2,8 +2,10 @@
 free localhost port (``moto[server]``, in the test extras), one bucket per test."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -281,3 +283,73 @@ def test_s3_part_names_and_layout_match_disk(tmp_path: Path, bucket: str) -> Non
         assert remote.to_table().num_rows == pq.read_table(tmp_path / "disk" / t).num_rows
         assert sorted(k.rsplit("/", 1)[-1] for k in store.list(t)) == sorted(
             p.name for p in (tmp_path / "disk" / t).rglob("*.parquet"))
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray")
+def test_s3_a_node_removed_mid_tournament_on_a_two_node_cluster(tmp_path: Path, bucket: str,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A two-node Ray cluster writing to S3, one node killed mid-batch (the real CLI, ``--address``):
+    the run completes with every scheduled match in the log once, equal to an uninterrupted run on
+    disk, read back through ``query``'s reader.  The nodes are started without any S3 setting (as
+    machines of a cluster that only the driver configured): what the workers need reaches them from
+    the driver."""
+    from ray.cluster_utils import Cluster
+
+    from tests.tournaments.conftest import toml_of
+    from tests.tournaments.test_ray import driver, kill_node, killpg, long_spec, reference, workers_of
+    from tournaments.schedule import schedule
+
+    driver_env = {k: os.environ[k] for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION",
+                                             "AWS_ENDPOINT_URL")}
+    for k in driver_env:
+        monkeypatch.delenv(k)
+    monkeypatch.setenv("RAY_health_check_period_ms", "1000")
+    monkeypatch.setenv("RAY_health_check_failure_threshold", "3")
+    uri = f"s3://{bucket}/logs"
+    raw = {**long_spec(tmp_path, "unused", boards=60), "output": uri}
+    spec_file = tmp_path / "spec.toml"
+    spec_file.write_text(toml_of(raw))
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "resources": {"head": 1},
+                                                            "include_dashboard": False})
+    try:
+        node = cluster.add_node(num_cpus=1)
+        for k, v in driver_env.items():
+            monkeypatch.setenv(k, v)
+        proc = driver(["run", str(spec_file), "--json", "--address", cluster.address])
+        try:
+            deadline = time.monotonic() + 60
+            while not any(t.startswith(b"ray::_run_batch_on_node") for t in workers_of(node).values()):
+                assert proc.poll() is None, proc.communicate()
+                assert time.monotonic() < deadline, "no batch ran on the second node"
+                time.sleep(0.02)
+            kill_node(cluster, node)
+            out, err = proc.communicate(timeout=120)
+        finally:
+            killpg(proc, signal.SIGKILL)
+    finally:
+        cluster.shutdown()
+    assert proc.returncode == 0, err
+    summary = json.loads(out)
+    assert summary["complete"] and summary["resubmitted"] >= 1, "a batch was running on the removed node"
+    assert _keys(bucket, "logs/_staging/") == []
+    scheduled = {m.match_id for m in schedule(parse_spec(raw))}
+    got = _query_rows(uri)
+    ids = [r["match_id"] for r in got["matches"]]
+    assert len(ids) == len(set(ids)) == len(scheduled) and set(ids) == scheduled
+    assert got == reference(tmp_path, raw)
+
+
+def test_s3_store_settings_go_to_the_cluster_workers_only_for_a_store(tmp_path: Path, s3_env: str,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the driver forwards to a cluster's workers (``runtime_env`` ``env_vars``): its S3 endpoint,
+    region and credentials when the log is in a store, nothing for a local directory."""
+    from tournaments.ray_runner import store_env
+    monkeypatch.setenv("AWS_SESSION_TOKEN", "tok")
+    monkeypatch.setenv("UNRELATED", "x")
+    got = store_env("s3://b/x")
+    assert got == {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                   "AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL": f"http://{s3_env}",
+                   "AWS_SESSION_TOKEN": "tok"}
+    assert store_env("s3:/b/x") == got          # as pathlib leaves a URI
+    assert store_env(str(tmp_path / "out")) == {}
