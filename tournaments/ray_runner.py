@@ -436,7 +436,7 @@ STORE_ENV = ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_REGION", "AWS_DEFAU
 environment, and without these it would talk to the default endpoint with no credentials."""
 
 
-def store_env(output: str) -> dict[str, str]:
+def store_env(output: str | os.PathLike[str]) -> dict[str, str]:
     """The :data:`STORE_ENV` settings of this process, for a log kept at ``output`` (none for a
     local directory)."""
     if not is_uri(restore_uri(output)):
