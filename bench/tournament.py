@@ -19,6 +19,18 @@
    steady state (first to last batch).  The target: at least 1.5x the plain loop end to end.
 4. **Driver memory**: a tournament of ``--rss-matches`` matches on Ray; the driver's RSS when 10% of
    them are done and at the end (the brief: 10k and 100k matches).
+
+``--s3`` measures instead the log in object storage (issue 16) against local disk, on the same matches,
+with moto's S3 server (``moto_server``, from ``moto[server]``) started on a free localhost port:
+
+5. **Throughput to disk vs to S3** on the local path (``executor="auto"``, ``--cpus`` workers), end to
+   end and in steady state: the same ``--matches`` (or ``--work-s`` seconds) to a directory and to
+   ``s3://bucket/prefix``.
+6. **Commit cost per batch**, in one process (``executor="inline"``, so every step is timed here): the
+   worker's write of a batch (on disk ``commit_batch``: Parquet parts, fsync, renames; on S3
+   ``stage_batch``: the same parts PUT under ``_staging/``) and, on S3 only, the driver's publish
+   (``publish_batch``: two lease checks, a server-side copy and a delete per part); batches of
+   0.1 s of play, so that there are many.
 """
 from __future__ import annotations
 
@@ -28,6 +40,9 @@ import os
 import platform
 import resource
 import shutil
+import socket
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -60,13 +75,15 @@ def cpu_s() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def make_spec(game: str, matches: int, deals: int | None, out: Path, name: str, cpus: int) -> Spec:
+def make_spec(game: str, matches: int, deals: int | None, out: Path, name: str, cpus: int,
+              batch_s: float | None = None) -> Spec:
     n = game_class(game).default_players
     per_board = n * (3 if game_class(game).teams else 1)   # 4 entrants: one combination (x3 splits)
     bots: list[Any] = ["random", *({"name": f"random-{i}", "bot": "random"} for i in range(2, n + 1))]
     return parse_spec({"name": name, "seed": 1, "games": [game], "bots": bots,
                        "matches_per_seating": max(1, matches // per_board), "max_deals": deals,
-                       "output": str(out), "run": {"num_cpus": cpus}})
+                       "output": str(out),
+                       "run": {"num_cpus": cpus, **({"batch_s": batch_s} if batch_s else {})}})
 
 
 def plain_loop(spec: Spec, clock: Any = time.perf_counter) -> tuple[float, int, int]:
@@ -135,6 +152,134 @@ def ray_run(spec: Spec, rss_at: int | None = None) -> dict[str, Any]:
     return parallel_run(spec, "ray", rss_at)
 
 
+class Timed:
+    """A function of a module replaced by one that records the seconds of each call."""
+
+    def __init__(self, module: Any, name: str) -> None:
+        self.module, self.name = module, name
+        self.calls: list[float] = []
+        self.orig = getattr(module, name)
+
+        def timed(*args: Any, **kw: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return self.orig(*args, **kw)
+            finally:
+                self.calls.append(time.perf_counter() - t)
+        setattr(module, name, timed)
+
+    def restore(self) -> None:
+        setattr(self.module, self.name, self.orig)
+
+    def stats(self) -> dict[str, Any]:
+        c = sorted(self.calls)
+        if not c:
+            return {"batches": 0}
+        return {"batches": len(c), "mean_ms": round(statistics.fmean(c) * 1e3, 2),
+                "median_ms": round(statistics.median(c) * 1e3, 2),
+                "p90_ms": round(c[int(0.9 * (len(c) - 1))] * 1e3, 2), "total_s": round(sum(c), 3)}
+
+
+def start_moto() -> tuple[subprocess.Popen[bytes], str]:
+    """moto's S3 server on a free localhost port, and this process's AWS settings pointed at it."""
+    moto = shutil.which("moto_server") or str(Path(sys.executable).parent / "moto_server")
+    if not Path(moto).exists():
+        sys.exit("bench/tournament.py --s3: moto_server not found (pip install 'moto[server]')")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    proc = subprocess.Popen([moto, "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                sys.exit("bench/tournament.py --s3: moto_server did not start")
+            time.sleep(0.1)
+    os.environ.update({"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
+                       "AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"})
+    os.environ.pop("AWS_PROFILE", None)
+    return proc, f"127.0.0.1:{port}"
+
+
+def store_bench(a: argparse.Namespace, deals: int | None, tmp: Path) -> dict[str, Any]:
+    """Sections 5 and 6: the same matches to local disk and to moto's S3 on localhost."""
+    import boto3
+
+    from tournaments import ray_runner, runner
+
+    proc, endpoint = start_moto()
+    try:
+        boto3.client("s3", endpoint_url=f"http://{endpoint}").create_bucket(Bucket="bench")
+        matches = a.matches
+        if not matches:
+            probe = make_spec(a.game, 400, deals, tmp / "probe", "probe", a.cpus)
+            t_probe, n_probe, _ = plain_loop(probe)
+            matches = max(100, int(a.work_s * n_probe / t_probe))
+        out: dict[str, Any] = {"endpoint": endpoint, "matches": matches}
+        # 5. throughput on the local path: disk, S3, disk again (the disk figure is the mean of the two)
+        disk1 = parallel_run(make_spec(a.game, matches, deals, tmp / "d1", "d1", a.cpus), "auto")
+        s3 = parallel_run(make_spec(a.game, matches, deals, Path("s3://bench/tp"), "s3", a.cpus), "auto")
+        disk2 = parallel_run(make_spec(a.game, matches, deals, tmp / "d2", "d2", a.cpus), "auto")
+        disk_wall = (disk1["wall_s"] + disk2["wall_s"]) / 2
+        steady = statistics.fmean([disk1["steady_matches_per_s"] or 0, disk2["steady_matches_per_s"] or 0])
+        out["throughput"] = {"disk": [disk1, disk2], "s3": s3,
+                             "s3_over_disk_end_to_end": round(disk_wall / s3["wall_s"], 3),
+                             "s3_over_disk_steady": round((s3["steady_matches_per_s"] or 0) / steady, 3)}
+        # 6. the commit per batch, in this process
+        n_commit = a.log_matches
+        commit = Timed(runner, "commit_batch")
+        t = time.monotonic()
+        d = run_tournament(make_spec(a.game, n_commit, deals, tmp / "c", "c", a.cpus, 0.1), executor="inline",
+                           progress=False, fsync=True)
+        disk_s = time.monotonic() - t
+        commit.restore()
+        stage, publish = Timed(runner, "stage_batch"), Timed(ray_runner, "publish_batch")
+        parts: list[int] = []
+        orig_publish = publish.module.publish_batch
+
+        def count(store: Any, lease: Any, attempt: str, keys: list[str]) -> Any:
+            parts.append(len(keys))
+            return orig_publish(store, lease, attempt, keys)
+        ray_runner.publish_batch = count
+        t = time.monotonic()
+        s = run_tournament(make_spec(a.game, n_commit, deals, Path("s3://bench/c"), "c", a.cpus, 0.1),
+                           executor="inline", progress=False)
+        s3_s = time.monotonic() - t
+        stage.restore()
+        publish.restore()
+        assert d.done_now == s.done_now == d.total
+        out["commit_per_batch"] = {
+            "matches": d.total, "disk_wall_s": round(disk_s, 2), "s3_wall_s": round(s3_s, 2),
+            "parts_per_batch": round(statistics.fmean(parts), 1) if parts else None,
+            "disk_commit_batch": commit.stats(), "s3_stage_batch": stage.stats(),
+            "s3_publish_batch": publish.stats()}
+        return out
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
+
+def print_store(a: argparse.Namespace, st: dict[str, Any]) -> None:
+    tp, cb = st["throughput"], st["commit_per_batch"]
+    print(f"object store (moto_server at {st['endpoint']}) vs local disk, {st['matches']} matches, "
+          f"local path on {a.cpus} CPUs:")
+    for label, r in (("disk", tp["disk"][0]), ("s3", tp["s3"]), ("disk", tp["disk"][1])):
+        print(f"  {label:4}: {r['matches'] / r['wall_s']:.1f}/s end to end (wall {r['wall_s']} s, start-up "
+              f"{r['startup_s']} s), {r['steady_matches_per_s']}/s steady")
+    print(f"  S3 / disk: x{tp['s3_over_disk_end_to_end']} end to end, x{tp['s3_over_disk_steady']} steady")
+    print(f"commit per batch, one process, {cb['matches']} matches (wall: disk {cb['disk_wall_s']} s, "
+          f"S3 {cb['s3_wall_s']} s), {cb['parts_per_batch']} parts per batch:")
+    for key in ("disk_commit_batch", "s3_stage_batch", "s3_publish_batch"):
+        x = cb[key]
+        print(f"  {key:18}: {x['batches']} batches, mean {x.get('mean_ms')} ms, "
+              f"median {x.get('median_ms')} ms, p90 {x.get('p90_ms')} ms, total {x.get('total_s')} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--game", default="hartenjagen")
@@ -147,12 +292,27 @@ def main() -> None:
     ap.add_argument("--cpus", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="2,000 / 1,000 / 10,000 matches")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--s3", action="store_true", help="only the object-store comparison (sections 5-6) "
+                    "against moto_server on localhost")
     a = ap.parse_args()
     if a.quick:
         a.matches, a.log_matches = a.matches or 2000, 1000
         a.rss_matches = 10_000 if a.rss_matches == 100_000 else a.rss_matches
     deals = a.deals or None
     tmp = Path(tempfile.mkdtemp(prefix="cardarena-bench-"))
+    if a.s3:
+        try:
+            st = store_bench(a, deals, tmp)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        st = {"game": a.game, "deals_per_match": deals, "cpus": a.cpus,
+              "machine": f"{platform.node()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}", **st}
+        if a.json:
+            print(json.dumps(st, indent=2))
+        else:
+            print(f"machine: {st['machine']}; game {a.game}, {deals or 'whole'} deal(s) per match")
+            print_store(a, st)
+        return
     report: dict[str, Any] = {"game": a.game, "deals_per_match": deals, "cpus": a.cpus,
                               "machine": f"{platform.node()}, {os.cpu_count()} CPUs, load "
                                          f"{os.getloadavg()[0]:.1f}"}
