@@ -353,3 +353,39 @@ def test_s3_store_settings_go_to_the_cluster_workers_only_for_a_store(tmp_path: 
                    "AWS_SESSION_TOKEN": "tok"}
     assert store_env("s3:/b/x") == got          # as pathlib leaves a URI
     assert store_env(str(tmp_path / "out")) == {}
+
+
+@pytest.mark.slow
+def test_s3_wrong_credentials_are_one_line_exit_2(tmp_path: Path) -> None:
+    """moto enforces credentials when started with ``INITIAL_NO_AUTH_ACTION_COUNT=0`` (every request
+    then needs a key it issued): a run with a key it never issued stops with one line naming the URI."""
+    from tests.tournaments.conftest import toml_of
+    port = _free_port()
+    proc = subprocess.Popen([MOTO, "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True,
+                            env={**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": "0"})
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None, "moto_server did not start"
+                time.sleep(0.1)
+        uri = "s3://bucket/x"
+        (tmp_path / "t.toml").write_text(toml_of(raw_spec(tmp_path, bots=FOUR, output=uri)))
+        env = {**os.environ, "AWS_ACCESS_KEY_ID": "wrong", "AWS_SECRET_ACCESS_KEY": "wrong",
+               "AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"}
+        env.pop("AWS_PROFILE", None)
+        res = subprocess.run([sys.executable, "-m", "dashboards.app", "tournament", "run",
+                              str(tmp_path / "t.toml"), "--inline"], capture_output=True, text=True,
+                             timeout=60, cwd=Path(__file__).parents[2], env=env)
+    finally:
+        proc.terminate()
+        proc.wait(5)
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and uri in lines[0] and "refused" in lines[0], res.stderr
+    assert "ACCESS_DENIED" in lines[0], lines   # the refusal named, not an unreachable endpoint
+    assert "Traceback" not in res.stderr
