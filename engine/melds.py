@@ -90,8 +90,19 @@ def _rank_positions(b: int, rule: RunRule) -> list[int]:
     return [r + 1]
 
 
-def _base_at(pos: int, s: int) -> int:
-    return make(ACE if pos in (0, 13) else pos - 1, s)
+def pos_base(pos: int, suit: int) -> int:
+    """The base card at run position ``pos`` (0..13, the module docstring's convention) of ``suit``."""
+    return make(ACE if pos in (0, 13) else pos - 1, suit)
+
+
+POS_BASE: tuple[tuple[int, ...], ...] = tuple(tuple(pos_base(p, s) for p in range(14)) for s in range(4))
+"""Per suit, run position (0 = ace low, 1..12 = 2..K, 13 = ace high) -> base card."""
+
+
+def position(b: int, ace_high: bool) -> int:
+    """The run position of base card ``b`` (an ace: 13 if ``ace_high``, else 0)."""
+    r = b % 13
+    return (13 if ace_high else 0) if r == ACE else r + 1
 
 
 def check_run(items: Sequence[Item], rule: RunRule) -> list[Item]:
@@ -170,14 +181,14 @@ def enumerate_runs(cards: Iterable[int], rule: RunRule) -> list[list[Item]]:
     hi = 13 if rule.ace_high else 12
     runs: list[list[Item]] = []
     for s in range(4):
-        suit_held = {p for p in range(lo, hi + 1) if _base_at(p, s) in held}
+        suit_held = {p for p in range(lo, hi + 1) if pos_base(p, s) in held}
         if not suit_held:
             continue
         for start in range(lo, hi + 1):
             items: list[Item] = []
             used_j = nat = 0
             for p in range(start, hi + 1):
-                b = _base_at(p, s)
+                b = pos_base(p, s)
                 if p in suit_held:
                     items.append((held[b], None))
                     nat += 1

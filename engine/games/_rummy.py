@@ -47,48 +47,59 @@ from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from engine.cards import ACE, JOKER, MAX_PACKS, PACK, TOKENS, card
+from engine.cards import (
+    ACE,
+    BASE,
+    DISCARD,
+    IS_JOKER,
+    JOKER,
+    JOKER_MASK,
+    PHYS,
+    TOKENS,
+    base_set,
+    bits,
+    card,
+    hand_tokens,
+)
 from engine.core import Game, State
 from engine.deadwood import meld_token_lists, plan_search
 from engine.deal import Cards, check_deal, check_sizes, pack_tokens
 from engine.errors import IllegalAction
-from engine.melds import GroupRule, Item, RunRule, check_group, check_run, item_token
+from engine.melds import GroupRule, Item, RunRule, check_group, check_run, item_token, pos_base
 
-PHYS: dict[str, tuple[int, ...]] = {}
-"""Token -> the physical ids carrying it, in pack order (jokers: both of every pack)."""
-for _p in range(MAX_PACKS):
-    for _b in range(PACK):
-        PHYS.setdefault(TOKENS[_b], ())
-        PHYS[TOKENS[_b]] += (_p * PACK + _b,)
-
-NCARDS = MAX_PACKS * PACK
-IS_JOKER: tuple[bool, ...] = tuple(c % PACK >= JOKER for c in range(NCARDS))
-BASE: tuple[int, ...] = tuple(c % PACK for c in range(NCARDS))
-JOKER_MASK = 0
-for _p in range(MAX_PACKS):
-    JOKER_MASK |= (1 << (_p * PACK + JOKER)) | (1 << (_p * PACK + JOKER + 1))
-BASE52 = (1 << 52) - 1
 SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39
 RANK_MASK: tuple[int, ...] = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
 
-DISCARD: tuple[str, ...] = tuple("discard " + TOKENS[c] for c in range(NCARDS))
 DRAWS = ("draw stock", "draw discard")
 
-
-def _suit_table(prefix: str) -> tuple[tuple[tuple[str, ...], ...], ...]:
-    """Per suit, per 13-bit rank mask: the action strings ``prefix + card`` in rank order."""
-    return tuple(tuple(tuple(prefix + TOKENS[s * 13 + r] for r in range(13) if m >> r & 1)
-                       for m in range(1 << 13)) for s in range(4))
-
-
-DISCARD_TAB = _suit_table("discard ")
-MELD_TAB = _suit_table("meld ")
+SuitTable = list[tuple[tuple[str, ...], ...]]
+_SUIT_TABLES: dict[str, SuitTable] = {}
+"""Per action prefix, built on first use: per suit, per 13-bit rank mask, the action strings
+``prefix + card`` in rank order."""
 
 
-def by_suit(tab: tuple[tuple[tuple[str, ...], ...], ...], bases: int) -> list[str]:
-    """The strings of ``tab`` for the base cards in ``bases``, suit by suit."""
+def suit_table(prefix: str) -> SuitTable:
+    """The table of :data:`_SUIT_TABLES` for ``prefix`` (built by doubling on the first call)."""
+    tab = _SUIT_TABLES.get(prefix)
+    if tab is None:
+        tab = []
+        for s in range(4):
+            t: list[tuple[str, ...]] = [()]
+            for r in range(13):
+                act = prefix + TOKENS[s * 13 + r]
+                t += [(*x, act) for x in t]
+            tab.append(tuple(t))
+        _SUIT_TABLES[prefix] = tab
+    return tab
+
+
+def by_suit(prefix: str, bases: int) -> list[str]:
+    """The actions ``prefix + card`` for the base cards in ``bases``, suit by suit."""
+    tab = _SUIT_TABLES.get(prefix) or suit_table(prefix)
     return [*tab[0][bases & 0x1FFF], *tab[1][bases >> 13 & 0x1FFF], *tab[2][bases >> 26 & 0x1FFF],
             *tab[3][bases >> 39 & 0x1FFF]]
+
+
 MELD1: tuple[str, ...] = tuple("meld " + TOKENS[b] for b in range(52))
 MELDJ: tuple[str, ...] = tuple("meld JK=" + TOKENS[b] for b in range(52))
 
@@ -97,33 +108,6 @@ RUMMY_VERBS: dict[str, tuple[str, str]] = {
     "takeback": ("none", "takeback"),
     "swap": ("layoff", "swap 7H 3"),
 }
-
-# run positions: with the ace low A=0, 2=1 .. K=12; with the ace high A=13
-def pos_base(pos: int, suit: int) -> int:
-    """The base card at run position ``pos`` (0..13) of ``suit``."""
-    return suit * 13 + (ACE if pos in (0, 13) else pos - 1)
-
-
-def bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-def hand_tokens(mask: int) -> list[str]:
-    return [TOKENS[c] for c in bits(mask)]
-
-
-def base_set(mask: int) -> int:
-    """Mask over the 52 base ids of the natural cards in ``mask`` (any pack)."""
-    m = 0
-    while mask:
-        m |= mask & BASE52
-        mask >>= PACK
-    return m
 
 
 def rule_aces(rule: RunRule) -> tuple[int, ...]:
@@ -134,19 +118,6 @@ def rule_aces(rule: RunRule) -> tuple[int, ...]:
 def nat_strings(acc: tuple[int, list[str]], i: int) -> list[tuple[int, str]]:
     """The natural lay-off actions of a meld numbered ``i + 1`` that takes the bases ``acc[0]``."""
     return [(x, f"layoff {TOKENS[x]} {i + 1}") for x in bits(acc[0])]
-
-
-def value_table(ace: int, face: int, joker: int) -> tuple[int, ...]:
-    """Penalty value per physical id: pips face value, J/Q/K ``face``, A ``ace``, joker ``joker``."""
-    out = []
-    for c in range(NCARDS):
-        b = c % PACK
-        if b >= JOKER:
-            out.append(joker)
-        else:
-            r = b % 13
-            out.append(ace if r == ACE else face if r >= 9 else r + 2)
-    return tuple(out)
 
 
 class Meld:
@@ -542,7 +513,7 @@ class RummyState(State):
         if can_end:
             last = n == 1
             if self.game.free_discard:
-                out = by_suit(DISCARD_TAB, bases)
+                out = by_suit("discard ", bases)
                 if jokers:
                     out.append(DISCARD[JOKER])
             else:
@@ -555,7 +526,7 @@ class RummyState(State):
         if n - 1 >= keep and not closed:
             starts = self._start_mask(bases, jokers, n - keep)
             if starts:
-                out += by_suit(MELD_TAB, starts)
+                out += by_suit("meld ", starts)
             out += self._layoff_offers(seat, hand)
             out += self._swap_offers(seat, hand, n)
         if (not can_end or not out) and self.snap is not None and may_takeback:

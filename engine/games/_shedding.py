@@ -35,7 +35,7 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from engine.cards import JOKER, MAX_PACKS, PACK, TOKENS, card
+from engine.cards import DISCARD, IS_JOKER, MAX_PACKS, PACK, PHYS, TOKENS, bits, card, hand_tokens
 from engine.core import Game, State
 from engine.deal import Cards, check_deal, check_sizes, pack_tokens
 from engine.errors import IllegalAction
@@ -55,43 +55,8 @@ HAND_SIZE = 5
 CACHE_LIMIT = 100_000
 """Discard lists cached per hand mask, per game object (cleared when full; about 230 bytes each)."""
 
-PHYS: dict[str, tuple[int, ...]] = {}
-"""Token -> the physical ids carrying it, in pack order (jokers: both of every pack)."""
-for _p in range(MAX_PACKS):
-    for _b in range(PACK):
-        PHYS.setdefault(TOKENS[_b], ())
-        PHYS[TOKENS[_b]] += (_p * PACK + _b,)
-
-IS_JOKER: tuple[bool, ...] = tuple(c % PACK >= JOKER for c in range(MAX_PACKS * PACK))
 RANK_CHAR: tuple[str, ...] = tuple(TOKENS[c][0] for c in range(MAX_PACKS * PACK))
 DRAW: dict[str, str] = {t: "draw " + t for t in PHYS}
-SINGLE: tuple[str, ...] = tuple("discard " + TOKENS[c] for c in range(MAX_PACKS * PACK))
-
-
-def value_table(face: int) -> tuple[int, ...]:
-    """Penalty value per physical id: pips at face value, J/Q/K ``face``, A 1, joker 0."""
-    out = []
-    for c in range(MAX_PACKS * PACK):
-        b = c % PACK
-        if b >= JOKER:
-            out.append(0)
-        else:
-            r = b % 13
-            out.append(1 if r == 12 else face if r >= 9 else r + 2)
-    return tuple(out)
-
-
-def bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-def hand_tokens(mask: int) -> list[str]:
-    return [TOKENS[c] for c in bits(mask)]
 
 
 class SheddingGame(Game):
@@ -327,7 +292,7 @@ class SheddingState(State):
             seen: set[str] = set()
             lst: list[str] = []
             for c in cards:  # singles, in card order
-                a = SINGLE[c]
+                a = DISCARD[c]
                 if a not in seen:
                     seen.add(a)
                     lst.append(a)

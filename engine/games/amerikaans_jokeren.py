@@ -39,16 +39,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import PACK, TOKENS, deck_108
+from engine.cards import DISCARD, JOKER_MASK, PACK, TOKENS, bits, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
-from engine.games._rummy import (
-    DISCARD,
-    JOKER_MASK,
-    RummyGame,
-    RummyState,
-    bits,
-    value_table,
-)
+from engine.games._rummy import RummyGame, RummyState
 from engine.games.jokeren_drift import meld_points
 from engine.melds import Item, item_token
 

@@ -41,18 +41,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.cards import TOKENS, build_deck
+from engine.cards import PHYS, TOKENS, bits, build_deck, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
-from engine.games._knock import (
-    OUT_VERBS,
-    PHYS,
-    AllMeldState,
-    ConfrontationGame,
-    MeldSpec,
-    Solver,
-    bits,
-    value_table,
-)
+from engine.deadwood import MeldSpec, Solver
+from engine.games._knock import OUT_VERBS, AllMeldState, ConfrontationGame
 from engine.games.wildcard_rummy import deal_size, packs_for
 
 COMBO_VALUES = value_table(ace=11, joker=15)  # CR1

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.cards import ACE, deck_108
+from engine.cards import ACE, BASE, bits, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
-from engine.games._rummy import BASE, RummyGame, RummyState, bits, value_table
+from engine.games._rummy import RummyGame, RummyState
 from engine.melds import Item
 
 PENALTY = value_table(ace=11, face=10, joker=25)

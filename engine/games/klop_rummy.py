@@ -35,9 +35,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.cards import deck_52
+from engine.cards import PHYS, deck_52, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
-from engine.games._knock import PHYS, ConfrontationGame, ConfrontationState, MeldSpec, Solver, value_table
+from engine.deadwood import MeldSpec, Solver
+from engine.games._knock import ConfrontationGame, ConfrontationState
 
 VALUES = value_table(ace=1)  # KR1
 RUMMY_BONUS = 25

@@ -42,28 +42,23 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import JOKER, TOKENS, card, deck_108
-from engine.core import NO_CARD_TABLES, Option, register
-from engine.errors import IllegalAction
-from engine.games._rummy import (
+from engine.cards import (
     BASE,
     IS_JOKER,
+    JOKER,
     JOKER_MASK,
-    MELD1,
-    MELDJ,
     PACK,
-    RANK_MASK,
-    RUMMY_VERBS,
-    SPREAD,
-    Meld,
-    RummyGame,
-    RummyState,
+    TOKENS,
     base_set,
     bits,
-    pos_base,
+    card,
+    deck_108,
     value_table,
 )
-from engine.melds import GroupRule, Item, RunRule
+from engine.core import NO_CARD_TABLES, Option, register
+from engine.errors import IllegalAction
+from engine.games._rummy import MELD1, MELDJ, RANK_MASK, RUMMY_VERBS, SPREAD, Meld, RummyGame, RummyState
+from engine.melds import GroupRule, Item, RunRule, pos_base
 
 PENALTY = value_table(ace=10, face=10, joker=25)  # L1: joker 25; seed: A and faces 10, pips face
 OUT_AT = 100  # L5: ">= 100"

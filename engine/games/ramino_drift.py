@@ -36,19 +36,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import JOKER, TOKENS, deck_54
+from engine.cards import BASE, DISCARD, IS_JOKER, JOKER, JOKER_MASK, PHYS, TOKENS, bits, deck_54, value_table
 from engine.core import NO_CARD_TABLES, Option, register
-from engine.games._rummy import (
-    BASE,
-    DISCARD,
-    IS_JOKER,
-    JOKER_MASK,
-    PHYS,
-    RummyGame,
-    RummyState,
-    bits,
-    value_table,
-)
+from engine.games._rummy import RummyGame, RummyState
 from engine.melds import GroupRule, Item, RunRule, item_token
 
 PENALTY = value_table(ace=1, face=10, joker=20)

@@ -40,19 +40,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import deck_108
+from engine.cards import PHYS, bits, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
-from engine.games._knock import (
-    PHYS,
-    ConfrontationGame,
-    ConfrontationState,
-    MeldSpec,
-    Solver,
-    bits,
-    isolated_mask,
-    naturals,
-    value_table,
-)
+from engine.deadwood import MeldSpec, Solver, isolated_mask, naturals
+from engine.games._knock import ConfrontationGame, ConfrontationState
 
 VALUES = value_table(ace=1, joker=20)  # RK4
 JOKER_VALUE = 20

@@ -43,22 +43,19 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from engine.cards import ACE, PACK, TOKENS, deck_52
+from engine.cards import DISCARD, PHYS, TOKENS, bits, deck_52, hand_tokens, value_table
 from engine.core import NO_CARD_TABLES, Game, Option, State, rank_by, register
 from engine.deal import Cards, check_deal, pack_tokens
-from engine.games._knock import PHYS, bits, hand_tokens, value_table
-from engine.melds import GroupRule, RunRule, enumerate_groups, enumerate_runs
+from engine.melds import GroupRule, RunRule, enumerate_groups, enumerate_runs, position
 
 VALUES = value_table(ace=1)  # T1
 HAND = 5
 GROUPS = GroupRule(min_size=3, max_size=4, distinct_suits=True)  # T6
 RUNS = RunRule(min_len=3, ace_low=True, ace_high=False)  # T5
-DISCARD = tuple("discard " + TOKENS[c] for c in range(PACK))
 
 
 def _place(c: int) -> int:
-    r = c % 13
-    return 0 if r == ACE else r + 1  # T5: the ace below the 2 only
+    return position(c, False)  # T5: the ace below the 2 only
 
 
 class TonkState(State):

@@ -5,8 +5,8 @@ import random
 from typing import Any
 
 from engine import State, load_game
-from engine.cards import TOKENS
-from engine.games._knock import PHYS, MeldSpec, Solver, value_table
+from engine.cards import PHYS, TOKENS, value_table
+from engine.deadwood import MeldSpec, Solver
 
 STOCK = ["6C", "9C", "3S", "4C"]
 HIGH = ["KD", "QC", "JS"]  # 30, no meld

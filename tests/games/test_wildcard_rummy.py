@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from engine import State, load_game
-from engine.cards import TOKENS, cards_of
+from engine.cards import TOKENS, cards_of, value_table
+from engine.deadwood import MeldSpec, Solver
 from engine.errors import IllegalAction
-from engine.games._knock import MeldSpec, Solver, value_table
 
 LOSER = ["AC", "3D", "8H", "QC", "JD", "TD", "4S"]  # no meld: 11+3+8+10+10+10+4 = 56
 STOCK = ["6C", "7C", "3S", "4C"]
