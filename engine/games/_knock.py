@@ -39,7 +39,16 @@ from engine.deadwood import (
     melds_text,
     naturals,
 )
-from engine.deal import Cards, check_deal, check_sizes, pack_tokens
+from engine.deal import check_deal, check_sizes, pack_tokens
+from engine.stock import (
+    DrawDiscardState,
+    ReformMode,
+    ReformRule,
+    deal_injected,
+    read_seat,
+    read_totals,
+    reform_mode,
+)
 
 OUT_VERBS: dict[str, tuple[str, str]] = {"knock": ("cards0", "knock, or knock 5H (out with that discard)")}
 """The going-out verb of :class:`AllMeldState` games: ``knock`` alone or with its discard (WR7, CR4)."""
@@ -91,7 +100,7 @@ class ConfrontationGame(Game):
         return got
 
 
-class ConfrontationState(State):
+class ConfrontationState(DrawDiscardState):
     """Deal, draw, discard, stock re-forming and the going-out decision of the hidden-hand rummies.
 
     Turn: ``draw stock`` / ``draw discard``; then, when the game allows the player to end the deal
@@ -122,8 +131,9 @@ class ConfrontationState(State):
     out_verb: ClassVar[str] = "knock"
     ban_taken: ClassVar[bool] = True
     """The card taken from the discard pile (or an identical one) may not be discarded this turn."""
-    reform: ClassVar[str] = "flip"
-    """Stock exhausted: 'flip' (turn the pile over, X3), 'shuffle', or 'none' (the game ends the deal)."""
+    reform: ClassVar[ReformMode] = "flip"
+    """Stock exhausted: 'flip' (turn the pile over, X3), 'shuffle', or 'none' (the game ends the deal);
+    a game with option ``reshuffle`` chooses by it (:meth:`reform_mode`)."""
 
     hands: list[int]
     known: list[int]
@@ -239,12 +249,9 @@ class ConfrontationState(State):
         n = self.players
         d = check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(self.deck), sizes=None,
                        stock="rest", upcard="optional", extra=("totals", "first"))
-        totals = deal.get("totals")
+        totals = read_totals(deal, n, ints=True)
         if totals is not None:
-            if (not isinstance(totals, list) or len(totals) != n
-                    or not all(isinstance(t, int) and not isinstance(t, bool) for t in totals)):
-                raise ValueError(f"injected deal: 'totals' must list {n} ints, one per seat")
-            self._start_from(list(totals))
+            self._start_from(totals)
         for s, toks in enumerate(d.hands):
             if toks and not self.active[s]:
                 raise ValueError(f"injected deal: seat {s} is out of the match and holds no cards")
@@ -254,33 +261,15 @@ class ConfrontationState(State):
             raise ValueError(f"injected deal: 'dealer' must be a seat 0..{n - 1} still in, got {dealer!r}")
         self._reset_deal()
         self.dealer = dealer
-        cards = Cards(self.deck)
-        for s, toks in enumerate(d.hands):
-            for tok in toks:
-                self.hands[s] |= 1 << cards.take(tok)
-        up = cards.take(d.upcard) if d.upcard is not None else None
-        if d.stock is not None:
-            stock = [cards.take(t) for t in d.stock]
-            stock.reverse()  # internal: top card last
-        else:
-            stock = cards.rest()
-            self.rng.shuffle(stock)
-        self.stock = stock
-        if up is not None:
-            self.pile.append(up)
+        dealt = deal_injected(d, self.deck, self.rng)
+        self.hands = dealt.hands
+        self.stock = dealt.stock
+        if dealt.upcard is not None:
+            self.pile.append(dealt.upcard)
         elif self.stock:
             self.pile.append(self.stock.pop())
-        m = 0
-        for h in self.hands:
-            m |= h
-        for c in self.stock + self.pile:
-            m |= 1 << c
-        self.deck_mask = m
-        first = deal.get("first", self._next_active(dealer))
-        if (not isinstance(first, int) or isinstance(first, bool) or not 0 <= first < n
-                or not self.active[first]):
-            raise ValueError(f"injected deal: 'first' must be a seat still in, got {first!r}")
-        self._begin_turn(first)
+        self.deck_mask = dealt.mask
+        self._begin_turn(read_seat(deal, "first", self.active, self._next_active(dealer)))
 
     def _start_from(self, totals: list[int]) -> None:
         self.totals = list(totals)
@@ -300,29 +289,26 @@ class ConfrontationState(State):
             if not self.stock:  # X7: no stock and none can be formed
                 self._stock_out()
 
+    def reform_mode(self) -> ReformMode:
+        """X3: the class's ``reform``, or the game's option ``reshuffle`` where it has one."""
+        return reform_mode(self.reform, self.game.options)
+
     def _reform(self) -> bool:
         """X3: re-form the stock from the discard pile, keeping its top card face up."""
-        if self.reform == "none" or len(self.pile) < 2:
+        # X7 safety net (``max_reforms``): past the cap the deal then ends with no winner
+        rule = ReformRule(self.reform_mode(), self.game.options.get("max_reforms"), keep=1)
+        got = rule.reform(self.pile, self.reforms, self.rng)
+        if got is None:
             return False
-        cap = self.game.options.get("max_reforms")
-        if cap is not None and self.reforms >= cap:
-            return False  # X7 safety net: the deal then ends with no winner
-        rest = self.pile[:-1]
-        self.pile = self.pile[-1:]
-        if self.reform == "flip":
-            rest.reverse()  # the pile's bottom (oldest) card becomes the top of the stock
-            self.stock = rest
-            self.stock_view = "order"
-        else:
-            self.rng.shuffle(rest)
-            self.stock = rest
-            self.stock_view = "set"
+        self.stock, self.pile = got
+        self.stock_view = "order" if rule.mode == "flip" else "set"
         self.reforms += 1
-        self._reformed(len(rest))
+        self._reformed(len(self.stock))
         return True
 
     def _reformed(self, size: int) -> None:
-        """Hook: emit the game's re-forming event."""
+        """The re-forming event (X3)."""
+        self._emit("stock_flipped", size=size, shuffled=self.reform_mode() == "shuffle")
 
     def _current(self) -> int:
         return self.turn
@@ -432,40 +418,17 @@ class ConfrontationState(State):
         z.update(stock=st, pile=pl)
         return z
 
-    def hidden_cards(self, viewer: int) -> int:
-        if self._over:
-            return 0  # the last deal ended with every hand shown
-        m = 0
-        for s, h in enumerate(self.hands):
-            if s != viewer:
-                m |= h & ~self.known[s]
-        return m
-
     def determinize(self, seat: int, rng: random.Random) -> State:
         new = self.clone()
         assert isinstance(new, ConfrontationState)
-        pool = list(self.stock) if self.stock_view == "hidden" else []
-        sizes: list[int] = []
-        for s, h in enumerate(self.hands):
-            hidden = 0 if s == seat else h & ~self.known[s]
-            sizes.append(hidden.bit_count())
-            pool += bits(hidden)
-        rng.shuffle(pool)
-        for s in range(self.players):
-            if s == seat:
-                continue
-            h = self.hands[s] & self.known[s]
-            for _ in range(sizes[s]):
-                h |= 1 << pool.pop()
-            new.hands[s] = h
+        pool = self._redeal_hidden(new, seat, rng, stock_hidden=self.stock_view == "hidden")
         if self.stock_view == "hidden":
             new.stock = pool
         elif self.stock_view == "set":
             stock = list(self.stock)
             rng.shuffle(stock)
             new.stock = stock
-        new.rng = random.Random(rng.getrandbits(64))
-        new._legal = None
+        self._reseed(new, rng)
         return new
 
     def _observe(self, seat: int) -> dict[str, Any]:

@@ -41,7 +41,6 @@ Injected deal (X6): ``{"dealer": d, "hands": [[...], ...], "stock": [... top fir
 """
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import replace
@@ -63,9 +62,18 @@ from engine.cards import (
 )
 from engine.core import Game, State
 from engine.deadwood import meld_token_lists, plan_search
-from engine.deal import Cards, check_deal, check_sizes, pack_tokens
+from engine.deal import check_deal, check_sizes, pack_tokens
 from engine.errors import IllegalAction
 from engine.melds import GroupRule, Item, RunRule, check_group, check_run, item_token, pos_base
+from engine.stock import (
+    DrawDiscardState,
+    ReformMode,
+    ReformRule,
+    deal_injected,
+    kept_for_discard,
+    read_totals,
+    reform_mode,
+)
 
 SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39
 RANK_MASK: tuple[int, ...] = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
@@ -160,7 +168,7 @@ class RummyGame(Game):
     hand_size: ClassVar[int] = 13
     run_rule: ClassVar[RunRule] = RunRule(min_len=3, ace_low=True, ace_high=True, min_naturals=1)
     set_rule: ClassVar[GroupRule] = GroupRule(min_size=3, max_size=4, distinct_suits=True, jokers=True)
-    reform: ClassVar[str] = "shuffle"
+    reform: ClassVar[ReformMode] = "shuffle"
     """X3: ``shuffle`` or ``flip`` the discard pile (less its top card) into a new stock."""
     keep_for_discard: ClassVar[bool] = True
     """Going out needs a final discard: table play leaves at least 1 card (2 before going out is
@@ -202,9 +210,18 @@ class RummyGame(Game):
         v = self.options.get("max_reforms", 3)
         return None if v is None else int(v)
 
+    def reform_rule(self) -> ReformRule:
+        """X3/X7 of this game (:attr:`reform` or option ``reshuffle``, and ``max_reforms``), made once."""
+        rule = self.__dict__.get("_reform_rule")
+        if rule is None:
+            rule = self.__dict__["_reform_rule"] = ReformRule(
+                reform_mode(self.reform, self.options), self.max_reforms(), keep=1)
+        return rule
 
-class RummyState(State):
+
+class RummyState(DrawDiscardState):
     """The deal machinery of the drift rummies; the games add scoring and the match end."""
+    shown_at_end: ClassVar[bool] = False
     OBSERVATION: ClassVar[dict[str, str | None]] = {
         "hand": "your cards (list[card]; a multiset: a two-pack game repeats tokens)",
         "dealer": "the seat that dealt this deal (int)",
@@ -367,13 +384,9 @@ class RummyState(State):
         d = check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(self._deck()), sizes=None,
                        stock="rest", upcard="optional" if self.game.upcard else "partial",
                        extra=("totals", "deal_no", *self.deal_keys))
-        totals = deal.get("totals")
+        totals = read_totals(deal, n, ints=False)
         if totals is not None:
-            if (not isinstance(totals, list) or len(totals) != n
-                    or not all(isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t)
-                               for t in totals)):
-                raise ValueError(f"injected deal: 'totals' must list {n} numbers, one per seat")
-            self.totals = [float(t) for t in totals]
+            self.totals = totals
             self.start_totals = list(self.totals)
         self._inject_extra(deal)
         check_sizes(d, [self._hand_size() if self.active[s] else 0 for s in range(n)])
@@ -384,26 +397,12 @@ class RummyState(State):
         self.deal_no = dno - 1
         dealer = self._first_dealer() if d.dealer is None else d.dealer
         self._reset_deal(dealer)
-        cards = Cards(self._deck())
-        for s, toks in enumerate(d.hands):
-            for tok in toks:
-                self.hands[s] |= 1 << cards.take(tok)
-        up = cards.take(d.upcard) if d.upcard is not None else None
-        if d.stock is not None:
-            stock = [cards.take(t) for t in d.stock]
-            stock.reverse()  # internal: top card last
-        else:
-            stock = cards.rest()
-            self.rng.shuffle(stock)
-        self.stock = stock
-        if up is not None:
-            self.pile.append(up)
-        m = 0
-        for h in self.hands:
-            m |= h
-        for c in self.stock + self.pile:
-            m |= 1 << c
-        self.deck_mask = m
+        dealt = deal_injected(d, self._deck(), self.rng)
+        self.hands = dealt.hands
+        self.stock = dealt.stock
+        if dealt.upcard is not None:
+            self.pile.append(dealt.upcard)
+        self.deck_mask = dealt.mask
         self._begin_play()
 
     deal_keys: ClassVar[tuple[str, ...]] = ()
@@ -440,21 +439,16 @@ class RummyState(State):
 
     def _reform(self) -> bool:
         """X3/X7: the discard pile less its top card becomes the new stock, if allowed."""
-        cap = self.game.max_reforms()
-        if len(self.pile) < 2 or (cap is not None and self.reforms >= cap):
+        rule = self.game.reform_rule()
+        got = rule.reform(self.pile, self.reforms, self.rng)
+        if got is None:
             return False
-        top = self.pile.pop()
-        rest = self.pile
-        self.pile = [top]
+        self.stock, self.pile = got
         self.reforms += 1
-        if self.game.reform == "flip":
-            rest.reverse()  # the pile's bottom (oldest) card becomes the top of the stock
-            self.stock = rest
-            self._emit("stock_flipped", cards=len(rest), reforms=self.reforms)
+        if rule.mode == "flip":
+            self._emit("stock_flipped", cards=len(self.stock), reforms=self.reforms)
         else:
-            self.rng.shuffle(rest)
-            self.stock = rest
-            self._emit("stock_reshuffled", cards=len(rest), reforms=self.reforms)
+            self._emit("stock_reshuffled", cards=len(self.stock), reforms=self.reforms)
         return True
 
     def out_allowed(self) -> bool:
@@ -465,9 +459,7 @@ class RummyState(State):
 
     def keep(self) -> int:
         """Cards table play must leave in hand (the card kept for the discard)."""
-        if not self.game.keep_for_discard:
-            return 0
-        return 1 if self.out_allowed() else 2
+        return kept_for_discard(self.game.keep_for_discard, self.out_allowed())
 
     def _current(self) -> int:
         return self.turn
@@ -1399,36 +1391,9 @@ class RummyState(State):
         z.update(stock=stock, pile=pile, table=table, building=build)
         return z
 
-    def hidden_cards(self, viewer: int) -> int:
-        m = 0
-        for s, h in enumerate(self.hands):
-            if s != viewer:
-                m |= h & ~self.known[s]
-        return m
-
-    def determinize(self, seat: int, rng: random.Random) -> State:
-        new = self.clone()
-        assert isinstance(new, RummyState)
-        pool = list(self.stock)
-        sizes: list[int] = []
-        for s, h in enumerate(self.hands):
-            hidden = 0 if s == seat else h & ~self.known[s]
-            sizes.append(hidden.bit_count())
-            pool += bits(hidden)
-        rng.shuffle(pool)
-        for s in range(self.players):
-            if s == seat:
-                continue
-            h = self.hands[s] & self.known[s]
-            for _ in range(sizes[s]):
-                h |= 1 << pool.pop()
-            new.hands[s] = h
-        new.stock = pool
+    def _after_redeal(self, new: Any, seat: int) -> None:
         if new.snap is not None and seat != self.turn:
             new.snap = None  # another seat's take-back point is not known precisely
-        new.rng = random.Random(rng.getrandbits(64))
-        new._legal = None
-        return new
 
     def _observe(self, seat: int) -> dict[str, Any]:
         return {

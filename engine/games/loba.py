@@ -59,6 +59,7 @@ from engine.core import NO_CARD_TABLES, Option, register
 from engine.errors import IllegalAction
 from engine.games._rummy import MELD1, MELDJ, RANK_MASK, RUMMY_VERBS, SPREAD, Meld, RummyGame, RummyState
 from engine.melds import GroupRule, Item, RunRule, pos_base
+from engine.stock import ReformMode
 
 PENALTY = value_table(ace=10, face=10, joker=25)  # L1: joker 25; seed: A and faces 10, pips face
 OUT_AT = 100  # L5: ">= 100"
@@ -671,7 +672,7 @@ class Loba(RummyGame):
     run_rule: ClassVar[RunRule] = RunRule(min_len=4, ace_low=True, ace_high=True, min_naturals=1,
                                           max_jokers=2)
     set_rule: ClassVar[GroupRule] = GroupRule(min_size=3, max_size=6, distinct_suits=False, jokers=False)
-    reform: ClassVar[str] = "shuffle"  # L8
+    reform: ClassVar[ReformMode] = "shuffle"  # L8
     keep_for_discard: ClassVar[bool] = False  # L10: out as soon as the hand is empty
     out_after_everyone: ClassVar[bool] = False
     joker_reuse: ClassVar[str] = "meld"

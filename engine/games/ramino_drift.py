@@ -40,6 +40,7 @@ from engine.cards import BASE, DISCARD, IS_JOKER, JOKER, JOKER_MASK, PHYS, TOKEN
 from engine.core import NO_CARD_TABLES, Option, register
 from engine.games._rummy import RummyGame, RummyState
 from engine.melds import GroupRule, Item, RunRule, item_token
+from engine.stock import ReformMode
 
 PENALTY = value_table(ace=1, face=10, joker=20)
 OUT_AT = 101
@@ -86,26 +87,6 @@ class RaminoDriftState(RummyState):
                 raise ValueError(f"injected deal: eliminated seat {s} must have an empty hand")
             self.active[s] = False
             self.out_deal[s] = -1
-
-    # ----------------------------------------------------------------- stock (X3, X7)
-    def _reform(self) -> bool:
-        cap = self.game.max_reforms()
-        if len(self.pile) < 2 or (cap is not None and self.reforms >= cap):
-            return False
-        top = self.pile.pop()
-        rest = self.pile
-        self.pile = [top]
-        self.reforms += 1
-        if self.game.options["reshuffle"]:
-            self.rng.shuffle(rest)
-            self.stock = rest
-            self._emit("stock_reshuffled", cards=len(rest), reforms=self.reforms)
-        else:
-            # seed L709: turn the discard pile over without shuffling: its oldest card on top
-            rest.reverse()
-            self.stock = rest
-            self._emit("stock_flipped", cards=len(rest), reforms=self.reforms)
-        return True
 
     # ----------------------------------------------------------------- the discard ban
     def _banned(self, c: int) -> bool:
@@ -310,7 +291,7 @@ class RaminoDrift(RummyGame):
     hand_size: ClassVar[int] = 7
     run_rule: ClassVar[RunRule] = RunRule(min_len=3, ace_low=True, ace_high=False, min_naturals=1)
     set_rule: ClassVar[GroupRule] = GroupRule(min_size=3, max_size=4, distinct_suits=True, jokers=True)
-    reform: ClassVar[str] = "flip"
+    reform: ClassVar[ReformMode] = "flip"
     keep_for_discard: ClassVar[bool] = False  # RD2: going out with or without a discard
     out_after_everyone: ClassVar[bool] = False
     joker_reuse: ClassVar[str] = "any"  # RD6: a new meld or a lay-off

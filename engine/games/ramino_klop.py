@@ -57,10 +57,6 @@ class RaminoKlopState(ConfrontationState):
     out_deal: list[int]
     """The deal in which each seat was eliminated (0: still in)."""
 
-    @property
-    def reform(self) -> str:  # type: ignore[override]
-        return "shuffle" if self.game.options["reshuffle"] else "flip"
-
     def _setup(self, deal: dict[str, Any] | None) -> None:
         self.out_deal = [0] * self.players
         super()._setup(deal)
@@ -75,9 +71,6 @@ class RaminoKlopState(ConfrontationState):
 
     def _deal_size(self) -> int:
         return 7
-
-    def _reformed(self, size: int) -> None:
-        self._emit("stock_flipped", size=size, shuffled=self.reform == "shuffle")
 
     # ----------------------------------------------------------------- knocking
     def _knock_ok(self, hand: int, c: int) -> bool:

@@ -71,10 +71,6 @@ class WildcardRummyState(AllMeldState):
     game: WildcardRummy
     ban_taken: ClassVar[bool] = True
 
-    @property
-    def reform(self) -> str:  # type: ignore[override]
-        return "shuffle" if self.game.options["reshuffle"] else "flip"
-
     def _match_deck(self) -> list[int]:
         packs = packs_for(self.players, self.game.options["packs"])
         if packs == 1 and self.players == 7:
@@ -84,9 +80,6 @@ class WildcardRummyState(AllMeldState):
     def _deal_size(self) -> int:
         packs = packs_for(self.players, self.game.options["packs"])
         return deal_size(self.players, packs, self.game.options["three_player_cards"])
-
-    def _reformed(self, size: int) -> None:
-        self._emit("stock_flipped", size=size, shuffled=self.reform == "shuffle")
 
     def _stock_out(self) -> None:
         self._emit("deal_without_winner", pile=len(self.pile))
