@@ -162,8 +162,18 @@ class DrawDiscardState(State):
     hands: list[int]
     known: list[int]
     stock: list[int]
+    active: list[bool]
+    """Per seat, still in the match (games that eliminate players)."""
     shown_at_end: ClassVar[bool] = True
     """At the match's end every hand has been shown: nothing is hidden any more."""
+
+    def _next_active(self, seat: int) -> int:
+        """The next seat after ``seat`` still in the match."""
+        n = self.players
+        s = (seat + 1) % n
+        while not self.active[s]:
+            s = (s + 1) % n
+        return s
 
     def hidden_cards(self, viewer: int) -> int:
         if self.shown_at_end and self._over:

@@ -30,8 +30,8 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from engine.cards import BASE, DISCARD, PHYS, TOKENS, bits, hand_tokens
-from engine.core import Game, State
+from engine.cards import BASE, DISCARD, PHYS, TOKENS, bits, build_deck, hand_tokens
+from engine.core import Game, Option, State, rank_by
 from engine.deadwood import (
     CACHE_LIMIT,
     Solver,
@@ -202,13 +202,6 @@ class ConfrontationState(DrawDiscardState):
             self._start_deal(self._first_dealer())
         else:
             self._inject(deal)
-
-    def _next_active(self, seat: int) -> int:
-        n = self.players
-        s = (seat + 1) % n
-        while not self.active[s]:
-            s = (s + 1) % n
-        return s
 
     def _reset_deal(self) -> None:
         n = self.players
@@ -496,3 +489,117 @@ class AllMeldState(ConfrontationState):
 
     def _out_discards(self, seat: int) -> int:
         return 0  # ``knock`` alone goes out without a discard; ``knock XX`` names the discard
+
+
+def packs_for(players: int, option: int | None) -> int:
+    """WR1/CR3: one pack for 2-6 players, two for 7 (or the game's option ``packs``)."""
+    if option is not None:
+        return option
+    return 2 if players >= 7 else 1
+
+
+def deal_size(players: int, packs: int, three: int) -> int:
+    """WR2/CR3: two packs 10 each; one pack 7 each (6 players: 6; 3 players: ``three``)."""
+    if packs == 2:
+        return 10
+    if players == 3:
+        return three  # WR2
+    return 6 if players == 6 else 7
+
+
+def one_winner_options(packs: str, cards: str, target: str) -> tuple[Option, ...]:
+    """The options :class:`OneWinnerState` games share (``packs``, ``cards``, ``target``: the rule
+    ids their help names)."""
+    return (
+        Option("packs", None, f"{packs}: packs (1 or 2); default one for 2-6 players, two for 7",
+               choices=(None, 1, 2)),
+        Option("three_player_cards", 7, f"{cards}: cards each with 3 players and one pack", choices=(7, 10)),
+        Option("reshuffle", False, "Stock exhausted: shuffle the pile instead of turning it over"),
+        Option("max_reforms", 30, "X7 safety net: stock re-formings per deal, then the deal ends with no "
+               "winner (None: no cap, X7; deterministic players can loop for ever) [engine default]",
+               nullable=True, check=lambda v: v >= 0, max=1000),
+        Option("deal_cap", 50, "Safety net: the match ends after this many deals even if nobody reached "
+               "the target (deals without a winner score nothing) [engine default]",
+               check=lambda v: v >= 1, max=1000),
+        Option("target", 100, f"{target}: the match ends when a total reaches this [engine default]",
+               check=lambda v: v >= 1, max=10000),
+    )
+
+
+class OneWinnerState(AllMeldState):
+    """Wildcard and Cincinnati Rummy: one or two packs by the number of players, the winner alone
+    scores the deal (:meth:`_deal_points`), a deal without winner scores nothing, the first to the
+    option ``target`` wins (``deal_cap`` deals at most)."""
+
+    ban_taken: ClassVar[bool] = True
+    packs_rule: ClassVar[str] = "WR1"
+    """The rule that asks for two packs with 7 players (in the error that says so)."""
+    scores_word: ClassVar[str] = "collects"
+    """What the winner does in the invariant that only he scores (``collects``, ``scores``)."""
+
+    def _match_deck(self) -> list[int]:
+        packs = packs_for(self.players, self.game.options["packs"])
+        if packs == 1 and self.players == 7:
+            raise ValueError(f"{self.game.id}: 7 players need two packs ({self.packs_rule})")
+        return build_deck(jokers=2 * packs, packs=packs)
+
+    def _deal_size(self) -> int:
+        packs = packs_for(self.players, self.game.options["packs"])
+        return deal_size(self.players, packs, self.game.options["three_player_cards"])
+
+    def _stock_out(self) -> None:
+        self._emit("deal_without_winner", pile=len(self.pile))
+        self.sheet.append([0.0] * self.players)
+        self.last = {"deal": self.deal_no, "winner": None}
+        self._next_deal()
+
+    def _deal_points(self, seat: int, discard: int | None, shown: tuple[list[list[str]], list[list[str]],
+                     list[list[str]], list[int]]) -> list[int]:
+        """The deal's points per seat when ``seat`` went out (the game's events said)."""
+        raise NotImplementedError
+
+    def _end_out(self, seat: int, discard: int | None) -> None:
+        shown = self._shown()
+        hands, melds, dead, dw = shown
+        pts = self._deal_points(seat, discard, shown)
+        self.sheet.append([float(p) for p in pts])
+        self.totals[seat] += pts[seat]
+        self.last = {"deal": self.deal_no, "winner": seat, "points": pts, "penalties": dw,
+                     "hands": hands, "melds": melds, "deadwood_cards": dead}
+        if self.totals[seat] >= self.game.options["target"]:  # WR6, CR2
+            self._finish()
+            return
+        self._next_deal()
+
+    def _next_deal(self) -> None:
+        if self._deals_done() or self.deal_no >= self.game.options["deal_cap"]:
+            self._finish()
+            return
+        self._start_deal((self.dealer + 1) % self.players)
+
+    def scores(self) -> list[float]:
+        return [float(t) for t in self.totals]
+
+    def ranking(self) -> list[int]:
+        return rank_by(self.totals, lower_is_better=False)
+
+    def _winner_invariants(self, last: dict[str, Any], w: int) -> list[str]:
+        """Hook: the game's checks of the winner's score in the last deal."""
+        return []
+
+    def _invariants(self) -> list[str]:
+        out: list[str] = []
+        t = list(self.start_totals)
+        for row in self.sheet:
+            if sum(1 for v in row if v) > 1 or any(v < 0 for v in row):
+                out.append(f"deal row {row}: only the winner {self.scores_word}")
+            t = [t[s] + int(row[s]) for s in range(self.players)]
+        if t != self.totals:
+            out.append(f"totals {self.totals} differ from the sheet {t}")
+        last = self.last
+        if last is not None and last.get("winner") is not None and self.sheet:
+            w = last["winner"]
+            if last["penalties"][w] != 0:
+                out.append(f"the winner {w} did not meld every card: {last['deadwood_cards'][w]}")
+            out += self._winner_invariants(last, w)
+        return out

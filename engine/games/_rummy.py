@@ -59,6 +59,7 @@ from engine.cards import (
     bits,
     card,
     hand_tokens,
+    value_table,
 )
 from engine.core import Game, State
 from engine.deadwood import meld_token_lists, plan_search
@@ -126,6 +127,23 @@ def rule_aces(rule: RunRule) -> tuple[int, ...]:
 def nat_strings(acc: tuple[int, list[str]], i: int) -> list[tuple[int, str]]:
     """The natural lay-off actions of a meld numbered ``i + 1`` that takes the bases ``acc[0]``."""
     return [(x, f"layoff {TOKENS[x]} {i + 1}") for x in bits(acc[0])]
+
+
+OPEN_POINTS = value_table(ace=11, face=10, joker=0)
+"""Per base id (ace high 11); a joker is counted as the card it names (AJ3 through JD6: the
+Jokeren family's opening points)."""
+
+
+def meld_points(kind: str, items: list[Item], lo: int) -> int:
+    """AJ3: the points of a meld, a joker as its card, an ace 1 when low in a run."""
+    total = 0
+    for i, (c, nm) in enumerate(items):
+        b = BASE[c] if nm is None else nm
+        if b % 13 == ACE and kind == "run" and lo + i == 0:
+            total += 1
+        else:
+            total += OPEN_POINTS[b]
+    return total
 
 
 class Meld:
@@ -314,13 +332,6 @@ class RummyState(DrawDiscardState):
     def _first_dealer(self) -> int:
         return 0  # X1
 
-    def _next_active(self, seat: int) -> int:
-        n = self.players
-        s = (seat + 1) % n
-        while not self.active[s]:
-            s = (s + 1) % n
-        return s
-
     def _reset_deal(self, dealer: int) -> None:
         n = self.players
         self.deal_no += 1
@@ -336,16 +347,7 @@ class RummyState(DrawDiscardState):
         self.opened = [False] * n
         self.turns = 0
         self.reforms = 0
-        self.must_use = 0
-        self.snap = None
-        self.turn_melds = []
-        self.turn_laid = []
-        self.turn_layoffs = []
-        self.turn_swaps = 0
-        self.takebacks = 0
-        self.took_discard = -1
-        self.pickup_refused = False
-        self.forced = []
+        self._clear_turn()
         self._legal = None
         self._deal_setup()
 
@@ -416,9 +418,8 @@ class RummyState(DrawDiscardState):
         self._begin_turn(self.first)
 
     # ----------------------------------------------------------------- turn flow
-    def _begin_turn(self, seat: int) -> None:
-        self.turn = seat
-        self.phase = "draw"
+    def _clear_turn(self) -> None:
+        """A turn begins: nothing laid, taken back or owed to the table yet."""
         self.must_use = 0
         self.snap = None
         self.turn_melds = []
@@ -430,6 +431,11 @@ class RummyState(DrawDiscardState):
         self.pickup_refused = False
         self.forced = []
         self.building = []
+
+    def _begin_turn(self, seat: int) -> None:
+        self.turn = seat
+        self.phase = "draw"
+        self._clear_turn()
         if not self.stock and not self._reform():
             # X7: the stock is empty and cannot be re-formed: the deal ends without a winner
             self._emit("deal_without_winner", reforms=self.reforms)
@@ -1444,6 +1450,35 @@ class RummyState(DrawDiscardState):
 
     def _meld_valid(self, m: Meld) -> Meld | None:
         return self._meld_ok(m.items)
+
+    def _last_row_invariants(self, winner: str = "the winner") -> list[str]:
+        """The last deal's row: the seat that went out (``winner``) scored nothing, nobody less."""
+        out: list[str] = []
+        last = self.last
+        if last is not None and self.sheet:
+            row = self.sheet[-1]
+            w = last["winner"]
+            if w is not None and row[w] != 0:
+                out.append(f"deal {last['deal']}: {winner} scored {row[w]}")
+            if any(p < 0 for p in row):
+                out.append(f"deal {last['deal']}: a negative penalty {row}")
+        return out
+
+    def _read_eliminated(self, deal: dict[str, Any]) -> list[int]:
+        """An injected deal's ``eliminated`` (seats already out: empty hands), marked not active."""
+        n = self.players
+        out = deal.get("eliminated")
+        if out is None:
+            return []
+        if not isinstance(out, list) or not all(isinstance(s, int) and 0 <= s < n for s in out):
+            raise ValueError(f"injected deal: 'eliminated' must list seats 0..{n - 1}")
+        if n - len(set(out)) < 2:
+            raise ValueError("injected deal: at least two players must still be in")
+        for s in out:
+            if deal["hands"][s]:
+                raise ValueError(f"injected deal: eliminated seat {s} must have an empty hand")
+            self.active[s] = False
+        return out
 
 
 _SEARCH_SHARED = frozenset(("stock",))

@@ -165,13 +165,6 @@ class SheddingState(DrawDiscardState):
     def _first_player(self, dealer: int) -> int:
         return self._next_active(dealer)
 
-    def _next_active(self, seat: int) -> int:
-        n = self.players
-        s = (seat + 1) % n
-        while not self.active[s]:
-            s = (s + 1) % n
-        return s
-
     def _reset_deal(self) -> None:
         n = self.players
         self.hands = [0] * n

@@ -130,17 +130,8 @@ class LobaState(RummyState):
                     isinstance(x, int) and 0 <= x <= MAX_BUYBACKS for x in bb):
                 raise ValueError(f"injected deal: 'buybacks' must list {n} counts 0..{MAX_BUYBACKS}")
             self.buybacks = list(bb)
-        out = deal.get("eliminated")
-        if out is not None:
-            if not isinstance(out, list) or not all(isinstance(s, int) and 0 <= s < n for s in out):
-                raise ValueError(f"injected deal: 'eliminated' must list seats 0..{n - 1}")
-            if n - len(set(out)) < 2:
-                raise ValueError("injected deal: at least two players must still be in")
-            for s in out:
-                if deal["hands"][s]:
-                    raise ValueError(f"injected deal: eliminated seat {s} must have an empty hand")
-                self.active[s] = False
-                self.out_deal[s] = -1
+        for s in self._read_eliminated(deal):
+            self.out_deal[s] = -1
 
     # ----------------------------------------------------------------- meld rules
     def _sets_plain(self) -> bool:

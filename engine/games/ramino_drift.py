@@ -74,18 +74,7 @@ class RaminoDriftState(RummyState):
     deal_keys = ("eliminated",)
 
     def _inject_extra(self, deal: dict[str, Any]) -> None:
-        n = self.players
-        out = deal.get("eliminated")
-        if out is None:
-            return
-        if not isinstance(out, list) or not all(isinstance(s, int) and 0 <= s < n for s in out):
-            raise ValueError(f"injected deal: 'eliminated' must list seats 0..{n - 1}")
-        if n - len(set(out)) < 2:
-            raise ValueError("injected deal: at least two players must still be in")
-        for s in out:
-            if deal["hands"][s]:
-                raise ValueError(f"injected deal: eliminated seat {s} must have an empty hand")
-            self.active[s] = False
+        for s in self._read_eliminated(deal):
             self.out_deal[s] = -1
 
     # ----------------------------------------------------------------- the discard ban
@@ -234,15 +223,10 @@ class RaminoDriftState(RummyState):
         return obs
 
     def _invariants(self) -> list[str]:
-        out = super()._invariants()
+        out = super()._invariants() + self._last_row_invariants("the player out")
         last = self.last
         if last is not None and self.sheet:
             row = self.sheet[-1]
-            w = last["winner"]
-            if w is not None and row[w] != 0:
-                out.append(f"deal {last['deal']}: the player out scored {row[w]}")
-            if any(p < 0 for p in row):
-                out.append(f"deal {last['deal']}: a negative penalty {row}")
             if any(p > 2 * 20 + 5 * 10 for p in row):  # 7 cards at most: 2 jokers, 5 faces
                 out.append(f"deal {last['deal']}: a penalty above any hand's worth {row}")
         for s in range(self.players):
