@@ -1,9 +1,8 @@
-"""Meld algorithms shared by the rummies: new-meld candidates of a hand and the exact turn search.
+"""Exact searches over rummy hands: the turn search, meld covers and the deadwood minimiser.
 
-* :func:`meld_token_lists`: every new meld a hand can lay (sets and runs, jokers naming the cards
-  they stand for), as the tokens a player lays one at a time (``["7H", "7S", "JK=7D"]``), only
-  those holding a given card.  Over-generating is allowed: the caller's game validates each one
-  with its own rules (Loba's piernas, J7's jokers never side by side, ...).
+* :func:`can_reach` and :func:`can_cover`: over a hand's candidate melds
+  (:func:`engine.melds.meld_candidates`), can disjoint melds reach a number of points within a
+  card budget, can they cover every card but a few.
 * :func:`plan_search`: the exact "use it at once" search of RULES.md's common rummy definitions
   (J2/J12, J16, AJ15, JD5, RD6, L2): can the cards that must reach the table this turn get there,
   with the turn then able to end, under every rule of the game?  It is a depth-first search over
@@ -13,6 +12,21 @@
   card that must be used on the table, or frees a joker by a swap, or lays the one meld that gives
   a permission).  Returns the winning line of actions (the witness the take-back cap uses), or
   ``None``.
+* :class:`MeldSpec` and :class:`Solver`: the exact deadwood minimiser of the knock rummies.  A hand
+  (physical card ids, one or two packs) is split into melds -- sets of 3..``set_max`` cards of one
+  rank with distinct suits, runs of ``run_min``..``run_max`` consecutive cards of one suit, the ace
+  low, high or either (never both, no wrap) -- so that the value of the cards left over (the
+  deadwood) is as small as possible.  Wild cards (jokers, and in Wildcard Rummy the 2s, which may
+  also stand for themselves) fill any place; every meld holds at least one natural card.  The
+  search is exact (no limit): it takes the lowest natural card left and tries it as deadwood, in
+  every set and in every run window holding it (a place may be filled by a wild card even when
+  the natural card is held, so that the natural can serve elsewhere), memoised on the multiset of
+  naturals left and the number of wild cards left.  Duplicate cards of a two-pack game are
+  counted, not told apart.  :func:`lower_bound`, :func:`isolated` and :func:`prefilter_out` are
+  cheap necessary conditions in front of it.
+
+No table is built at import: the run-place tables (:data:`EXT13`, :data:`FOLD14`) are filled on
+first use.
 """
 from __future__ import annotations
 
@@ -21,100 +35,9 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from engine.cards import ACE, BASE, IS_JOKER, JOKER, PACK, TOKENS
-from engine.melds import POS_BASE, Item, item_token, pos_base, position
+from engine.melds import POS_BASE, Cand, Item, item_token, position
 
 S = TypeVar("S")
-
-
-def meld_token_lists(counts: dict[int, int], jokers: int, *, with_base: int | None, with_joker: bool,
-                     set_max: int, set_jokers: bool, set_distinct: bool, run_min: int, ace_low: bool,
-                     ace_high: bool, run_max_jokers: int | None, limit: int) -> list[list[str]]:
-    """New melds of a hand with naturals ``counts`` (base id -> copies) and ``jokers`` jokers, of at
-    most ``limit`` cards, each holding the natural ``with_base`` (or a joker if ``with_joker``).
-
-    Sets: 3..``set_max`` cards of one rank, naturals of distinct suits when ``set_distinct`` (else
-    any copies), jokers (if ``set_jokers``) naming suits the set lacks.  Runs: windows of one suit,
-    naturals where held and jokers in the gaps; a window may also put a joker on a held card's
-    place (so that the natural serves elsewhere) only when the caller's card is a joker.
-    """
-    out: list[list[str]] = []
-    seen: set[tuple[str, ...]] = set()
-
-    def add(toks: list[str]) -> None:
-        key = tuple(toks)
-        if key not in seen:
-            seen.add(key)
-            out.append(toks)
-
-    ranks = range(13) if with_base is None else (with_base % 13,)
-    for r in ranks:
-        held = [s for s in range(4) if counts.get(s * 13 + r, 0) > 0]
-        if not held:
-            continue
-        if set_distinct:
-            pools = [[s] for s in held]
-        else:
-            pools = [[s] * min(counts[s * 13 + r], set_max) for s in held]
-        flat = [s for p in pools for s in p]
-        for mask in range(1, 1 << len(flat)):
-            pick = [flat[i] for i in range(len(flat)) if mask >> i & 1]
-            if set_distinct and len(set(pick)) != len(pick):
-                continue
-            if with_base is not None and with_base // 13 not in pick:
-                continue
-            missing = [s for s in range(4) if s not in pick]
-            top = (min(jokers, len(missing) if set_distinct else set_max)) if set_jokers else 0
-            for nj in range(top + 1):
-                size = len(pick) + nj
-                if not 3 <= size <= set_max or size > limit or (with_joker and nj == 0):
-                    continue
-                names = missing[:nj] if set_distinct else [pick[0]] * nj
-                add([TOKENS[s * 13 + r] for s in sorted(pick)] + [f"JK={TOKENS[s * 13 + r]}" for s in names])
-    lo_all = 0 if ace_low else 1
-    hi_all = 13 if ace_high else 12
-    suits = range(4) if with_base is None else (with_base // 13,)
-    for s in suits:
-        P = 0
-        for p in range(lo_all, hi_all + 1):
-            if counts.get(pos_base(p, s), 0) > 0:
-                P |= 1 << p
-        if not P:
-            continue
-        for a in range(lo_all, hi_all + 1):
-            for z in range(a + run_min - 1, hi_all + 1):
-                if z - a + 1 > limit:
-                    break
-                w = ((1 << (z - a + 1)) - 1) << a
-                if with_base is not None:
-                    wp = [p for p in range(a, z + 1) if pos_base(p, s) == with_base]
-                    if not wp or not P >> wp[0] & 1:
-                        continue
-                gaps = w & ~P
-                nj = gaps.bit_count()
-                if nj > jokers or not P & w:
-                    if nj > jokers:
-                        break
-                    continue
-                if run_max_jokers is not None and nj > run_max_jokers:
-                    continue
-                toks = [TOKENS[pos_base(p, s)] if P >> p & 1 else f"JK={TOKENS[pos_base(p, s)]}"
-                        for p in range(a, z + 1)]
-                if with_joker and nj == 0:
-                    # the joker must be in it: on one held card's place (that natural stays in hand)
-                    for i in range(len(toks)):
-                        alt = list(toks)
-                        alt[i] = "JK=" + alt[i]
-                        if any(not t.startswith("JK=") for t in alt):
-                            add(_natural_first(alt))
-                    continue
-                add(_natural_first(toks))
-    return out
-
-
-def _natural_first(toks: list[str]) -> list[str]:
-    """Lay order: a meld built card by card starts with a natural card."""
-    i = next(i for i, t in enumerate(toks) if not t.startswith("JK="))
-    return [toks[i], *toks[:i], *toks[i + 1:]]
 
 
 def plan_search(root: S, moves: Callable[[S], Iterable[Sequence[str]]],
@@ -698,3 +621,49 @@ def _item_text(it: Item) -> str:
 def melds_text(melds: list[list[Item]]) -> list[str]:
     """Melds for display (a joker as ``JK=6H``, a wild 2 as ``2C=6H``)."""
     return [" ".join(_item_text(i) for i in m) for m in melds]
+
+
+# ===================================================================== covers of a hand by candidate melds
+def can_reach(cands: Sequence[Cand], counts: dict[int, int], jokers: int, budget: int, need: int,
+              start: int = 0) -> bool:
+    """Disjoint melds from ``cands`` (index >= ``start``) within ``budget`` cards worth >= ``need``."""
+    if need <= 0:
+        return True
+    for i in range(start, len(cands)):
+        nats, nj, pts = cands[i]
+        size = len(nats) + nj
+        if size > budget or nj > jokers or any(counts.get(b, 0) <= 0 for b in nats):
+            continue
+        for b in nats:
+            counts[b] -= 1
+        ok = can_reach(cands, counts, jokers - nj, budget - size, need - pts, i)
+        for b in nats:
+            counts[b] += 1
+        if ok:
+            return True
+    return False
+
+
+def can_cover(cands: Sequence[Cand], counts: dict[int, int], jokers: int, spare: int) -> bool:
+    """Can melds from ``cands`` cover every card but ``spare`` of them (naturals and jokers)?"""
+    left = [b for b, k in counts.items() if k > 0]
+    if not left:
+        return jokers <= spare
+    b0 = min(left)
+    if spare > 0:  # leave one copy of b0 out
+        counts[b0] -= 1
+        ok = can_cover(cands, counts, jokers, spare - 1)
+        counts[b0] += 1
+        if ok:
+            return True
+    for nats, nj, _ in cands:
+        if b0 not in nats or nj > jokers or any(counts.get(b, 0) <= 0 for b in nats):
+            continue
+        for b in nats:
+            counts[b] -= 1
+        ok = can_cover(cands, counts, jokers - nj, spare)
+        for b in nats:
+            counts[b] += 1
+        if ok:
+            return True
+    return False

@@ -2,16 +2,8 @@
 X3, X7; games 2.22 ``tonk``, 2.23 ``klop_rummy``, 2.24 ``wildcard_rummy``, 2.26 ``ramino_klop``,
 2.28 ``cincinnati_rummy``).
 
-* :class:`MeldSpec` and :class:`Solver`: the exact deadwood minimiser.  A hand (physical card ids,
-  one or two packs) is split into melds -- sets of 3..``set_max`` cards of one rank with distinct
-  suits, runs of ``run_min``..``run_max`` consecutive cards of one suit, the ace low, high or either
-  (never both, no wrap) -- so that the value of the cards left over (the deadwood) is as small as
-  possible.  Wild cards (jokers, and in Wildcard Rummy the 2s, which may also stand for themselves)
-  fill any place; every meld holds at least one natural card.  The search is exact (no limit):
-  it takes the lowest natural card left and tries it as deadwood, in every set and in every run
-  window holding it (a place may be filled by a wild card even when the natural card is held, so
-  that the natural can serve elsewhere), memoised on the multiset of naturals left and the number
-  of wild cards left.  Duplicate cards of a two-pack game are counted, not told apart.
+* The deadwood of a hand comes from the exact minimiser :class:`engine.deadwood.Solver` (one per
+  game: its :class:`~engine.deadwood.MeldSpec` and card values), cached per hand mask.
 * :class:`ConfrontationState`: the deal machinery of the hidden-hand rummies (``klop_rummy``,
   ``wildcard_rummy``, ``cincinnati_rummy``, ``ramino_klop``): deal, ``draw stock`` / ``draw
   discard``, ``discard XX`` (with the ban on the card taken from the discard pile, identical
@@ -22,8 +14,11 @@ X3, X7; games 2.22 ``tonk``, 2.23 ``klop_rummy``, 2.24 ``wildcard_rummy``, 2.26 
   rules, the scoring and the match end.  The going-out verb is ``knock`` in all four games (not
   ``declare``, which the house bots treat as table talk and never choose).
 
-The module keeps its own stock/discard manager rather than importing ``_rummy.py``: the games
-here never lay melds during play, so they need only the turn-over and the ban.
+The stock, the discard pile's re-forming (X3/X7), the injected deal (X6), hidden cards and
+``determinize`` come from the draw-and-discard kernel, :mod:`engine.stock`; this module keeps the
+turn protocol (draw, decide, discard with the ban) and the end of a deal.
+:class:`OneWinnerState` is the part Wildcard and Cincinnati Rummy share (packs, deal size, one
+winner's row).
 """
 from __future__ import annotations
 

@@ -62,10 +62,19 @@ from engine.cards import (
     value_table,
 )
 from engine.core import Game, State
-from engine.deadwood import meld_token_lists, plan_search
+from engine.deadwood import plan_search
 from engine.deal import check_deal, check_sizes, pack_tokens
 from engine.errors import IllegalAction
-from engine.melds import GroupRule, Item, RunRule, check_group, check_run, item_token, pos_base
+from engine.melds import (
+    GroupRule,
+    Item,
+    RunRule,
+    check_group,
+    check_run,
+    item_token,
+    meld_token_lists,
+    pos_base,
+)
 from engine.stock import (
     DrawDiscardState,
     ReformMode,
@@ -1483,115 +1492,3 @@ class RummyState(DrawDiscardState):
 
 _SEARCH_SHARED = frozenset(("stock",))
 """Lists the search's copies share with the real state (see ``RummyState._light_clone``)."""
-
-# --------------------------------------------------------------------- exact meld search ("use it at once")
-Cand = tuple[tuple[int, ...], int, int]
-"""A candidate meld of a hand: (natural base cards, jokers used, points)."""
-
-
-def meld_candidates(counts: dict[int, int], jokers: int, run_rule: RunRule, set_rule: GroupRule,
-                    points: Any) -> list[Cand]:
-    """Every meld that can be made from naturals ``counts`` (base -> copies) and ``jokers`` jokers,
-    as (naturals, jokers used, points); ``points(kind, naturals, lo, jokers)`` values a meld."""
-    out: list[Cand] = []
-    seen: set[tuple[tuple[int, ...], int]] = set()
-    have = set(counts)
-    # sets: distinct suits, jokers name the missing ones
-    for r in range(13):
-        suits = [s for s in range(4) if s * 13 + r in have]
-        if not suits:
-            continue
-        for k in range(1, len(suits) + 1):
-            for combo in _subsets(suits, k):
-                nats = tuple(s * 13 + r for s in combo)
-                for nj in range(0, min(jokers, 4 - k) + 1 if set_rule.jokers else 1):
-                    size = k + nj
-                    if set_rule.min_size <= size <= set_rule.max_size and k >= set_rule.min_naturals:
-                        key = (nats, nj)
-                        if key not in seen:
-                            seen.add(key)
-                            out.append((nats, nj, points("set", nats, -1, nj)))
-    # runs: windows of positions, jokers for the missing ones
-    lo_all = 0 if run_rule.ace_low else 1
-    hi_all = 13 if run_rule.ace_high else 12
-    L = run_rule.min_len
-    for s in range(4):
-        P = 0
-        for p in range(lo_all, hi_all + 1):
-            if pos_base(p, s) in have:
-                P |= 1 << p
-        if not P:
-            continue
-        for a in range(lo_all, hi_all + 1):
-            if not P >> a & 1 and not jokers:
-                continue
-            for z in range(a + L - 1, hi_all + 1):
-                if a == 0 and z == 13:
-                    break
-                w = ((1 << (z - a + 1)) - 1) << a
-                M = w & ~P
-                nj = M.bit_count()
-                if nj > jokers:
-                    break
-                if run_rule.max_jokers is not None and nj > run_rule.max_jokers:
-                    break
-                if z - a + 1 - nj < run_rule.min_naturals:
-                    continue
-                if not run_rule.adjacent_jokers and M & (M >> 1):
-                    continue
-                nats = tuple(pos_base(p, s) for p in range(a, z + 1) if P >> p & 1)
-                key = (nats, nj)
-                if key not in seen:
-                    seen.add(key)
-                    out.append((nats, nj, points("run", nats, a, nj)))
-    return out
-
-
-def _subsets(items: list[int], k: int) -> list[tuple[int, ...]]:
-    from itertools import combinations
-    return list(combinations(items, k))
-
-
-def can_reach(cands: list[Cand], counts: dict[int, int], jokers: int, budget: int, need: int,
-              start: int = 0) -> bool:
-    """Disjoint melds from ``cands`` (index >= ``start``) within ``budget`` cards worth >= ``need``."""
-    if need <= 0:
-        return True
-    for i in range(start, len(cands)):
-        nats, nj, pts = cands[i]
-        size = len(nats) + nj
-        if size > budget or nj > jokers or any(counts.get(b, 0) <= 0 for b in nats):
-            continue
-        for b in nats:
-            counts[b] -= 1
-        ok = can_reach(cands, counts, jokers - nj, budget - size, need - pts, i)
-        for b in nats:
-            counts[b] += 1
-        if ok:
-            return True
-    return False
-
-
-def can_cover(cands: list[Cand], counts: dict[int, int], jokers: int, spare: int) -> bool:
-    """Can melds from ``cands`` cover every card but ``spare`` of them (naturals and jokers)?"""
-    left = [b for b, k in counts.items() if k > 0]
-    if not left:
-        return jokers <= spare
-    b0 = min(left)
-    if spare > 0:  # leave one copy of b0 out
-        counts[b0] -= 1
-        ok = can_cover(cands, counts, jokers, spare - 1)
-        counts[b0] += 1
-        if ok:
-            return True
-    for nats, nj, _ in cands:
-        if b0 not in nats or nj > jokers or any(counts.get(b, 0) <= 0 for b in nats):
-            continue
-        for b in nats:
-            counts[b] -= 1
-        ok = can_cover(cands, counts, jokers - nj, spare)
-        for b in nats:
-            counts[b] += 1
-        if ok:
-            return True
-    return False

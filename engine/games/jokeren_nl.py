@@ -37,8 +37,9 @@ from typing import Any, ClassVar
 
 from engine.cards import ACE, BASE, JOKER_MASK, base_set, bits, build_deck
 from engine.core import NO_CARD_TABLES, Option, register
-from engine.games._rummy import RummyGame, RummyState, can_cover, can_reach, meld_candidates
-from engine.melds import GroupRule, Item, RunRule, item_token, pos_base
+from engine.deadwood import can_cover, can_reach
+from engine.games._rummy import RummyGame, RummyState
+from engine.melds import GroupRule, Item, RunRule, item_token, meld_candidates, pos_base
 
 DEALS = 10
 DEALS_COMPETITION = 6
