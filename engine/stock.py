@@ -27,13 +27,14 @@ import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from engine.cards import bits
 from engine.core import State
 from engine.deal import Cards, Deal
 
 ReformMode = Literal["shuffle", "flip", "none"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,11 @@ def reform_mode(default: ReformMode, options: Mapping[str, Any]) -> ReformMode:
     if r is None:
         return default
     return "shuffle" if r else "flip"
+
+
+def match_start(players: int, zero: T) -> tuple[list[T], list[T], list[bool]]:
+    """A match's starting totals, the totals it started from (both ``zero``) and every seat in."""
+    return [zero] * players, [zero] * players, [True] * players
 
 
 def kept_for_discard(keep_for_discard: bool, out_allowed: bool) -> int:

@@ -40,6 +40,7 @@ from engine.stock import (
     ReformMode,
     ReformRule,
     deal_injected,
+    match_start,
     read_seat,
     read_totals,
     reform_mode,
@@ -187,10 +188,7 @@ class ConfrontationState(DrawDiscardState):
 
     # ----------------------------------------------------------------- set-up
     def _setup(self, deal: dict[str, Any] | None) -> None:
-        n = self.players
-        self.totals = [0] * n
-        self.start_totals = [0] * n
-        self.active = [True] * n
+        self.totals, self.start_totals, self.active = match_start(self.players, 0)
         self.last = None
         self.deck = self._match_deck()
         if deal is None:

@@ -29,6 +29,10 @@ A turn (phase ``draw``, then ``play``):
 * ``discard 5H`` ends the turn, and discarding the last card goes out.  It is offered only when the
   turn can end.
 
+The deal, the stock, hidden cards and ``determinize`` are the draw-and-discard kernel's
+(:mod:`engine.stock`); meld forms and candidates are in :mod:`engine.melds` and the exact turn search
+in :mod:`engine.deadwood`.
+
 Stock (X3): the stock is re-formed at once after the draw that empties it: the top discard stays,
 the rest is shuffled (``reform="shuffle"``, event ``stock_reshuffled``) or turned over unshuffled
 (``reform="flip"``, the pile's oldest card on top, event ``stock_flipped``).  X7: at most
@@ -81,6 +85,7 @@ from engine.stock import (
     ReformRule,
     deal_injected,
     kept_for_discard,
+    match_start,
     read_totals,
     reform_mode,
 )
@@ -322,10 +327,7 @@ class RummyState(DrawDiscardState):
 
     # ----------------------------------------------------------------- set-up
     def _setup(self, deal: dict[str, Any] | None) -> None:
-        n = self.players
-        self.totals = [0.0] * n
-        self.start_totals = [0.0] * n
-        self.active = [True] * n
+        self.totals, self.start_totals, self.active = match_start(self.players, 0.0)
         self.last = None
         self.deal_offset = 0
         self.stuck = 0

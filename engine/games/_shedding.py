@@ -49,7 +49,7 @@ from engine.melds import (
     item_token,
     parse_items,
 )
-from engine.stock import DrawDiscardState, ReformRule, deal_injected, read_seat, read_totals
+from engine.stock import DrawDiscardState, ReformRule, deal_injected, match_start, read_seat, read_totals
 
 HAND_SIZE = 5
 REFORM = ReformRule("shuffle", None, keep=0)
@@ -139,10 +139,7 @@ class SheddingState(DrawDiscardState):
 
     # ----------------------------------------------------------------- deal set-up
     def _setup(self, deal: dict[str, Any] | None) -> None:
-        n = self.players
-        self.totals = [0] * n
-        self.start_totals = [0] * n
-        self.active = [True] * n
+        self.totals, self.start_totals, self.active = match_start(self.players, 0)
         self.last = None
         self.deck = self._match_deck()
         if deal is None:
