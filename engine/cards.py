@@ -198,14 +198,25 @@ def _chunk_table() -> list[tuple[int, ...]]:
 
 
 def bits(mask: Hand) -> list[Card]:
-    """The card ids of a mask as a list, lowest first (16 bits at a time through a table)."""
+    """The card ids of a mask as a list, lowest first.
+
+    A sparse mask (a hand of a two-pack deck) is walked one card at a time; a dense one 16 bits at
+    a time through a table (built on the first such call), whichever is the fewer steps."""
+    if mask.bit_count() * 6 <= mask.bit_length():
+        out: list[int] = []
+        while mask:
+            low = mask & -mask
+            out.append(low.bit_length() - 1)
+            mask ^= low
+        return out
     tab = _chunk or _chunk_table()
-    out: list[int] = []
-    off = 0
+    out = list(tab[mask & 0xFFFF])
+    off = 16
+    mask >>= 16
     while mask:
         chunk = mask & 0xFFFF
         if chunk:
-            out.extend([off + i for i in tab[chunk]] if off else tab[chunk])
+            out.extend([off + i for i in tab[chunk]])
         mask >>= 16
         off += 16
     return out

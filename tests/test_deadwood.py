@@ -127,7 +127,7 @@ def test_no_meld_or_card_table_is_built_at_import() -> None:
     code = ("import engine.games._rummy, engine.games._knock, engine.games._shedding, engine.games.tonk\n"
             "import engine.cards as c, engine.deadwood as d, engine.games._rummy as r\n"
             "assert not c._chunk and not d.EXT13 and not d.FOLD14 and not r._SUIT_TABLES\n"
-            "c.bits(1 << 70); d.lower_bound(7, 0, 0); r.by_suit('meld ', 5)\n"
+            "c.bits((1 << 54) - 1); d.lower_bound(7, 0, 0); r.by_suit('meld ', 5)\n"
             "assert len(c._chunk) == 1 << 16 and len(d.EXT13) == 1 << 13 and len(d.FOLD14) == 1 << 14\n"
             "assert r.by_suit('meld ', 5) == ['meld 2C', 'meld 4C'] and c.bits(1 << 70 | 3) == [0, 1, 70]\n")
     root = Path(__file__).resolve().parent.parent
