@@ -22,7 +22,7 @@
   every set and in every run window holding it (a place may be filled by a wild card even when
   the natural card is held, so that the natural can serve elsewhere), memoised on the multiset of
   naturals left and the number of wild cards left.  Duplicate cards of a two-pack game are
-  counted, not told apart.  :func:`lower_bound`, :func:`isolated` and :func:`prefilter_out` are
+  counted, not told apart.  :func:`lower_bound`, :func:`isolated_mask` and :func:`prefilter_out` are
   cheap necessary conditions in front of it.
 
 No table is built at import: the run-place tables (:data:`EXT13`, :data:`FOLD14`) are filled on
@@ -430,51 +430,6 @@ class Solver:
                 raise AssertionError("deadwood walk found no move")
 
 
-def isolated(cards: Sequence[int], wild_twos: bool) -> tuple[list[int], int]:
-    """(natural cards of ``cards`` that lack the partners a meld needs, wild cards held).
-
-    With no wild card (the 2s counting as wild where they may be), a card is listed when it is in
-    no set of three and no run of three of the hand; with wild cards, when no other natural card of
-    its rank or of its suit within two places is held.  Each listed card then needs a wild card of
-    its own (its neighbour place in a run, or a place in a set of wild cards), so a hand with more
-    listed cards than wild cards cannot meld them all.
-    """
-    m1 = m2 = 0
-    w = 0
-    for c in cards:
-        b = BASE[c]
-        if b >= JOKER or (wild_twos and b % 13 == 0):
-            w += 1
-            continue
-        bit = 1 << b
-        if m1 & bit:
-            m2 |= bit
-        else:
-            m1 |= bit
-    ok = 0
-    if w == 0:
-        # a set: three of a rank; a run: three in a row (the ace next to the 2 and the king)
-        for r in range(13):
-            col = m1 & RANK_COLUMN[r]
-            if col.bit_count() >= 3:
-                ok |= col
-        e = _ace_ext(m1)
-        s3 = e & (e >> 1) & (e >> 2) & RUN_STARTS
-        ok |= _ace_fold(s3 | (s3 << 1) | (s3 << 2))
-    else:
-        # any partner of the same rank, or of the suit within two places
-        same = 0
-        for k in (13, 26, 39):
-            same |= (m1 << k) | (m1 >> k)
-        e = _ace_ext(m1)
-        near = ((e << 1) | (e >> 1) | (e << 2) | (e >> 2)) & EXT_MASK
-        ok = m1 & ((same & FULL52) | _ace_fold(near))
-    iso = m1 & ~ok
-    if not iso:
-        return [], w
-    return [c for c in cards if iso >> BASE[c] & 1], w
-
-
 def prefilter_out(cards: Sequence[int], wild_twos: bool, k: int = 1) -> bool:
     """A cheap necessary condition for "all the cards but at most ``k`` can be melded"."""
     m1 = m2 = w = 0
@@ -510,19 +465,11 @@ def naturals(hand: int, wild_twos: bool) -> tuple[int, int, int]:
         m2 &= ~TWOS
     return m1, m2, w
 
-# A suit laid out over 15 bits: A(low) 2 3 ... K A(high), with a 1-bit gap, so shifts stay in suit.
-def _build_ext() -> tuple[tuple[int, ...], int, int]:
-    cols = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
-    ext_mask = 0
-    starts = 0
-    for s in range(4):
-        base = s * 16
-        ext_mask |= ((1 << 15) - 1) << base
-        starts |= ((1 << 13) - 1) << base  # run of 3 starting at place 0..12
-    return cols, ext_mask, starts
 
-
-RANK_COLUMN, EXT_MASK, RUN_STARTS = _build_ext()
+# A suit laid out over 16 bits: A(low) 2 3 ... K A(high) in 15, with a 1-bit gap, so shifts stay in suit.
+EXT_MASK = sum(((1 << 15) - 1) << (16 * s) for s in range(4))
+RUN_STARTS = sum(((1 << 13) - 1) << (16 * s) for s in range(4))
+"""Places 0..12 of each suit: where a run of three can start."""
 
 
 EXT13: list[int] = []
@@ -581,7 +528,7 @@ def lower_bound(m1: int, m2: int, w: int) -> int:
     only go into the one meld that holds the wild card, so all but one suit's or one rank's worth
     of them stay; and a card with no other card of its rank or of its suit within two places
     needs two wild cards.  More wild cards: each such partnerless card needs a wild card of its
-    own (its neighbour place in a run, or a place in a set), see :func:`isolated`.
+    own (its neighbour place in a run, or a place in a set).
     """
     if w == 0:
         iso = _strong_iso(m1)
