@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from engine.cards import ACE, JOKER, PACK, TOKENS, card, is_joker, make
+from engine.cards import ACE, JOKER, PACK, TOKENS, card, is_joker
 from engine.notation import split_joker
 
 Item = tuple[int, int | None]
@@ -101,7 +101,7 @@ def _rank_positions(b: int, rule: RunRule) -> list[int]:
 
 def pos_base(pos: int, suit: int) -> int:
     """The base card at run position ``pos`` (0..13, the module docstring's convention) of ``suit``."""
-    return make(ACE if pos in (0, 13) else pos - 1, suit)
+    return suit * 13 + (ACE if pos in (0, 13) else pos - 1)
 
 
 POS_BASE: tuple[tuple[int, ...], ...] = tuple(tuple(pos_base(p, s) for p in range(14)) for s in range(4))
