@@ -169,6 +169,64 @@ def deck_108() -> list[Card]:
     return build_deck(jokers=4, packs=2)
 
 
+# --------------------------------------------------------------------- physical-id tables
+NPHYS = MAX_PACKS * PACK
+"""Physical ids of up to four packs (the size of the per-id tables below)."""
+IS_JOKER: tuple[bool, ...] = tuple(c % PACK >= JOKER for c in range(NPHYS))
+BASE: tuple[int, ...] = tuple(c % PACK for c in range(NPHYS))
+PHYS: dict[str, tuple[int, ...]] = {}
+"""Token -> the physical ids carrying it, in pack order (jokers: both of every pack)."""
+for _p in range(MAX_PACKS):
+    for _b in range(PACK):
+        PHYS[TOKENS[_b]] = (*PHYS.get(TOKENS[_b], ()), _p * PACK + _b)
+JOKER_MASK: Hand = sum((1 << (_p * PACK + JOKER)) | (1 << (_p * PACK + JOKER + 1)) for _p in range(MAX_PACKS))
+"""Every joker id of up to four packs."""
+BASE52: Hand = (1 << 52) - 1
+DISCARD: tuple[str, ...] = tuple("discard " + TOKENS[c] for c in range(NPHYS))
+"""The action ``discard <token>`` per physical id."""
+
+def bits(mask: Hand) -> list[Card]:
+    """The card ids of a mask as a list, lowest first (one step per card: hands are sparse masks,
+    and this beats a 16-bit table on every hand of the draw-and-discard games)."""
+    out: list[int] = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def hand_tokens(mask: Hand) -> list[str]:
+    """The tokens of a mask's cards, lowest id first."""
+    return [TOKENS[c] for c in bits(mask)]
+
+
+def base_set(mask: Hand) -> Hand:
+    """Mask over the 52 base ids of the natural cards in ``mask`` (any pack)."""
+    m = 0
+    while mask:
+        m |= mask & BASE52
+        mask >>= PACK
+    return m
+
+
+def value_table(ace: int, face: int = 10, joker: int = 0, two: int | None = None) -> tuple[int, ...]:
+    """Value per physical id: pips at face value (a 2 is ``two`` if given), J/Q/K ``face``,
+    A ``ace``, joker ``joker``."""
+    out = []
+    for c in range(NPHYS):
+        b = c % PACK
+        if b >= JOKER:
+            out.append(joker)
+            continue
+        r = b % 13
+        v = ace if r == ACE else face if r >= JACK else r + 2
+        if r == TWO and two is not None:
+            v = two
+        out.append(v)
+    return tuple(out)
+
+
 def find_token(hand: Hand, tok: str) -> Card | None:
     """The lowest physical card in ``hand`` whose token is ``tok`` (jokers: either joker)."""
     b = _TOKEN_TO_BASE.get(tok)

@@ -1,11 +1,20 @@
-"""Shared combination machinery: groups (equal ranks) and runs (one suit, consecutive) with jokers.
+"""The meld library: groups (equal ranks) and runs (one suit, consecutive) with jokers.
+
+* validation (:func:`check_run`, :func:`check_group`) under a game's :class:`RunRule` and
+  :class:`GroupRule`; parsing action arguments to physical cards (:func:`parse_items`);
+* enumeration: every run and group of some cards (:func:`enumerate_runs`, :func:`enumerate_groups`),
+  every new meld a hand can lay as the tokens laid one at a time (:func:`meld_token_lists`), and
+  every candidate meld of a hand as base cards, jokers and points (:func:`meld_candidates`), which
+  the exact searches of :mod:`engine.deadwood` combine;
+* the one run-position convention (:func:`pos_base`, :data:`POS_BASE`, :func:`position`).
 
 A combination is a list of *items* ``(card, named)``: ``card`` is a physical card id and
 ``named`` is ``None`` for a natural card or, for a joker, the base id of the card it stands for.
 Its notation is the tokens in order, a joker written ``JK=6H`` (CONTRACT.md).
 
-Run ranks are *positions*: with the ace low, A=0, 2=1, ..., K=12; with the ace high, 2=1, ...,
-K=12, A=13.  :class:`RunRule` says which the game allows, and whether runs may wrap (no game here).
+Run ranks are *positions*, the same in every module and game: with the ace low, A=0, 2=1, ...,
+K=12; with the ace high, 2=1, ..., K=12, A=13.  :class:`RunRule` says which the game allows, and
+whether runs may wrap (no game here).
 
 >>> rule = RunRule(ace_low=True, ace_high=False)
 >>> items = parse_items(["7H", "5H", "JK=6H"], 0, [card("5H"), card("7H"), JOKER])
@@ -16,11 +25,11 @@ K=12, A=13.  :class:`RunRule` says which the game allows, and whether runs may w
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from engine.cards import ACE, JOKER, PACK, TOKENS, card, is_joker, make
+from engine.cards import ACE, JOKER, PACK, TOKENS, card, is_joker
 from engine.notation import split_joker
 
 Item = tuple[int, int | None]
@@ -90,8 +99,19 @@ def _rank_positions(b: int, rule: RunRule) -> list[int]:
     return [r + 1]
 
 
-def _base_at(pos: int, s: int) -> int:
-    return make(ACE if pos in (0, 13) else pos - 1, s)
+def pos_base(pos: int, suit: int) -> int:
+    """The base card at run position ``pos`` (0..13, the module docstring's convention) of ``suit``."""
+    return suit * 13 + (ACE if pos in (0, 13) else pos - 1)
+
+
+POS_BASE: tuple[tuple[int, ...], ...] = tuple(tuple(pos_base(p, s) for p in range(14)) for s in range(4))
+"""Per suit, run position (0 = ace low, 1..12 = 2..K, 13 = ace high) -> base card."""
+
+
+def position(b: int, ace_high: bool) -> int:
+    """The run position of base card ``b`` (an ace: 13 if ``ace_high``, else 0)."""
+    r = b % 13
+    return (13 if ace_high else 0) if r == ACE else r + 1
 
 
 def check_run(items: Sequence[Item], rule: RunRule) -> list[Item]:
@@ -170,14 +190,14 @@ def enumerate_runs(cards: Iterable[int], rule: RunRule) -> list[list[Item]]:
     hi = 13 if rule.ace_high else 12
     runs: list[list[Item]] = []
     for s in range(4):
-        suit_held = {p for p in range(lo, hi + 1) if _base_at(p, s) in held}
+        suit_held = {p for p in range(lo, hi + 1) if pos_base(p, s) in held}
         if not suit_held:
             continue
         for start in range(lo, hi + 1):
             items: list[Item] = []
             used_j = nat = 0
             for p in range(start, hi + 1):
-                b = _base_at(p, s)
+                b = pos_base(p, s)
                 if p in suit_held:
                     items.append((held[b], None))
                     nat += 1
@@ -211,4 +231,158 @@ def enumerate_groups(cards: Iterable[int], rule: GroupRule) -> list[list[Item]]:
                 if key not in seen:
                     seen.add(key)
                     out.append([(c, None) for c in sorted(combo, key=lambda c: (c % PACK, c))])
+    return out
+
+
+# ===================================================================== candidate new melds of a hand
+def meld_token_lists(counts: dict[int, int], jokers: int, *, with_base: int | None, with_joker: bool,
+                     set_max: int, set_jokers: bool, set_distinct: bool, run_min: int, ace_low: bool,
+                     ace_high: bool, run_max_jokers: int | None, limit: int) -> list[list[str]]:
+    """New melds of a hand with naturals ``counts`` (base id -> copies) and ``jokers`` jokers, of at
+    most ``limit`` cards, each holding the natural ``with_base`` (or a joker if ``with_joker``).
+
+    Sets: 3..``set_max`` cards of one rank, naturals of distinct suits when ``set_distinct`` (else
+    any copies), jokers (if ``set_jokers``) naming suits the set lacks.  Runs: windows of one suit,
+    naturals where held and jokers in the gaps; a window may also put a joker on a held card's
+    place (so that the natural serves elsewhere) only when the caller's card is a joker.
+    """
+    out: list[list[str]] = []
+    seen: set[tuple[str, ...]] = set()
+
+    def add(toks: list[str]) -> None:
+        key = tuple(toks)
+        if key not in seen:
+            seen.add(key)
+            out.append(toks)
+
+    ranks = range(13) if with_base is None else (with_base % 13,)
+    for r in ranks:
+        held = [s for s in range(4) if counts.get(s * 13 + r, 0) > 0]
+        if not held:
+            continue
+        if set_distinct:
+            pools = [[s] for s in held]
+        else:
+            pools = [[s] * min(counts[s * 13 + r], set_max) for s in held]
+        flat = [s for p in pools for s in p]
+        for mask in range(1, 1 << len(flat)):
+            pick = [flat[i] for i in range(len(flat)) if mask >> i & 1]
+            if set_distinct and len(set(pick)) != len(pick):
+                continue
+            if with_base is not None and with_base // 13 not in pick:
+                continue
+            missing = [s for s in range(4) if s not in pick]
+            top = (min(jokers, len(missing) if set_distinct else set_max)) if set_jokers else 0
+            for nj in range(top + 1):
+                size = len(pick) + nj
+                if not 3 <= size <= set_max or size > limit or (with_joker and nj == 0):
+                    continue
+                names = missing[:nj] if set_distinct else [pick[0]] * nj
+                add([TOKENS[s * 13 + r] for s in sorted(pick)] + [f"JK={TOKENS[s * 13 + r]}" for s in names])
+    lo_all = 0 if ace_low else 1
+    hi_all = 13 if ace_high else 12
+    suits = range(4) if with_base is None else (with_base // 13,)
+    for s in suits:
+        P = 0
+        for p in range(lo_all, hi_all + 1):
+            if counts.get(pos_base(p, s), 0) > 0:
+                P |= 1 << p
+        if not P:
+            continue
+        for a in range(lo_all, hi_all + 1):
+            for z in range(a + run_min - 1, hi_all + 1):
+                if z - a + 1 > limit:
+                    break
+                w = ((1 << (z - a + 1)) - 1) << a
+                if with_base is not None:
+                    wp = [p for p in range(a, z + 1) if pos_base(p, s) == with_base]
+                    if not wp or not P >> wp[0] & 1:
+                        continue
+                gaps = w & ~P
+                nj = gaps.bit_count()
+                if nj > jokers or not P & w:
+                    if nj > jokers:
+                        break
+                    continue
+                if run_max_jokers is not None and nj > run_max_jokers:
+                    continue
+                toks = [TOKENS[pos_base(p, s)] if P >> p & 1 else f"JK={TOKENS[pos_base(p, s)]}"
+                        for p in range(a, z + 1)]
+                if with_joker and nj == 0:
+                    # the joker must be in it: on one held card's place (that natural stays in hand)
+                    for i in range(len(toks)):
+                        alt = list(toks)
+                        alt[i] = "JK=" + alt[i]
+                        if any(not t.startswith("JK=") for t in alt):
+                            add(_natural_first(alt))
+                    continue
+                add(_natural_first(toks))
+    return out
+
+
+def _natural_first(toks: list[str]) -> list[str]:
+    """Lay order: a meld built card by card starts with a natural card."""
+    i = next(i for i, t in enumerate(toks) if not t.startswith("JK="))
+    return [toks[i], *toks[:i], *toks[i + 1:]]
+
+
+Cand = tuple[tuple[int, ...], int, int]
+"""A candidate meld of a hand: (natural base cards, jokers used, points)."""
+
+
+def meld_candidates(counts: dict[int, int], jokers: int, run_rule: RunRule, set_rule: GroupRule,
+                    points: Callable[[str, tuple[int, ...], int, int], int]) -> list[Cand]:
+    """Every meld that can be made from naturals ``counts`` (base -> copies) and ``jokers`` jokers,
+    as (naturals, jokers used, points); ``points(kind, naturals, lo, jokers)`` values a meld."""
+    out: list[Cand] = []
+    seen: set[tuple[tuple[int, ...], int]] = set()
+    have = set(counts)
+    # sets: distinct suits, jokers name the missing ones
+    for r in range(13):
+        suits = [s for s in range(4) if s * 13 + r in have]
+        if not suits:
+            continue
+        for k in range(1, len(suits) + 1):
+            for combo in combinations(suits, k):
+                nats = tuple(s * 13 + r for s in combo)
+                for nj in range(0, min(jokers, 4 - k) + 1 if set_rule.jokers else 1):
+                    size = k + nj
+                    if set_rule.min_size <= size <= set_rule.max_size and k >= set_rule.min_naturals:
+                        key = (nats, nj)
+                        if key not in seen:
+                            seen.add(key)
+                            out.append((nats, nj, points("set", nats, -1, nj)))
+    # runs: windows of positions, jokers for the missing ones
+    lo_all = 0 if run_rule.ace_low else 1
+    hi_all = 13 if run_rule.ace_high else 12
+    L = run_rule.min_len
+    for s in range(4):
+        P = 0
+        for p in range(lo_all, hi_all + 1):
+            if pos_base(p, s) in have:
+                P |= 1 << p
+        if not P:
+            continue
+        for a in range(lo_all, hi_all + 1):
+            if not P >> a & 1 and not jokers:
+                continue
+            for z in range(a + L - 1, hi_all + 1):
+                if a == 0 and z == 13:
+                    break
+                w = ((1 << (z - a + 1)) - 1) << a
+                M = w & ~P
+                nj = M.bit_count()
+                if nj > jokers:
+                    break
+                if run_rule.max_jokers is not None and nj > run_rule.max_jokers:
+                    break
+                if z - a + 1 - nj < run_rule.min_naturals:
+                    continue
+                if not run_rule.adjacent_jokers and M & (M >> 1):
+                    continue
+                nats = tuple(pos_base(p, s) for p in range(a, z + 1) if P >> p & 1)
+                key = (nats, nj)
+                if key not in seen:
+                    seen.add(key)
+                    out.append((nats, nj, points("run", nats, a, nj)))
     return out

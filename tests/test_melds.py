@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.cards import JOKER, card, deck_108
+from engine.cards import JOKER, TOKENS, card, deck_108
 from engine.melds import (
+    POS_BASE,
     GroupRule,
     RunRule,
     check_group,
@@ -12,7 +13,10 @@ from engine.melds import (
     enumerate_groups,
     enumerate_runs,
     items_text,
+    meld_candidates,
     parse_items,
+    pos_base,
+    position,
 )
 
 LOW = RunRule(ace_low=True, ace_high=False)
@@ -83,7 +87,7 @@ def test_enumerate_groups_two_packs() -> None:
 
 def test_aj15_meld_token_lists_a_joker_with_a_rank_held_in_all_four_suits() -> None:
     from engine.cards import card
-    from engine.deadwood import meld_token_lists
+    from engine.melds import meld_token_lists
     counts = {card(t): 1 for t in ("7C", "7D", "7H", "7S", "9H")}
     got = meld_token_lists(counts, 1, with_base=None, with_joker=True, set_max=4, set_jokers=True,
                            set_distinct=True, run_min=3, ace_low=True, ace_high=True, run_max_jokers=None,
@@ -91,3 +95,31 @@ def test_aj15_meld_token_lists_a_joker_with_a_rank_held_in_all_four_suits() -> N
     assert ["7C", "7D", "JK=7H"] in got  # two of the four 7s and the joker
     assert ["7H", "JK=8H", "9H"] in got  # a joker in the gap of a run
     assert all(any(t.startswith("JK=") for t in m) and len(m) <= 3 for m in got)
+
+
+def test_one_run_position_convention() -> None:
+    """Every module reads run places the same way: A=0 (low), 2=1 .. K=12, A=13 (high)."""
+    for s in range(4):
+        assert pos_base(0, s) == pos_base(13, s) == card("A" + "CDHS"[s])
+        assert POS_BASE[s] == tuple(pos_base(p, s) for p in range(14))
+        for p in range(1, 13):
+            assert position(pos_base(p, s), ace_high=False) == p == position(pos_base(p, s), ace_high=True)
+        assert position(pos_base(0, s), ace_high=False) == 0
+        assert position(pos_base(13, s), ace_high=True) == 13
+
+
+def _cands(counts: dict[int, int], jokers: int, runs: RunRule) -> set[tuple[str, int]]:
+    groups = GroupRule(min_size=3, max_size=4, distinct_suits=True, jokers=True)
+    got = meld_candidates(counts, jokers, runs, groups, lambda kind, nats, lo, nj: len(nats) + nj)
+    return {(" ".join(sorted(TOKENS[b] for b in nats)), nj) for nats, nj, _ in got}
+
+
+def test_meld_candidates_fill_run_gaps_with_jokers_only_where_allowed() -> None:
+    counts = {card(t): 1 for t in ("5H", "7H", "7S", "7D")}
+    got = _cands(counts, 1, RunRule(min_len=3, ace_low=True, ace_high=False))
+    assert ("5H 7H", 1) in got  # 5H JK=6H 7H
+    assert ("7D 7H 7S", 0) in got and ("7D 7S", 1) in got  # the sevens, naturally or with the joker
+    assert ("7H", 1) not in got  # a meld needs two naturals to reach three cards with one joker
+    assert all(nj <= 1 for _, nj in got)  # one joker held
+    got = _cands(counts, 1, RunRule(min_len=3, ace_low=True, ace_high=False, max_jokers=0))
+    assert ("5H 7H", 1) not in got and ("7D 7S", 1) in got  # no joker in a run; sets keep theirs

@@ -29,6 +29,10 @@ A turn (phase ``draw``, then ``play``):
 * ``discard 5H`` ends the turn, and discarding the last card goes out.  It is offered only when the
   turn can end.
 
+The deal, the stock, hidden cards and ``determinize`` are the draw-and-discard kernel's
+(:mod:`engine.stock`); meld forms and candidates are in :mod:`engine.melds` and the exact turn search
+in :mod:`engine.deadwood`.
+
 Stock (X3): the stock is re-formed at once after the draw that empties it: the top discard stays,
 the rest is shuffled (``reform="shuffle"``, event ``stock_reshuffled``) or turned over unshuffled
 (``reform="flip"``, the pile's oldest card on top, event ``stock_flipped``).  X7: at most
@@ -41,54 +45,84 @@ Injected deal (X6): ``{"dealer": d, "hands": [[...], ...], "stock": [... top fir
 """
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from engine.cards import ACE, JOKER, MAX_PACKS, PACK, TOKENS, card
+from engine.cards import (
+    ACE,
+    BASE,
+    DISCARD,
+    IS_JOKER,
+    JOKER,
+    JOKER_MASK,
+    PHYS,
+    TOKENS,
+    base_set,
+    bits,
+    card,
+    hand_tokens,
+    value_table,
+)
 from engine.core import Game, State
-from engine.deadwood import meld_token_lists, plan_search
-from engine.deal import Cards, check_deal, check_sizes, pack_tokens
+from engine.deadwood import plan_search
+from engine.deal import check_deal, check_sizes, pack_tokens
 from engine.errors import IllegalAction
-from engine.melds import GroupRule, Item, RunRule, check_group, check_run, item_token
+from engine.melds import (
+    GroupRule,
+    Item,
+    RunRule,
+    check_group,
+    check_run,
+    item_token,
+    meld_token_lists,
+    pos_base,
+)
+from engine.stock import (
+    DrawDiscardState,
+    ReformMode,
+    ReformRule,
+    deal_injected,
+    kept_for_discard,
+    match_start,
+    read_totals,
+    reform_mode,
+)
 
-PHYS: dict[str, tuple[int, ...]] = {}
-"""Token -> the physical ids carrying it, in pack order (jokers: both of every pack)."""
-for _p in range(MAX_PACKS):
-    for _b in range(PACK):
-        PHYS.setdefault(TOKENS[_b], ())
-        PHYS[TOKENS[_b]] += (_p * PACK + _b,)
-
-NCARDS = MAX_PACKS * PACK
-IS_JOKER: tuple[bool, ...] = tuple(c % PACK >= JOKER for c in range(NCARDS))
-BASE: tuple[int, ...] = tuple(c % PACK for c in range(NCARDS))
-JOKER_MASK = 0
-for _p in range(MAX_PACKS):
-    JOKER_MASK |= (1 << (_p * PACK + JOKER)) | (1 << (_p * PACK + JOKER + 1))
-BASE52 = (1 << 52) - 1
 SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39
 RANK_MASK: tuple[int, ...] = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
 
-DISCARD: tuple[str, ...] = tuple("discard " + TOKENS[c] for c in range(NCARDS))
 DRAWS = ("draw stock", "draw discard")
 
-
-def _suit_table(prefix: str) -> tuple[tuple[tuple[str, ...], ...], ...]:
-    """Per suit, per 13-bit rank mask: the action strings ``prefix + card`` in rank order."""
-    return tuple(tuple(tuple(prefix + TOKENS[s * 13 + r] for r in range(13) if m >> r & 1)
-                       for m in range(1 << 13)) for s in range(4))
-
-
-DISCARD_TAB = _suit_table("discard ")
-MELD_TAB = _suit_table("meld ")
+SuitTable = list[tuple[tuple[str, ...], ...]]
+_SUIT_TABLES: dict[str, SuitTable] = {}
+"""Per action prefix, built on first use: per suit, per 13-bit rank mask, the action strings
+``prefix + card`` in rank order."""
 
 
-def by_suit(tab: tuple[tuple[tuple[str, ...], ...], ...], bases: int) -> list[str]:
-    """The strings of ``tab`` for the base cards in ``bases``, suit by suit."""
+def suit_table(prefix: str) -> SuitTable:
+    """The table of :data:`_SUIT_TABLES` for ``prefix`` (built by doubling on the first call)."""
+    tab = _SUIT_TABLES.get(prefix)
+    if tab is None:
+        tab = []
+        for s in range(4):
+            t: list[tuple[str, ...]] = [()]
+            for r in range(13):
+                act = prefix + TOKENS[s * 13 + r]
+                t += [(*x, act) for x in t]
+            tab.append(tuple(t))
+        _SUIT_TABLES[prefix] = tab
+    return tab
+
+
+def by_suit(prefix: str, bases: int) -> list[str]:
+    """The actions ``prefix + card`` for the base cards in ``bases``, suit by suit."""
+    tab = _SUIT_TABLES.get(prefix) or suit_table(prefix)
     return [*tab[0][bases & 0x1FFF], *tab[1][bases >> 13 & 0x1FFF], *tab[2][bases >> 26 & 0x1FFF],
             *tab[3][bases >> 39 & 0x1FFF]]
+
+
 MELD1: tuple[str, ...] = tuple("meld " + TOKENS[b] for b in range(52))
 MELDJ: tuple[str, ...] = tuple("meld JK=" + TOKENS[b] for b in range(52))
 
@@ -97,33 +131,6 @@ RUMMY_VERBS: dict[str, tuple[str, str]] = {
     "takeback": ("none", "takeback"),
     "swap": ("layoff", "swap 7H 3"),
 }
-
-# run positions: with the ace low A=0, 2=1 .. K=12; with the ace high A=13
-def pos_base(pos: int, suit: int) -> int:
-    """The base card at run position ``pos`` (0..13) of ``suit``."""
-    return suit * 13 + (ACE if pos in (0, 13) else pos - 1)
-
-
-def bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-def hand_tokens(mask: int) -> list[str]:
-    return [TOKENS[c] for c in bits(mask)]
-
-
-def base_set(mask: int) -> int:
-    """Mask over the 52 base ids of the natural cards in ``mask`` (any pack)."""
-    m = 0
-    while mask:
-        m |= mask & BASE52
-        mask >>= PACK
-    return m
 
 
 def rule_aces(rule: RunRule) -> tuple[int, ...]:
@@ -136,17 +143,21 @@ def nat_strings(acc: tuple[int, list[str]], i: int) -> list[tuple[int, str]]:
     return [(x, f"layoff {TOKENS[x]} {i + 1}") for x in bits(acc[0])]
 
 
-def value_table(ace: int, face: int, joker: int) -> tuple[int, ...]:
-    """Penalty value per physical id: pips face value, J/Q/K ``face``, A ``ace``, joker ``joker``."""
-    out = []
-    for c in range(NCARDS):
-        b = c % PACK
-        if b >= JOKER:
-            out.append(joker)
+OPEN_POINTS = value_table(ace=11, face=10, joker=0)
+"""Per base id (ace high 11); a joker is counted as the card it names (AJ3 through JD6: the
+Jokeren family's opening points)."""
+
+
+def meld_points(kind: str, items: list[Item], lo: int) -> int:
+    """AJ3: the points of a meld, a joker as its card, an ace 1 when low in a run."""
+    total = 0
+    for i, (c, nm) in enumerate(items):
+        b = BASE[c] if nm is None else nm
+        if b % 13 == ACE and kind == "run" and lo + i == 0:
+            total += 1
         else:
-            r = b % 13
-            out.append(ace if r == ACE else face if r >= 9 else r + 2)
-    return tuple(out)
+            total += OPEN_POINTS[b]
+    return total
 
 
 class Meld:
@@ -189,7 +200,7 @@ class RummyGame(Game):
     hand_size: ClassVar[int] = 13
     run_rule: ClassVar[RunRule] = RunRule(min_len=3, ace_low=True, ace_high=True, min_naturals=1)
     set_rule: ClassVar[GroupRule] = GroupRule(min_size=3, max_size=4, distinct_suits=True, jokers=True)
-    reform: ClassVar[str] = "shuffle"
+    reform: ClassVar[ReformMode] = "shuffle"
     """X3: ``shuffle`` or ``flip`` the discard pile (less its top card) into a new stock."""
     keep_for_discard: ClassVar[bool] = True
     """Going out needs a final discard: table play leaves at least 1 card (2 before going out is
@@ -231,9 +242,18 @@ class RummyGame(Game):
         v = self.options.get("max_reforms", 3)
         return None if v is None else int(v)
 
+    def reform_rule(self) -> ReformRule:
+        """X3/X7 of this game (:attr:`reform` or option ``reshuffle``, and ``max_reforms``), made once."""
+        rule = self.__dict__.get("_reform_rule")
+        if rule is None:
+            rule = self.__dict__["_reform_rule"] = ReformRule(
+                reform_mode(self.reform, self.options), self.max_reforms(), keep=1)
+        return rule
 
-class RummyState(State):
+
+class RummyState(DrawDiscardState):
     """The deal machinery of the drift rummies; the games add scoring and the match end."""
+    shown_at_end: ClassVar[bool] = False
     OBSERVATION: ClassVar[dict[str, str | None]] = {
         "hand": "your cards (list[card]; a multiset: a two-pack game repeats tokens)",
         "dealer": "the seat that dealt this deal (int)",
@@ -307,10 +327,7 @@ class RummyState(State):
 
     # ----------------------------------------------------------------- set-up
     def _setup(self, deal: dict[str, Any] | None) -> None:
-        n = self.players
-        self.totals = [0.0] * n
-        self.start_totals = [0.0] * n
-        self.active = [True] * n
+        self.totals, self.start_totals, self.active = match_start(self.players, 0.0)
         self.last = None
         self.deal_offset = 0
         self.stuck = 0
@@ -325,13 +342,6 @@ class RummyState(State):
 
     def _first_dealer(self) -> int:
         return 0  # X1
-
-    def _next_active(self, seat: int) -> int:
-        n = self.players
-        s = (seat + 1) % n
-        while not self.active[s]:
-            s = (s + 1) % n
-        return s
 
     def _reset_deal(self, dealer: int) -> None:
         n = self.players
@@ -348,16 +358,7 @@ class RummyState(State):
         self.opened = [False] * n
         self.turns = 0
         self.reforms = 0
-        self.must_use = 0
-        self.snap = None
-        self.turn_melds = []
-        self.turn_laid = []
-        self.turn_layoffs = []
-        self.turn_swaps = 0
-        self.takebacks = 0
-        self.took_discard = -1
-        self.pickup_refused = False
-        self.forced = []
+        self._clear_turn()
         self._legal = None
         self._deal_setup()
 
@@ -396,13 +397,9 @@ class RummyState(State):
         d = check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(self._deck()), sizes=None,
                        stock="rest", upcard="optional" if self.game.upcard else "partial",
                        extra=("totals", "deal_no", *self.deal_keys))
-        totals = deal.get("totals")
+        totals = read_totals(deal, n, ints=False)
         if totals is not None:
-            if (not isinstance(totals, list) or len(totals) != n
-                    or not all(isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t)
-                               for t in totals)):
-                raise ValueError(f"injected deal: 'totals' must list {n} numbers, one per seat")
-            self.totals = [float(t) for t in totals]
+            self.totals = totals
             self.start_totals = list(self.totals)
         self._inject_extra(deal)
         check_sizes(d, [self._hand_size() if self.active[s] else 0 for s in range(n)])
@@ -413,26 +410,12 @@ class RummyState(State):
         self.deal_no = dno - 1
         dealer = self._first_dealer() if d.dealer is None else d.dealer
         self._reset_deal(dealer)
-        cards = Cards(self._deck())
-        for s, toks in enumerate(d.hands):
-            for tok in toks:
-                self.hands[s] |= 1 << cards.take(tok)
-        up = cards.take(d.upcard) if d.upcard is not None else None
-        if d.stock is not None:
-            stock = [cards.take(t) for t in d.stock]
-            stock.reverse()  # internal: top card last
-        else:
-            stock = cards.rest()
-            self.rng.shuffle(stock)
-        self.stock = stock
-        if up is not None:
-            self.pile.append(up)
-        m = 0
-        for h in self.hands:
-            m |= h
-        for c in self.stock + self.pile:
-            m |= 1 << c
-        self.deck_mask = m
+        dealt = deal_injected(d, self._deck(), self.rng)
+        self.hands = dealt.hands
+        self.stock = dealt.stock
+        if dealt.upcard is not None:
+            self.pile.append(dealt.upcard)
+        self.deck_mask = dealt.mask
         self._begin_play()
 
     deal_keys: ClassVar[tuple[str, ...]] = ()
@@ -446,9 +429,8 @@ class RummyState(State):
         self._begin_turn(self.first)
 
     # ----------------------------------------------------------------- turn flow
-    def _begin_turn(self, seat: int) -> None:
-        self.turn = seat
-        self.phase = "draw"
+    def _clear_turn(self) -> None:
+        """A turn begins: nothing laid, taken back or owed to the table yet."""
         self.must_use = 0
         self.snap = None
         self.turn_melds = []
@@ -460,6 +442,11 @@ class RummyState(State):
         self.pickup_refused = False
         self.forced = []
         self.building = []
+
+    def _begin_turn(self, seat: int) -> None:
+        self.turn = seat
+        self.phase = "draw"
+        self._clear_turn()
         if not self.stock and not self._reform():
             # X7: the stock is empty and cannot be re-formed: the deal ends without a winner
             self._emit("deal_without_winner", reforms=self.reforms)
@@ -469,21 +456,16 @@ class RummyState(State):
 
     def _reform(self) -> bool:
         """X3/X7: the discard pile less its top card becomes the new stock, if allowed."""
-        cap = self.game.max_reforms()
-        if len(self.pile) < 2 or (cap is not None and self.reforms >= cap):
+        rule = self.game.reform_rule()
+        got = rule.reform(self.pile, self.reforms, self.rng)
+        if got is None:
             return False
-        top = self.pile.pop()
-        rest = self.pile
-        self.pile = [top]
+        self.stock, self.pile = got
         self.reforms += 1
-        if self.game.reform == "flip":
-            rest.reverse()  # the pile's bottom (oldest) card becomes the top of the stock
-            self.stock = rest
-            self._emit("stock_flipped", cards=len(rest), reforms=self.reforms)
+        if rule.mode == "flip":
+            self._emit("stock_flipped", cards=len(self.stock), reforms=self.reforms)
         else:
-            self.rng.shuffle(rest)
-            self.stock = rest
-            self._emit("stock_reshuffled", cards=len(rest), reforms=self.reforms)
+            self._emit("stock_reshuffled", cards=len(self.stock), reforms=self.reforms)
         return True
 
     def out_allowed(self) -> bool:
@@ -494,9 +476,7 @@ class RummyState(State):
 
     def keep(self) -> int:
         """Cards table play must leave in hand (the card kept for the discard)."""
-        if not self.game.keep_for_discard:
-            return 0
-        return 1 if self.out_allowed() else 2
+        return kept_for_discard(self.game.keep_for_discard, self.out_allowed())
 
     def _current(self) -> int:
         return self.turn
@@ -542,7 +522,7 @@ class RummyState(State):
         if can_end:
             last = n == 1
             if self.game.free_discard:
-                out = by_suit(DISCARD_TAB, bases)
+                out = by_suit("discard ", bases)
                 if jokers:
                     out.append(DISCARD[JOKER])
             else:
@@ -555,7 +535,7 @@ class RummyState(State):
         if n - 1 >= keep and not closed:
             starts = self._start_mask(bases, jokers, n - keep)
             if starts:
-                out += by_suit(MELD_TAB, starts)
+                out += by_suit("meld ", starts)
             out += self._layoff_offers(seat, hand)
             out += self._swap_offers(seat, hand, n)
         if (not can_end or not out) and self.snap is not None and may_takeback:
@@ -1428,36 +1408,9 @@ class RummyState(State):
         z.update(stock=stock, pile=pile, table=table, building=build)
         return z
 
-    def hidden_cards(self, viewer: int) -> int:
-        m = 0
-        for s, h in enumerate(self.hands):
-            if s != viewer:
-                m |= h & ~self.known[s]
-        return m
-
-    def determinize(self, seat: int, rng: random.Random) -> State:
-        new = self.clone()
-        assert isinstance(new, RummyState)
-        pool = list(self.stock)
-        sizes: list[int] = []
-        for s, h in enumerate(self.hands):
-            hidden = 0 if s == seat else h & ~self.known[s]
-            sizes.append(hidden.bit_count())
-            pool += bits(hidden)
-        rng.shuffle(pool)
-        for s in range(self.players):
-            if s == seat:
-                continue
-            h = self.hands[s] & self.known[s]
-            for _ in range(sizes[s]):
-                h |= 1 << pool.pop()
-            new.hands[s] = h
-        new.stock = pool
+    def _after_redeal(self, new: Any, seat: int) -> None:
         if new.snap is not None and seat != self.turn:
             new.snap = None  # another seat's take-back point is not known precisely
-        new.rng = random.Random(rng.getrandbits(64))
-        new._legal = None
-        return new
 
     def _observe(self, seat: int) -> dict[str, Any]:
         return {
@@ -1509,118 +1462,35 @@ class RummyState(State):
     def _meld_valid(self, m: Meld) -> Meld | None:
         return self._meld_ok(m.items)
 
+    def _last_row_invariants(self, winner: str = "the winner") -> list[str]:
+        """The last deal's row: the seat that went out (``winner``) scored nothing, nobody less."""
+        out: list[str] = []
+        last = self.last
+        if last is not None and self.sheet:
+            row = self.sheet[-1]
+            w = last["winner"]
+            if w is not None and row[w] != 0:
+                out.append(f"deal {last['deal']}: {winner} scored {row[w]}")
+            if any(p < 0 for p in row):
+                out.append(f"deal {last['deal']}: a negative penalty {row}")
+        return out
+
+    def _read_eliminated(self, deal: dict[str, Any]) -> list[int]:
+        """An injected deal's ``eliminated`` (seats already out: empty hands), marked not active."""
+        n = self.players
+        out = deal.get("eliminated")
+        if out is None:
+            return []
+        if not isinstance(out, list) or not all(isinstance(s, int) and 0 <= s < n for s in out):
+            raise ValueError(f"injected deal: 'eliminated' must list seats 0..{n - 1}")
+        if n - len(set(out)) < 2:
+            raise ValueError("injected deal: at least two players must still be in")
+        for s in out:
+            if deal["hands"][s]:
+                raise ValueError(f"injected deal: eliminated seat {s} must have an empty hand")
+            self.active[s] = False
+        return out
+
 
 _SEARCH_SHARED = frozenset(("stock",))
 """Lists the search's copies share with the real state (see ``RummyState._light_clone``)."""
-
-# --------------------------------------------------------------------- exact meld search ("use it at once")
-Cand = tuple[tuple[int, ...], int, int]
-"""A candidate meld of a hand: (natural base cards, jokers used, points)."""
-
-
-def meld_candidates(counts: dict[int, int], jokers: int, run_rule: RunRule, set_rule: GroupRule,
-                    points: Any) -> list[Cand]:
-    """Every meld that can be made from naturals ``counts`` (base -> copies) and ``jokers`` jokers,
-    as (naturals, jokers used, points); ``points(kind, naturals, lo, jokers)`` values a meld."""
-    out: list[Cand] = []
-    seen: set[tuple[tuple[int, ...], int]] = set()
-    have = set(counts)
-    # sets: distinct suits, jokers name the missing ones
-    for r in range(13):
-        suits = [s for s in range(4) if s * 13 + r in have]
-        if not suits:
-            continue
-        for k in range(1, len(suits) + 1):
-            for combo in _subsets(suits, k):
-                nats = tuple(s * 13 + r for s in combo)
-                for nj in range(0, min(jokers, 4 - k) + 1 if set_rule.jokers else 1):
-                    size = k + nj
-                    if set_rule.min_size <= size <= set_rule.max_size and k >= set_rule.min_naturals:
-                        key = (nats, nj)
-                        if key not in seen:
-                            seen.add(key)
-                            out.append((nats, nj, points("set", nats, -1, nj)))
-    # runs: windows of positions, jokers for the missing ones
-    lo_all = 0 if run_rule.ace_low else 1
-    hi_all = 13 if run_rule.ace_high else 12
-    L = run_rule.min_len
-    for s in range(4):
-        P = 0
-        for p in range(lo_all, hi_all + 1):
-            if pos_base(p, s) in have:
-                P |= 1 << p
-        if not P:
-            continue
-        for a in range(lo_all, hi_all + 1):
-            if not P >> a & 1 and not jokers:
-                continue
-            for z in range(a + L - 1, hi_all + 1):
-                if a == 0 and z == 13:
-                    break
-                w = ((1 << (z - a + 1)) - 1) << a
-                M = w & ~P
-                nj = M.bit_count()
-                if nj > jokers:
-                    break
-                if run_rule.max_jokers is not None and nj > run_rule.max_jokers:
-                    break
-                if z - a + 1 - nj < run_rule.min_naturals:
-                    continue
-                if not run_rule.adjacent_jokers and M & (M >> 1):
-                    continue
-                nats = tuple(pos_base(p, s) for p in range(a, z + 1) if P >> p & 1)
-                key = (nats, nj)
-                if key not in seen:
-                    seen.add(key)
-                    out.append((nats, nj, points("run", nats, a, nj)))
-    return out
-
-
-def _subsets(items: list[int], k: int) -> list[tuple[int, ...]]:
-    from itertools import combinations
-    return list(combinations(items, k))
-
-
-def can_reach(cands: list[Cand], counts: dict[int, int], jokers: int, budget: int, need: int,
-              start: int = 0) -> bool:
-    """Disjoint melds from ``cands`` (index >= ``start``) within ``budget`` cards worth >= ``need``."""
-    if need <= 0:
-        return True
-    for i in range(start, len(cands)):
-        nats, nj, pts = cands[i]
-        size = len(nats) + nj
-        if size > budget or nj > jokers or any(counts.get(b, 0) <= 0 for b in nats):
-            continue
-        for b in nats:
-            counts[b] -= 1
-        ok = can_reach(cands, counts, jokers - nj, budget - size, need - pts, i)
-        for b in nats:
-            counts[b] += 1
-        if ok:
-            return True
-    return False
-
-
-def can_cover(cands: list[Cand], counts: dict[int, int], jokers: int, spare: int) -> bool:
-    """Can melds from ``cands`` cover every card but ``spare`` of them (naturals and jokers)?"""
-    left = [b for b, k in counts.items() if k > 0]
-    if not left:
-        return jokers <= spare
-    b0 = min(left)
-    if spare > 0:  # leave one copy of b0 out
-        counts[b0] -= 1
-        ok = can_cover(cands, counts, jokers, spare - 1)
-        counts[b0] += 1
-        if ok:
-            return True
-    for nats, nj, _ in cands:
-        if b0 not in nats or nj > jokers or any(counts.get(b, 0) <= 0 for b in nats):
-            continue
-        for b in nats:
-            counts[b] -= 1
-        ok = can_cover(cands, counts, jokers - nj, spare)
-        for b in nats:
-            counts[b] += 1
-        if ok:
-            return True
-    return False

@@ -32,12 +32,11 @@ kept on paper is resumed (the games say which totals are allowed).
 """
 from __future__ import annotations
 
-import random
 from typing import Any, ClassVar
 
-from engine.cards import JOKER, MAX_PACKS, PACK, TOKENS, card
-from engine.core import Game, State
-from engine.deal import Cards, check_deal, check_sizes, pack_tokens
+from engine.cards import DISCARD, IS_JOKER, MAX_PACKS, PACK, PHYS, TOKENS, bits, card, hand_tokens
+from engine.core import Game
+from engine.deal import check_deal, check_sizes, pack_tokens
 from engine.errors import IllegalAction
 from engine.melds import (
     GroupRule,
@@ -50,48 +49,16 @@ from engine.melds import (
     item_token,
     parse_items,
 )
+from engine.stock import DrawDiscardState, ReformRule, deal_injected, match_start, read_seat, read_totals
 
 HAND_SIZE = 5
+REFORM = ReformRule("shuffle", None, keep=0)
+"""X3: the dead discards (the pile holds no takeable card) are shuffled into a new stock, no cap."""
 CACHE_LIMIT = 100_000
 """Discard lists cached per hand mask, per game object (cleared when full; about 230 bytes each)."""
 
-PHYS: dict[str, tuple[int, ...]] = {}
-"""Token -> the physical ids carrying it, in pack order (jokers: both of every pack)."""
-for _p in range(MAX_PACKS):
-    for _b in range(PACK):
-        PHYS.setdefault(TOKENS[_b], ())
-        PHYS[TOKENS[_b]] += (_p * PACK + _b,)
-
-IS_JOKER: tuple[bool, ...] = tuple(c % PACK >= JOKER for c in range(MAX_PACKS * PACK))
 RANK_CHAR: tuple[str, ...] = tuple(TOKENS[c][0] for c in range(MAX_PACKS * PACK))
 DRAW: dict[str, str] = {t: "draw " + t for t in PHYS}
-SINGLE: tuple[str, ...] = tuple("discard " + TOKENS[c] for c in range(MAX_PACKS * PACK))
-
-
-def value_table(face: int) -> tuple[int, ...]:
-    """Penalty value per physical id: pips at face value, J/Q/K ``face``, A 1, joker 0."""
-    out = []
-    for c in range(MAX_PACKS * PACK):
-        b = c % PACK
-        if b >= JOKER:
-            out.append(0)
-        else:
-            r = b % 13
-            out.append(1 if r == 12 else face if r >= 9 else r + 2)
-    return tuple(out)
-
-
-def bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-def hand_tokens(mask: int) -> list[str]:
-    return [TOKENS[c] for c in bits(mask)]
 
 
 class SheddingGame(Game):
@@ -116,7 +83,7 @@ class SheddingGame(Game):
         return int(self.options["call_limit"])
 
 
-class SheddingState(State):
+class SheddingState(DrawDiscardState):
     """The deal machinery shared by Genive and Geneve; games add scoring and the match end."""
     OBSERVATION: ClassVar[dict[str, str | None]] = {
         "hand": "your cards (list[card])",
@@ -172,10 +139,7 @@ class SheddingState(State):
 
     # ----------------------------------------------------------------- deal set-up
     def _setup(self, deal: dict[str, Any] | None) -> None:
-        n = self.players
-        self.totals = [0] * n
-        self.start_totals = [0] * n
-        self.active = [True] * n
+        self.totals, self.start_totals, self.active = match_start(self.players, 0)
         self.last = None
         self.deck = self._match_deck()
         if deal is None:
@@ -197,13 +161,6 @@ class SheddingState(State):
 
     def _first_player(self, dealer: int) -> int:
         return self._next_active(dealer)
-
-    def _next_active(self, seat: int) -> int:
-        n = self.players
-        s = (seat + 1) % n
-        while not self.active[s]:
-            s = (s + 1) % n
-        return s
 
     def _reset_deal(self) -> None:
         n = self.players
@@ -255,45 +212,21 @@ class SheddingState(State):
         n = self.players
         d = check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(self.deck), sizes=None,
                        stock="rest", upcard="optional", extra=("totals", "first"))
-        totals = deal.get("totals")
+        totals = read_totals(deal, n, ints=True)
         if totals is not None:
-            if (not isinstance(totals, list) or len(totals) != n
-                    or not all(isinstance(t, int) and not isinstance(t, bool) for t in totals)):
-                raise ValueError(f"injected deal: 'totals' must list {n} ints, one per seat")
-            self._start_from(list(totals), d.hands)
+            self._start_from(totals, d.hands)
         check_sizes(d, [HAND_SIZE if self.active[s] else 0 for s in range(n)])
         dealer = self._first_dealer() if d.dealer is None else d.dealer
-        first = deal.get("first", self._first_player(dealer))
-        if (not isinstance(first, int) or isinstance(first, bool) or not 0 <= first < n
-                or not self.active[first]):
-            raise ValueError(f"injected deal: 'first' must be a seat 0..{n - 1} still in, got {first!r}")
+        first = read_seat(deal, "first", self.active, self._first_player(dealer))
         self._reset_deal()
         self.dealer, self.first, self.turn = dealer, first, first
-        cards = Cards(self.deck)
-        for s, toks in enumerate(d.hands):
-            for tok in toks:
-                self.hands[s] |= 1 << cards.take(tok)
-        up = cards.take(d.upcard) if d.upcard is not None else None
-        if d.stock is not None:
-            stock = [cards.take(t) for t in d.stock]
-            stock.reverse()  # internal: top card last
-        else:
-            stock = cards.rest()
-            self.rng.shuffle(stock)
-        self.stock = stock
-        if up is None:
-            self._turn_upcard()
-        else:
-            self.stock.append(up)
-            self._turn_upcard()
-        m = self.pile
-        for h in self.hands:
-            m |= h
-        for c in self.stock:
-            m |= 1 << c
-        for c, _ in self.offer:
-            m |= 1 << c
-        self.deck_mask = m
+        dealt = deal_injected(d, self.deck, self.rng)
+        self.hands = dealt.hands
+        self.stock = dealt.stock
+        if dealt.upcard is not None:
+            self.stock.append(dealt.upcard)
+        self._turn_upcard()
+        self.deck_mask = dealt.mask
         self.phase = "discard"
 
     # ----------------------------------------------------------------- values
@@ -327,7 +260,7 @@ class SheddingState(State):
             seen: set[str] = set()
             lst: list[str] = []
             for c in cards:  # singles, in card order
-                a = SINGLE[c]
+                a = DISCARD[c]
                 if a not in seen:
                     seen.add(a)
                     lst.append(a)
@@ -463,13 +396,12 @@ class SheddingState(State):
 
     def _reform_stock(self) -> None:
         """X3/G4/V7: every dead discard (not the group still takeable) becomes the new stock."""
-        if not self.pile:
+        got = REFORM.reform(bits(self.pile), 0, self.rng)
+        if got is None:
             return
-        new = bits(self.pile)
-        self.rng.shuffle(new)
+        self.stock = got[0]
         self.pile = 0
-        self.stock = new
-        self._emit("stock_reshuffled", cards=len(new))
+        self._emit("stock_reshuffled", cards=len(self.stock))
 
     # ----------------------------------------------------------------- hooks for the games
     def _discard_events(self, seat: int, kind: str, items: list[Item], jokers: int) -> None:
@@ -563,37 +495,6 @@ class SheddingState(State):
             fresh |= 1 << c
         z.update(stock=stock, pile=self.pile, offer=offer, fresh=fresh)
         return z
-
-    def hidden_cards(self, viewer: int) -> int:
-        if self._over:
-            return 0  # the last deal ended with a call: every hand was shown
-        m = 0
-        for s, h in enumerate(self.hands):
-            if s != viewer:
-                m |= h & ~self.known[s]
-        return m
-
-    def determinize(self, seat: int, rng: random.Random) -> State:
-        new = self.clone()
-        assert isinstance(new, SheddingState)
-        pool = list(self.stock)
-        sizes: list[int] = []
-        for s, h in enumerate(self.hands):
-            hidden = 0 if s == seat else h & ~self.known[s]
-            sizes.append(hidden.bit_count())
-            pool += bits(hidden)
-        rng.shuffle(pool)
-        for s in range(self.players):
-            if s == seat:
-                continue
-            h = self.hands[s] & self.known[s]
-            for _ in range(sizes[s]):
-                h |= 1 << pool.pop()
-            new.hands[s] = h
-        new.stock = pool
-        new.rng = random.Random(rng.getrandbits(64))
-        new._legal = None
-        return new
 
     def _observe(self, seat: int) -> dict[str, Any]:
         top = self.fresh if self.fresh else self.offer

@@ -39,17 +39,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import PACK, TOKENS, deck_108
+from engine.cards import DISCARD, JOKER_MASK, PACK, TOKENS, bits, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
-from engine.games._rummy import (
-    DISCARD,
-    JOKER_MASK,
-    RummyGame,
-    RummyState,
-    bits,
-    value_table,
-)
-from engine.games.jokeren_drift import meld_points
+from engine.games._rummy import RummyGame, RummyState, meld_points
 from engine.melds import Item, item_token
 
 PENALTY = value_table(ace=11, face=10, joker=25)
@@ -223,16 +215,7 @@ class AmerikaansJokerenState(RummyState):
         return obs
 
     def _invariants(self) -> list[str]:
-        out = super()._invariants()
-        last = self.last
-        if last is not None and self.sheet:
-            row = self.sheet[-1]
-            w = last["winner"]
-            if w is not None and row[w] != 0:
-                out.append(f"deal {last['deal']}: the winner scored {row[w]}")
-            if any(p < 0 for p in row):
-                out.append(f"deal {last['deal']}: a negative penalty {row}")
-        return out
+        return super()._invariants() + self._last_row_invariants()
 
 
 @register

@@ -39,56 +39,26 @@ would be re-formed a 31st time as a deal without winner (nobody scores), and opt
 """
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from engine.cards import TOKENS, build_deck
-from engine.core import NO_CARD_TABLES, Option, rank_by, register
-from engine.games._knock import (
-    OUT_VERBS,
-    PHYS,
-    AllMeldState,
-    ConfrontationGame,
-    MeldSpec,
-    Solver,
-    bits,
-    value_table,
-)
-from engine.games.wildcard_rummy import deal_size, packs_for
+from engine.cards import PHYS, TOKENS, bits, value_table
+from engine.core import NO_CARD_TABLES, Option, register
+from engine.deadwood import MeldSpec, Solver
+from engine.games._knock import OUT_VERBS, ConfrontationGame, OneWinnerState, one_winner_options
 
 COMBO_VALUES = value_table(ace=11, joker=15)  # CR1
 PENALTY_VALUES = value_table(ace=11, joker=25)  # CR1 option "penalties"
 
 
-class CincinnatiRummyState(AllMeldState):
+class CincinnatiRummyState(OneWinnerState):
     game: CincinnatiRummy
-    ban_taken: ClassVar[bool] = True
+    packs_rule: ClassVar[str] = "CR3"
+    scores_word: ClassVar[str] = "scores"
 
-    @property
-    def reform(self) -> str:  # type: ignore[override]
-        return "shuffle" if self.game.options["reshuffle"] else "flip"
-
-    def _match_deck(self) -> list[int]:
-        packs = packs_for(self.players, self.game.options["packs"])  # CR3
-        if packs == 1 and self.players == 7:
-            raise ValueError("cincinnati_rummy: 7 players need two packs (CR3)")
-        return build_deck(jokers=2 * packs, packs=packs)
-
-    def _deal_size(self) -> int:
-        packs = packs_for(self.players, self.game.options["packs"])
-        return deal_size(self.players, packs, self.game.options["three_player_cards"])
-
-    def _reformed(self, size: int) -> None:
-        self._emit("stock_flipped", size=size, shuffled=self.reform == "shuffle")
-
-    def _stock_out(self) -> None:
-        self._emit("deal_without_winner", pile=len(self.pile))
-        self.sheet.append([0.0] * self.players)
-        self.last = {"deal": self.deal_no, "winner": None}
-        self._next_deal()
-
-    def _end_out(self, seat: int, discard: int | None) -> None:
+    def _deal_points(self, seat: int, discard: int | None, shown: tuple[list[list[str]], list[list[str]],
+                     list[list[str]], list[int]]) -> list[int]:
         n = self.players
-        hands, melds, dead, dw = self._shown()
+        hands, melds, dead, dw = shown
         pts = [0] * n
         if self.game.options["scoring"] == "combinations":
             # CR1: the value of the winner's own combinations (every card he keeps)
@@ -97,46 +67,14 @@ class CincinnatiRummyState(AllMeldState):
             pts[seat] = sum(dw[s] for s in range(n) if s != seat)
         self._emit("went_out_all_at_once", seat=seat, discard=None if discard is None else TOKENS[discard],
                    points=pts[seat], hands=hands, melds=melds, deadwood_cards=dead, penalties=dw)
-        self.sheet.append([float(p) for p in pts])
-        self.totals[seat] += pts[seat]
-        self.last = {"deal": self.deal_no, "winner": seat, "points": pts, "penalties": dw,
-                     "hands": hands, "melds": melds, "deadwood_cards": dead}
-        if self.totals[seat] >= self.game.options["target"]:  # CR2
-            self._finish()
-            return
-        self._next_deal()
+        return pts
 
-    def _next_deal(self) -> None:
-        if self._deals_done() or self.deal_no >= self.game.options["deal_cap"]:
-            self._finish()
-            return
-        self._start_deal((self.dealer + 1) % self.players)
-
-    def scores(self) -> list[float]:
-        return [float(t) for t in self.totals]
-
-    def ranking(self) -> list[int]:
-        return rank_by(self.totals, lower_is_better=False)
-
-    def _invariants(self) -> list[str]:
-        out: list[str] = []
-        t = list(self.start_totals)
-        for row in self.sheet:
-            if sum(1 for v in row if v) > 1 or any(v < 0 for v in row):
-                out.append(f"deal row {row}: only the winner scores")
-            t = [t[s] + int(row[s]) for s in range(self.players)]
-        if t != self.totals:
-            out.append(f"totals {self.totals} differ from the sheet {t}")
-        last = self.last
-        if last is not None and last.get("winner") is not None and self.sheet:
-            w = last["winner"]
-            if last["penalties"][w] != 0:
-                out.append(f"the winner {w} did not meld every card: {last['deadwood_cards'][w]}")
-            if self.game.options["scoring"] == "combinations":
-                v = sum(COMBO_VALUES[PHYS[tok][0]] for tok in last["hands"][w])
-                if v != last["points"][w]:
-                    out.append(f"winner {w} scored {last['points'][w]}, his combinations are worth {v}")
-        return out
+    def _winner_invariants(self, last: dict[str, Any], w: int) -> list[str]:
+        if self.game.options["scoring"] == "combinations":
+            v = sum(COMBO_VALUES[PHYS[tok][0]] for tok in last["hands"][w])
+            if v != last["points"][w]:
+                return [f"winner {w} scored {last['points'][w]}, his combinations are worth {v}"]
+        return []
 
 
 @register
@@ -159,18 +97,7 @@ class CincinnatiRummy(ConfrontationGame):
     options_spec = (
         Option("scoring", "combinations", "CR1: 'combinations' (the winner's own melds) or 'penalties' "
                "(the others' unmelded cards, joker 25)", choices=("combinations", "penalties")),
-        Option("packs", None, "CR3/WR1: packs (1 or 2); default one for 2-6 players, two for 7",
-               choices=(None, 1, 2)),
-        Option("three_player_cards", 7, "CR3/WR2: cards each with 3 players and one pack", choices=(7, 10)),
-        Option("reshuffle", False, "Stock exhausted: shuffle the pile instead of turning it over"),
-        Option("max_reforms", 30, "X7 safety net: stock re-formings per deal, then the deal ends with no "
-               "winner (None: no cap, X7; deterministic players can loop for ever) [engine default]",
-               nullable=True, check=lambda v: v >= 0, max=1000),
-        Option("deal_cap", 50, "Safety net: the match ends after this many deals even if nobody reached "
-               "the target (deals without a winner score nothing) [engine default]",
-               check=lambda v: v >= 1, max=1000),
-        Option("target", 100, "CR2: the match ends when a total reaches this [engine default]",
-               check=lambda v: v >= 1, max=10000),
+        *one_winner_options("CR3/WR1", "CR3/WR2", "CR2"),
     )
     state_class = CincinnatiRummyState
     tables = NO_CARD_TABLES  # no tricks, no card points

@@ -38,9 +38,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import deck_54, deck_108
+from engine.cards import deck_54, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, register
-from engine.games._shedding import SheddingGame, SheddingState, value_table
+from engine.games._shedding import SheddingGame, SheddingState
 from engine.melds import GroupRule, Item
 
 FAILED_CALL = 30
@@ -221,7 +221,7 @@ class Geneve(SheddingGame):
     )
     state_class = GeneveState
     tables = NO_CARD_TABLES  # no tricks, no card points
-    values: ClassVar[tuple[int, ...]] = value_table(11)  # V1: faces 11 (Genive: 10); V2: joker 0
+    values: ClassVar[tuple[int, ...]] = value_table(ace=1, face=11)  # V1: faces 11 (Genive: 10); V2: joker 0
 
     def group_rule(self) -> GroupRule:
         return GroupRule(min_size=2, max_size=self.options["max_group"], jokers=False)  # V6

@@ -37,9 +37,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import TOKENS, deck_54
+from engine.cards import IS_JOKER, TOKENS, bits, deck_54, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
-from engine.games._shedding import IS_JOKER, SheddingGame, SheddingState, bits, value_table
+from engine.games._shedding import SheddingGame, SheddingState
 from engine.melds import Item
 
 BURN = 30
@@ -200,4 +200,4 @@ class Genive(SheddingGame):
     )
     state_class = GeniveState
     tables = NO_CARD_TABLES  # no tricks, no card points
-    values: ClassVar[tuple[int, ...]] = value_table(10)
+    values: ClassVar[tuple[int, ...]] = value_table(ace=1, face=10)

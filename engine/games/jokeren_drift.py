@@ -31,28 +31,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.cards import ACE, deck_108
+from engine.cards import bits, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
-from engine.games._rummy import BASE, RummyGame, RummyState, bits, value_table
+from engine.games._rummy import RummyGame, RummyState, meld_points
 from engine.melds import Item
 
 PENALTY = value_table(ace=11, face=10, joker=25)
-OPEN_POINTS = value_table(ace=11, face=10, joker=0)
-"""Per base id (ace high 11); a joker is counted as the card it names (AJ3 through JD6)."""
-
-
-def meld_points(kind: str, items: list[Item], lo: int) -> int:
-    """AJ3: the points of a meld, a joker as its card, an ace 1 when low in a run."""
-    total = 0
-    for i, (c, nm) in enumerate(items):
-        b = BASE[c] if nm is None else nm
-        if b % 13 == ACE and kind == "run" and lo + i == 0:
-            total += 1
-        else:
-            total += OPEN_POINTS[b]
-    return total
-
-
 class JokerenDriftState(RummyState):
     game: JokerenDrift
     melded: list[bool]
@@ -121,16 +105,7 @@ class JokerenDriftState(RummyState):
         return rank_by(self.totals)  # lowest total wins; equal totals share the place
 
     def _invariants(self) -> list[str]:
-        out = super()._invariants()
-        last = self.last
-        if last is not None and self.sheet:
-            row = self.sheet[-1]
-            w = last["winner"]
-            if w is not None and row[w] != 0:
-                out.append(f"deal {last['deal']}: the winner scored {row[w]}")
-            if any(p < 0 for p in row):
-                out.append(f"deal {last['deal']}: a negative penalty {row}")
-        return out
+        return super()._invariants() + self._last_row_invariants()
 
 
 def _tok(item: Item) -> str:

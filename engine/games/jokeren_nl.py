@@ -35,21 +35,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import ACE, build_deck
+from engine.cards import ACE, BASE, JOKER_MASK, base_set, bits, build_deck
 from engine.core import NO_CARD_TABLES, Option, register
-from engine.games._rummy import (
-    BASE,
-    JOKER_MASK,
-    RummyGame,
-    RummyState,
-    base_set,
-    bits,
-    can_cover,
-    can_reach,
-    meld_candidates,
-    pos_base,
-)
-from engine.melds import GroupRule, Item, RunRule, item_token
+from engine.deadwood import can_cover, can_reach
+from engine.games._rummy import RummyGame, RummyState
+from engine.melds import GroupRule, Item, RunRule, item_token, meld_candidates, pos_base
 
 DEALS = 10
 DEALS_COMPETITION = 6

@@ -35,9 +35,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.cards import deck_52
+from engine.cards import PHYS, deck_52, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
-from engine.games._knock import PHYS, ConfrontationGame, ConfrontationState, MeldSpec, Solver, value_table
+from engine.deadwood import MeldSpec, Solver
+from engine.games._knock import ConfrontationGame, ConfrontationState
+from engine.stock import ReformMode
 
 VALUES = value_table(ace=1)  # KR1
 RUMMY_BONUS = 25
@@ -48,7 +50,7 @@ class KlopRummyState(ConfrontationState):
     game: KlopRummy
     out_verb: ClassVar[str] = "knock"
     ban_taken: ClassVar[bool] = False  # KR6: the knocker may discard the card just taken
-    reform: ClassVar[str] = "none"  # KR4/KR10: the stock is never re-formed
+    reform: ClassVar[ReformMode] = "none"  # KR4/KR10: the stock is never re-formed
 
     def _match_deck(self) -> list[int]:
         return deck_52()

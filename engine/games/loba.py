@@ -42,28 +42,24 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import JOKER, TOKENS, card, deck_108
-from engine.core import NO_CARD_TABLES, Option, register
-from engine.errors import IllegalAction
-from engine.games._rummy import (
+from engine.cards import (
     BASE,
     IS_JOKER,
+    JOKER,
     JOKER_MASK,
-    MELD1,
-    MELDJ,
     PACK,
-    RANK_MASK,
-    RUMMY_VERBS,
-    SPREAD,
-    Meld,
-    RummyGame,
-    RummyState,
+    TOKENS,
     base_set,
     bits,
-    pos_base,
+    card,
+    deck_108,
     value_table,
 )
-from engine.melds import GroupRule, Item, RunRule
+from engine.core import NO_CARD_TABLES, Option, register
+from engine.errors import IllegalAction
+from engine.games._rummy import MELD1, MELDJ, RANK_MASK, RUMMY_VERBS, SPREAD, Meld, RummyGame, RummyState
+from engine.melds import GroupRule, Item, RunRule, pos_base
+from engine.stock import ReformMode
 
 PENALTY = value_table(ace=10, face=10, joker=25)  # L1: joker 25; seed: A and faces 10, pips face
 OUT_AT = 100  # L5: ">= 100"
@@ -134,17 +130,8 @@ class LobaState(RummyState):
                     isinstance(x, int) and 0 <= x <= MAX_BUYBACKS for x in bb):
                 raise ValueError(f"injected deal: 'buybacks' must list {n} counts 0..{MAX_BUYBACKS}")
             self.buybacks = list(bb)
-        out = deal.get("eliminated")
-        if out is not None:
-            if not isinstance(out, list) or not all(isinstance(s, int) and 0 <= s < n for s in out):
-                raise ValueError(f"injected deal: 'eliminated' must list seats 0..{n - 1}")
-            if n - len(set(out)) < 2:
-                raise ValueError("injected deal: at least two players must still be in")
-            for s in out:
-                if deal["hands"][s]:
-                    raise ValueError(f"injected deal: eliminated seat {s} must have an empty hand")
-                self.active[s] = False
-                self.out_deal[s] = -1
+        for s in self._read_eliminated(deal):
+            self.out_deal[s] = -1
 
     # ----------------------------------------------------------------- meld rules
     def _sets_plain(self) -> bool:
@@ -677,7 +664,7 @@ class Loba(RummyGame):
     run_rule: ClassVar[RunRule] = RunRule(min_len=4, ace_low=True, ace_high=True, min_naturals=1,
                                           max_jokers=2)
     set_rule: ClassVar[GroupRule] = GroupRule(min_size=3, max_size=6, distinct_suits=False, jokers=False)
-    reform: ClassVar[str] = "shuffle"  # L8
+    reform: ClassVar[ReformMode] = "shuffle"  # L8
     keep_for_discard: ClassVar[bool] = False  # L10: out as soon as the hand is empty
     out_after_everyone: ClassVar[bool] = False
     joker_reuse: ClassVar[str] = "meld"

@@ -36,20 +36,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import JOKER, TOKENS, deck_54
+from engine.cards import BASE, DISCARD, IS_JOKER, JOKER, JOKER_MASK, PHYS, TOKENS, bits, deck_54, value_table
 from engine.core import NO_CARD_TABLES, Option, register
-from engine.games._rummy import (
-    BASE,
-    DISCARD,
-    IS_JOKER,
-    JOKER_MASK,
-    PHYS,
-    RummyGame,
-    RummyState,
-    bits,
-    value_table,
-)
+from engine.games._rummy import RummyGame, RummyState
 from engine.melds import GroupRule, Item, RunRule, item_token
+from engine.stock import ReformMode
 
 PENALTY = value_table(ace=1, face=10, joker=20)
 OUT_AT = 101
@@ -83,39 +74,8 @@ class RaminoDriftState(RummyState):
     deal_keys = ("eliminated",)
 
     def _inject_extra(self, deal: dict[str, Any]) -> None:
-        n = self.players
-        out = deal.get("eliminated")
-        if out is None:
-            return
-        if not isinstance(out, list) or not all(isinstance(s, int) and 0 <= s < n for s in out):
-            raise ValueError(f"injected deal: 'eliminated' must list seats 0..{n - 1}")
-        if n - len(set(out)) < 2:
-            raise ValueError("injected deal: at least two players must still be in")
-        for s in out:
-            if deal["hands"][s]:
-                raise ValueError(f"injected deal: eliminated seat {s} must have an empty hand")
-            self.active[s] = False
+        for s in self._read_eliminated(deal):
             self.out_deal[s] = -1
-
-    # ----------------------------------------------------------------- stock (X3, X7)
-    def _reform(self) -> bool:
-        cap = self.game.max_reforms()
-        if len(self.pile) < 2 or (cap is not None and self.reforms >= cap):
-            return False
-        top = self.pile.pop()
-        rest = self.pile
-        self.pile = [top]
-        self.reforms += 1
-        if self.game.options["reshuffle"]:
-            self.rng.shuffle(rest)
-            self.stock = rest
-            self._emit("stock_reshuffled", cards=len(rest), reforms=self.reforms)
-        else:
-            # seed L709: turn the discard pile over without shuffling: its oldest card on top
-            rest.reverse()
-            self.stock = rest
-            self._emit("stock_flipped", cards=len(rest), reforms=self.reforms)
-        return True
 
     # ----------------------------------------------------------------- the discard ban
     def _banned(self, c: int) -> bool:
@@ -263,15 +223,10 @@ class RaminoDriftState(RummyState):
         return obs
 
     def _invariants(self) -> list[str]:
-        out = super()._invariants()
+        out = super()._invariants() + self._last_row_invariants("the player out")
         last = self.last
         if last is not None and self.sheet:
             row = self.sheet[-1]
-            w = last["winner"]
-            if w is not None and row[w] != 0:
-                out.append(f"deal {last['deal']}: the player out scored {row[w]}")
-            if any(p < 0 for p in row):
-                out.append(f"deal {last['deal']}: a negative penalty {row}")
             if any(p > 2 * 20 + 5 * 10 for p in row):  # 7 cards at most: 2 jokers, 5 faces
                 out.append(f"deal {last['deal']}: a penalty above any hand's worth {row}")
         for s in range(self.players):
@@ -321,7 +276,7 @@ class RaminoDrift(RummyGame):
     hand_size: ClassVar[int] = 7
     run_rule: ClassVar[RunRule] = RunRule(min_len=3, ace_low=True, ace_high=False, min_naturals=1)
     set_rule: ClassVar[GroupRule] = GroupRule(min_size=3, max_size=4, distinct_suits=True, jokers=True)
-    reform: ClassVar[str] = "flip"
+    reform: ClassVar[ReformMode] = "flip"
     keep_for_discard: ClassVar[bool] = False  # RD2: going out with or without a discard
     out_after_everyone: ClassVar[bool] = False
     joker_reuse: ClassVar[str] = "any"  # RD6: a new meld or a lay-off

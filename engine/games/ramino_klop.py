@@ -40,19 +40,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import deck_108
+from engine.cards import PHYS, bits, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
-from engine.games._knock import (
-    PHYS,
-    ConfrontationGame,
-    ConfrontationState,
-    MeldSpec,
-    Solver,
-    bits,
-    isolated_mask,
-    naturals,
-    value_table,
-)
+from engine.deadwood import MeldSpec, Solver, isolated_mask, naturals
+from engine.games._knock import ConfrontationGame, ConfrontationState
 
 VALUES = value_table(ace=1, joker=20)  # RK4
 JOKER_VALUE = 20
@@ -65,10 +56,6 @@ class RaminoKlopState(ConfrontationState):
     ban_taken: ClassVar[bool] = True
     out_deal: list[int]
     """The deal in which each seat was eliminated (0: still in)."""
-
-    @property
-    def reform(self) -> str:  # type: ignore[override]
-        return "shuffle" if self.game.options["reshuffle"] else "flip"
 
     def _setup(self, deal: dict[str, Any] | None) -> None:
         self.out_deal = [0] * self.players
@@ -84,9 +71,6 @@ class RaminoKlopState(ConfrontationState):
 
     def _deal_size(self) -> int:
         return 7
-
-    def _reformed(self, size: int) -> None:
-        self._emit("stock_flipped", size=size, shuffled=self.reform == "shuffle")
 
     # ----------------------------------------------------------------- knocking
     def _knock_ok(self, hand: int, c: int) -> bool:

@@ -40,28 +40,25 @@ The match is ``deals`` deals (T8, default 10); ``scores()`` are the net stakes, 
 """
 from __future__ import annotations
 
-import random
 from typing import Any, ClassVar
 
-from engine.cards import ACE, PACK, TOKENS, deck_52
+from engine.cards import DISCARD, PHYS, TOKENS, bits, deck_52, hand_tokens, value_table
 from engine.core import NO_CARD_TABLES, Game, Option, State, rank_by, register
-from engine.deal import Cards, check_deal, pack_tokens
-from engine.games._knock import PHYS, bits, hand_tokens, value_table
-from engine.melds import GroupRule, RunRule, enumerate_groups, enumerate_runs
+from engine.deal import check_deal, pack_tokens
+from engine.melds import GroupRule, RunRule, enumerate_groups, enumerate_runs, position
+from engine.stock import DrawDiscardState, deal_injected
 
 VALUES = value_table(ace=1)  # T1
 HAND = 5
 GROUPS = GroupRule(min_size=3, max_size=4, distinct_suits=True)  # T6
 RUNS = RunRule(min_len=3, ace_low=True, ace_high=False)  # T5
-DISCARD = tuple("discard " + TOKENS[c] for c in range(PACK))
 
 
 def _place(c: int) -> int:
-    r = c % 13
-    return 0 if r == ACE else r + 1  # T5: the ace below the 2 only
+    return position(c, False)  # T5: the ace below the 2 only
 
 
-class TonkState(State):
+class TonkState(DrawDiscardState):
     OBSERVATION: ClassVar[dict[str, str | None]] = {
         "hand": "your cards (list[card])",
         "count": "your hand's count (pip values; the lowest count wins a drop) (int)",
@@ -130,25 +127,12 @@ class TonkState(State):
         d = check_deal(deal, game="tonk", players=n, pack=pack_tokens(deck), sizes=[HAND] * n,
                        stock="rest", upcard="optional")
         self._reset(0 if d.dealer is None else d.dealer)
-        cards = Cards(deck)
-        for s, toks in enumerate(d.hands):
-            for tok in toks:
-                self.hands[s] |= 1 << cards.take(tok)
-        up = cards.take(d.upcard) if d.upcard is not None else None
-        if d.stock is not None:
-            self.stock = [cards.take(t) for t in d.stock][::-1]
-        else:
-            self.stock = cards.rest()
-            self.rng.shuffle(self.stock)
-        m = 0
-        for h in self.hands:
-            m |= h
-        for c in self.stock:
-            m |= 1 << c
-        if up is not None:
-            m |= 1 << up
-            self.stock.append(up)  # turned by _after_deal
-        self.deck_mask = m
+        dealt = deal_injected(d, deck, self.rng)
+        self.hands = dealt.hands
+        self.stock = dealt.stock
+        if dealt.upcard is not None:
+            self.stock.append(dealt.upcard)  # turned by _after_deal
+        self.deck_mask = dealt.mask
         self._after_deal()
 
     def _after_deal(self) -> None:
@@ -353,37 +337,6 @@ class TonkState(State):
                 tb |= 1 << c
         z.update(stock=st, pile=pl, table=tb)
         return z
-
-    def hidden_cards(self, viewer: int) -> int:
-        if self._over:
-            return 0
-        m = 0
-        for s, h in enumerate(self.hands):
-            if s != viewer:
-                m |= h & ~self.known[s]
-        return m
-
-    def determinize(self, seat: int, rng: random.Random) -> State:
-        new = self.clone()
-        assert isinstance(new, TonkState)
-        pool = list(self.stock)
-        sizes = []
-        for s, h in enumerate(self.hands):
-            hidden = 0 if s == seat else h & ~self.known[s]
-            sizes.append(hidden.bit_count())
-            pool += bits(hidden)
-        rng.shuffle(pool)
-        for s in range(self.players):
-            if s != seat:
-                h = self.hands[s] & self.known[s]
-                for _ in range(sizes[s]):
-                    h |= 1 << pool.pop()
-                new.hands[s] = h
-        new.stock = pool
-        new.table = [(o, k, list(mc)) for o, k, mc in self.table]
-        new.rng = random.Random(rng.getrandbits(64))
-        new._legal = None
-        return new
 
     def clone(self) -> State:
         new = super().clone()

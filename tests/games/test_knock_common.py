@@ -10,16 +10,8 @@ from itertools import combinations
 
 import pytest
 
-from engine.cards import ACE, PACK, TOKENS, deck_52, deck_54, deck_108
-from engine.games._knock import (
-    IS_JOKER,
-    PHYS,
-    MeldSpec,
-    Solver,
-    melds_text,
-    prefilter_out,
-    value_table,
-)
+from engine.cards import ACE, IS_JOKER, PACK, PHYS, TOKENS, deck_52, deck_54, deck_108, value_table
+from engine.deadwood import MeldSpec, Solver, melds_text, prefilter_out
 
 KLOP = MeldSpec()
 RAMINO = MeldSpec(run_max=4)

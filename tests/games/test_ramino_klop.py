@@ -5,8 +5,8 @@ import random
 from typing import Any
 
 from engine import State, load_game
-from engine.cards import TOKENS
-from engine.games._knock import PHYS, MeldSpec, Solver, value_table
+from engine.cards import PHYS, TOKENS, value_table
+from engine.deadwood import MeldSpec, Solver
 from tests import gamekit
 from tests.gamekit import draw_and_discard_it, events, play
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from engine import IllegalAction, State, load_game
-from engine.cards import TOKENS, cards_of
-from engine.games._rummy import JOKER_MASK, RummyState, base_set, bits
+from engine.cards import JOKER_MASK, TOKENS, base_set, bits, cards_of
+from engine.games._rummy import RummyState
 from tests import gamekit
 from tests.gamekit import events, play, table
 

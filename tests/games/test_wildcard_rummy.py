@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from engine import State, load_game
-from engine.cards import TOKENS, cards_of
+from engine.cards import TOKENS, cards_of, value_table
+from engine.deadwood import MeldSpec, Solver
 from engine.errors import IllegalAction
-from engine.games._knock import MeldSpec, Solver, value_table
 from tests import gamekit
 from tests.gamekit import draw_and_discard_it, events, play
 
