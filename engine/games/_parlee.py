@@ -23,6 +23,11 @@ from engine.games._manille import (
 DECK = mask_of(deck_32())
 
 
+PARLEE_PLAY_EVENTS = ("deal_won", "deal_tied_34", "overtake_forced", "overtrump_forced",
+                      "partner_exemption_used", "undertrump_blocked", "trick_point_awarded")
+"""The rule events of a deal's play and its scoring, shared by manille_parlee and manille_muette."""
+
+
 def parlee_options(seed_line: str) -> tuple[Option, ...]:
     """The options Manille Parlée and Manille Muette share (``seed_line``: where the seed allows
     any card when void with no winning trump)."""

@@ -24,7 +24,7 @@ from typing import ClassVar
 
 from engine.core import CardTables, Game, register
 from engine.games._manille import ManilleState
-from engine.games._parlee import ParleeState, parlee_options
+from engine.games._parlee import PARLEE_PLAY_EVENTS, ParleeState, parlee_options
 
 
 class MuetteState(ParleeState):
@@ -58,16 +58,7 @@ class ManilleMuette(Game):
         play QS             play a card to the trick (no talk, no trump naming)
     """
     min_players = max_players = default_players = 4
-    rule_events = (
-        "trump_card_exposed",
-        "deal_won",
-        "deal_tied_34",
-        "overtake_forced",
-        "overtrump_forced",
-        "partner_exemption_used",
-        "undertrump_blocked",
-        "trick_point_awarded",
-    )
+    rule_events = ("trump_card_exposed", *PARLEE_PLAY_EVENTS)
     teams = True
     options_spec = parlee_options("L74")
     state_class = MuetteState

@@ -54,7 +54,7 @@ Manille Muette (``manille_muette``) is this game without talk (same class, ``TAL
 from __future__ import annotations
 
 from engine.core import CardTables, Game, Option, register
-from engine.games._parlee import ParleeState, parlee_options
+from engine.games._parlee import PARLEE_PLAY_EVENTS, ParleeState, parlee_options
 
 
 @register
@@ -90,18 +90,7 @@ class ManilleParlee(Game):
         use the turn.  Question and answer are in every observation ("talk").
     """
     min_players = max_players = default_players = 4
-    rule_events = (
-        "trump_card_exposed",
-        "question_asked",
-        "info_revealed",
-        "deal_won",
-        "deal_tied_34",
-        "overtake_forced",
-        "overtrump_forced",
-        "partner_exemption_used",
-        "undertrump_blocked",
-        "trick_point_awarded",
-    )
+    rule_events = ("trump_card_exposed", "question_asked", "info_revealed", *PARLEE_PLAY_EVENTS)
     teams = True
     options_spec = (
         Option("talk_by", "each", "P2: 'each': every player may talk once per trick before his card; "
