@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 RUN    := $(VENV)/.installed-run
 DEV    := $(VENV)/.installed-dev
 
-.PHONY: demo test test-slow check bench playthroughs clean sandbox-tools
+.PHONY: demo test test-slow test-compiled compiled check bench playthroughs clean sandbox-tools
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,7 @@ $(DEV): pyproject.toml | $(BIN)/python
 
 # a real tournament (embedded local Ray) of every built-in bot over every game, its leaderboard,
 # and the HTML report; data/demo is the demo's own directory, started afresh each time
-demo: $(RUN) sandbox-tools
+demo: $(RUN) sandbox-tools compiled
 	rm -rf data/demo
 	$(BIN)/cardarena tournament run examples/demo.toml
 	$(BIN)/cardarena dashboard data/demo -o data/demo/report.html
@@ -38,8 +38,21 @@ sandbox-tools:
 	          "will be refused until it is, or run in the fallback with CARDARENA_SANDBOX=unshare (root)"
 
 # two workers (the machine has two cores); tests that start Ray clusters share one worker
-test: $(DEV) sandbox-tools check
+test: $(DEV) sandbox-tools check compiled
 	$(BIN)/python -m pytest -q -m "not slow" -n 2 --dist loadgroup
+	@if $(BIN)/python build_compiled.py --check >/dev/null; then $(MAKE) --no-print-directory test-compiled; \
+	 else echo "test-compiled skipped: no compiled build (gcc or mypyc missing)"; fi
+
+# the optional compiled hot path (engine/_compiled.py): mypyc into build/compiled when a C compiler and
+# mypyc are present, else skipped in one line (the pure-Python source is the reference and runs
+# everywhere); used only with CARDARENA_COMPILED=1 (or =require) and only while its sources are unchanged
+compiled: $(RUN)
+	$(BIN)/python build_compiled.py --quiet
+
+# the conformance suite, the golden playthroughs and the oracle (tests/test_compiled.py) on the
+# compiled build, for the compiled games only
+test-compiled: $(DEV) compiled
+	$(BIN)/python build_compiled.py --test
 
 test-slow: $(DEV)
 	$(BIN)/python -m pytest -q -m slow -n 2 --dist loadgroup

@@ -285,7 +285,7 @@ class HartenjagenState(State):
     def _legal_actions(self) -> list[str]:
         return list(self._lt)
 
-    def apply(self, action: str) -> None:
+    def apply(self, action: Any) -> None:
         """Play ``action``; an illegal or malformed one raises IllegalAction and changes nothing.
 
         The legal actions of the seat to act are kept up to date after every action (``_lt`` for
@@ -604,17 +604,26 @@ class HartenjagenState(State):
         return "H2: hearts are not broken; lead a heart only when you hold nothing but hearts"
 
     def clone(self) -> HartenjagenState:
-        """An independent copy (hand-written: the lists are copied, the ints shared)."""
-        new = object.__new__(HartenjagenState)
-        d = new.__dict__
-        d.update(self.__dict__)  # ints, strings, the game and the (no longer used) first-deal RNG
-        d["totals"] = list(self.totals)
-        d["sheet"] = [list(r) for r in self.sheet]
-        d["pts"] = list(self.pts)
-        d["won"] = list(self.won)
-        d["starts"] = list(self.starts)
+        """An independent copy, every field by name (no ``__dict__``: the compiled build has none):
+        the lists are copied, the ints, strings, tuples and the game shared."""
+        new = HartenjagenState.__new__(HartenjagenState)
+        self._copy_base_into(new)
+        new._pass_cards = self._pass_cards
+        new._must_break = self._must_break
+        new._qs_breaks = self._qs_breaks
+        new._no_pts = self._no_pts
+        new._target = self._target
+        new._moon_self = self._moon_self
+        new._deal_seed = self._deal_seed
+        new.totals = list(self.totals)
+        new.dealer = self.dealer
+        new.pass_dir = self.pass_dir
+        new.passing = self.passing
         new.hands = list(self.hands)
         new.passed = list(self.passed)
+        new.pts = list(self.pts)
+        new.won = list(self.won)
+        new.starts = list(self.starts)
         new.turn = self.turn
         new.nplayed = self.nplayed
         new.led = self.led
@@ -623,13 +632,9 @@ class HartenjagenState(State):
         new.broken = self.broken
         new._lt = self._lt[:]  # a tuple is shared, the passing list copied
         new._lm = self._lm
-        new.history = list(self.history)
-        new.events = list(self.events)
-        new._over = self._over
-        new.phase = self.phase
         return new
 
-    def determinize(self, seat: int, rng: random.Random) -> HartenjagenState:
+    def determinize(self, seat: Any, rng: Any) -> HartenjagenState:
         """A clone in which the cards hidden from ``seat`` are redealt among the other seats.
 
         Kept: hand sizes (and pending passes during passing), the cards ``seat`` passed (with
@@ -721,7 +726,6 @@ def _feasible(left: list[int], room: dict[int, int], suits: dict[int, int]) -> b
     return True
 
 
-@register
 class Hartenjagen(Game):
     id = "hartenjagen"
     lower_score_wins = True
@@ -735,7 +739,9 @@ class Hartenjagen(Game):
                "before broken, no points on the first trick. Taking all 26 gives the others 26. The match "
                "ends when a player reaches 100; the lowest total wins.")
     notation = "pass QS  (passing: one card per action, three per seat)\nplay QS"
-    min_players = max_players = default_players = 4
+    min_players = 4
+    max_players = 4
+    default_players = 4
     options_spec = (
         Option("pass_cards", True, "H1: pass three cards before play (left, right, across, none by deal)"),
         Option("must_break_hearts", True, "H2: no heart lead before hearts are broken (unless only hearts)"),
@@ -754,3 +760,6 @@ class Hartenjagen(Game):
         o = self.options  # as each new match reads them, in one go
         self.flags = (bool(o["pass_cards"]), bool(o["must_break_hearts"]), bool(o["qs_breaks_hearts"]),
                       bool(o["no_pts_on_first_trick"]), int(o["target"]), o["moon_shot"] == "self_minus_26")
+
+
+register(Hartenjagen)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)
