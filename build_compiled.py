@@ -78,7 +78,8 @@ def run_tests(workers: int) -> int:
     only; then tests/test_compiled.py (the oracle against the source)."""
     games = _compiled.GAMES
     files = ["tests/test_conformance.py", "tests/test_playthroughs.py"]
-    files += [f"tests/games/test_{g}.py" for g in games if (ROOT / "tests" / "games" / f"test_{g}.py").is_file()]
+    own = [Path("tests", "games", f"test_{g}.py") for g in games]
+    files += [str(f) for f in own if (ROOT / f).is_file()]
     select = " or ".join(f"[{g}]" if g in _other_ids(games) else g for g in games)
     env = dict(os.environ, **{_compiled.ENV: "require"})
     base = [sys.executable, "-m", "pytest", "-q", "-m", "not slow"]

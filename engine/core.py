@@ -13,9 +13,15 @@ import math
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
-from mypy_extensions import mypyc_attr
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # the pure source runs without it (the sandbox's interpreter); only mypyc reads it
+    _C = TypeVar("_C")
+
+    def mypyc_attr(*attrs: str, **kwattrs: object) -> Callable[[_C], _C]:
+        return lambda cls: cls
 
 from engine.cards import SUITS, TOKENS
 from engine.errors import IllegalAction
@@ -405,25 +411,27 @@ class State:
         """An independent copy (hand-written copy of the mutable fields; no deepcopy).
 
         The base's fields are copied by name (:meth:`_copy_base_into`: in the compiled build they
-        live in the object's native layout, not in ``__dict__``); the fields a game keeps in its
-        ``__dict__`` are copied one level deep.  A compiled game class writes its own ``clone``.
+        live in the object's native layout, not in ``__dict__``), then a compiled class's declared
+        fields by name (``__mypyc_attrs__``, the compiler's list), then whatever the instance keeps
+        in a ``__dict__`` (containers copied, nested ones too).  Hartenjagen writes its own.
         """
         cls = type(self)
         new = cls.__new__(cls)
         self._copy_base_into(new)
+        for k in vars(cls).get("__mypyc_attrs__", ()):
+            # a compiled class: the fields it declares (its own and its bases'), by name
+            if k not in _BASE_FIELDS:
+                try:
+                    v = getattr(self, k)
+                except AttributeError:  # a field not set (yet) in this state
+                    continue
+                setattr(new, k, _copy_value(v))
         d = getattr(self, "__dict__", None)
         if d:
             nd = new.__dict__
             for k, v in d.items():
-                if k in _BASE_FIELDS:
-                    continue   # copied above
-                if isinstance(v, (list, dict, set)):
-                    v = _copy_data(v)
-                elif isinstance(v, random.Random):
-                    v = _copy_rng(v)
-                elif hasattr(v, "clone") and not isinstance(v, (Game, type)):
-                    v = v.clone()
-                nd[k] = v
+                if k not in _BASE_FIELDS:   # copied above
+                    nd[k] = _copy_value(v)
         return new
 
     def _copy_base_into(self, new: State) -> None:
@@ -581,6 +589,18 @@ _BASE_FIELDS = frozenset(("game", "players", "seed", "max_deals", "rng", "events
                           "sheet", "deck_mask", "phase", "_legal", "_over"))
 """The fields :class:`State` declares (copied by :meth:`State._copy_base_into`).  ``history`` and
 ``events`` only ever grow by appending entries nobody mutates afterwards: a clone shares the entries."""
+
+
+def _copy_value(v: Any) -> Any:
+    """A field's value for a clone: containers copied (nested ones too), an RNG with its state,
+    objects with a ``clone`` cloned; the rest (ints, strings, tuples, the game) shared."""
+    if isinstance(v, (list, dict, set)):
+        return _copy_data(v)
+    if isinstance(v, random.Random):
+        return _copy_rng(v)
+    if hasattr(v, "clone") and not isinstance(v, (Game, type)):
+        return v.clone()
+    return v
 
 
 def _copy_rng(r: random.Random) -> random.Random:

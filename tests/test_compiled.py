@@ -27,8 +27,11 @@ import pytest
 from engine import _compiled, load_game
 
 ROOT = Path(__file__).resolve().parent.parent
-MATCHES = 12
-"""Seeded random whole matches per compiled game in the oracle test."""
+MATCHES = 4
+"""Seeded random matches per compiled game in the fast oracle test, of up to ``DEALS`` deals each
+(the slow one plays ``SLOW_MATCHES`` whole matches)."""
+DEALS = 2
+SLOW_MATCHES = 16
 
 
 def _need_build() -> None:
@@ -39,7 +42,7 @@ def _need_build() -> None:
         pytest.skip(why)
 
 
-def match_digest(game_id: str, matches: int) -> dict[str, str]:
+def match_digest(game_id: str, matches: int, max_deals: int | None = None) -> dict[str, str]:
     """Per seed, the SHA-256 of everything a match shows: each action with the legal list it was
     chosen from, every few plies an observation, a clone played on for a few plies and a world
     determinized for a seat, and at the end the events, score sheet, scores and ranking."""
@@ -47,7 +50,7 @@ def match_digest(game_id: str, matches: int) -> dict[str, str]:
     out = {}
     for seed in range(matches):
         rng = random.Random(seed)
-        state = game.new_match(seed=seed)
+        state = game.new_match(seed=seed, max_deals=max_deals)
         h = hashlib.sha256()
         ply = 0
         while not state.is_over():
@@ -83,25 +86,37 @@ def _run(code: str, mode: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[
                           timeout=120)
 
 
-def _digest_in_child(mode: str) -> dict[str, dict[str, str]]:
+def _digest_in_child(mode: str, matches: int, max_deals: int | None) -> dict[str, dict[str, str]]:
     code = ("import json, engine, engine.core\n"
             "from engine import _compiled\n"
             "from tests.test_compiled import match_digest\n"
             f"assert _compiled.is_compiled(engine.core) == {mode != '0'}, 'wrong build'\n"
-            f"print(json.dumps({{g: match_digest(g, {MATCHES}) for g in {_compiled.GAMES!r}}}))\n")
+            f"print(json.dumps({{g: match_digest(g, {matches}, {max_deals})\n"
+            f"                  for g in {_compiled.GAMES!r}}}))\n")
     r = _run(code, mode)
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads(r.stdout)
 
 
-def test_compiled_build_plays_the_same_matches_as_the_source() -> None:
-    """The oracle: every compiled game, seeded random whole matches, pure and compiled, to the byte."""
+def _same_on_both_builds(matches: int, max_deals: int | None) -> None:
     _need_build()
-    pure, compiled = _digest_in_child("0"), _digest_in_child("require")
+    pure = _digest_in_child("0", matches, max_deals)
+    compiled = _digest_in_child("require", matches, max_deals)
     assert set(pure) == set(_compiled.GAMES)
     for game_id in _compiled.GAMES:
         differ = [s for s in pure[game_id] if pure[game_id][s] != compiled[game_id][s]]
         assert not differ, f"{game_id}: the compiled build differs from the source in seeds {differ}"
+
+
+def test_compiled_build_plays_the_same_matches_as_the_source() -> None:
+    """The oracle: every compiled game, seeded random matches (two deals), pure and compiled, to the
+    byte: legal lists, actions, observations, clones, determinized worlds, events, sheets."""
+    _same_on_both_builds(MATCHES, DEALS)
+
+
+@pytest.mark.slow
+def test_compiled_build_plays_the_same_whole_matches_as_the_source() -> None:
+    _same_on_both_builds(SLOW_MATCHES, None)
 
 
 def test_compiled_modules_are_the_ones_loaded() -> None:

@@ -145,7 +145,7 @@ class ManilleState(State):
     }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
-    _HOT = ("_ev_prefix", "_fast", "_legal", "_lmask", "_lmf", "_over", "_pexempt",
+    _HOT: ClassVar[tuple[str, ...]] = ("_ev_prefix", "_fast", "_legal", "_lmask", "_lmf", "_over", "_pexempt",
             "_ptable", "_strength", "_track", "_trick_pt", "_trump_ev", "_under_ev",
             "deal_no", "events", "hands", "history", "last_trick", "led", "ntricks",
             "nxt", "partner", "phase", "plays", "players", "pts", "rule", "tlegal", "tn",
@@ -325,7 +325,7 @@ class ManilleState(State):
             return play_list(m)
         return super().legal_actions()
 
-    def apply(self, action: str) -> None:
+    def apply(self, action: Any) -> None:  # Any: checked by the base (the compiled build too)
         try:
             code = PLAY_CARD[action]
         except (KeyError, TypeError):  # not a card action (or not a string): the base path
