@@ -1,6 +1,7 @@
 """Random-play speed of every registered game, one process on one core.
 
     python bench/engine.py [--seconds S] [--games hartenjagen,genive,...]
+    python bench/engine.py --builds [--seconds S] [--baseline DIR]
 
 A *deal* is ``game.new_match(seed=i, max_deals=1)`` played to its end with
 ``state.apply(rng.choice(state.legal_actions()))``.  For each game it prints deals/s, actions/s
@@ -11,6 +12,11 @@ the same machine load, and prints the ratio ours / OpenSpiel (the median of the 
 ratios); a second OpenSpiel line samples chance nodes from ``chance_outcomes()`` instead, the
 usual OpenSpiel idiom, and a last pair plays both without passing (OpenSpiel skips the pass in
 a quarter of its deals, its pass direction being a chance outcome; ours passes in deal 1).
+
+``--builds`` (issue 15 item 1): Hartenjagen on the pure source and on the compiled build
+(build_compiled.py), and with ``--baseline DIR`` on an older ``engine/``, each in its own process,
+all pinned to one core, against OpenSpiel hearts with the fair loop and with an index into
+``chance_outcomes()``, in interleaved rounds.  Rounds are measured in CPU time.
 
 Figures and the machine they were measured on: bench/README.md.
 """
