@@ -22,6 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
+os.environ["CARDARENA_COMPILED"] = "0"  # this script reads the build; it never runs on it (--test's
+                                        # pytest children are given =require explicitly)
 
 from engine import _compiled  # noqa: E402  (pure Python; never compiled itself)
 

@@ -175,6 +175,9 @@ def test_build_is_skipped_in_one_line_without_a_compiler(tmp_path: Path) -> None
     assert not (root / "build" / "compiled").exists()
     r = _run(PROBE, "0", cwd=root)
     assert r.returncode == 0 and r.stdout.split()[1] == "False"
+    r = subprocess.run([sys.executable, "build_compiled.py", "--check"], cwd=root, text=True,
+                       capture_output=True, env=dict(os.environ, **{_compiled.ENV: "require"}), timeout=60)
+    assert (r.returncode, r.stdout.split(":")[:2]) == (1, ["compiled build", " not usable"]), r.stderr
 
 
 def test_activate_without_a_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
