@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import random
 import struct
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from engine.cards import SUIT_MASKS, SUITS, TOKENS, card
 from engine.core import JSON, CardTables, Game, Option, State, rank_by, register
@@ -54,31 +54,35 @@ from engine.deal import check_deal, pack_tokens
 from engine.tricks import PLAY, PLAY_TABLES, Points, rank_order, suit_action_tables
 
 # --------------------------------------------------------------------- tables, built once
-NCARDS = 52
-FULL = (1 << NCARDS) - 1
-CLUBS_MASK, DIAMONDS_MASK, HEARTS_MASK, SPADES_MASK = SUIT_MASKS
-TWO_CLUBS = card("2C")
-QUEEN_SPADES = card("QS")
-TWO_CLUBS_BIT = 1 << TWO_CLUBS
-QS_BIT = 1 << QUEEN_SPADES
-PENALTY_MASK = HEARTS_MASK | QS_BIT
+NCARDS: Final = 52
+FULL: Final = (1 << NCARDS) - 1
+CLUBS_MASK: Final = SUIT_MASKS[0]
+DIAMONDS_MASK: Final = SUIT_MASKS[1]
+HEARTS_MASK: Final = SUIT_MASKS[2]
+SPADES_MASK: Final = SUIT_MASKS[3]
+TWO_CLUBS: Final = card("2C")
+QUEEN_SPADES: Final = card("QS")
+TWO_CLUBS_BIT: Final = 1 << TWO_CLUBS
+QS_BIT: Final = 1 << QUEEN_SPADES
+PENALTY_MASK: Final = HEARTS_MASK | QS_BIT
 """Hearts and the queen of spades: the cards H3 keeps off the first trick."""
-PTS: tuple[int, ...] = tuple(13 if c == QUEEN_SPADES else 1 if c // 13 == 2 else 0 for c in range(NCARDS))
-TOTAL_POINTS = 26
+PTS: Final[tuple[int, ...]] = tuple(13 if c == QUEEN_SPADES else 1 if c // 13 == 2 else 0
+                                    for c in range(NCARDS))
+TOTAL_POINTS: Final = 26
 
-PASS: tuple[str, ...] = tuple("pass " + TOKENS[c] for c in range(NCARDS))
-PASS_SHIFT = 64
-PASS_SUIT = 4
-ACTION_INFO: dict[str, tuple[int, int, int]] = {
+PASS: Final[tuple[str, ...]] = tuple("pass " + TOKENS[c] for c in range(NCARDS))
+PASS_SHIFT: Final = 64
+PASS_SUIT: Final = 4
+ACTION_INFO: Final[dict[str, tuple[int, int, int]]] = {
     **{s: (c, c // 13, 1 << c) for c, s in enumerate(PLAY)},
     **{s: (c, PASS_SUIT, 1 << (c + PASS_SHIFT)) for c, s in enumerate(PASS)}}
 """Action string -> (card id, its suit or PASS_SUIT for a pass, its bit in the legal mask ``_lm``)."""
 
 
-PLAY_T = PLAY_TABLES
-PASS_T = suit_action_tables(PASS)
-SUIT_SHIFT = (0, 13, 26, 39)
-NEXT = (1, 2, 3, 0)
+PLAY_T: Final = PLAY_TABLES
+PASS_T: Final = suit_action_tables(PASS)
+SUIT_SHIFT: Final = (0, 13, 26, 39)
+NEXT: Final = (1, 2, 3, 0)
 
 
 def _tuple_of(m: int, t: tuple[tuple[tuple[str, ...], ...], ...]) -> tuple[str, ...]:
@@ -86,12 +90,12 @@ def _tuple_of(m: int, t: tuple[tuple[tuple[str, ...], ...], ...]) -> tuple[str, 
     return t[0][m & 8191] + t[1][m >> 13 & 8191] + t[2][m >> 26 & 8191] + t[3][m >> 39]
 
 
-PASS_COUNT = 3
-DIRECTIONS = ("none", "left", "across", "right")
+PASS_COUNT: Final = 3
+DIRECTIONS: Final = ("none", "left", "across", "right")
 """Pass direction by offset: a seat passes to seat + offset (mod 4)."""
-CYCLE = (1, 3, 2, 0)
+CYCLE: Final = (1, 3, 2, 0)
 """H1: left, right, across, no pass, by deal number (deal 1 = left)."""
-MOON_MODES = ("others_plus_26", "self_minus_26")
+MOON_MODES: Final = ("others_plus_26", "self_minus_26")
 
 
 # A deal: the seat labels 0 x13, 1 x13, 2 x13, 3 x13 get one random key each; sorting the keys puts
@@ -99,12 +103,12 @@ MOON_MODES = ("others_plus_26", "self_minus_26")
 # IEEE-754 double 2**52 + r * 256 + label (r: 44 random bits) in one 64-bit lane of a single big
 # random int, so the sort is one C call over floats and the labels come back as every eighth byte
 # (the low byte of each double).  A tie between two keys (about 1e-10 a deal) keeps label order.
-_KEY_RANDOM = sum((((1 << 52) - 1) ^ 255) << (64 * i) for i in range(NCARDS))
-_KEY_FIXED = sum(((0x433 << 52) | (i // 13)) << (64 * i) for i in range(NCARDS))
-_SEAT_DIGITS = tuple(bytes.maketrans(bytes(range(4)), bytes(49 if s == p else 48 for s in range(4)))
+_KEY_RANDOM: Final = sum((((1 << 52) - 1) ^ 255) << (64 * i) for i in range(NCARDS))
+_KEY_FIXED: Final = sum(((0x433 << 52) | (i // 13)) << (64 * i) for i in range(NCARDS))
+_SEAT_DIGITS: Final = tuple(bytes.maketrans(bytes(range(4)), bytes(49 if s == p else 48 for s in range(4)))
                      for p in range(4))
 """Per seat: the byte translation seat label -> ASCII '1' for that seat, '0' for the others."""
-_KEYS = struct.Struct(f"<{NCARDS}d")
+_KEYS: Final = struct.Struct(f"<{NCARDS}d")
 
 
 def deal_hands(rng: random.Random) -> list[int]:
