@@ -293,17 +293,18 @@ def bench_builds(seconds: float, baseline: str | None, out: Callable[[str], None
     rounds = max(1, round(seconds / ROUND))
     t = seconds / rounds
     runs: dict[str, list[Rate]] = {k: [] for k in (*kids, "openspiel", "openspiel_index")}
+    names = list(kids)
     for k in range(rounds):  # interleaved: every engine sees the same load in each round
-        for name, kid in kids.items():
-            runs[name].append(kid.ask(f"ours {1_000_000 * k} {t}"))
+        for name in names[k % len(names):] + names[:k % len(names)]:  # each goes first in turn
+            runs[name].append(kids[name].ask(f"ours {1_000_000 * k} {t}"))
         runs["openspiel"].append(kids["compiled"].ask(f"openspiel {t}"))
         runs["openspiel_index"].append(kids["pure"].ask(f"openspiel_index {t}"))
     for kid in kids.values():
         kid.close()
     out(f"# {rounds} interleaved rounds of {t:g} s CPU each, one core (cpu {cpu}), one process per build")
-    names = {"openspiel": "OpenSpiel, fair loop", "openspiel_index": "OpenSpiel, index chance"}
+    titles = {"openspiel": "OpenSpiel, fair loop", "openspiel_index": "OpenSpiel, index chance"}
     for name in runs:
-        out(line(names.get(name, f"hartenjagen {name}"), median_rate(runs[name])))
+        out(line(titles.get(name, f"hartenjagen {name}"), median_rate(runs[name])))
     pairs = [("compiled", "openspiel"), ("pure", "openspiel"), ("compiled", "pure"),
              ("compiled", "openspiel_index"), ("pure", "openspiel_index")]
     if baseline:
