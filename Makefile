@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 RUN    := $(VENV)/.installed-run
 DEV    := $(VENV)/.installed-dev
 
-.PHONY: demo test test-slow check bench playthroughs clean sandbox-tools
+.PHONY: demo test test-slow test-compiled compiled check bench playthroughs clean sandbox-tools
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,9 +37,24 @@ sandbox-tools:
 	  || echo "bubblewrap could not be installed (run: sudo apt-get install bubblewrap): submitted bots" \
 	          "will be refused until it is, or run in the fallback with CARDARENA_SANDBOX=unshare (root)"
 
-# two workers (the machine has two cores); tests that start Ray clusters share one worker
+# two workers (the machine has two cores); tests that start Ray clusters share one worker.  The compiled
+# build is tested too where one exists (`make compiled` makes it: about 70 s of CPU, kept out of this
+# target so that a clean checkout's `make test` stays well inside its time budget)
 test: $(DEV) sandbox-tools check
 	$(BIN)/python -m pytest -q -m "not slow" -n 2 --dist loadgroup
+	@if $(BIN)/python build_compiled.py --check >/dev/null; then $(MAKE) --no-print-directory test-compiled; \
+	 else echo "test-compiled skipped: no fresh compiled build (make compiled builds it, with gcc and mypyc)"; fi
+
+# the optional compiled hot path (engine/_compiled.py): mypyc into build/compiled when a C compiler and
+# mypyc are present, else skipped in one line (the pure-Python source is the reference and runs
+# everywhere); used only with CARDARENA_COMPILED=1 (or =require) and only while its sources are unchanged
+compiled: $(RUN)
+	$(BIN)/python build_compiled.py --quiet
+
+# the conformance suite, the golden playthroughs and the oracle (tests/test_compiled.py) on the
+# compiled build, for the compiled games only
+test-compiled: $(DEV) compiled
+	$(BIN)/python build_compiled.py --test
 
 test-slow: $(DEV)
 	$(BIN)/python -m pytest -q -m slow -n 2 --dist loadgroup

@@ -1,6 +1,7 @@
 """Random-play speed of every registered game, one process on one core.
 
     python bench/engine.py [--seconds S] [--games hartenjagen,genive,...]
+    python bench/engine.py --builds [--seconds S] [--baseline DIR]
 
 A *deal* is ``game.new_match(seed=i, max_deals=1)`` played to its end with
 ``state.apply(rng.choice(state.legal_actions()))``.  For each game it prints deals/s, actions/s
@@ -12,15 +13,22 @@ ratios); a second OpenSpiel line samples chance nodes from ``chance_outcomes()``
 usual OpenSpiel idiom, and a last pair plays both without passing (OpenSpiel skips the pass in
 a quarter of its deals, its pass direction being a chance outcome; ours passes in deal 1).
 
+``--builds`` (issue 15 item 1): Hartenjagen on the pure source and on the compiled build
+(build_compiled.py), and with ``--baseline DIR`` on an older ``engine/``, each in its own process,
+all pinned to one core, against OpenSpiel hearts with the fair loop and with an index into
+``chance_outcomes()``, in interleaved rounds.  Rounds are measured in CPU time.
+
 Figures and the machine they were measured on: bench/README.md.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -30,9 +38,11 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 # `python bench/engine.py` puts bench/ first on sys.path, where this file would shadow the
-# `engine` package: look in the project root instead.
+# `engine` package: look in the project root instead (``--serve --root DIR``: DIR's engine, e.g.
+# an export of an older commit, for the before/after comparison of --builds).
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-sys.path.insert(0, str(HERE.parent))
+_ROOT = sys.argv[sys.argv.index("--root") + 1] if "--root" in sys.argv[:-1] else str(HERE.parent)
+sys.path.insert(0, _ROOT)
 
 from engine import GAMES, load_game  # noqa: E402
 
@@ -64,7 +74,7 @@ def ours_round(game_id: str, first_seed: int, seconds: float, rng: random.Random
     """Random deals of ``game_id`` for about ``seconds``, seeds from ``first_seed``."""
     game = load_game(game_id, **options)
     deals = actions = 0
-    clock = time.perf_counter
+    clock = time.process_time
     start = clock()
     end = start + seconds
     choice = rng.choice
@@ -98,7 +108,7 @@ def openspiel_round(game: Any, seconds: float, rng: random.Random) -> Rate:
     """Random OpenSpiel deals for about ``seconds`` with our loop: its chance outcomes are
     uniform, so the same ``rng.choice(legal_actions())`` samples them."""
     deals = actions = 0
-    clock = time.perf_counter
+    clock = time.process_time
     start = clock()
     end = start + seconds
     choice = rng.choice
@@ -117,7 +127,7 @@ def openspiel_round(game: Any, seconds: float, rng: random.Random) -> Rate:
 def openspiel_outcomes_round(game: Any, seconds: float, rng: random.Random) -> Rate:
     """The same, but chance nodes sampled the usual OpenSpiel way, from ``chance_outcomes()``."""
     deals = actions = 0
-    clock = time.perf_counter
+    clock = time.process_time
     start = clock()
     end = start + seconds
     choice = rng.choice
@@ -126,6 +136,29 @@ def openspiel_outcomes_round(game: Any, seconds: float, rng: random.Random) -> R
         while not state.is_terminal():
             if state.is_chance_node():
                 state.apply_action(choice(state.chance_outcomes())[0])
+            else:
+                state.apply_action(choice(state.legal_actions()))
+            actions += 1
+        deals += 1
+        now = clock()
+        if now >= end:
+            return Rate(deals, actions, now - start)
+
+
+def openspiel_index_round(game: Any, seconds: float, rng: random.Random) -> Rate:
+    """Chance nodes by a uniform index into ``chance_outcomes()`` (issue 15's first loop), player
+    nodes by ``rng.choice(legal_actions())``."""
+    deals = actions = 0
+    clock = time.process_time
+    start = clock()
+    end = start + seconds
+    choice, randrange = rng.choice, rng.randrange
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outs = state.chance_outcomes()
+                state.apply_action(outs[randrange(len(outs))][0])
             else:
                 state.apply_action(choice(state.legal_actions()))
             actions += 1
@@ -193,14 +226,115 @@ def bench_hartenjagen(seconds: float, out: Callable[[str], None]) -> None:
             f"(median of {rounds} paired rounds; range {min(ratios):.2f}-{max(ratios):.2f})")
 
 
+# ------------------------------------------------------------------ --builds: pure vs compiled
+def serve() -> int:
+    """A child of :func:`bench_builds`: one line per request on stdin (``ours SEED SECONDS`` or
+    ``openspiel SECONDS``), one JSON rate per line on stdout; the build is the environment's."""
+    from engine import _compiled
+    os_game = openspiel_hearts()
+    rng = random.Random(0)
+    print(json.dumps({"compiled": _compiled.ACTIVE is not None if hasattr(_compiled, "ACTIVE") else False,
+                      "openspiel": os_game is not None}), flush=True)
+    for req in sys.stdin:
+        what, *args = req.split()
+        if what == "ours":
+            r = ours_round("hartenjagen", int(args[0]), float(args[1]), rng)
+        elif what == "openspiel":
+            r = openspiel_round(os_game, float(args[0]), rng)
+        else:
+            r = openspiel_index_round(os_game, float(args[0]), rng)
+        print(json.dumps([r.deals, r.actions, r.seconds]), flush=True)
+    return 0
+
+
+class Child:
+    """A :func:`serve` process on the given engine build, pinned to ``cpu``."""
+
+    def __init__(self, mode: str, cpu: int, root: str | None = None) -> None:
+        env = dict(os.environ, CARDARENA_COMPILED=mode)
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--serve"]
+        if root:
+            cmd += ["--root", root]
+        self.p = subprocess.Popen(cmd, env=env, text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+        assert self.p.stdout is not None
+        hello = self.p.stdout.readline()
+        if not hello:
+            raise RuntimeError(f"bench child ({mode}) did not start")
+        self.info = json.loads(hello)
+
+    def ask(self, req: str) -> Rate:
+        assert self.p.stdin is not None and self.p.stdout is not None
+        self.p.stdin.write(req + "\n")
+        self.p.stdin.flush()
+        deals, actions, seconds = json.loads(self.p.stdout.readline())
+        return Rate(deals, actions, seconds)
+
+    def close(self) -> None:
+        assert self.p.stdin is not None
+        self.p.stdin.close()
+        self.p.wait(timeout=30)
+
+
+def bench_builds(seconds: float, baseline: str | None, out: Callable[[str], None]) -> int:
+    """Hartenjagen random play on the pure source, on the compiled build (and on ``baseline``, a
+    directory holding an older ``engine/``), and OpenSpiel hearts with the fair loop, each in its
+    own process, all pinned to one core, in interleaved rounds; CPU time; ratios per round."""
+    cpu = min(os.sched_getaffinity(0))
+    kids = {"pure": Child("0", cpu), "compiled": Child("require", cpu)}
+    if baseline:
+        kids["before"] = Child("0", cpu, baseline)
+    if not kids["compiled"].info["compiled"]:
+        out("compiled build not active in its child (python build_compiled.py)")
+        return 1
+    if not kids["pure"].info["openspiel"]:
+        out("OpenSpiel not installed: pip install open-spiel")
+        return 1
+    rounds = max(1, round(seconds / ROUND))
+    t = seconds / rounds
+    runs: dict[str, list[Rate]] = {k: [] for k in (*kids, "openspiel", "openspiel_index")}
+    names = list(kids)
+    for k in range(rounds):  # interleaved: every engine sees the same load in each round
+        for name in names[k % len(names):] + names[:k % len(names)]:  # each goes first in turn
+            runs[name].append(kids[name].ask(f"ours {1_000_000 * k} {t}"))
+        runs["openspiel"].append(kids["compiled"].ask(f"openspiel {t}"))
+        runs["openspiel_index"].append(kids["pure"].ask(f"openspiel_index {t}"))
+    for kid in kids.values():
+        kid.close()
+    out(f"# {rounds} interleaved rounds of {t:g} s CPU each, one core (cpu {cpu}), one process per build")
+    titles = {"openspiel": "OpenSpiel, fair loop", "openspiel_index": "OpenSpiel, index chance"}
+    for name in runs:
+        out(line(titles.get(name, f"hartenjagen {name}"), median_rate(runs[name])))
+    pairs = [("compiled", "openspiel"), ("pure", "openspiel"), ("compiled", "pure"),
+             ("compiled", "openspiel_index"), ("pure", "openspiel_index")]
+    if baseline:
+        pairs += [("pure", "before"), ("before", "openspiel")]
+    for a, b in pairs:
+        ratios = [x.deals_per_s / y.deals_per_s for x, y in zip(runs[a], runs[b], strict=True)]
+        out(f"  ratio {a}/{b}: {statistics.median(ratios):.2f}x deals/s "
+            f"(median of {rounds} rounds; range {min(ratios):.2f}-{max(ratios):.2f})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Random-play deals per second of every registered game.")
     ap.add_argument("--seconds", type=float, default=2.0,
                     help="measuring time per game (Hartenjagen: per engine), default 2")
     ap.add_argument("--games", help="comma-separated game ids (default: every registered game)")
+    ap.add_argument("--builds", action="store_true",
+                    help="Hartenjagen on the pure source and the compiled build vs OpenSpiel's fair loop")
+    ap.add_argument("--baseline", help="with --builds: also a directory holding an older engine/ package")
+    ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--root", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.serve:
+        return serve()
     if a.seconds <= 0:
         ap.error("--seconds must be positive")
+    if a.builds:
+        print(f"# {machine()}")
+        print(f"{'engine':<24} {'deals/s':>10} {'actions/s':>12} {'us/action':>10} {'act/deal':>10}")
+        return bench_builds(a.seconds, a.baseline, print)
     ids = a.games.split(",") if a.games else list(GAMES)
     unknown = [g for g in ids if g not in GAMES]
     if unknown:

@@ -6,7 +6,11 @@ True
 """
 from __future__ import annotations
 
-from engine.core import GAMES, Game, Option, State, game_class, load_game, rank_by
-from engine.errors import IllegalAction
+from engine import _compiled
+
+_compiled.activate()  # CARDARENA_COMPILED=1: the compiled hot path, if fresh (engine/_compiled.py)
+
+from engine.core import GAMES, Game, Option, State, game_class, load_game, rank_by  # noqa: E402
+from engine.errors import IllegalAction  # noqa: E402
 
 __all__ = ["GAMES", "Game", "IllegalAction", "Option", "State", "game_class", "load_game", "rank_by"]

@@ -14,7 +14,7 @@ its token repeats (``"5H"`` twice), as CONTRACT.md asks for two-deck games.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TypeAlias
+from typing import Final, TypeAlias
 
 Card: TypeAlias = int
 """A physical card id (``copy * 54 + base``)."""
@@ -37,11 +37,11 @@ BASE_TOKENS: tuple[str, ...] = (*(r + s for s in SUITS for r in RANKS), JOKER_TO
 _TOKEN_TO_BASE: dict[str, int] = {t: i for i, t in enumerate(BASE_TOKENS[:52])}
 _TOKEN_TO_BASE[JOKER_TOKEN] = JOKER
 
-SUIT_MASKS: tuple[int, ...] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
+SUIT_MASKS: Final[tuple[int, ...]] = tuple(((1 << 13) - 1) << (13 * s) for s in range(4))
 """Bitmask of the 13 base cards of each suit (first pack only)."""
 
 MAX_PACKS = 4
-TOKENS: tuple[str, ...] = BASE_TOKENS * MAX_PACKS
+TOKENS: Final[tuple[str, ...]] = BASE_TOKENS * MAX_PACKS
 """Token of every physical id, for up to four packs."""
 
 

@@ -13,7 +13,15 @@ import math
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # the pure source runs without it (the sandbox's interpreter); only mypyc reads it
+    _C = TypeVar("_C")
+
+    def mypyc_attr(*attrs: str, **kwattrs: object) -> Callable[[_C], _C]:
+        return lambda cls: cls
 
 from engine.cards import SUITS, TOKENS
 from engine.errors import IllegalAction
@@ -176,6 +184,7 @@ NO_CARD_TABLES = CardTables(trick=None, points=None)
 """The tables of a game without tricks and without card points (rummies, shedding games)."""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Game:
     """A game with its options fixed; makes matches (:meth:`new_match`)."""
 
@@ -230,7 +239,7 @@ class Game:
         args = "".join(f", {k}={v!r}" for k, v in changed.items())
         return f"load_game({self.id!r}{args})"
 
-    def check_players(self, players: int | None) -> int:
+    def check_players(self, players: Any) -> int:  # Any: checked here (the compiled build too)
         n = self.default_players if players is None else players
         if not _is_int(n) or not self.min_players <= n <= self.max_players:
             seats = (str(self.min_players) if self.min_players == self.max_players
@@ -238,12 +247,13 @@ class Game:
             raise ValueError(f"{self.id} takes {seats} players, got {players}")
         return n
 
-    def new_match(self, seed: int | None = 0, players: int | None = None, max_deals: int | None = None,
-                  deal: dict[str, Any] | None = None) -> State:
+    def new_match(self, seed: Any = 0, players: Any = None, max_deals: Any = None,
+                  deal: Any = None) -> State:
         """A new match; ``deal`` injects the first deal (CONTRACT.md), later deals use ``seed``.
 
         ``seed=None`` draws a fresh seed from the operating system and keeps it as ``state.seed``:
-        ``new_match(seed=state.seed)`` replays the same match.
+        ``new_match(seed=state.seed)`` replays the same match.  (The arguments are typed ``Any``
+        because they are checked here: compiled code would raise a bare ``TypeError`` instead.)
         """
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
@@ -274,6 +284,7 @@ OBSERVATION_COMMON: dict[str, str] = {
 """The keys every observation has (:meth:`State.observation`) -> meaning and shape."""
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class State:
     """One match in progress.  The public methods are CONTRACT.md's engine API."""
 
@@ -289,7 +300,7 @@ class State:
         this class and its bases, the most derived one winning."""
         out: dict[str, str] = {}
         for c in reversed(cls.__mro__):
-            for k, v in c.__dict__.get("OBSERVATION", {}).items():
+            for k, v in vars(c).get("OBSERVATION", {}).items():
                 if v is None:
                     out.pop(k, None)
                 else:
@@ -298,9 +309,9 @@ class State:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        own = cls.__dict__.get("determinize")
+        own = vars(cls).get("determinize")
         if own is not None and not getattr(own, "_checked", False):
-            cls.determinize = _checked_determinize(own)  # type: ignore[method-assign]
+            setattr(cls, "determinize", _checked_determinize(own))  # noqa: B010  (mypyc: no method-assign)
 
     game: Game
     players: int
@@ -352,7 +363,7 @@ class State:
             legal = self._legal = [] if self._over else self._legal_actions()
         return list(legal)
 
-    def apply(self, action: str) -> None:
+    def apply(self, action: Any) -> None:
         """Play ``action`` for the current player.
 
         An illegal or malformed action raises :class:`IllegalAction` and leaves the state unchanged.
@@ -379,7 +390,7 @@ class State:
         """Final (or current) place per seat: 1 is best, equal places for ties."""
         raise NotImplementedError
 
-    def observation(self, seat: int) -> dict[str, JSON]:
+    def observation(self, seat: Any) -> dict[str, JSON]:
         """What ``seat`` may know, as a JSON-able dict with at least ``hand`` and ``legal_actions``."""
         if not _is_int(seat) or not 0 <= seat < self.players:
             raise ValueError(f"seat must be an int 0..{self.players - 1}, got {seat!r}")
@@ -397,24 +408,50 @@ class State:
         return obs
 
     def clone(self) -> State:
-        """An independent copy (hand-written copy of the mutable fields; no deepcopy)."""
-        new = object.__new__(type(self))
-        d = self.__dict__.copy()
-        for k, v in d.items():
-            if k in _APPEND_ONLY:   # logs of immutable entries: a flat copy is enough (and O(n) fast)
-                d[k] = v.copy()
-            elif isinstance(v, (list, dict, set)):
-                d[k] = _copy_data(v)
-            elif isinstance(v, random.Random):
-                r = random.Random()
-                r.setstate(v.getstate())
-                d[k] = r
-            elif hasattr(v, "clone") and not isinstance(v, (Game, type)):
-                d[k] = v.clone()
-        new.__dict__ = d
+        """An independent copy (hand-written copy of the mutable fields; no deepcopy).
+
+        The base's fields are copied by name (:meth:`_copy_base_into`: in the compiled build they
+        live in the object's native layout, not in ``__dict__``), then a compiled class's declared
+        fields by name (``__mypyc_attrs__``, the compiler's list), then whatever the instance keeps
+        in a ``__dict__`` (containers copied, nested ones too).  Hartenjagen writes its own.
+        """
+        cls = type(self)
+        new = cls.__new__(cls)
+        self._copy_base_into(new)
+        for k in vars(cls).get("__mypyc_attrs__", ()):
+            # a compiled class: the fields it declares (its own and its bases'), by name
+            if k not in _BASE_FIELDS:
+                try:
+                    v = getattr(self, k)
+                except AttributeError:  # a field not set (yet) in this state
+                    continue
+                setattr(new, k, _copy_value(v))
+        d = getattr(self, "__dict__", None)
+        if d:
+            nd = new.__dict__
+            for k, v in d.items():
+                if k not in _BASE_FIELDS:   # copied above
+                    nd[k] = _copy_value(v)
         return new
 
-    def determinize(self, seat: int, rng: random.Random) -> State:
+    def _copy_base_into(self, new: State) -> None:
+        """Copy the fields this base class declares into ``new`` (a blank instance)."""
+        new.game = self.game
+        new.players = self.players
+        new.seed = self.seed
+        new.max_deals = self.max_deals
+        new.rng = _copy_rng(self.rng)
+        new.events = self.events.copy()    # logs of immutable entries: a flat copy is enough
+        new.history = self.history.copy()
+        new.deal_no = self.deal_no
+        new.sheet = [list(row) for row in self.sheet]
+        new.deck_mask = self.deck_mask
+        new.phase = self.phase
+        legal = self._legal
+        new._legal = None if legal is None else list(legal)
+        new._over = self._over
+
+    def determinize(self, seat: Any, rng: Any) -> State:
         """A clone in which the cards hidden from ``seat`` are redealt at random, consistently with
         what ``seat`` knows (hand sizes, cards seen passed or taken from the discard pile, ...).
 
@@ -476,7 +513,7 @@ class State:
         self.phase = "over"
         self._legal = None
 
-    def _resolve(self, action: str, legal: list[str]) -> str:
+    def _resolve(self, action: Any, legal: list[str]) -> str:
         """The legal action that ``action`` spells, or raise IllegalAction saying why not."""
         if not isinstance(action, str):
             raise IllegalAction(f"an action is a string such as 'play QS', got {type(action).__name__} "
@@ -530,22 +567,46 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def check_determinize(state: State, seat: Any, rng: Any) -> None:
+    """The public boundary's argument check of ``determinize`` (``ValueError`` saying what is wrong)."""
+    if not _is_int(seat) or not 0 <= seat < state.players:
+        raise ValueError(f"seat must be an int 0..{state.players - 1}, got {seat!r}")
+    if not isinstance(rng, random.Random):
+        raise ValueError(f"rng must be a random.Random, got {type(rng).__name__}")
+
+
 def _checked_determinize(f: Callable[..., State]) -> Callable[..., State]:
     """A game's ``determinize`` behind the public boundary's argument check."""
     def determinize(self: State, seat: int, rng: random.Random) -> State:
-        if not _is_int(seat) or not 0 <= seat < self.players:
-            raise ValueError(f"seat must be an int 0..{self.players - 1}, got {seat!r}")
-        if not isinstance(rng, random.Random):
-            raise ValueError(f"rng must be a random.Random, got {type(rng).__name__}")
+        check_determinize(self, seat, rng)
         return f(self, seat, rng)
     determinize._checked = True  # type: ignore[attr-defined]
     determinize.__doc__ = f.__doc__
     return determinize
 
 
-_APPEND_ONLY = frozenset(("history", "events"))
-"""State fields that only ever grow by appending entries nobody mutates afterwards (action strings,
-emitted event dicts): a clone shares the entries."""
+_BASE_FIELDS = frozenset(("game", "players", "seed", "max_deals", "rng", "events", "history", "deal_no",
+                          "sheet", "deck_mask", "phase", "_legal", "_over"))
+"""The fields :class:`State` declares (copied by :meth:`State._copy_base_into`).  ``history`` and
+``events`` only ever grow by appending entries nobody mutates afterwards: a clone shares the entries."""
+
+
+def _copy_value(v: Any) -> Any:
+    """A field's value for a clone: containers copied (nested ones too), an RNG with its state,
+    objects with a ``clone`` cloned; the rest (ints, strings, tuples, the game) shared."""
+    if isinstance(v, (list, dict, set)):
+        return _copy_data(v)
+    if isinstance(v, random.Random):
+        return _copy_rng(v)
+    if hasattr(v, "clone") and not isinstance(v, (Game, type)):
+        return v.clone()
+    return v
+
+
+def _copy_rng(r: random.Random) -> random.Random:
+    new = random.Random()
+    new.setstate(r.getstate())
+    return new
 
 
 def _copy_data(v: Any) -> Any:
@@ -564,6 +625,15 @@ def _copy_data(v: Any) -> Any:
 # directory listing: nothing is imported); :func:`game_class` imports only the module it is asked
 # for.  Modules whose name starts with ``_`` are family modules and helpers, not games.
 _REGISTRY: dict[str, type[Game]] = {}
+_REFUSED: dict[str, str] = {}
+"""Games the compiled build cannot run (see :data:`COMPILED_CORE_REFUSES`) -> the one-line reason."""
+COMPILED_CORE = "__dict__" not in vars(State)
+"""This module is the compiled build's (engine/_compiled.py): ``State``'s own fields are native,
+not in an instance ``__dict__``."""
+COMPILED_CORE_REFUSES = frozenset(("engine.games._rummy",))
+"""Modules whose states copy themselves through ``object.__new__`` and ``__dict__``
+(``RummyState._light_clone``), which a compiled ``State`` does not allow: their games are refused
+with one line when the compiled build is active, until they copy by name (``State._copy_base_into``)."""
 GAMES: list[str] = []
 """Ids of every game module on the discovery path, in RULES.md order (other ids after, sorted)."""
 
@@ -594,29 +664,38 @@ def discover() -> list[str]:
 def register(cls: type[Game]) -> type[Game]:
     """Class decorator: add a game to the registry under its ``id``, which must be the name of the
     module that declares it (``engine/games/<id>.py``)."""
-    module = cls.__module__
+    module = vars(cls).get("__module__", "")
     package, _, name = module.rpartition(".")
     if package != GAMES_PACKAGE or cls.id != name:
         raise ValueError(f"game id {cls.id!r} declared in module {module}: a game is declared in "
                          f"{GAMES_PACKAGE}.<its id> ({GAMES_PACKAGE}.{cls.id})")
-    _REGISTRY[cls.id] = cls
+    refused = [c.__module__ for c in cls.state_class.__mro__ if c.__module__ in COMPILED_CORE_REFUSES]
+    if refused and COMPILED_CORE:
+        _REFUSED[cls.id] = (f"{cls.id} cannot run on the compiled engine yet: its state copies itself "
+                            f"through __dict__ ({refused[0]}); unset CARDARENA_COMPILED for it")
+    else:
+        _REGISTRY[cls.id] = cls
     if cls.id not in GAMES:
         discover()
     return cls
 
 
-def game_class(game_id: str) -> type[Game]:
+def game_class(game_id: Any) -> type[Game]:
     """The class of game ``game_id``, importing its module (and only it) on first use."""
     if not isinstance(game_id, str):
         raise ValueError(f"a game id is a string; known games: {', '.join(GAMES)}")
     cls = _REGISTRY.get(game_id)
     if cls is not None:
         return cls
+    if game_id in _REFUSED:
+        raise ValueError(_REFUSED[game_id])
     if game_id not in GAMES:
         discover()  # a game module added to the path since the last scan
         if game_id not in GAMES:
             raise ValueError(f"unknown game {game_id!r}; known games: {', '.join(GAMES)}")
     importlib.import_module(f"{GAMES_PACKAGE}.{game_id}")
+    if game_id in _REFUSED:
+        raise ValueError(_REFUSED[game_id])
     cls = _REGISTRY.get(game_id)
     if cls is None:
         raise ValueError(f"module {GAMES_PACKAGE}.{game_id} registers no game: it must declare "

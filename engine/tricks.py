@@ -22,6 +22,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Final
 
 from engine.cards import JACK, PACK, RANKS, SPADES, SUIT_MASKS, TOKENS, Hand, card, make  # noqa: F401
 
@@ -321,14 +322,14 @@ def suit_action_tables(strings: Sequence[str]) -> SuitTables:
     return tuple(out)
 
 
-PLAY: tuple[str, ...] = tuple("play " + TOKENS[c] for c in range(52))
+PLAY: Final[tuple[str, ...]] = tuple("play " + TOKENS[c] for c in range(52))
 """``play XX`` for every card of one pack."""
-PLAY_TABLES: SuitTables = suit_action_tables(PLAY)
+PLAY_TABLES: Final[SuitTables] = suit_action_tables(PLAY)
 """:func:`suit_action_tables` of :data:`PLAY`, built once for every trick game."""
 
 
 # ------------------------------------------------------------------ hands of trick games
-PLAY_T = PLAY_TABLES
+PLAY_T: Final = PLAY_TABLES
 
 
 def play_list(m: int) -> list[str]:

@@ -145,12 +145,14 @@ class ManilleState(State):
     }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
-    __slots__ = _HOT = ("_ev_prefix", "_fast", "_legal", "_lmask", "_lmf", "_over", "_pexempt",
-                        "_ptable", "_strength", "_track", "_trick_pt", "_trump_ev", "_under_ev",
-                        "deal_no", "events", "hands", "history", "last_trick", "led", "ntricks",
-                        "nxt", "partner", "phase", "plays", "players", "pts", "rule", "tlegal", "tn",
-                        "trump", "turn", "wcard", "won", "wseat")
-    """The attributes of the hot path, in slots (the others stay in ``__dict__``)."""
+    _HOT: ClassVar[tuple[str, ...]] = ("_ev_prefix", "_fast", "_legal", "_lmask", "_lmf", "_over", "_pexempt",
+            "_ptable", "_strength", "_track", "_trick_pt", "_trump_ev", "_under_ev",
+            "deal_no", "events", "hands", "history", "last_trick", "led", "ntricks",
+            "nxt", "partner", "phase", "plays", "players", "pts", "rule", "tlegal", "tn",
+            "trump", "turn", "wcard", "won", "wseat")
+    __slots__ = tuple(k for k in _HOT if not hasattr(State, k))
+    """The attributes of the hot path, in slots (the others stay in ``__dict__``); not those the
+    compiled build's ``State`` already stores natively (a slot would shadow them)."""
 
     ORDER: ClassVar[Order] = MANILLE_ORDER
     STRENGTH: ClassVar[tuple[int, ...]] = MANILLE_ORDER.plain
@@ -323,7 +325,7 @@ class ManilleState(State):
             return play_list(m)
         return super().legal_actions()
 
-    def apply(self, action: str) -> None:
+    def apply(self, action: Any) -> None:  # Any: checked by the base (the compiled build too)
         try:
             code = PLAY_CARD[action]
         except (KeyError, TypeError):  # not a card action (or not a string): the base path

@@ -232,7 +232,6 @@ class ButifarraState(ManilleState):
         return obs
 
 
-@register
 class Butifarra(Game):
     id = "butifarra"
     name = "Butifarra"
@@ -260,7 +259,9 @@ class Butifarra(Game):
         pass                decline to double or redouble
         play QS             play a card to the trick
     """
-    min_players = max_players = default_players = 4
+    min_players = 4
+    max_players = 4
+    default_players = 4
     rule_events = (
         "trump_delegated",
         "butifarra_declared",
@@ -291,3 +292,6 @@ class Butifarra(Game):
     )
     state_class = ButifarraState
     tables = CardTables(state_class.ORDER, state_class.POINTS, state_class.TRICK_POINT)
+
+
+register(Butifarra)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

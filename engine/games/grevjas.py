@@ -351,7 +351,6 @@ class GrevjasState(KruisjasState):
         return obs
 
 
-@register
 class Grevjas(Game):
     id = "grevjas"
     name = "Grevjas (Faroese jass)"
@@ -375,7 +374,9 @@ class Grevjas(Game):
         play QS                       play a card
         declare honderd               claim 100 (option manual_claims)
     """
-    min_players = max_players = default_players = 4
+    min_players = 4
+    max_players = 4
+    default_players = 4
     teams = True
     rule_events = ("trump_by_cut", "trump_by_tap", "meld_big_as_strokes", "pit_announced", "pit_made",
                    "pit_failed", "stuk_cancelled_by_pit", "honderd_claimed", "onder_jan", "carry_over",
@@ -390,3 +391,6 @@ class Grevjas(Game):
     state_class = GrevjasState
     tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
                         last_trick=state_class.TABLE.last_trick)
+
+
+register(Grevjas)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

@@ -660,7 +660,6 @@ class HandjasState(State):
         return new
 
 
-@register
 class Handjas(Game):
     id = "handjas"
     name = "Handjas (Swiss Handjass)"
@@ -708,3 +707,6 @@ class Handjas(Game):
     )
     state_class = HandjasState
     tables = CardTables(HANDJAS.order, HANDJAS.points, last_trick=HANDJAS.last_trick)
+
+
+register(Handjas)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

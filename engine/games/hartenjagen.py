@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import random
 import struct
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from engine.cards import SUIT_MASKS, SUITS, TOKENS, card
 from engine.core import JSON, CardTables, Game, Option, State, rank_by, register
@@ -54,31 +54,35 @@ from engine.deal import check_deal, pack_tokens
 from engine.tricks import PLAY, PLAY_TABLES, Points, rank_order, suit_action_tables
 
 # --------------------------------------------------------------------- tables, built once
-NCARDS = 52
-FULL = (1 << NCARDS) - 1
-CLUBS_MASK, DIAMONDS_MASK, HEARTS_MASK, SPADES_MASK = SUIT_MASKS
-TWO_CLUBS = card("2C")
-QUEEN_SPADES = card("QS")
-TWO_CLUBS_BIT = 1 << TWO_CLUBS
-QS_BIT = 1 << QUEEN_SPADES
-PENALTY_MASK = HEARTS_MASK | QS_BIT
+NCARDS: Final = 52
+FULL: Final = (1 << NCARDS) - 1
+CLUBS_MASK: Final = SUIT_MASKS[0]
+DIAMONDS_MASK: Final = SUIT_MASKS[1]
+HEARTS_MASK: Final = SUIT_MASKS[2]
+SPADES_MASK: Final = SUIT_MASKS[3]
+TWO_CLUBS: Final = card("2C")
+QUEEN_SPADES: Final = card("QS")
+TWO_CLUBS_BIT: Final = 1 << TWO_CLUBS
+QS_BIT: Final = 1 << QUEEN_SPADES
+PENALTY_MASK: Final = HEARTS_MASK | QS_BIT
 """Hearts and the queen of spades: the cards H3 keeps off the first trick."""
-PTS: tuple[int, ...] = tuple(13 if c == QUEEN_SPADES else 1 if c // 13 == 2 else 0 for c in range(NCARDS))
-TOTAL_POINTS = 26
+PTS: Final[tuple[int, ...]] = tuple(13 if c == QUEEN_SPADES else 1 if c // 13 == 2 else 0
+                                    for c in range(NCARDS))
+TOTAL_POINTS: Final = 26
 
-PASS: tuple[str, ...] = tuple("pass " + TOKENS[c] for c in range(NCARDS))
-PASS_SHIFT = 64
-PASS_SUIT = 4
-ACTION_INFO: dict[str, tuple[int, int, int]] = {
+PASS: Final[tuple[str, ...]] = tuple("pass " + TOKENS[c] for c in range(NCARDS))
+PASS_SHIFT: Final = 64
+PASS_SUIT: Final = 4
+ACTION_INFO: Final[dict[str, tuple[int, int, int]]] = {
     **{s: (c, c // 13, 1 << c) for c, s in enumerate(PLAY)},
     **{s: (c, PASS_SUIT, 1 << (c + PASS_SHIFT)) for c, s in enumerate(PASS)}}
 """Action string -> (card id, its suit or PASS_SUIT for a pass, its bit in the legal mask ``_lm``)."""
 
 
-PLAY_T = PLAY_TABLES
-PASS_T = suit_action_tables(PASS)
-SUIT_SHIFT = (0, 13, 26, 39)
-NEXT = (1, 2, 3, 0)
+PLAY_T: Final = PLAY_TABLES
+PASS_T: Final = suit_action_tables(PASS)
+SUIT_SHIFT: Final = (0, 13, 26, 39)
+NEXT: Final = (1, 2, 3, 0)
 
 
 def _tuple_of(m: int, t: tuple[tuple[tuple[str, ...], ...], ...]) -> tuple[str, ...]:
@@ -86,12 +90,12 @@ def _tuple_of(m: int, t: tuple[tuple[tuple[str, ...], ...], ...]) -> tuple[str, 
     return t[0][m & 8191] + t[1][m >> 13 & 8191] + t[2][m >> 26 & 8191] + t[3][m >> 39]
 
 
-PASS_COUNT = 3
-DIRECTIONS = ("none", "left", "across", "right")
+PASS_COUNT: Final = 3
+DIRECTIONS: Final = ("none", "left", "across", "right")
 """Pass direction by offset: a seat passes to seat + offset (mod 4)."""
-CYCLE = (1, 3, 2, 0)
+CYCLE: Final = (1, 3, 2, 0)
 """H1: left, right, across, no pass, by deal number (deal 1 = left)."""
-MOON_MODES = ("others_plus_26", "self_minus_26")
+MOON_MODES: Final = ("others_plus_26", "self_minus_26")
 
 
 # A deal: the seat labels 0 x13, 1 x13, 2 x13, 3 x13 get one random key each; sorting the keys puts
@@ -99,12 +103,12 @@ MOON_MODES = ("others_plus_26", "self_minus_26")
 # IEEE-754 double 2**52 + r * 256 + label (r: 44 random bits) in one 64-bit lane of a single big
 # random int, so the sort is one C call over floats and the labels come back as every eighth byte
 # (the low byte of each double).  A tie between two keys (about 1e-10 a deal) keeps label order.
-_KEY_RANDOM = sum((((1 << 52) - 1) ^ 255) << (64 * i) for i in range(NCARDS))
-_KEY_FIXED = sum(((0x433 << 52) | (i // 13)) << (64 * i) for i in range(NCARDS))
-_SEAT_DIGITS = tuple(bytes.maketrans(bytes(range(4)), bytes(49 if s == p else 48 for s in range(4)))
+_KEY_RANDOM: Final = sum((((1 << 52) - 1) ^ 255) << (64 * i) for i in range(NCARDS))
+_KEY_FIXED: Final = sum(((0x433 << 52) | (i // 13)) << (64 * i) for i in range(NCARDS))
+_SEAT_DIGITS: Final = tuple(bytes.maketrans(bytes(range(4)), bytes(49 if s == p else 48 for s in range(4)))
                      for p in range(4))
 """Per seat: the byte translation seat label -> ASCII '1' for that seat, '0' for the others."""
-_KEYS = struct.Struct(f"<{NCARDS}d")
+_KEYS: Final = struct.Struct(f"<{NCARDS}d")
 
 
 def deal_hands(rng: random.Random) -> list[int]:
@@ -285,7 +289,7 @@ class HartenjagenState(State):
     def _legal_actions(self) -> list[str]:
         return list(self._lt)
 
-    def apply(self, action: str) -> None:
+    def apply(self, action: Any) -> None:
         """Play ``action``; an illegal or malformed one raises IllegalAction and changes nothing.
 
         The legal actions of the seat to act are kept up to date after every action (``_lt`` for
@@ -604,17 +608,26 @@ class HartenjagenState(State):
         return "H2: hearts are not broken; lead a heart only when you hold nothing but hearts"
 
     def clone(self) -> HartenjagenState:
-        """An independent copy (hand-written: the lists are copied, the ints shared)."""
-        new = object.__new__(HartenjagenState)
-        d = new.__dict__
-        d.update(self.__dict__)  # ints, strings, the game and the (no longer used) first-deal RNG
-        d["totals"] = list(self.totals)
-        d["sheet"] = [list(r) for r in self.sheet]
-        d["pts"] = list(self.pts)
-        d["won"] = list(self.won)
-        d["starts"] = list(self.starts)
+        """An independent copy, every field by name (no ``__dict__``: the compiled build has none):
+        the lists are copied, the ints, strings, tuples and the game shared."""
+        new = HartenjagenState.__new__(HartenjagenState)
+        self._copy_base_into(new)
+        new._pass_cards = self._pass_cards
+        new._must_break = self._must_break
+        new._qs_breaks = self._qs_breaks
+        new._no_pts = self._no_pts
+        new._target = self._target
+        new._moon_self = self._moon_self
+        new._deal_seed = self._deal_seed
+        new.totals = list(self.totals)
+        new.dealer = self.dealer
+        new.pass_dir = self.pass_dir
+        new.passing = self.passing
         new.hands = list(self.hands)
         new.passed = list(self.passed)
+        new.pts = list(self.pts)
+        new.won = list(self.won)
+        new.starts = list(self.starts)
         new.turn = self.turn
         new.nplayed = self.nplayed
         new.led = self.led
@@ -623,13 +636,9 @@ class HartenjagenState(State):
         new.broken = self.broken
         new._lt = self._lt[:]  # a tuple is shared, the passing list copied
         new._lm = self._lm
-        new.history = list(self.history)
-        new.events = list(self.events)
-        new._over = self._over
-        new.phase = self.phase
         return new
 
-    def determinize(self, seat: int, rng: random.Random) -> HartenjagenState:
+    def determinize(self, seat: Any, rng: Any) -> HartenjagenState:
         """A clone in which the cards hidden from ``seat`` are redealt among the other seats.
 
         Kept: hand sizes (and pending passes during passing), the cards ``seat`` passed (with
@@ -721,7 +730,6 @@ def _feasible(left: list[int], room: dict[int, int], suits: dict[int, int]) -> b
     return True
 
 
-@register
 class Hartenjagen(Game):
     id = "hartenjagen"
     lower_score_wins = True
@@ -735,7 +743,9 @@ class Hartenjagen(Game):
                "before broken, no points on the first trick. Taking all 26 gives the others 26. The match "
                "ends when a player reaches 100; the lowest total wins.")
     notation = "pass QS  (passing: one card per action, three per seat)\nplay QS"
-    min_players = max_players = default_players = 4
+    min_players = 4
+    max_players = 4
+    default_players = 4
     options_spec = (
         Option("pass_cards", True, "H1: pass three cards before play (left, right, across, none by deal)"),
         Option("must_break_hearts", True, "H2: no heart lead before hearts are broken (unless only hearts)"),
@@ -754,3 +764,6 @@ class Hartenjagen(Game):
         o = self.options  # as each new match reads them, in one go
         self.flags = (bool(o["pass_cards"]), bool(o["must_break_hearts"]), bool(o["qs_breaks_hearts"]),
                       bool(o["no_pts_on_first_trick"]), int(o["target"]), o["moon_shot"] == "self_minus_26")
+
+
+register(Hartenjagen)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

@@ -55,7 +55,6 @@ class Honderden2State(HonderdenState):
         return int(self.game.options["lives"] or 0)  # HO18: lives mode, off by default
 
 
-@register
 class Honderden(Game):
     id = "honderden"
     name = "Honderden / Smousjas (2 players)"
@@ -79,7 +78,9 @@ class Honderden(Game):
         draw stock          after trick 7: take the last face-down card ...
         draw 9H             ... or the turned trump card
     """
-    min_players = max_players = default_players = 2
+    min_players = 2
+    max_players = 2
+    default_players = 2
     rule_events = ("trump7_swap", "meld_announced", "meld_rejected", "stuk", "last_stock_choice",
                    "phase_change", "ik_dek", "meld_100_deal_win", "carry_over", "onder_jan", "pit",
                    "op_de_kip", "tie_replay")
@@ -94,3 +95,6 @@ class Honderden(Game):
     )
     state_class = Honderden2State
     tables = CardTables(TABLE.order, TABLE.points, last_trick=TABLE.last_trick)
+
+
+register(Honderden)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

@@ -52,7 +52,6 @@ class Honderden3State(HonderdenState):
         return int(opts["lives"]) if opts["elimination"] else 0  # HT4: elimination option
 
 
-@register
 class Honderden3p(Game):
     id = "honderden_3p"
     name = "Honderden (3 players)"
@@ -74,7 +73,9 @@ class Honderden3p(Game):
         declare dek         claim 100 with Stuk (trump K and Q)
         swap 7H / draw stock / draw 9H   after switch_to_2p: the two-player actions
     """
-    min_players = max_players = default_players = 3
+    min_players = 3
+    max_players = 3
+    default_players = 3
     rule_events = ("trump7_swap", "meld_announced", "meld_rejected", "stuk", "last_stock_choice",
                    "phase_change", "ik_dek", "meld_100_deal_win", "carry_over", "onder_jan", "pit",
                    "op_de_kip", "tie_replay", "dek_via_stuk", "double_both_under_jan",
@@ -92,3 +93,6 @@ class Honderden3p(Game):
     )
     state_class = Honderden3State
     tables = CardTables(TABLE.order, TABLE.points, last_trick=TABLE.last_trick).only(DECK24)  # 24 cards, A-9
+
+
+register(Honderden3p)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

@@ -522,7 +522,6 @@ class JoJotteState(BelaState):
         return ""
 
 
-@register
 class JoJotte(Game):
     id = "jo_jotte"
     name = "Jo-Jotte (2 players)"
@@ -551,7 +550,9 @@ class JoJotte(Game):
         declare pit         the Speler answers a Nullo: he will take every trick
         play QS             play a card to the trick
     """
-    min_players = max_players = default_players = 2
+    min_players = 2
+    max_players = 2
+    default_players = 2
     rule_events = ("bid", "double", "redouble", "dix_swap", "nullo_announced", "pit_announced", "jo",
                    "jotte", "carre_won", "sequence_won", "contract_failed", "tie_carry_over", "slam",
                    "game_won", "rubber_won")
@@ -567,3 +568,6 @@ class JoJotte(Game):
         """JJ1: ``pagat_values`` plays the Klop/Bela table (:data:`TEN_HIGH`)."""
         t = TEN_HIGH if self.options["pagat_values"] else JO_JOTTE
         return CardTables(t.order, t.points, last_trick=t.last_trick)
+
+
+register(JoJotte)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

@@ -42,7 +42,6 @@ from engine.core import CardTables, Game, register
 from engine.games._bela import KLOP_EVENTS, KLOP_NOTATION, KlopState, klop_options
 
 
-@register
 class KlopBela(Game):
     id = "klop_bela"
     name = "Klop / Bela / Clobyosh (2 players)"
@@ -60,10 +59,15 @@ class KlopBela(Game):
         defender. First over 500 wins; a claim mid-deal is possible.
     """
     notation = KLOP_NOTATION
-    min_players = max_players = default_players = 2
+    min_players = 2
+    max_players = 2
+    default_players = 2
     rule_events = KLOP_EVENTS
     extra_verbs: ClassVar[dict[str, tuple[str, str]]] = {}
     options_spec = klop_options(500)
     state_class = KlopState
     tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
                         last_trick=state_class.TABLE.last_trick)
+
+
+register(KlopBela)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

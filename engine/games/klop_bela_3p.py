@@ -22,7 +22,6 @@ from engine.core import CardTables, Game, register
 from engine.games._bela import KLOP_EVENTS, KLOP_NOTATION, KlopState, klop_options
 
 
-@register
 class KlopBela3p(Game):
     id = "klop_bela_3p"
     name = "Klop / Bela, 3 players"
@@ -35,9 +34,14 @@ class KlopBela3p(Game):
         defender with the higher total (tie: split). First over 500 wins.
     """
     notation = KLOP_NOTATION
-    min_players = max_players = default_players = 3
+    min_players = 3
+    max_players = 3
+    default_players = 3
     rule_events = KLOP_EVENTS
     options_spec = klop_options(500)
     state_class = KlopState
     tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
                         last_trick=state_class.TABLE.last_trick)
+
+
+register(KlopBela3p)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

@@ -61,7 +61,6 @@ class KruisjassenState(KruisjasState):
         raise AssertionError(f"no actions in phase {self.phase}")
 
 
-@register
 class Kruisjassen(Game):
     id = "kruisjassen"
     name = "Kruisjassen"
@@ -84,7 +83,9 @@ class Kruisjassen(Game):
         declare AH KH QH + JS JH JD JC  announce melds (cards of each, joined by +)
         play QS                       play a card
     """
-    min_players = max_players = default_players = 4
+    min_players = 4
+    max_players = 4
+    default_players = 4
     teams = True
     rule_events = ("omboeren_result", "meld_announced", "meld_outbid", "meld_100_extra_hand",
                    "stuk_on_play", "trick_meld_claimed", "ik_dek", "onder_jan", "pit_doormars",
@@ -100,3 +101,6 @@ class Kruisjassen(Game):
     state_class = KruisjassenState
     tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
                         last_trick=state_class.TABLE.last_trick)
+
+
+register(Kruisjassen)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

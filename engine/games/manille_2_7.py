@@ -262,7 +262,6 @@ class Manille27State(ManilleState):
         return self.discarded if viewer == self.declarer else 0
 
 
-@register
 class Manille27(Game):
     id = "manille_2_7"
     name = "Manille, 2-7 players (solo, free trump)"
@@ -288,7 +287,9 @@ class Manille27(Game):
         trump C|D|H|S       the declarer names trump (ends the exchange)
         play QS             play a card to the trick
     """
-    min_players, max_players, default_players = 2, 7, 4
+    min_players = 2
+    max_players = 7
+    default_players = 4
     rule_events = (
         "declarer",
         "exchanged",
@@ -323,3 +324,6 @@ class Manille27(Game):
     )
     state_class = Manille27State
     tables = CardTables(state_class.ORDER, state_class.POINTS, state_class.TRICK_POINT)
+
+
+register(Manille27)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

@@ -35,10 +35,10 @@ class MuetteState(ParleeState):
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     TALK: ClassVar[bool] = False
-    legal_actions = ManilleState.legal_actions  # no talk: the plain (fast) play list
+    def legal_actions(self) -> list[str]:
+        return ManilleState.legal_actions(self)  # no talk: the plain (fast) play list
 
 
-@register
 class ManilleMuette(Game):
     id = "manille_muette"
     name = "Manille Muette"
@@ -57,9 +57,14 @@ class ManilleMuette(Game):
     notation = """
         play QS             play a card to the trick (no talk, no trump naming)
     """
-    min_players = max_players = default_players = 4
+    min_players = 4
+    max_players = 4
+    default_players = 4
     rule_events = ("trump_card_exposed", *PARLEE_PLAY_EVENTS)
     teams = True
     options_spec = parlee_options("L74")
     state_class = MuetteState
     tables = CardTables(state_class.ORDER, state_class.POINTS, state_class.TRICK_POINT)
+
+
+register(ManilleMuette)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

@@ -57,7 +57,6 @@ from engine.core import CardTables, Game, Option, register
 from engine.games._parlee import PARLEE_PLAY_EVENTS, ParleeState, parlee_options
 
 
-@register
 class ManilleParlee(Game):
     id = "manille_parlee"
     name = "Manille Parlée"
@@ -89,7 +88,9 @@ class ManilleParlee(Game):
         At most one declare per player per trick, before his card; it does not
         use the turn.  Question and answer are in every observation ("talk").
     """
-    min_players = max_players = default_players = 4
+    min_players = 4
+    max_players = 4
+    default_players = 4
     rule_events = ("trump_card_exposed", "question_asked", "info_revealed", *PARLEE_PLAY_EVENTS)
     teams = True
     options_spec = (
@@ -100,3 +101,6 @@ class ManilleParlee(Game):
     )
     state_class = ParleeState
     tables = CardTables(state_class.ORDER, state_class.POINTS, state_class.TRICK_POINT)
+
+
+register(ManilleParlee)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

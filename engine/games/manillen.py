@@ -292,7 +292,6 @@ class ManillenState(ManilleState):
         return obs
 
 
-@register
 class Manillen(Game):
     id = "manillen"
     name = "Manillen (2 against 2)"
@@ -318,7 +317,9 @@ class Manillen(Game):
         trump C|D|H|S       the dealer names trump
         play QS             play a card to the trick
     """
-    min_players = max_players = default_players = 4
+    min_players = 4
+    max_players = 4
+    default_players = 4
     rule_events = (
         "cut_knocked",
         "trump_chosen",
@@ -354,3 +355,6 @@ class Manillen(Game):
         if self.options["extend_to"] <= self.options["target"]:
             raise ValueError(f"manillen: extend_to ({self.options['extend_to']}) must be above "
                              f"target ({self.options['target']})")
+
+
+register(Manillen)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

@@ -221,7 +221,6 @@ class SchutjassenState(KruisjasState):
         return obs
 
 
-@register
 class Schutjassen(Game):
     id = "schutjassen"
     name = "Schutjassen"
@@ -244,7 +243,9 @@ class Schutjassen(Game):
         declare tout                  the Schutters take it back after Herschut
         declare concede               give up the deal
     """
-    min_players = max_players = default_players = 4
+    min_players = 4
+    max_players = 4
+    default_players = 4
     teams = True
     rule_events = ("schut", "no_schut_redeal", "herschut", "tout", "conceded", "under_jan",
                    "contract_made", "contract_failed", "omboeren_result", "trump_turned",
@@ -258,3 +259,6 @@ class Schutjassen(Game):
     state_class = SchutjassenState
     tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
                         last_trick=state_class.TABLE.last_trick)
+
+
+register(Schutjassen)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

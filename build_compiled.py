@@ -1,0 +1,134 @@
+"""Build the optional compiled hot path: mypyc over the modules of ``engine._compiled.MODULES``.
+
+    python build_compiled.py [--check] [--quiet]
+
+Writes C sources, objects and the extension modules under ``build/compiled/`` (never into the
+source tree) and a manifest of the sources' digests; ``engine`` uses the build only with
+``CARDARENA_COMPILED=1`` (or ``require``) and only while those sources are unchanged
+(engine/_compiled.py).  Without a C compiler or mypyc it says so in one line and exits 0: the
+pure-Python source is the reference and works everywhere.  ``--check`` exits 1 when no fresh
+build exists (without building).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+os.environ["CARDARENA_COMPILED"] = "0"  # this script reads the build; it never runs on it (--test's
+                                        # pytest children are given =require explicitly)
+
+from engine import _compiled  # noqa: E402  (pure Python; never compiled itself)
+
+
+def missing_tools() -> str:
+    """Why the build cannot run here ("" when it can)."""
+    cc = sysconfig.get_config_var("CC") or "cc"
+    if shutil.which(cc.split()[0]) is None:
+        return f"no C compiler ({cc.split()[0]})"
+    include = sysconfig.get_paths()["include"]
+    if not Path(include, "Python.h").is_file():
+        return f"no CPython headers ({include}/Python.h)"
+    try:
+        import mypyc  # noqa: F401
+    except ImportError:
+        return "mypyc is not installed (pip install mypy)"
+    return ""
+
+
+def build(out: Path, quiet: bool) -> None:
+    """Compile into a fresh temporary directory, then swap it in (a failed build leaves no half build)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="compiled-", dir=out.parent))
+    paths = [str(_compiled.source_path(m).relative_to(ROOT)) for m in _compiled.MODULES]
+    script = (
+        "import sys\n"
+        "from setuptools import setup\n"
+        "from mypyc.build import mypycify\n"
+        f"mods = mypycify({paths!r}, opt_level='3', group_name={_compiled.GROUP!r}, "
+        f"target_dir={str(work / 'c')!r})\n"
+        f"setup(name='cardarena-compiled', ext_modules=mods, script_args=['build_ext', '--build-lib', "
+        f"{str(work / 'lib')!r}, '--build-temp', {str(work / 'tmp')!r}])\n")
+    env = dict(os.environ, MYPYC_OPT_LEVEL="3")
+    try:
+        r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, text=True,
+                           capture_output=True)
+        if r.returncode:
+            sys.stderr.write(r.stdout[-4000:] + r.stderr[-4000:])
+            raise SystemExit(f"build_compiled: mypyc failed (exit {r.returncode}); the pure-Python "
+                             "engine is unaffected")
+        if not quiet:
+            print(r.stdout.strip().splitlines()[-1] if r.stdout.strip() else "", file=sys.stderr)
+        _compiled.write_manifest(work / "lib", _compiled.MODULES)
+        if out.exists():
+            shutil.rmtree(out)
+        (work / "lib").rename(out)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run_tests(workers: int) -> int:
+    """``make test-compiled``: the conformance suite, the golden playthroughs and the compiled
+    games' own tests on the compiled build (``CARDARENA_COMPILED=require``), for the compiled games
+    only; then tests/test_compiled.py (the oracle against the source)."""
+    games = _compiled.GAMES
+    files = ["tests/test_conformance.py", "tests/test_playthroughs.py"]
+    own = [Path("tests", "games", f"test_{g}.py") for g in games]
+    files += [str(f) for f in own if (ROOT / f).is_file()]
+    select = " or ".join(f"[{g}]" if g in _other_ids(games) else g for g in games)
+    env = dict(os.environ, **{_compiled.ENV: "require"})
+    base = [sys.executable, "-m", "pytest", "-q", "-m", "not slow"]
+    par = ["-n", str(workers)] if workers > 1 else []
+    r = subprocess.run([*base, *par, *files, "-k", select], cwd=ROOT, env=env)
+    if r.returncode:
+        return r.returncode
+    return subprocess.run([*base, "tests/test_compiled.py"], cwd=ROOT, env=env).returncode
+
+
+def _other_ids(games: tuple[str, ...]) -> set[str]:
+    """The compiled game ids that are a part of another game's id (klop_bela, klop_bela_3p): those
+    are selected by their parametrised name, ``[klop_bela]``."""
+    from engine import GAMES
+    return {g for g in games if any(g in other for other in GAMES if other != g)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Build the optional mypyc-compiled engine hot path.")
+    ap.add_argument("--check", action="store_true", help="only say whether a fresh build exists")
+    ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--test", action="store_true",
+                    help="run the compiled games' conformance, playthroughs and oracle on the build")
+    ap.add_argument("--workers", type=int, default=2, help="pytest-xdist workers for --test (default 2)")
+    a = ap.parse_args(argv)
+    files, why = _compiled.check_build()
+    if a.test:
+        if not files:
+            print(f"test-compiled: no usable compiled build: {why}", file=sys.stderr)
+            return 1
+        return run_tests(a.workers)
+    if a.check:
+        print("compiled build: fresh" if files else f"compiled build: not usable: {why}")
+        return 0 if files else 1
+    if files:
+        if not a.quiet:
+            print(f"compiled build up to date in {_compiled.BUILD_DIR}")
+        return 0
+    lack = missing_tools()
+    if lack:
+        print(f"compiled build skipped: {lack}; the pure-Python engine is used")
+        return 0
+    build(_compiled.BUILD_DIR, a.quiet)
+    print(f"compiled build: {len(_compiled.MODULES)} modules in {_compiled.BUILD_DIR} "
+          f"(use with {_compiled.ENV}=1)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

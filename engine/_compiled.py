@@ -1,0 +1,193 @@
+"""The optional compiled build of the engine's hot path (mypyc), and the switch that uses it.
+
+``python build_compiled.py`` (run by ``make demo`` / ``make test`` when gcc and mypyc are present)
+compiles the modules of :data:`MODULES` into :data:`BUILD_DIR` (``build/compiled/``, outside the
+source tree, git-ignored) and writes a manifest holding the SHA-256 of each compiled module's
+source.  The Python source stays the reference: the compiled build is used only when the
+environment variable ``CARDARENA_COMPILED`` asks for it, and only while every compiled module's
+source is byte for byte the one it was built from.
+
+``CARDARENA_COMPILED``:
+
+* unset, empty or ``0``: the pure-Python source (the default; editable development);
+* ``1``: the compiled build if it exists and is fresh; otherwise one warning line and the source;
+* ``require``: the compiled build, or an ``ImportError`` that says why not (``make test-compiled``).
+
+The modules are all-or-nothing: mypyc compiles them into one C library whose modules call each
+other natively, so one edited source file turns the whole build off (a stale module never runs).
+The build is used through a finder on ``sys.meta_path`` that answers only for the compiled
+modules' names; every other module (the rummies, tests, bots) still comes from the source.
+"""
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+"""The project root (the directory holding ``engine/``)."""
+BUILD_DIR = ROOT / "build" / "compiled"
+MANIFEST = "manifest.json"
+ENV = "CARDARENA_COMPILED"
+GROUP = "cardarena_hot"
+"""mypyc's group name: the shared C library is the top-level module ``cardarena_hot__mypyc``."""
+
+MODULES: tuple[str, ...] = (
+    "engine.errors", "engine.notation", "engine.cards", "engine.core", "engine.tricks", "engine.deal",
+    "engine.games.hartenjagen",
+    "engine.games._manille", "engine.games._parlee", "engine.games.manillen", "engine.games.manille_parlee",
+    "engine.games.manille_muette", "engine.games.manille_2_7", "engine.games.butifarra",
+    "engine.games._jass", "engine.games._kruisjas", "engine.games._bela", "engine.games._honderden",
+    "engine.games.kruisjassen", "engine.games.schutjassen", "engine.games.handjas", "engine.games.grevjas",
+    "engine.games.jo_jotte", "engine.games.klop_bela", "engine.games.klop_bela_3p", "engine.games.honderden",
+    "engine.games.honderden_3p",
+)
+"""The compiled modules.  Not yet: the rummy and shedding modules (being restructured)."""
+
+GAMES: tuple[str, ...] = tuple(m.rpartition(".")[2] for m in MODULES
+                               if m.startswith("engine.games.") and not m.rpartition(".")[2].startswith("_"))
+"""The game ids whose modules are compiled (the oracle test plays each on both builds)."""
+
+
+class CompiledBuildError(ImportError):
+    """The compiled build was required (``CARDARENA_COMPILED=require``) but cannot be used."""
+
+
+def source_path(module: str, root: Path = ROOT) -> Path:
+    return root.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def source_digest(module: str, root: Path = ROOT) -> str:
+    """SHA-256 of a module's source file, as hex."""
+    import hashlib  # (ast, hashlib, json: imported only when the build is asked for; start-up)
+    return hashlib.sha256(source_path(module, root).read_bytes()).hexdigest()
+
+
+def write_manifest(build_dir: Path, modules: Sequence[str], root: Path = ROOT) -> Path:
+    """Record what was built: per module its extension file, its source digest and docstring."""
+    import ast
+    import json
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
+    entries = {}
+    for m in modules:
+        rel = Path(*m.split(".")).with_name(m.rpartition(".")[2] + suffix)
+        if not (build_dir / rel).is_file():
+            raise FileNotFoundError(f"compiled module {m} missing: {build_dir / rel}")
+        src = source_path(m, root).read_text(encoding="utf-8")
+        entries[m] = {"file": rel.as_posix(), "sha256": source_digest(m, root),
+                      "doc": ast.get_docstring(ast.parse(src), clean=False)}
+    lib = GROUP + "__mypyc" + suffix
+    if not (build_dir / lib).is_file():
+        raise FileNotFoundError(f"mypyc's shared library missing: {build_dir / lib}")
+    path = build_dir / MANIFEST
+    path.write_text(json.dumps({"cache_tag": sys.implementation.cache_tag, "library": lib,
+                                "modules": entries}, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+class _Loader(importlib.machinery.ExtensionFileLoader):
+    """Loads a compiled module and gives it its source's docstring (mypyc drops module docstrings)."""
+
+    def __init__(self, name: str, path: str, doc: str | None) -> None:
+        super().__init__(name, path)
+        self.doc = doc
+
+    def exec_module(self, module: ModuleType) -> None:
+        super().exec_module(module)
+        if module.__doc__ is None:
+            module.__doc__ = self.doc
+
+
+def check_build(build_dir: Path = BUILD_DIR, root: Path = ROOT) -> tuple[dict[str, Path], str]:
+    """The compiled modules' names -> extension files if the build is usable, and ``""``; or ``{}``
+    and the one-line reason it is not (missing, another Python, a source edited since the build)."""
+    import json
+    path = build_dir / MANIFEST
+    if not path.is_file():
+        return {}, f"no compiled build in {build_dir} (run: python build_compiled.py)"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        tag, lib, entries = manifest["cache_tag"], manifest["library"], manifest["modules"]
+    except (ValueError, KeyError, TypeError) as e:
+        return {}, f"unreadable manifest {path}: {e}"
+    if tag != sys.implementation.cache_tag:
+        return {}, f"the compiled build is for {tag}, this is {sys.implementation.cache_tag}"
+    if sorted(entries) != sorted(MODULES):
+        return {}, "the compiled build's modules are not those of engine._compiled.MODULES (rebuild: " \
+                   "python build_compiled.py)"
+    files: dict[str, Path] = {GROUP + "__mypyc": build_dir / lib}
+    for m, entry in entries.items():
+        src = source_path(m, root)
+        if not src.is_file():
+            return {}, f"the compiled build has {m}, whose source {src} is gone"
+        if source_digest(m, root) != entry["sha256"]:
+            return {}, f"{src.relative_to(root)} was edited after the compiled build (rebuild: " \
+                       f"python build_compiled.py)"
+        files[m] = build_dir / entry["file"]
+        DOCS[m] = entry.get("doc")
+    missing = [str(f) for f in files.values() if not f.is_file()]
+    if missing:
+        return {}, f"compiled files missing: {', '.join(missing)}"
+    return files, ""
+
+
+DOCS: dict[str, str | None] = {}
+"""Each compiled module's docstring, from the manifest (set by :func:`check_build`)."""
+
+
+class CompiledFinder:
+    """A ``sys.meta_path`` finder that loads the named modules from their compiled files."""
+
+    def __init__(self, files: dict[str, Path]) -> None:
+        self.files = files
+
+    def find_spec(self, name: str, path: Sequence[str] | None = None,
+                  target: ModuleType | None = None) -> ModuleSpec | None:
+        f = self.files.get(name)
+        if f is None:
+            return None
+        loader = _Loader(name, str(f), DOCS.get(name))
+        return importlib.util.spec_from_file_location(name, f, loader=loader)
+
+
+ACTIVE: CompiledFinder | None = None
+"""The finder in use, if the compiled build is active in this process."""
+
+
+def activate(mode: str | None = None, build_dir: Path = BUILD_DIR, root: Path = ROOT) -> bool:
+    """Use the compiled build if ``mode`` (default: ``$CARDARENA_COMPILED``) asks and it is fresh.
+
+    Must run before any compiled module is imported (``engine/__init__.py`` calls it first).
+    """
+    global ACTIVE
+    mode = os.environ.get(ENV, "") if mode is None else mode
+    if mode in ("", "0"):
+        return False
+    if mode not in ("1", "require"):
+        raise CompiledBuildError(f"{ENV}={mode!r}: accepted values are 0, 1 and require")
+    if ACTIVE is not None:
+        return True
+    files, why = check_build(build_dir, root)
+    if not files:
+        if mode == "require":
+            raise CompiledBuildError(f"{ENV}=require: {why}")
+        import warnings
+        warnings.warn(f"cardarena: running the pure-Python engine: {why}", RuntimeWarning, stacklevel=2)
+        return False
+    early = [m for m in files if m in sys.modules and m != "engine"]
+    if early:
+        raise CompiledBuildError(f"{ENV}: {', '.join(early)} imported before the compiled build was "
+                                 "activated")
+    ACTIVE = CompiledFinder(files)
+    sys.meta_path.insert(0, ACTIVE)
+    return True
+
+
+def is_compiled(module: ModuleType) -> bool:
+    """True for a module loaded from the compiled build (an extension module, not source)."""
+    return isinstance(getattr(module, "__loader__", None), importlib.machinery.ExtensionFileLoader)

@@ -1,0 +1,208 @@
+"""The optional compiled build (engine/_compiled.py, build_compiled.py) against its oracle, the source.
+
+* The compiled build plays the same games: identical histories, score sheets, events, observations,
+  clones and determinized worlds over seeded random matches of every compiled game.
+* A source edited after the build turns it off (with ``CARDARENA_COMPILED=1`` a warning and the pure
+  source; with ``require`` one line and an error): stale compiled code never runs.
+* Without a C compiler the build is skipped in one line and the pure source works.
+
+The tests that need a build skip when there is none (``python build_compiled.py`` makes it; ``make
+test`` does when gcc and mypyc are present); under ``make test-compiled``
+(``CARDARENA_COMPILED=require``) a missing build fails instead.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from engine import _compiled, load_game
+
+ROOT = Path(__file__).resolve().parent.parent
+MATCHES = 4
+"""Seeded random matches per compiled game in the fast oracle test, of up to ``DEALS`` deals each
+(the slow one plays ``SLOW_MATCHES`` whole matches)."""
+DEALS = 2
+SLOW_MATCHES = 16
+
+
+def _need_build() -> None:
+    files, why = _compiled.check_build()
+    if not files:
+        if os.environ.get(_compiled.ENV) == "require":
+            pytest.fail(f"{_compiled.ENV}=require but {why}")
+        pytest.skip(why)
+
+
+def match_digest(game_id: str, matches: int, max_deals: int | None = None) -> dict[str, str]:
+    """Per seed, the SHA-256 of everything a match shows: each action with the legal list it was
+    chosen from, every few plies an observation, a clone played on for a few plies and a world
+    determinized for a seat, and at the end the events, score sheet, scores and ranking."""
+    game = load_game(game_id)
+    out = {}
+    for seed in range(matches):
+        rng = random.Random(seed)
+        state = game.new_match(seed=seed, max_deals=max_deals)
+        h = hashlib.sha256()
+        ply = 0
+        while not state.is_over():
+            legal = state.legal_actions()
+            h.update(repr((state.current_player, legal)).encode())
+            if ply % 9 == 0:
+                seat = ply % state.players
+                h.update(json.dumps(state.observation(seat), sort_keys=True).encode())
+                twin = state.clone()
+                for _ in range(3):
+                    if twin.is_over():
+                        break
+                    twin.apply(rng.choice(twin.legal_actions()))
+                h.update(repr((twin.history[-3:], twin.events[-2:], twin.score_sheet())).encode())
+                try:
+                    world = state.determinize(seat, random.Random(ply))
+                except NotImplementedError:
+                    pass
+                else:
+                    h.update(json.dumps(world.observation(seat), sort_keys=True).encode())
+                    h.update(repr(sorted(world.zones().items())).encode())
+            state.apply(rng.choice(legal))
+            ply += 1
+        h.update(repr((state.history, state.events, state.score_sheet(), state.scores(),
+                       state.ranking())).encode())
+        out[str(seed)] = h.hexdigest()
+    return out
+
+
+def _run(code: str, mode: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, **{_compiled.ENV: mode})
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, text=True, capture_output=True,
+                          timeout=120)
+
+
+def _digest_in_child(mode: str, matches: int, max_deals: int | None) -> dict[str, dict[str, str]]:
+    code = ("import json, engine, engine.core\n"
+            "from engine import _compiled\n"
+            "from tests.test_compiled import match_digest\n"
+            f"assert _compiled.is_compiled(engine.core) == {mode != '0'}, 'wrong build'\n"
+            f"print(json.dumps({{g: match_digest(g, {matches}, {max_deals})\n"
+            f"                  for g in {_compiled.GAMES!r}}}))\n")
+    r = _run(code, mode)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return json.loads(r.stdout)
+
+
+def _same_on_both_builds(matches: int, max_deals: int | None) -> None:
+    _need_build()
+    pure = _digest_in_child("0", matches, max_deals)
+    compiled = _digest_in_child("require", matches, max_deals)
+    assert set(pure) == set(_compiled.GAMES)
+    for game_id in _compiled.GAMES:
+        differ = [s for s in pure[game_id] if pure[game_id][s] != compiled[game_id][s]]
+        assert not differ, f"{game_id}: the compiled build differs from the source in seeds {differ}"
+
+
+def test_compiled_build_plays_the_same_matches_as_the_source() -> None:
+    """The oracle: every compiled game, seeded random matches (two deals), pure and compiled, to the
+    byte: legal lists, actions, observations, clones, determinized worlds, events, sheets."""
+    _same_on_both_builds(MATCHES, DEALS)
+
+
+@pytest.mark.slow
+def test_compiled_build_plays_the_same_whole_matches_as_the_source() -> None:
+    _same_on_both_builds(SLOW_MATCHES, None)
+
+
+def test_compiled_modules_are_the_ones_loaded() -> None:
+    """With the build active every module of MODULES is an extension module, the rest source."""
+    _need_build()
+    code = ("import engine, importlib, sys\nfrom engine import _compiled\n"
+            "engine.load_game('hartenjagen')\n"
+            "bad = [m for m in _compiled.MODULES if not _compiled.is_compiled(importlib.import_module(m))]\n"
+            "import engine.games._jass as j\n"
+            "print(bad, _compiled.is_compiled(j) == ('engine.games._jass' in _compiled.MODULES))\n")
+    r = _run(code, "require")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["[]", "True"]
+
+
+def _copy_tree(tmp: Path, with_build: bool) -> Path:
+    root = tmp / "proj"
+    shutil.copytree(ROOT / "engine", root / "engine", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "build_compiled.py", root)
+    if with_build:
+        shutil.copytree(_compiled.BUILD_DIR, root / "build" / "compiled")
+    return root
+
+
+PROBE = ("import engine, engine.core\nfrom engine import _compiled\n"
+         "print(engine.__file__, _compiled.is_compiled(engine.core))\n")
+
+
+def test_stale_source_turns_the_compiled_build_off(tmp_path: Path) -> None:
+    """A copy of the project with its build: used while the sources are the built ones; after one
+    compiled module's source is edited, ``1`` warns and runs the source, ``require`` says why."""
+    _need_build()
+    root = _copy_tree(tmp_path, with_build=True)
+    r = _run(PROBE, "1", cwd=root)
+    assert r.returncode == 0, r.stderr[-2000:]
+    where, compiled = r.stdout.split()
+    assert Path(where).resolve().is_relative_to(root) and compiled == "True"
+    src = root / "engine" / "tricks.py"
+    src.write_text(src.read_text(encoding="utf-8") + "\n# an edit after the build\n", encoding="utf-8")
+    r = _run(PROBE, "1", cwd=root)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split()[1] == "False"
+    assert "engine/tricks.py was edited after the compiled build" in r.stderr
+    r = _run(PROBE, "require", cwd=root)
+    assert r.returncode != 0
+    assert "CompiledBuildError: CARDARENA_COMPILED=require: engine/tricks.py was edited" in r.stderr
+
+
+def test_build_is_skipped_in_one_line_without_a_compiler(tmp_path: Path) -> None:
+    root = _copy_tree(tmp_path, with_build=False)
+    env = dict(os.environ, PATH=str(tmp_path / "empty"), **{_compiled.ENV: "0"})
+    r = subprocess.run([sys.executable, "build_compiled.py"], cwd=root, env=env, text=True,
+                       capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("compiled build skipped: no C compiler"), r.stdout
+    assert not (root / "build" / "compiled").exists()
+    r = _run(PROBE, "0", cwd=root)
+    assert r.returncode == 0 and r.stdout.split()[1] == "False"
+    r = subprocess.run([sys.executable, "build_compiled.py", "--check"], cwd=root, text=True,
+                       capture_output=True, env=dict(os.environ, **{_compiled.ENV: "require"}), timeout=60)
+    assert (r.returncode, r.stdout.split(":")[:2]) == (1, ["compiled build", " not usable"]), r.stderr
+
+
+def test_activate_without_a_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No build: ``0`` is the source silently, ``1`` warns once, ``require`` raises, others are refused."""
+    monkeypatch.setattr(_compiled, "ACTIVE", None)  # (this process may run on the build: make test-compiled)
+    missing = tmp_path / "none"
+    assert _compiled.activate("0", build_dir=missing) is False
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert _compiled.activate("1", build_dir=missing) is False
+    assert [str(w.message) for w in caught] == [
+        f"cardarena: running the pure-Python engine: no compiled build in {missing} "
+        "(run: python build_compiled.py)"]
+    with pytest.raises(_compiled.CompiledBuildError, match="require: no compiled build"):
+        _compiled.activate("require", build_dir=missing)
+    with pytest.raises(_compiled.CompiledBuildError, match="accepted values are 0, 1 and require"):
+        _compiled.activate("yes", build_dir=missing)
+
+
+def test_compiled_core_refuses_games_that_clone_through_dict() -> None:
+    """The rummies copy their states through ``__dict__`` (not yet rewritten for the compiled
+    build): on it they are refused in one line, not crashed mid-match."""
+    _need_build()
+    code = ("import engine\ntry:\n    engine.load_game('jokeren_nl')\nexcept ValueError as e:\n"
+            "    print(e)\n")
+    r = _run(code, "require")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.startswith("jokeren_nl cannot run on the compiled engine yet"), r.stdout
