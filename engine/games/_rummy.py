@@ -1007,7 +1007,8 @@ class RummyState(DrawDiscardState):
         """Exact: after ``actions`` (a draw from the pile, a swap), can the turn still end?
         Memoised per position (hand, table with owners, this turn's melds, flags) and actions."""
         seat = self.turn
-        key = ("plan", tuple(actions), seat, self.hands[seat], self.must_use, self.took_discard,
+        key = ("plan", tuple(actions), seat, self.hands[seat], self.pile[-1] if self.pile else None,
+               self.must_use, self.took_discard,
                tuple((m.owner, m.text()) for m in self.melds), tuple(self.turn_melds), self.turn_swaps,
                tuple(self.opened), self.out_allowed(), self._build_key(), self.deal_no,
                len(self.turn_layoffs))

@@ -10,6 +10,7 @@ import pytest
 
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, cards_of
+from engine.core import Game
 from tests import gamekit
 from tests.conformance import random_playout
 from tests.gamekit import can_discard, events, play, table
@@ -463,18 +464,27 @@ def test_j7_joker_ace_laid_off_at_the_free_end_of_a_two_to_king_run() -> None:
 
 
 # --------------------------------------------------------------------- J2/J12, J16: the exact search
-def repro_deal() -> State:
-    """Issue 12 item 10's jokeren_nl repro, up to seat 0's discard of TC."""
+def repro_deal(discard: str = "TC", game: Game | None = None) -> State:
+    """Issue 12 item 10's jokeren_nl repro, up to seat 0's discard (TC in the issue)."""
     hands = [["TC", "2C", "2D", "5S", "7C", "7D", "9H", "JH", "AS", "AD", "3H", "5H", "8S"],
              ["KH", "KS", "KC", "QH", "QS", "JK", "QD", "9C", "4S", "6H", "8D", "TS", "3C"]]
     rest = [TOKENS[c] for c in range(54) for _ in range(2)]
     for t in [tok for h in hands for tok in h] + ["5D", "4C"]:
         rest.remove(t)
-    st = load_game("jokeren_nl").new_match(seed=0, players=2, deal={
+    st = (game or load_game("jokeren_nl")).new_match(seed=0, players=2, deal={
         "dealer": 0, "upcard": None, "hands": hands, "stock": ["5D", "4C", *sorted(rest)]})
     play(st, "draw stock", "meld KH", "meld KS", "meld KC", "confirm", "meld QH", "meld QS", "meld JK=QD",
-         "confirm", "discard 3C", "draw stock", "discard TC")
+         "confirm", "discard 3C", "draw stock", f"discard {discard}")
     return st
+
+
+def test_j2_draw_discard_is_judged_for_this_pile_not_remembered_from_another() -> None:
+    # the search's memo is shared by every state of one game (ismcts's worlds too): the same hand
+    # and table with 2C on the pile instead of TC must not reuse TC's answer (cardarena verify found
+    # it on the demo: 'logged 2 legal actions but the engine has 1')
+    game = load_game("jokeren_nl")
+    assert "draw discard" in repro_deal("TC", game).legal_actions()
+    assert repro_deal("2C", game).legal_actions() == repro_deal("2C").legal_actions() == ["draw stock"]
 
 
 def test_j2_discard_usable_through_a_joker_freed_by_a_swap() -> None:
