@@ -998,6 +998,10 @@ def _write_page(out: Path, template: str, fills: dict[str, str]) -> None:
     """Fill ``templates/<template>`` (the CSS, the script and the viewer's markup go in here) and write
     it atomically to ``out``."""
     page = (TEMPLATES / template).read_text(encoding="utf-8")
+    # one <head> for every page (templates/head.html); only the report's charts need 'unsafe-eval'
+    head = (TEMPLATES / "head.html").read_text(encoding="utf-8").replace(
+        "@@SCRIPT_SRC@@", "'unsafe-inline' 'unsafe-eval'" if template == "report.html" else "'unsafe-inline'")
+    page = page.replace("@@HEAD@@", head, 1)
     page = page.replace("@@VIEWER_SECTION@@", (TEMPLATES / "viewer.html").read_text(encoding="utf-8"))
     js = (TEMPLATES / "report.js").read_text(encoding="utf-8")
     fills = {"/*@@CSS@@*/": (TEMPLATES / "report.css").read_text(encoding="utf-8"),
