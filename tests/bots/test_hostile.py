@@ -231,6 +231,8 @@ def test_issue11_submitted_bots_are_refused_without_a_strong_sandbox(monkeypatch
         assert "\n" not in msg and "bubblewrap" in msg
     assert "apt-get install bubblewrap" in (isolation("none").refusal or "")
     # no bubblewrap and nothing forced: refused, saying how to install it and how to accept the fallback
+    # (the suite may itself run with the fallback forced: this part is about a user who did not force it)
+    monkeypatch.delenv("CARDARENA_SANDBOX", raising=False)
     monkeypatch.setattr(sandbox_mod, "_bwrap_ok", lambda: False)
     sandbox_mod._isolation.cache_clear()
     try:
