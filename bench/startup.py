@@ -35,10 +35,10 @@ app()
 COMMANDS: dict[str, list[str]] = {
     "import typer, rich": ["-c", "import typer, rich"],
     "typer floor": ["-c", FLOOR, "games", "--json"],
-    "cardarena --help": ["-m", "dashboards.app", "--help"],
-    "cardarena games": ["-m", "dashboards.app", "games"],
-    "cardarena games --json": ["-m", "dashboards.app", "games", "--json"],
-    "cardarena bots --help": ["-m", "dashboards.app", "bots", "--help"],
+    "cardarena --help": ["-m", "dashboards", "--help"],
+    "cardarena games": ["-m", "dashboards", "games"],
+    "cardarena games --json": ["-m", "dashboards", "games", "--json"],
+    "cardarena bots --help": ["-m", "dashboards", "bots", "--help"],
 }
 TARGETS = ("cardarena --help", "cardarena games")
 

@@ -4,7 +4,9 @@ The app mounts every layer's commands (engine <- bots <- tournaments <- dashboar
 its own layer and those below): ``games``, ``rules``, ``play`` and ``demo`` here; ``bots ...``
 (bots/cli.py); ``tournament ...`` (tournaments/tournament_cli.py); ``query``, ``rank``, ``verify``,
 ``coverage``, ``fuzz`` (tournaments/analysis/cli.py); ``dashboard`` and ``show`` (dashboards/cli.py).
-``[project.scripts]`` points ``cardarena`` at :func:`main`; ``python -m dashboards.app`` is the same.
+``[project.scripts]`` points ``cardarena`` at :func:`dashboards.entry.main`, which answers ``games``
+itself and hands every other command line to :func:`main` here; ``python -m dashboards.app`` runs
+this app directly.
 
 Bad input (unknown game, wrong number of bots, malformed option or action) exits 2 with one line
 that says what was wrong and what is accepted; never a traceback.
@@ -22,6 +24,7 @@ from rich.console import Console
 
 from bots.cli import app as bots_app
 from bots.failure import fail
+from dashboards.entry import print_games
 from tournaments.tournament_cli import app as tournament_app
 
 if TYPE_CHECKING:   # the engine, the games and the bots load in the commands that use them
@@ -94,28 +97,7 @@ def games_cmd(as_json: Annotated[bool, typer.Option("--json", help="machine-read
               ) -> None:
     """List the implemented games: id, name, seats, family and options (read from a cached index, so
     no game is loaded; `cardarena rules GAME` has an option's meaning)."""
-    from tournaments.games_index import listing
-    rows, _ = listing()
-    if as_json:
-        print(json.dumps(rows, indent=2))
-        return
-    head = ("id", "players")
-    cells = [(r["id"], _players(r["players"])) for r in rows]
-    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(head)]
-    indent = " " * (widths[0] + 2)
-    lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)) + "  name (family; options)"]
-    for r, c in zip(rows, cells, strict=True):
-        lines.append("  ".join(x.ljust(w) for x, w in zip(c, widths, strict=True)) + "  " + r["name"])
-        lines += textwrap.wrap(f"{r['family']}; options: " + (", ".join(r["options"]) or "none"),
-                               max(40, min(out.width, 100) - 1), initial_indent=indent,
-                               subsequent_indent=indent + "  ", break_long_words=False,
-                               break_on_hyphens=False)
-    print("\n".join(lines))
-
-
-def _players(span: list[int]) -> str:
-    lo, hi = span
-    return str(lo) if lo == hi else f"{lo}-{hi}"
+    print_games(as_json)  # (dashboards/entry.py answers `games` and `games --json` before typer loads)
 
 
 @app.command("rules")

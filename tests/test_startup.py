@@ -4,6 +4,7 @@ kept in sync with the games here, and falls back to the games themselves when it
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ HEAVY = ("engine.core", "engine.games", "engine.tricks", "bots.sandbox", "bots.m
 PROBE = """
 import json, sys
 sys.argv = ["cardarena", *json.loads(sys.argv[1])]
-import dashboards.app as cli
+import dashboards.entry as cli
 try:
     cli.main()
 except SystemExit as e:
@@ -67,3 +68,22 @@ def test_a_stale_or_missing_index_falls_back_to_the_games(tmp_path: Path) -> Non
         assert not from_index and rows == build_rows()
     rows, from_index = listing()
     assert from_index and rows == build_rows()
+
+
+@pytest.mark.parametrize("columns", ["40", "80", "132"])
+@pytest.mark.parametrize("args", [("games",), ("games", "--json")])
+def test_the_fast_games_listing_prints_what_the_typer_command_prints(args: tuple[str, ...],
+                                                                     columns: str) -> None:
+    """``cardarena games`` is answered by dashboards/entry.py before typer loads; the typer command
+    (``python -m dashboards.app games``) prints the same bytes at every terminal width."""
+    env = {**os.environ, "COLUMNS": columns}
+    fast, full = (subprocess.run([sys.executable, "-m", mod, *args], capture_output=True, text=True, env=env,
+                                 timeout=60) for mod in ("dashboards", "dashboards.app"))
+    assert (fast.returncode, fast.stderr) == (full.returncode, full.stderr) == (0, "")
+    assert fast.stdout == full.stdout and fast.stdout.count("\n") > 28
+
+
+def test_games_into_a_closed_pipe_exits_quietly() -> None:
+    proc = subprocess.run(f"{sys.executable} -m dashboards games | head -1", shell=True, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.stdout.startswith("id ") and proc.stdout.count("\n") == 1 and proc.stderr == ""
