@@ -444,6 +444,18 @@ def store_env(output: str | os.PathLike[str]) -> dict[str, str]:
     return {k: os.environ[k] for k in STORE_ENV if os.environ.get(k)}
 
 
+JOB_ENV = ("CARDARENA_SANDBOX",)
+"""The driver's sandbox choice, which a cluster's workers get with the job whatever the log's place:
+the organiser who accepted the unshare fallback (``CARDARENA_SANDBOX=unshare``) on the driver accepted
+it for the tournament, so a node without bubblewrap runs its batches in the same fallback instead of
+refusing them; an unset variable is not sent (each node then requires bubblewrap)."""
+
+
+def job_env(output: str | os.PathLike[str]) -> dict[str, str]:
+    """Everything the driver forwards to a cluster's workers: :func:`store_env` and :data:`JOB_ENV`."""
+    return {**store_env(output), **{k: os.environ[k] for k in JOB_ENV if os.environ.get(k)}}
+
+
 def start_ray(address: str | None, num_cpus: int = 0, env_vars: dict[str, str] | None = None) -> bool:
     """Connect to ``address``, or start embedded Ray; True if this call started it.  ``env_vars``
     reach the job's workers on a cluster (embedded workers inherit this process's environment)."""
@@ -1083,7 +1095,7 @@ def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool
             if address is not None:
                 check_address(address)   # within seconds, before anything is written
             ray_out = stack.enter_context(RayOutput())
-            if address is not None and _join(address, ray_out, store_env(spec.output)):
+            if address is not None and _join(address, ray_out, job_env(spec.output)):
                 stack.callback(_ray_shutdown)   # before RayOutput restores stdout and stderr
         p = prepare(spec, tournament_id, resume, bots_data)
         stack.callback(p.release)

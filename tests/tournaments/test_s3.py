@@ -355,6 +355,18 @@ def test_s3_store_settings_go_to_the_cluster_workers_only_for_a_store(tmp_path: 
     assert store_env(str(tmp_path / "out")) == {}
 
 
+def test_the_sandbox_choice_goes_to_the_cluster_workers_with_or_without_a_store(
+        tmp_path: Path, s3_env: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An organiser who accepted the unshare fallback on the driver accepted it for every node of the
+    job: ``CARDARENA_SANDBOX`` is forwarded with the store settings, and not invented when unset."""
+    from tournaments.ray_runner import job_env, store_env
+    monkeypatch.delenv("CARDARENA_SANDBOX", raising=False)
+    assert job_env("s3://b/x") == store_env("s3://b/x") and job_env(str(tmp_path / "out")) == {}
+    monkeypatch.setenv("CARDARENA_SANDBOX", "unshare")
+    assert job_env(str(tmp_path / "out")) == {"CARDARENA_SANDBOX": "unshare"}
+    assert job_env("s3://b/x") == {**store_env("s3://b/x"), "CARDARENA_SANDBOX": "unshare"}
+
+
 @pytest.mark.slow
 def test_s3_wrong_credentials_are_one_line_exit_2(tmp_path: Path) -> None:
     """moto enforces credentials when started with ``INITIAL_NO_AUTH_ACTION_COUNT=0`` (every request
