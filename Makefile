@@ -21,7 +21,7 @@ $(DEV): pyproject.toml | $(BIN)/python
 
 # a real tournament (a pool of local processes) of every built-in bot over every game, its leaderboard,
 # and the HTML report; data/demo is the demo's own directory, started afresh each time
-demo: $(RUN) sandbox-tools
+demo: $(RUN) sandbox-tools compiled
 	rm -rf data/demo
 	$(BIN)/cardarena tournament run examples/demo.toml
 	$(BIN)/cardarena dashboard data/demo -o data/demo/report.html
@@ -37,22 +37,23 @@ sandbox-tools:
 	  || echo "bubblewrap could not be installed (run: sudo apt-get install bubblewrap): submitted bots" \
 	          "will be refused until it is, or run in the fallback with CARDARENA_SANDBOX=unshare (root)"
 
-# two workers (the machine has two cores); tests that start Ray clusters share one worker.  The compiled
-# build is tested too where one exists (`make compiled` makes it: about 70 s of CPU, kept out of this
-# target so that a clean checkout's `make test` stays well inside its time budget)
-test: $(DEV) sandbox-tools check
+# two workers (the machine has two cores); tests that start Ray clusters share one worker.  The fast suite
+# runs on the pure-Python source (tests/conftest.py pins CARDARENA_COMPILED=0), then, where the set-up
+# could build it, the compiled games' conformance, playthroughs, game tests and the oracle on the build
+test: $(DEV) sandbox-tools check compiled
 	$(BIN)/python -m pytest -q -m "not slow" -n 2 --dist loadgroup
-	@if $(BIN)/python build_compiled.py --check >/dev/null; then $(MAKE) --no-print-directory test-compiled; \
-	 else echo "test-compiled skipped: no fresh compiled build (make compiled builds it, with gcc and mypyc)"; fi
+	@if $(BIN)/python build_compiled.py --check >/dev/null; then $(BIN)/python build_compiled.py --test; \
+	 else echo "test-compiled skipped: no compiled build (gcc, the CPython headers and mypyc build it)"; fi
 
-# the optional compiled hot path (engine/_compiled.py): mypyc into build/compiled when a C compiler and
-# mypyc are present, else skipped in one line (the pure-Python source is the reference and runs
-# everywhere); used only with CARDARENA_COMPILED=1 (or =require) and only while its sources are unchanged
+# the optional compiled hot path (engine/_compiled.py): mypyc into build/compiled when a C compiler, the
+# CPython headers and mypyc are present, else skipped in one line (the pure-Python source is the
+# reference and runs everywhere); used by default while its sources are unchanged (CARDARENA_COMPILED=0
+# forces the source; `cardarena --version` says which runs).  Nothing to do when the build is fresh
 compiled: $(RUN)
 	$(BIN)/python build_compiled.py --quiet
 
-# the conformance suite, the golden playthroughs and the oracle (tests/test_compiled.py) on the
-# compiled build, for the compiled games only
+# the conformance suite, the golden playthroughs, the game tests and the oracle
+# (tests/test_compiled.py) on the compiled build, for the compiled games
 test-compiled: $(DEV) compiled
 	$(BIN)/python build_compiled.py --test
 

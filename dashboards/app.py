@@ -44,6 +44,23 @@ RULES_DOC = "docs/rules.md"
 """The rules reference shipped in the repository (``cardarena rules`` points to it)."""
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        from engine import _compiled  # (imports the engine: which build runs is decided there)
+        print(f"cardarena {version('cardarena')}\n{_compiled.describe()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(show_version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True,
+        help="the version, and which engine runs (the compiled build or the pure-Python source)")] = False,
+          ) -> None:
+    pass
+
+
 try:  # typer >= 0.22 vendors click; older releases depend on it
     from typer._click import exceptions as click_exc
 except ImportError:  # pragma: no cover

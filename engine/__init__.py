@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from engine import _compiled
 
-_compiled.activate()  # CARDARENA_COMPILED=1: the compiled hot path, if fresh (engine/_compiled.py)
+_compiled.activate()  # the compiled hot path when fresh, unless CARDARENA_COMPILED=0 (engine/_compiled.py)
 
 from engine.core import GAMES, Game, Option, State, game_class, load_game, rank_by  # noqa: E402
 from engine.errors import IllegalAction  # noqa: E402

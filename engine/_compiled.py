@@ -1,22 +1,28 @@
 """The optional compiled build of the engine's hot path (mypyc), and the switch that uses it.
 
-``python build_compiled.py`` (run by ``make demo`` / ``make test`` when gcc and mypyc are present)
-compiles the modules of :data:`MODULES` into :data:`BUILD_DIR` (``build/compiled/``, outside the
-source tree, git-ignored) and writes a manifest holding the SHA-256 of each compiled module's
-source.  The Python source stays the reference: the compiled build is used only when the
-environment variable ``CARDARENA_COMPILED`` asks for it, and only while every compiled module's
-source is byte for byte the one it was built from.
+``python build_compiled.py`` (run by ``make demo`` and ``make test`` when gcc, the CPython headers
+and mypyc are present; skipped in one line otherwise) compiles the modules of :data:`MODULES` into
+:data:`BUILD_DIR` (``build/compiled/``, outside the source tree, git-ignored) and writes a manifest
+holding the SHA-256 of each compiled module's source.  The Python source stays the reference, and
+the build runs only while every compiled module's source is byte for byte the one it was built
+from: editable development never runs a stale compiled module.
 
 ``CARDARENA_COMPILED``:
 
-* unset, empty or ``0``: the pure-Python source (the default; editable development);
-* ``1``: the compiled build if it exists and is fresh; otherwise one warning line and the source;
+* unset, empty or ``auto`` (the default): the compiled build when it is fresh and runs every game,
+  else the pure-Python source, silently (no build, a source edited since the build, or a build
+  whose compiled core cannot run some game yet: :data:`engine.core.COMPILED_CORE_REFUSES`);
+* ``0``: the pure-Python source (the test suite's default: tests/conftest.py);
+* ``1``: the compiled build if it exists and is fresh (games it cannot run are refused in one
+  line); otherwise one warning line and the source;
 * ``require``: the compiled build, or an ``ImportError`` that says why not (``make test-compiled``).
+
+``cardarena --version`` says which engine runs and why (:func:`describe`).
 
 The modules are all-or-nothing: mypyc compiles them into one C library whose modules call each
 other natively, so one edited source file turns the whole build off (a stale module never runs).
 The build is used through a finder on ``sys.meta_path`` that answers only for the compiled
-modules' names; every other module (the rummies, tests, bots) still comes from the source.
+modules' names; every other module (the ``_rummy`` games, tests, bots) still comes from the source.
 """
 from __future__ import annotations
 
@@ -39,6 +45,7 @@ GROUP = "cardarena_hot"
 
 MODULES: tuple[str, ...] = (
     "engine.errors", "engine.notation", "engine.cards", "engine.core", "engine.tricks", "engine.deal",
+    "engine.stock",
     "engine.games.hartenjagen",
     "engine.games._manille", "engine.games._parlee", "engine.games.manillen", "engine.games.manille_parlee",
     "engine.games.manille_muette", "engine.games.manille_2_7", "engine.games.butifarra",
@@ -46,8 +53,12 @@ MODULES: tuple[str, ...] = (
     "engine.games.kruisjassen", "engine.games.schutjassen", "engine.games.handjas", "engine.games.grevjas",
     "engine.games.jo_jotte", "engine.games.klop_bela", "engine.games.klop_bela_3p", "engine.games.honderden",
     "engine.games.honderden_3p",
+    "engine.games._shedding", "engine.games.genive", "engine.games.geneve", "engine.games.zenuwen",
+    "engine.games.tonk", "engine.games._knock", "engine.games.klop_rummy", "engine.games.ramino_klop",
+    "engine.games.wildcard_rummy", "engine.games.cincinnati_rummy",
 )
-"""The compiled modules.  Not yet: the rummy and shedding modules (being restructured)."""
+"""The compiled modules.  Not yet: engine/melds.py, engine/deadwood.py and the ``_rummy`` family
+(being rewritten); the games on them run interpreted on the compiled core where they can."""
 
 GAMES: tuple[str, ...] = tuple(m.rpartition(".")[2] for m in MODULES
                                if m.startswith("engine.games.") and not m.rpartition(".")[2].startswith("_"))
@@ -68,8 +79,11 @@ def source_digest(module: str, root: Path = ROOT) -> str:
     return hashlib.sha256(source_path(module, root).read_bytes()).hexdigest()
 
 
-def write_manifest(build_dir: Path, modules: Sequence[str], root: Path = ROOT) -> Path:
-    """Record what was built: per module its extension file, its source digest and docstring."""
+def write_manifest(build_dir: Path, modules: Sequence[str], root: Path = ROOT,
+                   refuses: Sequence[str] = ()) -> Path:
+    """Record what was built: per module its extension file, its source digest and docstring, and
+    ``refuses``: the interpreted modules whose games the compiled core refuses (``auto`` then keeps
+    to the source)."""
     import ast
     import json
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
@@ -86,7 +100,8 @@ def write_manifest(build_dir: Path, modules: Sequence[str], root: Path = ROOT) -
         raise FileNotFoundError(f"mypyc's shared library missing: {build_dir / lib}")
     path = build_dir / MANIFEST
     path.write_text(json.dumps({"cache_tag": sys.implementation.cache_tag, "library": lib,
-                                "modules": entries}, indent=1) + "\n", encoding="utf-8")
+                                "refuses": sorted(refuses), "modules": entries}, indent=1) + "\n",
+                    encoding="utf-8")
     return path
 
 
@@ -113,8 +128,9 @@ def check_build(build_dir: Path = BUILD_DIR, root: Path = ROOT) -> tuple[dict[st
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
         tag, lib, entries = manifest["cache_tag"], manifest["library"], manifest["modules"]
+        REFUSES[:] = [str(m) for m in manifest["refuses"]]
     except (ValueError, KeyError, TypeError) as e:
-        return {}, f"unreadable manifest {path}: {e}"
+        return {}, f"unreadable manifest {path} (rebuild: python build_compiled.py): {e!r}"
     if tag != sys.implementation.cache_tag:
         return {}, f"the compiled build is for {tag}, this is {sys.implementation.cache_tag}"
     if sorted(entries) != sorted(MODULES):
@@ -138,6 +154,10 @@ def check_build(build_dir: Path = BUILD_DIR, root: Path = ROOT) -> tuple[dict[st
 
 DOCS: dict[str, str | None] = {}
 """Each compiled module's docstring, from the manifest (set by :func:`check_build`)."""
+REFUSES: list[str] = []
+"""The interpreted modules whose games the build's compiled core refuses (the manifest's list)."""
+STATUS = "the pure-Python source"
+"""Which engine this process runs, and why (set by :func:`activate`; :func:`describe`)."""
 
 
 class CompiledFinder:
@@ -164,20 +184,28 @@ def activate(mode: str | None = None, build_dir: Path = BUILD_DIR, root: Path = 
 
     Must run before any compiled module is imported (``engine/__init__.py`` calls it first).
     """
-    global ACTIVE
+    global ACTIVE, STATUS
     mode = os.environ.get(ENV, "") if mode is None else mode
-    if mode in ("", "0"):
+    if mode == "0":
+        STATUS = f"the pure-Python source ({ENV}=0)"
         return False
-    if mode not in ("1", "require"):
-        raise CompiledBuildError(f"{ENV}={mode!r}: accepted values are 0, 1 and require")
+    if mode not in ("", "auto", "1", "require"):
+        raise CompiledBuildError(f"{ENV}={mode!r}: accepted values are auto (the default), 0, 1 and "
+                                 "require")
     if ACTIVE is not None:
         return True
     files, why = check_build(build_dir, root)
+    if files and mode in ("", "auto") and REFUSES:
+        files, why = {}, (f"the compiled build cannot run the games of {', '.join(REFUSES)} yet "
+                          f"(use it anyway: {ENV}=1)")
     if not files:
+        STATUS = f"the pure-Python source: {why}"
         if mode == "require":
             raise CompiledBuildError(f"{ENV}=require: {why}")
-        import warnings
-        warnings.warn(f"cardarena: running the pure-Python engine: {why}", RuntimeWarning, stacklevel=2)
+        if mode == "1":
+            import warnings
+            warnings.warn(f"cardarena: running the pure-Python engine: {why}", RuntimeWarning,
+                          stacklevel=2)
         return False
     early = [m for m in files if m in sys.modules and m != "engine"]
     if early:
@@ -185,7 +213,13 @@ def activate(mode: str | None = None, build_dir: Path = BUILD_DIR, root: Path = 
                                  "activated")
     ACTIVE = CompiledFinder(files)
     sys.meta_path.insert(0, ACTIVE)
+    STATUS = f"the compiled build ({len(files) - 1} modules in {build_dir}; {ENV}={mode or 'auto'})"
     return True
+
+
+def describe() -> str:
+    """One line: which engine this process runs (for ``cardarena --version``)."""
+    return f"engine: {STATUS}"
 
 
 def is_compiled(module: ModuleType) -> bool:

@@ -1,7 +1,13 @@
-"""Suite-wide settings: tests that start Ray clusters run one after another in one xdist worker."""
+"""Suite-wide settings: the pure-Python engine unless ``CARDARENA_COMPILED`` is set (the compiled
+build's suites set it: ``build_compiled.py --test``); tests that start Ray clusters run one after
+another in one xdist worker."""
 from __future__ import annotations
 
+import os
+
 import pytest
+
+os.environ.setdefault("CARDARENA_COMPILED", "0")  # before any test imports engine (children inherit it)
 
 RAY_MODULES = {"tests.tournaments.test_ray", "tests.tournaments.test_driver",
                "tests.tournaments.test_submitted"}

@@ -2,8 +2,10 @@
 
 * The compiled build plays the same games: identical histories, score sheets, events, observations,
   clones and determinized worlds over seeded random matches of every compiled game.
-* A source edited after the build turns it off (with ``CARDARENA_COMPILED=1`` a warning and the pure
-  source; with ``require`` one line and an error): stale compiled code never runs.
+* A source edited after the build turns it off (by default, ``auto``, silently the pure source; with
+  ``CARDARENA_COMPILED=1`` a warning and the pure source; with ``require`` one line and an error):
+  stale compiled code never runs.  ``auto`` also keeps to the source while the build's compiled core
+  refuses some game.
 * Without a C compiler the build is skipped in one line and the pure source works.
 
 The tests that need a build skip when there is none (``python build_compiled.py`` makes it; ``make
@@ -86,31 +88,54 @@ def _run(code: str, mode: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[
                           timeout=120)
 
 
-def _digest_in_child(mode: str, matches: int, max_deals: int | None) -> dict[str, dict[str, str]]:
+def _digest_in_child(mode: str, matches: int, max_deals: int | None,
+                     games: list[str] | None = None) -> dict[str, dict[str, str]]:
+    """Per game of ``games`` (default ``engine.GAMES``), :func:`match_digest` in a child on build
+    ``mode``; for a game that build refuses (the ``_rummy`` games on the compiled core, for now)
+    ``{"refused": why}``."""
     code = ("import json, engine, engine.core\n"
             "from engine import _compiled\n"
             "from tests.test_compiled import match_digest\n"
             f"assert _compiled.is_compiled(engine.core) == {mode != '0'}, 'wrong build'\n"
-            f"print(json.dumps({{g: match_digest(g, {matches}, {max_deals})\n"
-            f"                  for g in {_compiled.GAMES!r}}}))\n")
+            "out = {}\n"
+            f"for g in {games!r} or engine.GAMES:\n"
+            "    try:\n"
+            "        engine.load_game(g)\n"
+            "    except ValueError as e:\n"
+            "        assert 'cannot run on the compiled engine' in str(e), e\n"
+            "        out[g] = {'refused': str(e)}\n"
+            "        continue\n"
+            f"    out[g] = match_digest(g, {matches}, {max_deals})\n"
+            "print(json.dumps(out))\n")
     r = _run(code, mode)
     assert r.returncode == 0, r.stderr[-2000:]
-    return json.loads(r.stdout)
+    out: dict[str, dict[str, str]] = json.loads(r.stdout)
+    return out
 
 
 def _same_on_both_builds(matches: int, max_deals: int | None) -> None:
+    """Every game the compiled build runs (the compiled games and the interpreted ones on its core),
+    to the byte; the games it refuses are only those of the modules its manifest names."""
     _need_build()
-    pure = _digest_in_child("0", matches, max_deals)
+    from engine import GAMES
     compiled = _digest_in_child("require", matches, max_deals)
-    assert set(pure) == set(_compiled.GAMES)
-    for game_id in _compiled.GAMES:
-        differ = [s for s in pure[game_id] if pure[game_id][s] != compiled[game_id][s]]
+    assert set(compiled) == set(GAMES)
+    refused = {g: d["refused"] for g, d in compiled.items() if "refused" in d}
+    assert not set(refused) & set(_compiled.GAMES), "a compiled game is refused by its own build"
+    for why in refused.values():
+        assert any(f"({m})" in why for m in _compiled.REFUSES), why
+    runs = [g for g in GAMES if g not in refused]
+    pure = _digest_in_child("0", matches, max_deals, runs)
+    assert set(pure) == set(runs)
+    for game_id in runs:
+        p, c = pure[game_id], compiled[game_id]
+        differ = [s for s in p if p[s] != c[s]]
         assert not differ, f"{game_id}: the compiled build differs from the source in seeds {differ}"
 
 
 def test_compiled_build_plays_the_same_matches_as_the_source() -> None:
-    """The oracle: every compiled game, seeded random matches (two deals), pure and compiled, to the
-    byte: legal lists, actions, observations, clones, determinized worlds, events, sheets."""
+    """The oracle: every game the build runs, seeded random matches (two deals), pure and compiled,
+    to the byte: legal lists, actions, observations, clones, determinized worlds, events, sheets."""
     _same_on_both_builds(MATCHES, DEALS)
 
 
@@ -181,20 +206,76 @@ def test_build_is_skipped_in_one_line_without_a_compiler(tmp_path: Path) -> None
 
 
 def test_activate_without_a_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No build: ``0`` is the source silently, ``1`` warns once, ``require`` raises, others are refused."""
+    """No build: ``auto`` (unset) and ``0`` are the source silently, ``1`` warns once, ``require``
+    raises, others are refused; :func:`describe` says which engine runs and why."""
     monkeypatch.setattr(_compiled, "ACTIVE", None)  # (this process may run on the build: make test-compiled)
+    monkeypatch.setattr(_compiled, "STATUS", _compiled.STATUS)
     missing = tmp_path / "none"
-    assert _compiled.activate("0", build_dir=missing) is False
+    for quiet in ("", "auto", "0"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert _compiled.activate(quiet, build_dir=missing) is False
+        assert caught == []
+    assert _compiled.describe() == f"engine: the pure-Python source ({_compiled.ENV}=0)"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert _compiled.activate("1", build_dir=missing) is False
     assert [str(w.message) for w in caught] == [
         f"cardarena: running the pure-Python engine: no compiled build in {missing} "
         "(run: python build_compiled.py)"]
+    assert _compiled.describe() == (f"engine: the pure-Python source: no compiled build in {missing} "
+                                    "(run: python build_compiled.py)")
     with pytest.raises(_compiled.CompiledBuildError, match="require: no compiled build"):
         _compiled.activate("require", build_dir=missing)
-    with pytest.raises(_compiled.CompiledBuildError, match="accepted values are 0, 1 and require"):
+    with pytest.raises(_compiled.CompiledBuildError, match=r"accepted values are auto \(the default\), 0, 1"):
         _compiled.activate("yes", build_dir=missing)
+
+
+VERSION = ("import engine, engine.core\nfrom engine import _compiled\n"
+           "print(_compiled.is_compiled(engine.core))\nprint(_compiled.describe())\n")
+
+
+def _set_refuses(root: Path, refuses: list[str]) -> None:
+    path = root / "build" / "compiled" / _compiled.MANIFEST
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    manifest["refuses"] = refuses
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def test_auto_runs_a_fresh_build_and_the_source_silently_once_stale(tmp_path: Path) -> None:
+    """``CARDARENA_COMPILED`` unset: a fresh build that runs every game is used (and said); after a
+    compiled module's source is edited, the source runs, without a warning."""
+    _need_build()
+    root = _copy_tree(tmp_path, with_build=True)
+    _set_refuses(root, [])
+    r = _run(VERSION, "", cwd=root)
+    assert r.returncode == 0 and r.stderr == "", r.stderr[-2000:]
+    compiled, line = r.stdout.splitlines()
+    assert compiled == "True"
+    assert line == (f"engine: the compiled build ({len(_compiled.MODULES)} modules in "
+                    f"{root / 'build' / 'compiled'}; {_compiled.ENV}=auto)")
+    src = root / "engine" / "stock.py"
+    src.write_text(src.read_text(encoding="utf-8") + "\n# an edit after the build\n", encoding="utf-8")
+    r = _run(VERSION, "", cwd=root)
+    assert r.returncode == 0 and r.stderr == "", r.stderr[-2000:]
+    assert r.stdout.splitlines() == ["False", "engine: the pure-Python source: engine/stock.py was edited "
+                                              "after the compiled build (rebuild: python build_compiled.py)"]
+
+
+def test_auto_keeps_to_the_source_while_the_build_refuses_some_game(tmp_path: Path) -> None:
+    """A build whose compiled core cannot run some game (the manifest's ``refuses``) is not the
+    default: ``auto`` runs the source and says why; ``1`` still uses the build."""
+    _need_build()
+    root = _copy_tree(tmp_path, with_build=True)
+    _set_refuses(root, ["engine.games._rummy"])
+    r = _run(VERSION, "", cwd=root)
+    assert r.returncode == 0 and r.stderr == "", r.stderr[-2000:]
+    assert r.stdout.splitlines() == [
+        "False", "engine: the pure-Python source: the compiled build cannot run the games of "
+                 f"engine.games._rummy yet (use it anyway: {_compiled.ENV}=1)"]
+    r = _run(VERSION, "1", cwd=root)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.splitlines()[0] == "True"
 
 
 def test_compiled_core_refuses_games_that_clone_through_dict() -> None:
@@ -206,3 +287,18 @@ def test_compiled_core_refuses_games_that_clone_through_dict() -> None:
     r = _run(code, "require")
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.startswith("jokeren_nl cannot run on the compiled engine yet"), r.stdout
+
+
+def test_version_says_which_engine_runs() -> None:
+    """``cardarena --version``: the version, then which engine runs (and, on the source, why)."""
+    def version(mode: str) -> list[str]:
+        r = subprocess.run([sys.executable, "-m", "dashboards.app", "--version"], cwd=ROOT, text=True,
+                           capture_output=True, env=dict(os.environ, **{_compiled.ENV: mode}), timeout=60)
+        assert r.returncode == 0, r.stderr[-2000:]
+        return r.stdout.splitlines()
+    first, engine_line = version("0")
+    assert first.startswith("cardarena ") and engine_line == (
+        f"engine: the pure-Python source ({_compiled.ENV}=0)")
+    if _compiled.check_build()[0]:
+        assert version("require")[1].startswith(
+            f"engine: the compiled build ({len(_compiled.MODULES)} modules in {_compiled.BUILD_DIR}; ")

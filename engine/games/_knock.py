@@ -23,7 +23,7 @@ winner's row).
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from engine.cards import BASE, DISCARD, PHYS, TOKENS, bits, build_deck, hand_tokens
 from engine.core import Game, Option, State, rank_by
@@ -123,7 +123,6 @@ class ConfrontationState(DrawDiscardState):
     }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
-    game: ConfrontationGame
     out_verb: ClassVar[str] = "knock"
     ban_taken: ClassVar[bool] = True
     """The card taken from the discard pile (or an identical one) may not be discarded this turn."""
@@ -386,7 +385,7 @@ class ConfrontationState(DrawDiscardState):
         hands, melds, dead, dw = [], [], [], []
         for s in range(self.players):
             cards = bits(self.hands[s])
-            cost, ms, dd = self.game.solver.arrange(cards)
+            cost, ms, dd = cast(ConfrontationGame, self.game).solver.arrange(cards)
             hands.append([TOKENS[c] for c in cards])
             melds.append(melds_text(ms))
             dead.append([TOKENS[c] for c in dd])
@@ -448,7 +447,7 @@ class AllMeldState(ConfrontationState):
     go_mask: int = 0
 
     def _can_go_out(self, seat: int) -> bool:
-        game = self.game
+        game = cast(ConfrontationGame, self.game)
         hand = self.hands[seat]
         k = game.out_count(hand)
         self.go_now = k == 0

@@ -32,7 +32,7 @@ kept on paper is resumed (the games say which totals are allowed).
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from engine.cards import DISCARD, IS_JOKER, MAX_PACKS, PACK, PHYS, TOKENS, bits, card, hand_tokens
 from engine.core import Game
@@ -110,7 +110,6 @@ class SheddingState(DrawDiscardState):
     }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
-    game: SheddingGame
     upcard_joker_back: ClassVar[bool] = False
     """Genive: a joker turned up as the first open card goes back into the stock."""
 
@@ -231,12 +230,12 @@ class SheddingState(DrawDiscardState):
 
     # ----------------------------------------------------------------- values
     def hand_value(self, seat: int) -> int:
-        vals = self.game.values
+        vals = cast(SheddingGame, self.game).values
         return sum(vals[c] for c in bits(self.hands[seat]))
 
     def _shown_values(self, shown: list[list[str]]) -> list[int]:
         """The values of the hands shown at a call (``last["hands"]``), from their tokens."""
-        vals = self.game.values
+        vals = cast(SheddingGame, self.game).values
         return [sum(vals[PHYS[tok][0]] for tok in h) for h in shown]
 
     def _last_row_check(self, expected: list[int]) -> list[str]:
@@ -252,11 +251,12 @@ class SheddingState(DrawDiscardState):
 
     def _discards(self, hand: int) -> tuple[int, tuple[str, ...]]:
         """The hand's total and its discard actions (cached per hand mask)."""
-        cache = self.game.discard_cache
+        g = cast(SheddingGame, self.game)
+        cache = g.discard_cache
         out = cache.get(hand)
         if out is None:
             cards = bits(hand)
-            vals = self.game.values
+            vals = g.values
             seen: set[str] = set()
             lst: list[str] = []
             for c in cards:  # singles, in card order
@@ -268,7 +268,7 @@ class SheddingState(DrawDiscardState):
                 # quick filters before the melds machinery: a group needs a repeated rank, a run
                 # a suit whose naturals and the jokers make three cards
                 ranks = [RANK_CHAR[c] for c in cards if not IS_JOKER[c]]
-                combos = (enumerate_groups(cards, self.game.groups)  # suit order C D H S
+                combos = (enumerate_groups(cards, g.groups)  # suit order C D H S
                           if len(set(ranks)) < len(ranks) else [])
                 jokers = [c for c in cards if IS_JOKER[c]]
                 per_suit = [0, 0, 0, 0]
@@ -278,7 +278,7 @@ class SheddingState(DrawDiscardState):
                 viable = [c for c in cards
                           if not IS_JOKER[c] and per_suit[c % PACK // 13] + len(jokers) >= 3]
                 if viable:
-                    combos += enumerate_runs(viable + jokers, self.game.run_rule)  # ascending
+                    combos += enumerate_runs(viable + jokers, g.run_rule)  # ascending
                 for items in combos:
                     a = "discard " + " ".join(item_token(i) for i in items)
                     if a not in seen:
@@ -299,7 +299,7 @@ class SheddingState(DrawDiscardState):
     def _legal_actions(self) -> list[str]:
         if self.phase == "discard":
             total, discards = self._discards(self.hands[self.turn])
-            if total <= self.game.call_limit():  # G8: on any turn, the first one included
+            if total <= cast(SheddingGame, self.game).call_limit():  # G8: on any turn, the first one included
                 return ["call", *discards]
             return list(discards)
         out = ["draw stock"] if self.stock else []
@@ -376,8 +376,8 @@ class SheddingState(DrawDiscardState):
             c = pick[0]
             self.hands[seat] |= 1 << c
             self.known[seat] |= 1 << c
-            if self.offer_kind == "run":
-                self._run_end_taken(seat, c, "low" if pick is offer[0] else "high")
+            if self.offer_kind == "run":  # which end: by card, not by identity (compiled code reboxes tuples)
+                self._run_end_taken(seat, c, "low" if c == offer[0][0] else "high")
             for o, _ in offer:
                 if o != c:
                     self.pile |= 1 << o
@@ -449,7 +449,7 @@ class SheddingState(DrawDiscardState):
         if verb == "draw":
             return "discard first, then draw (the order is mandatory)"
         if verb == "call":
-            return (f"a call needs a hand total of at most {self.game.call_limit()}; "
+            return (f"a call needs a hand total of at most {cast(SheddingGame, self.game).call_limit()}; "
                     f"yours is {self.hand_value(seat)}")
         try:
             items = parse_items(args, hand)
@@ -466,7 +466,7 @@ class SheddingState(DrawDiscardState):
                     "jokers do not stand in groups (G5)")
         if named and len({RANK_CHAR[c] for c, n in items if n is None} | {TOKENS[n][0] for n in named}) == 1:
             return "jokers do not stand in groups, only in runs (G5)"
-        groups = self.game.groups
+        groups = cast(SheddingGame, self.game).groups
         try:
             if not named and len({RANK_CHAR[c] for c, _ in items}) == 1:
                 if len(items) > groups.max_size:
@@ -474,7 +474,7 @@ class SheddingState(DrawDiscardState):
                             f"at most {groups.max_size} cards of equal rank may be discarded together")
                 check_group(items, groups)
             else:
-                check_run(items, self.game.run_rule)
+                check_run(items, cast(SheddingGame, self.game).run_rule)
         except ValueError as e:
             return str(e)
         held = {c % PACK for c in range(hand.bit_length()) if hand >> c & 1}
@@ -506,7 +506,7 @@ class SheddingState(DrawDiscardState):
         return {
             "hand": hand_tokens(self.hands[seat]),
             "hand_value": self.hand_value(seat),
-            "call_limit": self.game.call_limit(),
+            "call_limit": cast(SheddingGame, self.game).call_limit(),
             "dealer": self.dealer,
             "first_player": self.first,
             "offer": [item_token(i) for i in self.offer],

@@ -51,7 +51,6 @@ PENALTY_VALUES = value_table(ace=11, joker=25)  # CR1 option "penalties"
 
 
 class CincinnatiRummyState(OneWinnerState):
-    game: CincinnatiRummy
     packs_rule: ClassVar[str] = "CR3"
     scores_word: ClassVar[str] = "scores"
 
@@ -77,7 +76,6 @@ class CincinnatiRummyState(OneWinnerState):
         return []
 
 
-@register
 class CincinnatiRummy(ConfrontationGame):
     id = "cincinnati_rummy"
     name = "Cincinnati Rummy"
@@ -104,3 +102,6 @@ class CincinnatiRummy(ConfrontationGame):
 
     def make_solver(self) -> Solver:
         return Solver(MeldSpec(ace_low=True, ace_high=True, wild_twos=False), PENALTY_VALUES, 25)
+
+
+register(CincinnatiRummy)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

@@ -171,7 +171,6 @@ class GeniveState(SheddingState):
         return out
 
 
-@register
 class Genive(SheddingGame):
     id = "genive"
     lower_score_wins = True
@@ -201,3 +200,6 @@ class Genive(SheddingGame):
     state_class = GeniveState
     tables = NO_CARD_TABLES  # no tricks, no card points
     values: ClassVar[tuple[int, ...]] = value_table(ace=1, face=10)
+
+
+register(Genive)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

@@ -47,7 +47,6 @@ KNOCKER_LOST = 10
 
 
 class KlopRummyState(ConfrontationState):
-    game: KlopRummy
     out_verb: ClassVar[str] = "knock"
     ban_taken: ClassVar[bool] = False  # KR6: the knocker may discard the card just taken
     reform: ClassVar[ReformMode] = "none"  # KR4/KR10: the stock is never re-formed
@@ -169,7 +168,6 @@ def _tok_id(tok: str) -> int:
     return PHYS[tok][0]
 
 
-@register
 class KlopRummy(ConfrontationGame):
     id = "klop_rummy"
     name = "Klop Rummy / Poker Rummy"
@@ -196,3 +194,6 @@ class KlopRummy(ConfrontationGame):
 
     def make_solver(self) -> Solver:
         return Solver(MeldSpec(set_max=4, run_min=3, ace_low=True, ace_high=False), VALUES, 0)
+
+
+register(KlopRummy)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

@@ -38,7 +38,7 @@ for the capped games).
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from engine.cards import PHYS, bits, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
@@ -52,7 +52,6 @@ OUT_AT = 101  # RK3
 
 
 class RaminoKlopState(ConfrontationState):
-    game: RaminoKlop
     ban_taken: ClassVar[bool] = True
     out_deal: list[int]
     """The deal in which each seat was eliminated (0: still in)."""
@@ -74,13 +73,13 @@ class RaminoKlopState(ConfrontationState):
 
     # ----------------------------------------------------------------- knocking
     def _knock_ok(self, hand: int, c: int) -> bool:
-        return self.game.within(hand & ~(1 << c), KNOCK_MAX)
+        return cast(RaminoKlop, self.game).within(hand & ~(1 << c), KNOCK_MAX)
 
     def _candidates(self, seat: int) -> list[int]:
         """Discards that may leave deadwood 6 or less, one card per token, best first."""
         hand = self.hands[seat]
         cards = bits(hand & ~self._banned_mask())
-        game = self.game
+        game = cast(RaminoKlop, self.game)
         m1, m2, w = naturals(hand, False)
         if w < 2:
             # RK1: cards that can meld with nothing stay deadwood; all but the discard must fit in 6
@@ -184,7 +183,6 @@ class RaminoKlopState(ConfrontationState):
         return out
 
 
-@register
 class RaminoKlop(ConfrontationGame):
     id = "ramino_klop"
     lower_score_wins = True
@@ -224,3 +222,6 @@ class RaminoKlop(ConfrontationGame):
             total += v
             top = max(top, VALUES[b])
         return total, top
+
+
+register(RaminoKlop)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

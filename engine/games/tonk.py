@@ -76,7 +76,6 @@ class TonkState(DrawDiscardState):
     }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
-    game: Tonk
     hands: list[int]
     known: list[int]
     stock: list[int]
@@ -379,7 +378,6 @@ class TonkState(DrawDiscardState):
         return out
 
 
-@register
 class Tonk(Game):
     id = "tonk"
     name = "Tonk"
@@ -407,3 +405,6 @@ class Tonk(Game):
     )
     state_class = TonkState
     tables = NO_CARD_TABLES  # no tricks, no card points
+
+
+register(Tonk)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

@@ -41,7 +41,7 @@ would be re-formed a 31st time as a deal without winner (nobody scores), and opt
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from engine.cards import PHYS, TOKENS, bits, value_table
 from engine.core import NO_CARD_TABLES, register
@@ -53,7 +53,6 @@ WILD = 25
 
 
 class WildcardRummyState(OneWinnerState):
-    game: WildcardRummy
     packs_rule: ClassVar[str] = "WR1"
     scores_word: ClassVar[str] = "collects"
 
@@ -64,7 +63,7 @@ class WildcardRummyState(OneWinnerState):
         self._emit("rummy_declared", seat=seat, discard=None if discard is None else TOKENS[discard],
                    hands=hands, melds=melds, deadwood_cards=dead, penalties=dw)
         # WR8: the winner's cards meld only with a 2 standing as a wild card
-        if self.game.natural_twos.deadwood(bits(self.hands[seat])) > 0:
+        if cast(WildcardRummy, self.game).natural_twos.deadwood(bits(self.hands[seat])) > 0:
             self._emit("wild_two_used", seat=seat, melds=melds[seat])
         pts = [0] * n
         pts[seat] = sum(dw[s] for s in range(n) if s != seat)
@@ -79,7 +78,6 @@ class WildcardRummyState(OneWinnerState):
         return []
 
 
-@register
 class WildcardRummy(ConfrontationGame):
     id = "wildcard_rummy"
     name = "Wildcard Rummy"
@@ -107,3 +105,6 @@ class WildcardRummy(ConfrontationGame):
 
     def make_solver(self) -> Solver:
         return Solver(MeldSpec(ace_low=True, ace_high=True, wild_twos=True), VALUES, WILD)
+
+
+register(WildcardRummy)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

@@ -684,7 +684,6 @@ def _copy(v: Any) -> Any:
 ZENUWEN_VERBS = ("play", "stack", "move", "take", "pass", "pile")
 
 
-@register
 class Zenuwen(Game):
     id = "zenuwen"
     lower_score_wins = True
@@ -728,3 +727,6 @@ class Zenuwen(Game):
     )
     state_class = ZenuwenState
     tables = NO_CARD_TABLES  # no tricks, no card points
+
+
+register(Zenuwen)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)
