@@ -4,6 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 RUN    := $(VENV)/.installed-run
 DEV    := $(VENV)/.installed-dev
+CTOOLS := $(VENV)/.installed-compiled
 
 .PHONY: demo test test-slow test-compiled compiled check bench playthroughs clean sandbox-tools
 
@@ -49,8 +50,14 @@ test: $(DEV) sandbox-tools check compiled
 # CPython headers and mypyc are present, else skipped in one line (the pure-Python source is the
 # reference and runs everywhere); used by default while its sources are unchanged (CARDARENA_COMPILED=0
 # forces the source; `cardarena --version` says which runs).  Nothing to do when the build is fresh
-compiled: $(RUN)
+compiled: $(RUN) $(CTOOLS)
 	$(BIN)/python build_compiled.py --quiet
+
+# mypyc (the `compiled` extra) where a C compiler is present; nothing to install without one
+$(CTOOLS): pyproject.toml | $(RUN)
+	@if command -v "$$($(BIN)/python -c 'import sysconfig; print((sysconfig.get_config_var("CC") or "cc").split()[0])')" \
+	  >/dev/null; then $(BIN)/pip install -q --disable-pip-version-check -e '.[compiled]'; fi
+	touch $@
 
 # the conformance suite, the golden playthroughs, the game tests and the oracle
 # (tests/test_compiled.py) on the compiled build, for the compiled games
