@@ -60,7 +60,6 @@ class AmerikaansJokerenState(RummyState):
     }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
-    game: AmerikaansJokeren
     up_seat: int
     """Up-card round: the seat asked, or -1 once the round is over."""
     up_asked: int
@@ -218,7 +217,6 @@ class AmerikaansJokerenState(RummyState):
         return super()._invariants() + self._last_row_invariants()
 
 
-@register
 class AmerikaansJokeren(RummyGame):
     id = "amerikaans_jokeren"
     lower_score_wins = True
@@ -250,3 +248,6 @@ class AmerikaansJokeren(RummyGame):
 
     def deck(self) -> list[int]:
         return deck_108()
+
+
+register(AmerikaansJokeren)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)
