@@ -39,6 +39,7 @@ GROUP = "cardarena_hot"
 
 MODULES: tuple[str, ...] = (
     "engine.errors", "engine.notation", "engine.cards", "engine.core", "engine.tricks", "engine.deal",
+    "engine.stock",
     "engine.games.hartenjagen",
     "engine.games._manille", "engine.games._parlee", "engine.games.manillen", "engine.games.manille_parlee",
     "engine.games.manille_muette", "engine.games.manille_2_7", "engine.games.butifarra",

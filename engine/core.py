@@ -411,21 +411,24 @@ class State:
         """An independent copy (hand-written copy of the mutable fields; no deepcopy).
 
         The base's fields are copied by name (:meth:`_copy_base_into`: in the compiled build they
-        live in the object's native layout, not in ``__dict__``), then a compiled class's declared
-        fields by name (``__mypyc_attrs__``, the compiler's list), then whatever the instance keeps
-        in a ``__dict__`` (containers copied, nested ones too).  Hartenjagen writes its own.
+        live in the object's native layout, not in ``__dict__``), then the declared fields of the
+        most derived compiled class in the MRO by name (``__mypyc_attrs__``, the compiler's list),
+        then whatever the instance keeps in a ``__dict__`` (containers copied, nested ones too).
+        Hartenjagen writes its own.
         """
         cls = type(self)
         new = cls.__new__(cls)
         self._copy_base_into(new)
-        for k in vars(cls).get("__mypyc_attrs__", ()):
-            # a compiled class: the fields it declares (its own and its bases'), by name
-            if k not in _BASE_FIELDS:
-                try:
-                    v = getattr(self, k)
-                except AttributeError:  # a field not set (yet) in this state
-                    continue
-                setattr(new, k, _copy_value(v))
+        native = _NATIVE_FIELDS.get(cls)
+        if native is None:
+            native = _NATIVE_FIELDS[cls] = _native_fields(cls)
+        for k in native:
+            # the fields the most derived compiled class declares (its own and its bases'), by name
+            try:
+                v = getattr(self, k)
+            except AttributeError:  # a field not set (yet) in this state
+                continue
+            setattr(new, k, _copy_value(v))
         d = getattr(self, "__dict__", None)
         if d:
             nd = new.__dict__
@@ -584,6 +587,20 @@ def _checked_determinize(f: Callable[..., State]) -> Callable[..., State]:
     determinize.__doc__ = f.__doc__
     return determinize
 
+
+def _native_fields(cls: type) -> tuple[str, ...]:
+    """The fields of the most derived compiled class in ``cls``'s MRO (an interpreted game state
+    may subclass a compiled one: ``stock.DrawDiscardState``), less :data:`_BASE_FIELDS`; () in the
+    source."""
+    for c in cls.__mro__:
+        names = vars(c).get("__mypyc_attrs__")
+        if names is not None:
+            return tuple(k for k in names if k not in _BASE_FIELDS)
+    return ()
+
+
+_NATIVE_FIELDS: dict[type, tuple[str, ...]] = {}
+""":func:`_native_fields` per state class (filled by :meth:`State.clone`)."""
 
 _BASE_FIELDS = frozenset(("game", "players", "seed", "max_deals", "rng", "events", "history", "deal_no",
                           "sheet", "deck_mask", "phase", "_legal", "_over"))

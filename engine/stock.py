@@ -29,6 +29,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeVar
 
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # the pure source runs without it (the sandbox's interpreter); only mypyc reads it
+    from collections.abc import Callable
+    _C = TypeVar("_C")
+
+    def mypyc_attr(*attrs: str, **kwattrs: object) -> Callable[[_C], _C]:
+        return lambda cls: cls
+
 from engine.cards import bits
 from engine.core import State
 from engine.deal import Cards, Deal
@@ -157,6 +166,7 @@ def kept_for_discard(keep_for_discard: bool, out_allowed: bool) -> int:
     return 1 if out_allowed else 2
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DrawDiscardState(State):
     """Hidden cards and determinization of a draw-and-discard game.
 
