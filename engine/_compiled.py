@@ -47,6 +47,9 @@ MODULES: tuple[str, ...] = (
     "engine.games.kruisjassen", "engine.games.schutjassen", "engine.games.handjas", "engine.games.grevjas",
     "engine.games.jo_jotte", "engine.games.klop_bela", "engine.games.klop_bela_3p", "engine.games.honderden",
     "engine.games.honderden_3p",
+    "engine.melds", "engine.deadwood", "engine.games._rummy", "engine.games.jokeren_nl",
+    "engine.games.amerikaans_jokeren", "engine.games.jokeren_drift", "engine.games.ramino_drift",
+    "engine.games.loba",
 )
 """The compiled modules.  Not yet: the rummy and shedding modules (being restructured)."""
 
