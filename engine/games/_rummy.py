@@ -48,7 +48,7 @@ from __future__ import annotations
 import random
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from engine.cards import (
     ACE,
@@ -90,13 +90,13 @@ from engine.stock import (
     reform_mode,
 )
 
-SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39
-RANK_MASK: tuple[int, ...] = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
+SPREAD: Final = 1 | 1 << 13 | 1 << 26 | 1 << 39
+RANK_MASK: Final[tuple[int, ...]] = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
 
-DRAWS = ("draw stock", "draw discard")
+DRAWS: Final = ("draw stock", "draw discard")
 
 SuitTable = list[tuple[tuple[str, ...], ...]]
-_SUIT_TABLES: dict[str, SuitTable] = {}
+_SUIT_TABLES: Final[dict[str, SuitTable]] = {}
 """Per action prefix, built on first use: per suit, per 13-bit rank mask, the action strings
 ``prefix + card`` in rank order."""
 
@@ -123,10 +123,10 @@ def by_suit(prefix: str, bases: int) -> list[str]:
             *tab[3][bases >> 39 & 0x1FFF]]
 
 
-MELD1: tuple[str, ...] = tuple("meld " + TOKENS[b] for b in range(52))
-MELDJ: tuple[str, ...] = tuple("meld JK=" + TOKENS[b] for b in range(52))
+MELD1: Final[tuple[str, ...]] = tuple("meld " + TOKENS[b] for b in range(52))
+MELDJ: Final[tuple[str, ...]] = tuple("meld JK=" + TOKENS[b] for b in range(52))
 
-RUMMY_VERBS: dict[str, tuple[str, str]] = {
+RUMMY_VERBS: Final[dict[str, tuple[str, str]]] = {
     "confirm": ("none", "confirm"),
     "takeback": ("none", "takeback"),
     "swap": ("layoff", "swap 7H 3"),
@@ -143,7 +143,7 @@ def nat_strings(acc: tuple[int, list[str]], i: int) -> list[tuple[int, str]]:
     return [(x, f"layoff {TOKENS[x]} {i + 1}") for x in bits(acc[0])]
 
 
-OPEN_POINTS = value_table(ace=11, face=10, joker=0)
+OPEN_POINTS: Final = value_table(ace=11, face=10, joker=0)
 """Per base id (ace high 11); a joker is counted as the card it names (AJ3 through JD6: the
 Jokeren family's opening points)."""
 
@@ -962,7 +962,10 @@ class RummyState(DrawDiscardState):
         """A line of table-play actions after which this turn can end (every card that must be
         used on the table, the game's requirements met), or None: RULES.md's exact "use it at
         once" test (J2/J12, J16, AJ15, JD5, RD6, L2) and the take-back cap's guarantee."""
-        root = self._light_clone()
+        return self._plan_from(self._light_clone())
+
+    def _plan_from(self, root: RummyState) -> list[str] | None:
+        """:meth:`_turn_plan` from ``root``, a private copy of this state (it is searched in place)."""
         root.forced = []
         root.takebacks = 0  # the search plays table moves, never a take-back
         deal = self.deal_no
@@ -1046,7 +1049,7 @@ class RummyState(DrawDiscardState):
         st.forced = []
         for a in actions:
             st._apply(a)
-        ok = st._turn_plan() is not None
+        ok = st._plan_from(st) is not None  # st is a private copy: searched from without a second one
         if len(cache) > 200_000:
             cache.clear()
         cache[key] = ok
@@ -1519,9 +1522,9 @@ class RummyState(DrawDiscardState):
         return out
 
 
-_SEARCH_SHARED = frozenset(("stock",))
+_SEARCH_SHARED: Final = frozenset(("stock",))
 """Lists the search's copies share with the real state (see ``RummyState._light_clone``)."""
-_NATIVE_FIELDS: dict[type, tuple[str, ...]] = {}
+_NATIVE_FIELDS: Final[dict[type, tuple[str, ...]]] = {}
 """Per state class, the natively stored fields :meth:`RummyState._light_clone` copies by name."""
 
 

@@ -29,14 +29,14 @@ when the opening turn ends.
 """
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from engine.cards import bits, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
 from engine.games._rummy import RummyGame, RummyState, meld_points
 from engine.melds import Item
 
-PENALTY = value_table(ace=11, face=10, joker=25)
+PENALTY: Final = value_table(ace=11, face=10, joker=25)
 class JokerenDriftState(RummyState):
     melded: list[bool]
     """Seat has a meld on the table this deal (JD4)."""

@@ -33,7 +33,7 @@ deals, ``dealt_twice``).
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from engine.cards import ACE, BASE, JOKER_MASK, base_set, bits, build_deck
 from engine.core import NO_CARD_TABLES, Option, register
@@ -41,9 +41,9 @@ from engine.deadwood import can_cover, can_reach
 from engine.games._rummy import RummyGame, RummyState
 from engine.melds import GroupRule, Item, RunRule, item_token, meld_candidates, pos_base
 
-DEALS = 10
-DEALS_COMPETITION = 6
-SUBTOTAL_AFTER = 5
+DEALS: Final = 10
+DEALS_COMPETITION: Final = 6
+SUBTOTAL_AFTER: Final = 5
 
 
 def pips(b: int, ace_high: int) -> int:

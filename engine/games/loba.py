@@ -40,7 +40,7 @@ and ``"eliminated"`` (seats already out, with empty hands).
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from engine.cards import (
     BASE,
@@ -61,12 +61,12 @@ from engine.games._rummy import MELD1, MELDJ, RANK_MASK, RUMMY_VERBS, SPREAD, Me
 from engine.melds import GroupRule, Item, RunRule, pos_base
 from engine.stock import ReformMode
 
-PENALTY = value_table(ace=10, face=10, joker=25)  # L1: joker 25; seed: A and faces 10, pips face
-OUT_AT = 100  # L5: ">= 100"
-MAX_BUYBACKS = 2
+PENALTY: Final = value_table(ace=10, face=10, joker=25)  # L1: joker 25; seed: A and faces 10, pips face
+OUT_AT: Final = 100  # L5: ">= 100"
+MAX_BUYBACKS: Final = 2
 MIN_PIERNA, MAX_PIERNA = 3, 6
-HIGH_ACE = 13
-LOBA_VERBS: dict[str, tuple[str, str]] = {
+HIGH_ACE: Final = 13
+LOBA_VERBS: Final[dict[str, tuple[str, str]]] = {
     **RUMMY_VERBS,
     "move": ("layoff", "move 7H JK=9H 3"),
 }

@@ -34,7 +34,7 @@ empty hands).
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from engine.cards import BASE, DISCARD, IS_JOKER, JOKER, JOKER_MASK, PHYS, TOKENS, bits, deck_54, value_table
 from engine.core import NO_CARD_TABLES, Option, register
@@ -42,8 +42,8 @@ from engine.games._rummy import RummyGame, RummyState
 from engine.melds import GroupRule, Item, RunRule, item_token
 from engine.stock import ReformMode
 
-PENALTY = value_table(ace=1, face=10, joker=20)
-OUT_AT = 101
+PENALTY: Final = value_table(ace=1, face=10, joker=20)
+OUT_AT: Final = 101
 
 
 class RaminoDriftState(RummyState):
