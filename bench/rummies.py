@@ -144,8 +144,8 @@ class Child:
         self.p.wait(timeout=60)
 
 
-def median_ratio(xs: list[float]) -> str:
-    return f"{statistics.median(xs):.2f}x ({min(xs):.2f}-{max(xs):.2f})"
+def median_ratio(xs: list[float], digits: int = 2) -> str:
+    return f"{statistics.median(xs):.{digits}f}x ({min(xs):.{digits}f}-{max(xs):.{digits}f})"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -200,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
         kid.close()
     print(f"# {a.rounds} rounds x {a.matches} matches per game and build, CPU time, one core (cpu {cpu}), "
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"{'game':<20} {'build':<9} {'matches/s':>10} {'act/match':>10} {'gin eps/s':>10} {'ours/gin':>22}")
+    print(f"{'game':<20} {'build':<9} {'matches/s':>10} {'act/match':>10} {'gin eps/s':>10} "
+          f"{'ours/gin (median, range)':>25}")
     for g in games:
         for k in names:
             rs = runs[k, g]
@@ -208,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
             apm = sum(x.actions for x, _ in rs) / sum(x.matches for x, _ in rs)
             gps = sum(y.matches for _, y in rs) / sum(y.seconds for _, y in rs)
             rel = [x.per_s / y.per_s for x, y in rs]
-            print(f"{g:<20} {k:<9} {mps:>10.2f} {apm:>10.0f} {gps:>10.1f} {median_ratio(rel):>22}")
+            print(f"{g:<20} {k:<9} {mps:>10.2f} {apm:>10.0f} {gps:>10.1f} {median_ratio(rel, 4):>25}")
     pairs = [(x, y) for x, y in (("pure", "before"), ("compiled", "before"), ("compiled", "pure"))
              if x in kids and y in kids]
     if pairs:

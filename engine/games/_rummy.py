@@ -173,10 +173,13 @@ class Meld:
         self.lo = lo
         """Run position of the first item (runs only)."""
         self.acc = None
+        self.jn = -1
+        """The base cards its jokers name, as a mask (-1: not computed; reset with ``acc``)."""
 
     def clone(self) -> Meld:
         m = Meld(list(self.items), self.kind, self.owner, self.lo)
         m.acc = self.acc
+        m.jn = self.jn
         return m
 
     def text(self) -> str:
@@ -190,6 +193,17 @@ class Meld:
 
     def jokers(self) -> int:
         return sum(1 for c, _ in self.items if IS_JOKER[c])
+
+    def joker_names(self) -> int:
+        """The mask of the base cards its jokers name (cached in :attr:`jn`)."""
+        jn = self.jn
+        if jn < 0:
+            jn = 0
+            for _c, nm in self.items:
+                if nm is not None:
+                    jn |= 1 << nm
+            self.jn = jn
+        return jn
 
 
 class RummyGame(Game):
@@ -222,8 +236,9 @@ class RummyGame(Game):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.cache: dict[Any, Any] = {}
-        self.run_table: dict[tuple[int, int], int] = {}
-        """(one suit's 13-bit rank mask, jokers) -> ranks that start a run."""
+        self.run_table: list[list[int]] = []
+        """Per number of jokers (0 .. the run length), per one suit's 13-bit rank mask: the ranks that
+        start a run (-1: not computed yet; each list made on first use)."""
         self._ace_rules: tuple[RunRule, ...] | None = None
         self._reform_rule: ReformRule | None = None
 
@@ -609,14 +624,17 @@ class RummyState(DrawDiscardState):
                 out = bases & (r * SPREAD)
         rule = self.rg.run_rule
         if limit >= rule.min_len:
-            tab = self.rg.run_table
             j = min(jokers, rule.min_len)
+            tabs = self.rg.run_table
+            while len(tabs) <= j:
+                tabs.append([-1] * 8192)
+            tab = tabs[j]
             for s in range(4):
                 sm = (bases >> (13 * s)) & 0x1FFF
                 if sm:
-                    got = tab.get((sm, j))
-                    if got is None:
-                        got = tab[(sm, j)] = self._run_starts(sm, j)
+                    got = tab[sm]
+                    if got < 0:
+                        got = tab[sm] = self._run_starts(sm, j)
                     out |= got << (13 * s)
         return out
 
@@ -879,6 +897,8 @@ class RummyState(DrawDiscardState):
             return out
         bases = base_set(hand)
         for i, m in enumerate(self.melds):
+            if not bases & m.joker_names():
+                continue  # no joker of it names a card of the hand
             for _c, nm in m.items:
                 if nm is not None and bases >> nm & 1:
                     a = f"swap {TOKENS[nm]} {i + 1}"
@@ -1319,6 +1339,7 @@ class RummyState(DrawDiscardState):
         self.must_use &= ~(1 << c)
         self.known[seat] &= ~(1 << c)
         m.acc = None
+        m.jn = -1
         if m.kind == "set":
             m.items.append(item)
             m.items.sort(key=lambda it: (it[1] is not None, BASE[it[0]] if it[1] is None else it[1]))
@@ -1349,6 +1370,7 @@ class RummyState(DrawDiscardState):
         if m.kind == "set":
             m.items.sort(key=lambda it: (it[1] is not None, BASE[it[0]] if it[1] is None else it[1]))
         m.acc = None
+        m.jn = -1
         self.turn_swaps += 1
         self._after_swap(seat, idx, c)
 

@@ -417,6 +417,7 @@ class LobaState(RummyState):
         else:
             m.items.append((jc, y))
         m.acc = None
+        m.jn = -1
         self.turn_layoffs.append((idx, c))
         self._emit("joker_moved_end", seat=seat, meld=idx + 1, card=tok, joker=f"JK={new_tok[3:]}")
         self._check_out(seat)
