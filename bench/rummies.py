@@ -1,6 +1,6 @@
 """Random whole matches of the ``_rummy`` games per second, against OpenSpiel's gin_rummy (issue 15 item 2).
 
-    python bench/rummies.py [--rounds 8] [--matches 3] [--baseline DIR] [--games jokeren_nl,...]
+    python bench/rummies.py [--rounds 10] [--matches 3] [--baseline DIR] [--games jokeren_nl,...]
 
 A *match* is ``game.new_match(seed=s)`` played to its end with
 ``state.apply(rng.choice(state.legal_actions()))`` and ``rng = random.Random(s)``: the actions
@@ -150,7 +150,7 @@ def median_ratio(xs: list[float], digits: int = 2) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rounds", type=int, default=8, help="interleaved rounds (default 8)")
+    ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds (default 10)")
     ap.add_argument("--matches", type=int, default=3, help="matches per game per round per build (default 3)")
     ap.add_argument("--baseline", help="a directory holding an older engine/ package (e.g. 514561f's)")
     ap.add_argument("--games", help=f"comma-separated game ids (default: {','.join(GAMES)})")
