@@ -56,9 +56,11 @@ MODULES: tuple[str, ...] = (
     "engine.games._shedding", "engine.games.genive", "engine.games.geneve", "engine.games.zenuwen",
     "engine.games.tonk", "engine.games._knock", "engine.games.klop_rummy", "engine.games.ramino_klop",
     "engine.games.wildcard_rummy", "engine.games.cincinnati_rummy",
+    "engine.melds", "engine.deadwood", "engine.games._rummy", "engine.games.jokeren_nl",
+    "engine.games.amerikaans_jokeren", "engine.games.jokeren_drift", "engine.games.ramino_drift",
+    "engine.games.loba",
 )
-"""The compiled modules.  Not yet: engine/melds.py, engine/deadwood.py and the ``_rummy`` family
-(being rewritten); the games on them run interpreted on the compiled core where they can."""
+"""The compiled modules: the engine's core, the meld library and every game module."""
 
 GAMES: tuple[str, ...] = tuple(m.rpartition(".")[2] for m in MODULES
                                if m.startswith("engine.games.") and not m.rpartition(".")[2].startswith("_"))

@@ -172,17 +172,18 @@ def deck_108() -> list[Card]:
 # --------------------------------------------------------------------- physical-id tables
 NPHYS = MAX_PACKS * PACK
 """Physical ids of up to four packs (the size of the per-id tables below)."""
-IS_JOKER: tuple[bool, ...] = tuple(c % PACK >= JOKER for c in range(NPHYS))
-BASE: tuple[int, ...] = tuple(c % PACK for c in range(NPHYS))
-PHYS: dict[str, tuple[int, ...]] = {}
+IS_JOKER: Final[tuple[bool, ...]] = tuple(c % PACK >= JOKER for c in range(NPHYS))
+BASE: Final[tuple[int, ...]] = tuple(c % PACK for c in range(NPHYS))
+PHYS: Final[dict[str, tuple[int, ...]]] = {}
 """Token -> the physical ids carrying it, in pack order (jokers: both of every pack)."""
 for _p in range(MAX_PACKS):
     for _b in range(PACK):
         PHYS[TOKENS[_b]] = (*PHYS.get(TOKENS[_b], ()), _p * PACK + _b)
-JOKER_MASK: Hand = sum((1 << (_p * PACK + JOKER)) | (1 << (_p * PACK + JOKER + 1)) for _p in range(MAX_PACKS))
+JOKER_MASK: Final[Hand] = sum((1 << (_p * PACK + JOKER)) | (1 << (_p * PACK + JOKER + 1))
+                              for _p in range(MAX_PACKS))
 """Every joker id of up to four packs."""
 BASE52: Hand = (1 << 52) - 1
-DISCARD: tuple[str, ...] = tuple("discard " + TOKENS[c] for c in range(NPHYS))
+DISCARD: Final[tuple[str, ...]] = tuple("discard " + TOKENS[c] for c in range(NPHYS))
 """The action ``discard <token>`` per physical id."""
 
 def bits(mask: Hand) -> list[Card]:

@@ -647,10 +647,10 @@ _REFUSED: dict[str, str] = {}
 COMPILED_CORE = "__dict__" not in vars(State)
 """This module is the compiled build's (engine/_compiled.py): ``State``'s own fields are native,
 not in an instance ``__dict__``."""
-COMPILED_CORE_REFUSES = frozenset(("engine.games._rummy",))
-"""Modules whose states copy themselves through ``object.__new__`` and ``__dict__``
-(``RummyState._light_clone``), which a compiled ``State`` does not allow: their games are refused
-with one line when the compiled build is active, until they copy by name (``State._copy_base_into``)."""
+COMPILED_CORE_REFUSES: frozenset[str] = frozenset()
+"""Modules whose states copy themselves through ``object.__new__`` and ``__dict__``, which a
+compiled ``State`` does not allow: their games are refused with one line when the compiled build is
+active.  None now (``RummyState._light_clone`` copies by name)."""
 GAMES: list[str] = []
 """Ids of every game module on the discovery path, in RULES.md order (other ids after, sorted)."""
 

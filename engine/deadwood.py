@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from engine.cards import ACE, BASE, IS_JOKER, JOKER, PACK, TOKENS
 from engine.melds import POS_BASE, Cand, Item, item_token, position
@@ -70,7 +70,7 @@ def plan_search(root: S, moves: Callable[[S], Iterable[Sequence[str]]],
 
 
 # ===================================================================== deadwood minimiser
-CACHE_LIMIT = 400_000
+CACHE_LIMIT: Final = 400_000
 """Entries per memo of a :class:`Solver` (and per cache of a game's deadwood), cleared when full."""
 
 
@@ -444,9 +444,9 @@ def prefilter_out(cards: Sequence[int], wild_twos: bool, k: int = 1) -> bool:
     return lower_bound(m1, m2, w) <= k
 
 
-FULL52 = (1 << 52) - 1
-TWOS = sum(1 << (13 * s) for s in range(4))
-PACK_MASK = (1 << PACK) - 1
+FULL52: Final = (1 << 52) - 1
+TWOS: Final = sum(1 << (13 * s) for s in range(4))
+PACK_MASK: Final = (1 << PACK) - 1
 
 
 def naturals(hand: int, wild_twos: bool) -> tuple[int, int, int]:
@@ -467,15 +467,15 @@ def naturals(hand: int, wild_twos: bool) -> tuple[int, int, int]:
 
 
 # A suit laid out over 16 bits: A(low) 2 3 ... K A(high) in 15, with a 1-bit gap, so shifts stay in suit.
-EXT_MASK = sum(((1 << 15) - 1) << (16 * s) for s in range(4))
-RUN_STARTS = sum(((1 << 13) - 1) << (16 * s) for s in range(4))
+EXT_MASK: Final = sum(((1 << 15) - 1) << (16 * s) for s in range(4))
+RUN_STARTS: Final = sum(((1 << 13) - 1) << (16 * s) for s in range(4))
 """Places 0..12 of each suit: where a run of three can start."""
 
 
-EXT13: list[int] = []
+EXT13: Final[list[int]] = []
 """A suit's 13 base bits -> its 14 run places (0 = ace low, 1..12 = 2..K, 13 = ace high); filled on
 first use by :func:`_ext_tables`."""
-FOLD14: list[int] = []
+FOLD14: Final[list[int]] = []
 """The inverse: 14 run places -> 13 base bits (filled with :data:`EXT13`)."""
 
 

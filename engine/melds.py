@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Final
 
 from engine.cards import ACE, JOKER, PACK, TOKENS, card, is_joker
 from engine.notation import split_joker
@@ -104,7 +105,8 @@ def pos_base(pos: int, suit: int) -> int:
     return suit * 13 + (ACE if pos in (0, 13) else pos - 1)
 
 
-POS_BASE: tuple[tuple[int, ...], ...] = tuple(tuple(pos_base(p, s) for p in range(14)) for s in range(4))
+POS_BASE: Final[tuple[tuple[int, ...], ...]] = tuple(tuple(pos_base(p, s) for p in range(14))
+                                                for s in range(4))
 """Per suit, run position (0 = ace low, 1..12 = 2..K, 13 = ace high) -> base card."""
 
 

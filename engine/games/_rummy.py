@@ -48,7 +48,7 @@ from __future__ import annotations
 import random
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from engine.cards import (
     ACE,
@@ -90,13 +90,13 @@ from engine.stock import (
     reform_mode,
 )
 
-SPREAD = 1 | 1 << 13 | 1 << 26 | 1 << 39
-RANK_MASK: tuple[int, ...] = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
+SPREAD: Final = 1 | 1 << 13 | 1 << 26 | 1 << 39
+RANK_MASK: Final[tuple[int, ...]] = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
 
-DRAWS = ("draw stock", "draw discard")
+DRAWS: Final = ("draw stock", "draw discard")
 
 SuitTable = list[tuple[tuple[str, ...], ...]]
-_SUIT_TABLES: dict[str, SuitTable] = {}
+_SUIT_TABLES: Final[dict[str, SuitTable]] = {}
 """Per action prefix, built on first use: per suit, per 13-bit rank mask, the action strings
 ``prefix + card`` in rank order."""
 
@@ -123,10 +123,10 @@ def by_suit(prefix: str, bases: int) -> list[str]:
             *tab[3][bases >> 39 & 0x1FFF]]
 
 
-MELD1: tuple[str, ...] = tuple("meld " + TOKENS[b] for b in range(52))
-MELDJ: tuple[str, ...] = tuple("meld JK=" + TOKENS[b] for b in range(52))
+MELD1: Final[tuple[str, ...]] = tuple("meld " + TOKENS[b] for b in range(52))
+MELDJ: Final[tuple[str, ...]] = tuple("meld JK=" + TOKENS[b] for b in range(52))
 
-RUMMY_VERBS: dict[str, tuple[str, str]] = {
+RUMMY_VERBS: Final[dict[str, tuple[str, str]]] = {
     "confirm": ("none", "confirm"),
     "takeback": ("none", "takeback"),
     "swap": ("layoff", "swap 7H 3"),
@@ -143,7 +143,7 @@ def nat_strings(acc: tuple[int, list[str]], i: int) -> list[tuple[int, str]]:
     return [(x, f"layoff {TOKENS[x]} {i + 1}") for x in bits(acc[0])]
 
 
-OPEN_POINTS = value_table(ace=11, face=10, joker=0)
+OPEN_POINTS: Final = value_table(ace=11, face=10, joker=0)
 """Per base id (ace high 11); a joker is counted as the card it names (AJ3 through JD6: the
 Jokeren family's opening points)."""
 
@@ -163,7 +163,8 @@ def meld_points(kind: str, items: list[Item], lo: int) -> int:
 class Meld:
     """A meld on the table (or being built): items in order, kind ``run`` or ``set``."""
 
-    __slots__ = ("acc", "items", "kind", "lo", "owner")
+    acc: tuple[int, list[str]] | None
+    """Cached lay-off targets: natural base mask and joker lay-off actions (None: not computed)."""
 
     def __init__(self, items: list[Item], kind: str, owner: int, lo: int = 0) -> None:
         self.items = items
@@ -171,12 +172,14 @@ class Meld:
         self.owner = owner
         self.lo = lo
         """Run position of the first item (runs only)."""
-        self.acc: tuple[int, list[str]] | None = None
-        """Cached lay-off targets: natural base mask and joker lay-off actions."""
+        self.acc = None
+        self.jn = -1
+        """The base cards its jokers name, as a mask (-1: not computed; reset with ``acc``)."""
 
     def clone(self) -> Meld:
         m = Meld(list(self.items), self.kind, self.owner, self.lo)
         m.acc = self.acc
+        m.jn = self.jn
         return m
 
     def text(self) -> str:
@@ -190,6 +193,17 @@ class Meld:
 
     def jokers(self) -> int:
         return sum(1 for c, _ in self.items if IS_JOKER[c])
+
+    def joker_names(self) -> int:
+        """The mask of the base cards its jokers name (cached in :attr:`jn`)."""
+        jn = self.jn
+        if jn < 0:
+            jn = 0
+            for _c, nm in self.items:
+                if nm is not None:
+                    jn |= 1 << nm
+            self.jn = jn
+        return jn
 
 
 class RummyGame(Game):
@@ -222,20 +236,23 @@ class RummyGame(Game):
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         self.cache: dict[Any, Any] = {}
-        self.run_table: dict[tuple[int, int], int] = {}
-        """(one suit's 13-bit rank mask, jokers) -> ranks that start a run."""
+        self.run_table: list[list[int]] = []
+        """Per number of jokers (0 .. the run length), per one suit's 13-bit rank mask: the ranks that
+        start a run (-1: not computed yet; each list made on first use)."""
+        self._ace_rules: tuple[RunRule, ...] | None = None
+        self._reform_rule: ReformRule | None = None
 
     def deck(self) -> list[int]:
         raise NotImplementedError
 
     def run_rules_each_ace(self) -> tuple[RunRule, ...]:
         """The run rule once per allowed ace placement (low, then high)."""
-        rules = self.__dict__.get("_ace_rules")
+        rules = self._ace_rules
         if rules is None:
             r = self.run_rule
             rules = tuple(replace(r, ace_low=low, ace_high=not low) for low in (True, False)
                           if (r.ace_low if low else r.ace_high)) or (r,)
-            self.__dict__["_ace_rules"] = rules
+            self._ace_rules = rules
         return rules
 
     def max_reforms(self) -> int | None:
@@ -244,9 +261,9 @@ class RummyGame(Game):
 
     def reform_rule(self) -> ReformRule:
         """X3/X7 of this game (:attr:`reform` or option ``reshuffle``, and ``max_reforms``), made once."""
-        rule = self.__dict__.get("_reform_rule")
+        rule = self._reform_rule
         if rule is None:
-            rule = self.__dict__["_reform_rule"] = ReformRule(
+            rule = self._reform_rule = ReformRule(
                 reform_mode(self.reform, self.options), self.max_reforms(), keep=1)
         return rule
 
@@ -279,12 +296,13 @@ class RummyState(DrawDiscardState):
     }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
-    game: RummyGame
-    hands: list[int]
-    known: list[int]
-    """Cards each seat is publicly known to hold (taken from the discard pile)."""
-    stock: list[int]
-    """Top card last."""
+    rg: RummyGame
+    """``game``, as the rummy game it is (set first in :meth:`_setup`; a compiled class cannot narrow
+    the type of ``State.game``)."""
+    # ``hands``, ``known`` (cards each seat is publicly known to hold: taken from the discard pile),
+    # ``stock`` (top card last) and ``active`` are DrawDiscardState's fields: not declared again here
+    # (a compiled subclass that declares a field of its base again visits it twice for the garbage
+    # collector, which then frees a list the search's copies share with a live state).
     pile: list[int]
     """The discard pile, top card last."""
     melds: list[Meld]
@@ -292,7 +310,6 @@ class RummyState(DrawDiscardState):
     turn: int
     dealer: int
     first: int
-    active: list[bool]
     totals: list[float]
     start_totals: list[float]
     opened: list[bool]
@@ -327,6 +344,9 @@ class RummyState(DrawDiscardState):
 
     # ----------------------------------------------------------------- set-up
     def _setup(self, deal: dict[str, Any] | None) -> None:
+        game = self.game
+        assert isinstance(game, RummyGame)
+        self.rg = game
         self.totals, self.start_totals, self.active = match_start(self.players, 0.0)
         self.last = None
         self.deal_offset = 0
@@ -382,20 +402,20 @@ class RummyState(DrawDiscardState):
             for s in seats:
                 self.hands[s] |= 1 << deck.pop()
         self.stock = deck
-        if self.game.upcard and deck:
+        if self.rg.upcard and deck:
             self.pile.append(deck.pop())
         self._begin_play()
 
     def _deck(self) -> list[int]:
-        return self.game.deck()
+        return self.rg.deck()
 
     def _hand_size(self) -> int:
-        return self.game.hand_size
+        return self.rg.hand_size
 
     def _inject(self, deal: dict[str, Any]) -> None:
         n = self.players
-        d = check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(self._deck()), sizes=None,
-                       stock="rest", upcard="optional" if self.game.upcard else "partial",
+        d = check_deal(deal, game=self.rg.id, players=n, pack=pack_tokens(self._deck()), sizes=None,
+                       stock="rest", upcard="optional" if self.rg.upcard else "partial",
                        extra=("totals", "deal_no", *self.deal_keys))
         totals = read_totals(deal, n, ints=False)
         if totals is not None:
@@ -456,7 +476,7 @@ class RummyState(DrawDiscardState):
 
     def _reform(self) -> bool:
         """X3/X7: the discard pile less its top card becomes the new stock, if allowed."""
-        rule = self.game.reform_rule()
+        rule = self.rg.reform_rule()
         got = rule.reform(self.pile, self.reforms, self.rng)
         if got is None:
             return False
@@ -470,13 +490,13 @@ class RummyState(DrawDiscardState):
 
     def out_allowed(self) -> bool:
         """'Not before everyone has had a turn': the earliest is the dealer's first turn."""
-        if not self.game.out_after_everyone:
+        if not self.rg.out_after_everyone:
             return True
         return self.turns >= sum(self.active)
 
     def keep(self) -> int:
         """Cards table play must leave in hand (the card kept for the discard)."""
-        return kept_for_discard(self.game.keep_for_discard, self.out_allowed())
+        return kept_for_discard(self.rg.keep_for_discard, self.out_allowed())
 
     def _current(self) -> int:
         return self.turn
@@ -501,7 +521,7 @@ class RummyState(DrawDiscardState):
         n = hand.bit_count()
         keep = self.keep()
         out: list[str] = []
-        may_takeback = self.takebacks < self.game.max_takebacks
+        may_takeback = self.takebacks < self.rg.max_takebacks
         if not may_takeback and (self.forced or self.building or self.must_use & hand):
             # the take-back cap: every action offered must leave the turn able to end, so only
             # the next action of a line the exact search found is offered
@@ -521,7 +541,7 @@ class RummyState(DrawDiscardState):
         jokers = (hand & JOKER_MASK).bit_count()
         if can_end:
             last = n == 1
-            if self.game.free_discard:
+            if self.rg.free_discard:
                 out = by_suit("discard ", bases)
                 if jokers:
                     out.append(DISCARD[JOKER])
@@ -558,7 +578,7 @@ class RummyState(DrawDiscardState):
         if limit <= 0:
             return []
         key = (hand, tuple(b), limit, self._build_key())
-        cache = self.game.cache
+        cache = self.rg.cache
         hit = cache.get(key)
         if hit is not None:
             return list(hit)
@@ -588,7 +608,7 @@ class RummyState(DrawDiscardState):
         """The natural base cards that can start a meld completable with at most ``limit`` cards
         of a hand holding natural ``bases`` and ``jokers`` jokers (bit arithmetic)."""
         out = 0
-        srule = self.game.set_rule
+        srule = self.rg.set_rule
         if limit >= srule.min_size and self._sets_plain():
             j = jokers if srule.jokers else 0
             need = srule.min_size - j  # suits of the rank the hand must hold
@@ -602,22 +622,25 @@ class RummyState(DrawDiscardState):
                 else:
                     r = (s0 & s1 & (s2 | s3)) | ((s0 | s1) & s2 & s3) if need == 3 else s0 & s1 & s2 & s3
                 out = bases & (r * SPREAD)
-        rule = self.game.run_rule
+        rule = self.rg.run_rule
         if limit >= rule.min_len:
-            tab = self.game.run_table
             j = min(jokers, rule.min_len)
+            tabs = self.rg.run_table
+            while len(tabs) <= j:
+                tabs.append([-1] * 8192)
+            tab = tabs[j]
             for s in range(4):
                 sm = (bases >> (13 * s)) & 0x1FFF
                 if sm:
-                    got = tab.get((sm, j))
-                    if got is None:
-                        got = tab[(sm, j)] = self._run_starts(sm, j)
+                    got = tab[sm]
+                    if got < 0:
+                        got = tab[sm] = self._run_starts(sm, j)
                     out |= got << (13 * s)
         return out
 
     def _run_starts(self, sm: int, jokers: int) -> int:
         """The ranks (13-bit mask) of one suit's naturals ``sm`` that start a completable run."""
-        rule = self.game.run_rule
+        rule = self.rg.run_rule
         L = rule.min_len
         lo = 0 if rule.ace_low else 1
         hi = 13 if rule.ace_high else 12
@@ -662,10 +685,10 @@ class RummyState(DrawDiscardState):
         out: set[int] = set()
         ranks = {x % 13 for x in named}
         suits = {x // 13 for x in named}
-        if len(ranks) == 1 and self.game.set_rule.jokers:
+        if len(ranks) == 1 and self.rg.set_rule.jokers:
             r = next(iter(ranks))
             for s in range(4):
-                if s not in suits or not self.game.set_rule.distinct_suits:
+                if s not in suits or not self.rg.set_rule.distinct_suits:
                     out.add(s * 13 + r)
         if len(suits) == 1:
             # a joker in a run: in a gap or next to an end (any run can be built in that order)
@@ -685,7 +708,7 @@ class RummyState(DrawDiscardState):
             self._run_completable(items, bases, jokers, limit)
 
     def _set_completable(self, items: list[Item], bases: int, jokers: int, limit: int) -> bool:
-        rule = self.game.set_rule
+        rule = self.rg.set_rule
         if len(items) > rule.max_size:
             return False
         r = -1
@@ -713,7 +736,7 @@ class RummyState(DrawDiscardState):
         return free_nat + (jokers if rule.jokers else 0) >= need
 
     def _run_completable(self, items: list[Item], bases: int, jokers: int, limit: int) -> bool:
-        rule = self.game.run_rule
+        rule = self.rg.run_rule
         s = -1
         for c, nm in items:
             x = BASE[c] if nm is None else nm
@@ -771,18 +794,18 @@ class RummyState(DrawDiscardState):
 
     def _meld_ok(self, items: list[Item]) -> Meld | None:
         """The meld that ``items`` make (canonical order), or None."""
-        if len(items) < min(self.game.run_rule.min_len, self.game.set_rule.min_size):
+        if len(items) < min(self.rg.run_rule.min_len, self.rg.set_rule.min_size):
             return None
         named = [BASE[c] if n is None else n for c, n in items]
         if len({x % 13 for x in named}) == 1 and len(items) > 1:
             try:
-                grp = check_group(items, self.game.set_rule)
+                grp = check_group(items, self.rg.set_rule)
             except ValueError:
                 return None
             order = sorted(grp, key=lambda it: (it[1] is not None, BASE[it[0]] if it[1] is None else it[1]))
             return Meld(order, "set", self.turn)
         run: list[Item] | None = None
-        for rule in self.game.run_rules_each_ace():
+        for rule in self.rg.run_rules_each_ace():
             try:
                 run = check_run(items, rule)  # each ace placement on its own (melds.py stops at the
                 break  # first consecutive one, even when two jokers then stand side by side)
@@ -809,7 +832,7 @@ class RummyState(DrawDiscardState):
     def _accepts(self, m: Meld) -> list[tuple[int, bool, int]]:
         out: list[tuple[int, bool, int]] = []
         if m.kind == "set":
-            grule = self.game.set_rule
+            grule = self.rg.set_rule
             if len(m.items) >= grule.max_size:
                 return out
             named = [BASE[c] if n is None else n for c, n in m.items]
@@ -821,7 +844,7 @@ class RummyState(DrawDiscardState):
                     if grule.jokers:
                         out.append((s * 13 + r, True, -1))
             return out
-        rule = self.game.run_rule
+        rule = self.rg.run_rule
         s = (BASE[m.items[0][0]] if m.items[0][1] is None else m.items[0][1]) // 13
         lo, hi = m.lo, m.lo + len(m.items) - 1
         lo_min = 0 if rule.ace_low and hi < 13 else 1
@@ -842,7 +865,7 @@ class RummyState(DrawDiscardState):
             return out
         bases = base_set(hand)
         jk = hand & JOKER_MASK
-        jk_free = jk & ~self.must_use if self.game.joker_reuse == "meld" else jk
+        jk_free = jk & ~self.must_use if self.rg.joker_reuse == "meld" else jk
         for i, m in enumerate(self.melds):
             acc = m.acc
             if acc is None:
@@ -874,6 +897,8 @@ class RummyState(DrawDiscardState):
             return out
         bases = base_set(hand)
         for i, m in enumerate(self.melds):
+            if not bases & m.joker_names():
+                continue  # no joker of it names a card of the hand
             for _c, nm in m.items:
                 if nm is not None and bases >> nm & 1:
                     a = f"swap {TOKENS[nm]} {i + 1}"
@@ -891,7 +916,7 @@ class RummyState(DrawDiscardState):
         k = self._joker_meld_cost(base_set(hand), (hand & JOKER_MASK).bit_count())
         if k is not None and n - k >= keep:
             return True
-        if self.game.joker_reuse == "any" and n >= keep:
+        if self.rg.joker_reuse == "any" and n >= keep:
             for i, m in enumerate(self.melds):
                 if self._may_layoff(seat, i) and any(j for _, j, _ in self.accepts(m)):
                     return True
@@ -900,12 +925,12 @@ class RummyState(DrawDiscardState):
     def _joker_meld_cost(self, bases: int, jokers: int) -> int | None:
         """The fewest hand cards that make a new meld with one more joker (None: impossible)."""
         key = (bases, jokers)
-        cache = self.game.cache
+        cache = self.rg.cache
         hit = cache.get(key, -1)
         if hit != -1:
             return hit
         best: int | None = None
-        grule = self.game.set_rule
+        grule = self.rg.set_rule
         if grule.jokers and self._sets_plain():
             for r in range(13):
                 c = (bases & RANK_MASK[r]).bit_count()
@@ -913,7 +938,7 @@ class RummyState(DrawDiscardState):
                 if c and min(c, grule.max_size - 1) + jokers + 1 >= grule.min_size:
                     best = grule.min_size - 1
                     break
-        rule = self.game.run_rule
+        rule = self.rg.run_rule
         lo = 0 if rule.ace_low else 1
         hi = 13 if rule.ace_high else 12
         for L in (rule.min_len, rule.min_len + 1):
@@ -957,7 +982,10 @@ class RummyState(DrawDiscardState):
         """A line of table-play actions after which this turn can end (every card that must be
         used on the table, the game's requirements met), or None: RULES.md's exact "use it at
         once" test (J2/J12, J16, AJ15, JD5, RD6, L2) and the take-back cap's guarantee."""
-        root = self._light_clone()
+        return self._plan_from(self._light_clone())
+
+    def _plan_from(self, root: RummyState) -> list[str] | None:
+        """:meth:`_turn_plan` from ``root``, a private copy of this state (it is searched in place)."""
         root.forced = []
         root.takebacks = 0  # the search plays table moves, never a take-back
         deal = self.deal_no
@@ -971,7 +999,7 @@ class RummyState(DrawDiscardState):
         cards (its windows miss a joker on a held card's place only when no window of the suit has
         a gap, i.e. when the hand holds the whole suit), and no further swap could free another
         joker."""
-        if self.game.joker_reuse != "meld" or self.must_use & hand or not self._sets_plain():
+        if self.rg.joker_reuse != "meld" or self.must_use & hand or not self._sets_plain():
             return False
         bases = base_set(hand & ~(1 << self._pick(hand, TOKENS[x])))
         for i, m in enumerate(self.melds):
@@ -984,23 +1012,44 @@ class RummyState(DrawDiscardState):
         """A cheap copy for the search, which only plays table moves (and, when a player goes out
         during table play, ends the deal): lists and dicts copied one level deep (the stock
         shared: table play never draws, and a new deal rebinds it), the melds
-        cloned, no logs, and a fresh RNG (the copy's later deals are never looked at)."""
-        new = object.__new__(type(self))
-        d = self.__dict__.copy()
-        for k, v in d.items():
-            if type(v) is list:
+        cloned, no logs, and a fresh RNG (the copy's later deals are never looked at).
+
+        Fields are copied by name: a compiled class's (``__mypyc_attrs__`` over the MRO: they live
+        in the object's native layout), then whatever the instance keeps in a ``__dict__``."""
+        cls = type(self)
+        new = cls.__new__(cls)
+        names = _NATIVE_FIELDS.get(cls)
+        if names is None:
+            names = _NATIVE_FIELDS[cls] = _native_fields(cls)
+        for k in names:
+            try:
+                v = getattr(self, k)
+            except AttributeError:  # a field not set (yet) in this state
+                continue
+            t = type(v)
+            if t is list:
                 if k not in _SEARCH_SHARED:
-                    d[k] = list(v)
-            elif type(v) is dict:
-                d[k] = dict(v)
-        d["melds"] = [m.clone() for m in self.melds]
-        d["history"] = []
-        d["events"] = []
-        d["rng"] = random.Random(0)
-        d["_legal"] = None
-        if d.get("snap") is None:
-            d["snap"] = (0, [], 0)  # never taken back: no snapshot to save
-        new.__dict__ = d
+                    v = list(v)
+            elif t is dict:
+                v = dict(v)
+            setattr(new, k, v)
+        d = getattr(self, "__dict__", None)
+        if d:
+            d = d.copy()
+            for k, v in d.items():
+                if type(v) is list:
+                    if k not in _SEARCH_SHARED:
+                        d[k] = list(v)
+                elif type(v) is dict:
+                    d[k] = dict(v)
+            new.__dict__.update(d)
+        new.melds = [m.clone() for m in self.melds]
+        new.history = []
+        new.events = []
+        new.rng = random.Random(0)
+        new._legal = None
+        if self.snap is None:
+            new.snap = (0, [], 0)  # never taken back: no snapshot to save
         return new
 
     def _usable_after(self, actions: Sequence[str]) -> bool:
@@ -1012,7 +1061,7 @@ class RummyState(DrawDiscardState):
                tuple((m.owner, m.text()) for m in self.melds), tuple(self.turn_melds), self.turn_swaps,
                tuple(self.opened), self.out_allowed(), self._build_key(), self.deal_no,
                len(self.turn_layoffs))
-        cache = self.game.cache
+        cache = self.rg.cache
         hit = cache.get(key)
         if hit is not None:
             return bool(hit)
@@ -1020,7 +1069,7 @@ class RummyState(DrawDiscardState):
         st.forced = []
         for a in actions:
             st._apply(a)
-        ok = st._turn_plan() is not None
+        ok = st._plan_from(st) is not None  # st is a private copy: searched from without a second one
         if len(cache) > 200_000:
             cache.clear()
         cache[key] = ok
@@ -1044,7 +1093,7 @@ class RummyState(DrawDiscardState):
                     return new  # went out during table play (RD2, L10)
         except IllegalAction:
             return None
-        if new.game.keep_for_discard and new.hands[seat].bit_count() < new.keep():
+        if new.rg.keep_for_discard and new.hands[seat].bit_count() < new.keep():
             return None
         return new
 
@@ -1059,8 +1108,8 @@ class RummyState(DrawDiscardState):
         if st.must_use & hand or not st._turn_can_end(seat, n <= 1):
             return False
         if not hand:
-            return not st.game.keep_for_discard
-        if st.game.free_discard:
+            return not st.rg.keep_for_discard
+        if st.rg.free_discard:
             return True
         if any(st._discard_ok(seat, b, n == 1) for b in bits(base_set(hand))):
             return True
@@ -1074,14 +1123,14 @@ class RummyState(DrawDiscardState):
         """New melds (as actions) of ``hand`` holding card ``u`` (-1: any), at most ``limit`` cards
         (memoised per game)."""
         key = ("melds", hand, limit, -1 if u < 0 else JOKER if IS_JOKER[u] else BASE[u])
-        cache = self.game.cache
+        cache = self.rg.cache
         hit = cache.get(key)
         if hit is not None:
             return hit
         counts: dict[int, int] = {}
         for c in bits(hand & ~JOKER_MASK):
             counts[BASE[c]] = counts.get(BASE[c], 0) + 1
-        g = self.game
+        g = self.rg
         sr, rr = g.set_rule, g.run_rule
         nat = u >= 0 and not IS_JOKER[u]
         lists = meld_token_lists(
@@ -1108,7 +1157,7 @@ class RummyState(DrawDiscardState):
             nat = must & ~JOKER_MASK
             u = (nat or must) & -(nat or must)
             u = u.bit_length() - 1
-            if not IS_JOKER[u] or st.game.joker_reuse in ("meld", "any"):
+            if not IS_JOKER[u] or st.rg.joker_reuse in ("meld", "any"):
                 yield from st._meld_moves(hand, limit, u)
             if limit >= 1:
                 tok = TOKENS[u]
@@ -1120,7 +1169,7 @@ class RummyState(DrawDiscardState):
                             yield [a]
                         continue
                     if IS_JOKER[u]:
-                        if st.game.joker_reuse == "any" and parts[1].startswith("JK="):
+                        if st.rg.joker_reuse == "any" and parts[1].startswith("JK="):
                             yield [a]
                         continue
                     if parts[1] == tok:
@@ -1278,9 +1327,9 @@ class RummyState(DrawDiscardState):
         m = self.melds[idx]
         if tok.startswith("JK="):
             x = card(tok[3:])
-            avoid = self.must_use if self.game.joker_reuse == "meld" else 0
+            avoid = self.must_use if self.rg.joker_reuse == "meld" else 0
             mu = self.must_use & hand & JOKER_MASK
-            c = bits(mu)[0] if mu and self.game.joker_reuse == "any" else self._pick(hand, "JK", avoid)
+            c = bits(mu)[0] if mu and self.rg.joker_reuse == "any" else self._pick(hand, "JK", avoid)
             item: Item = (c, x)
         else:
             x = card(tok)
@@ -1290,6 +1339,7 @@ class RummyState(DrawDiscardState):
         self.must_use &= ~(1 << c)
         self.known[seat] &= ~(1 << c)
         m.acc = None
+        m.jn = -1
         if m.kind == "set":
             m.items.append(item)
             m.items.sort(key=lambda it: (it[1] is not None, BASE[it[0]] if it[1] is None else it[1]))
@@ -1320,6 +1370,7 @@ class RummyState(DrawDiscardState):
         if m.kind == "set":
             m.items.sort(key=lambda it: (it[1] is not None, BASE[it[0]] if it[1] is None else it[1]))
         m.acc = None
+        m.jn = -1
         self.turn_swaps += 1
         self._after_swap(seat, idx, c)
 
@@ -1493,5 +1544,17 @@ class RummyState(DrawDiscardState):
         return out
 
 
-_SEARCH_SHARED = frozenset(("stock",))
+_SEARCH_SHARED: Final = frozenset(("stock",))
 """Lists the search's copies share with the real state (see ``RummyState._light_clone``)."""
+_NATIVE_FIELDS: Final[dict[type, tuple[str, ...]]] = {}
+"""Per state class, the natively stored fields :meth:`RummyState._light_clone` copies by name."""
+
+
+def _native_fields(cls: type) -> tuple[str, ...]:
+    """The fields compiled classes of ``cls``'s MRO declare (``__mypyc_attrs__``; none in the pure build)."""
+    out: list[str] = []
+    for c in cls.__mro__:
+        for k in vars(c).get("__mypyc_attrs__", ()):
+            if k not in out and k not in ("__dict__", "__weakref__"):
+                out.append(k)
+    return tuple(out)

@@ -37,18 +37,18 @@ Injected deals may give ``"deal_no"`` (1-6) to start in a later round.
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from engine.cards import DISCARD, JOKER_MASK, PACK, TOKENS, bits, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
 from engine.games._rummy import RummyGame, RummyState, meld_points
 from engine.melds import Item, item_token
 
-PENALTY = value_table(ace=11, face=10, joker=25)
-JOKER_UNOPENED = 10
-ROUNDS = 6
+PENALTY: Final = value_table(ace=11, face=10, joker=25)
+JOKER_UNOPENED: Final = 10
+ROUNDS: Final = 6
 # AJ10: (kind, minimum size) per round; round 3 is points, round 6 going out in one turn
-REQUIREMENT: dict[int, tuple[str, int]] = {1: ("set", 3), 2: ("run", 3), 3: ("points", 40),
+REQUIREMENT: Final[dict[int, tuple[str, int]]] = {1: ("set", 3), 2: ("run", 3), 3: ("points", 40),
                                            4: ("run", 4), 5: ("run", 5), 6: ("out", 0)}
 
 
@@ -60,7 +60,6 @@ class AmerikaansJokerenState(RummyState):
     }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
-    game: AmerikaansJokeren
     up_seat: int
     """Up-card round: the seat asked, or -1 once the round is over."""
     up_asked: int
@@ -218,7 +217,6 @@ class AmerikaansJokerenState(RummyState):
         return super()._invariants() + self._last_row_invariants()
 
 
-@register
 class AmerikaansJokeren(RummyGame):
     id = "amerikaans_jokeren"
     lower_score_wins = True
@@ -250,3 +248,6 @@ class AmerikaansJokeren(RummyGame):
 
     def deck(self) -> list[int]:
         return deck_108()
+
+
+register(AmerikaansJokeren)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

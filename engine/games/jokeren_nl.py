@@ -33,7 +33,7 @@ deals, ``dealt_twice``).
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from engine.cards import ACE, BASE, JOKER_MASK, base_set, bits, build_deck
 from engine.core import NO_CARD_TABLES, Option, register
@@ -41,9 +41,9 @@ from engine.deadwood import can_cover, can_reach
 from engine.games._rummy import RummyGame, RummyState
 from engine.melds import GroupRule, Item, RunRule, item_token, meld_candidates, pos_base
 
-DEALS = 10
-DEALS_COMPETITION = 6
-SUBTOTAL_AFTER = 5
+DEALS: Final = 10
+DEALS_COMPETITION: Final = 6
+SUBTOTAL_AFTER: Final = 5
 
 
 def pips(b: int, ace_high: int) -> int:
@@ -59,7 +59,6 @@ class JokerenNLState(RummyState):
     }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
-    game: JokerenNL
     xs: list[int]
     """X's (deals won) per seat."""
 
@@ -67,17 +66,17 @@ class JokerenNLState(RummyState):
         self.xs = [0] * self.players
 
     def _deck(self) -> list[int]:
-        if self.game.options["competition"]:
+        if self.rg.options["competition"]:
             # J1/J17: 3 jokers for 4 players, 2 for 3
             return build_deck(jokers=3 if self.players == 4 else 2, packs=2)
         return build_deck(jokers=4, packs=2)  # J1: 2 x 52 + 4 jokers
 
     # ----------------------------------------------------------------- values
     def ace_high(self) -> int:
-        return 10 if self.game.options["competition"] else 11  # J15 / J17
+        return 10 if self.rg.options["competition"] else 11  # J15 / J17
 
     def threshold(self) -> int:
-        return 50 if self.game.options["open50"] else 40
+        return 50 if self.rg.options["open50"] else 40
 
     def meld_value(self, kind: str, items: list[Item], lo: int) -> int:
         """J3/J10/J15: a meld's opening points as laid."""
@@ -112,7 +111,7 @@ class JokerenNLState(RummyState):
             return True
         if self._turn_points() >= self.threshold():
             return True
-        return self.game.options["open50"] and going_out  # open50: less, by going out this turn
+        return self.rg.options["open50"] and going_out  # open50: less, by going out this turn
 
     # ----------------------------------------------------------------- J2 / J12: use at once
     def _may_take_discard(self, seat: int) -> bool:
@@ -161,7 +160,7 @@ class JokerenNLState(RummyState):
     def _chain_layoff(self, b: int, bases: int, jokers: int, budget: int) -> bool:
         """Lay-offs from the hand onto a run that reach ``b`` (the cards between laid first)."""
         s = b // 13
-        rule = self.game.run_rule
+        rule = self.rg.run_rule
         for m in self.melds:
             first = BASE[m.items[0][0]] if m.items[0][1] is None else m.items[0][1]
             if m.kind != "run" or first // 13 != s:
@@ -192,7 +191,7 @@ class JokerenNLState(RummyState):
         """J12: can the player open this turn with the card ``b`` (-1: a joker) inside one of his
         opening melds, using at most ``budget`` cards of hand and card together?"""
         key = ("open", hand, b, budget, self.threshold(), self.ace_high(), self.out_allowed())
-        cache = self.game.cache
+        cache = self.rg.cache
         hit = cache.get(key)
         if hit is not None:
             return bool(hit)
@@ -208,7 +207,7 @@ class JokerenNLState(RummyState):
         vals = sorted((pips(BASE[c], hi) if BASE[c] < 52 else 10 for c in bits(hand)
                        if BASE[c] >= 52 or starts >> BASE[c] & 1), reverse=True)
         top = sum(vals[:max(0, budget - 1)]) + (pips(b, hi) if b >= 0 else 10)
-        if top < self.threshold() and not (self.game.options["open50"] and self.out_allowed()):
+        if top < self.threshold() and not (self.rg.options["open50"] and self.out_allowed()):
             cache[key] = False
             return False
         counts: dict[int, int] = {}
@@ -219,7 +218,7 @@ class JokerenNLState(RummyState):
             counts[b] = counts.get(b, 0) + 1
         else:
             jokers += 1
-        cands = meld_candidates(counts, jokers, self.game.run_rule, self.game.set_rule, self._cand_points)
+        cands = meld_candidates(counts, jokers, self.rg.run_rule, self.rg.set_rule, self._cand_points)
         with_b = [cd for cd in cands if (b in cd[0] if b >= 0 else cd[1] > 0)]
         ok = False
         need = self.threshold()
@@ -235,7 +234,7 @@ class JokerenNLState(RummyState):
                 counts[x] += 1
             if ok:
                 break
-        if not ok and self.game.options["open50"] and self.out_allowed():
+        if not ok and self.rg.options["open50"] and self.out_allowed():
             # open50: going out this turn opens whatever the points (all cards but the discard)
             for nats, nj, _ in with_b:
                 for x in nats:
@@ -270,12 +269,12 @@ class JokerenNLState(RummyState):
 
     # ----------------------------------------------------------------- deals and scoring
     def _next_dealer(self) -> int:
-        if self.game.options["competition"] and self.players == 3 and self.deal_no == 1:
+        if self.rg.options["competition"] and self.players == 3 and self.deal_no == 1:
             return self.dealer  # J17: with 3 players seat 0 deals the first two deals
         return super()._next_dealer()
 
     def _deal_setup(self) -> None:
-        if self.game.options["competition"] and self.players == 3 and self.deal_no == 2 and self.dealer == 0:
+        if self.rg.options["competition"] and self.players == 3 and self.deal_no == 2 and self.dealer == 0:
             self._emit("dealt_twice", seat=0)
 
     def _score_deal(self, winner: int | None) -> list[float]:
@@ -288,7 +287,7 @@ class JokerenNLState(RummyState):
             self._emit("match_subtotal", after=SUBTOTAL_AFTER, totals=list(self.totals), xs=list(self.xs))
 
     def _match_over(self) -> bool:
-        return self.deal_no >= (DEALS_COMPETITION if self.game.options["competition"] else DEALS)
+        return self.deal_no >= (DEALS_COMPETITION if self.rg.options["competition"] else DEALS)
 
     def ranking(self) -> list[int]:
         # J9: lowest total; more X's break a tie; still tied -> shared
@@ -311,7 +310,6 @@ class JokerenNLState(RummyState):
         return out
 
 
-@register
 class JokerenNL(RummyGame):
     id = "jokeren_nl"
     lower_score_wins = True
@@ -355,3 +353,6 @@ class JokerenNL(RummyGame):
 
     def deck(self) -> list[int]:
         return build_deck(jokers=4, packs=2)
+
+
+register(JokerenNL)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

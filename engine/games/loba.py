@@ -40,7 +40,7 @@ and ``"eliminated"`` (seats already out, with empty hands).
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from engine.cards import (
     BASE,
@@ -61,12 +61,12 @@ from engine.games._rummy import MELD1, MELDJ, RANK_MASK, RUMMY_VERBS, SPREAD, Me
 from engine.melds import GroupRule, Item, RunRule, pos_base
 from engine.stock import ReformMode
 
-PENALTY = value_table(ace=10, face=10, joker=25)  # L1: joker 25; seed: A and faces 10, pips face
-OUT_AT = 100  # L5: ">= 100"
-MAX_BUYBACKS = 2
+PENALTY: Final = value_table(ace=10, face=10, joker=25)  # L1: joker 25; seed: A and faces 10, pips face
+OUT_AT: Final = 100  # L5: ">= 100"
+MAX_BUYBACKS: Final = 2
 MIN_PIERNA, MAX_PIERNA = 3, 6
-HIGH_ACE = 13
-LOBA_VERBS: dict[str, tuple[str, str]] = {
+HIGH_ACE: Final = 13
+LOBA_VERBS: Final[dict[str, tuple[str, str]]] = {
     **RUMMY_VERBS,
     "move": ("layoff", "move 7H JK=9H 3"),
 }
@@ -96,7 +96,6 @@ class LobaState(RummyState):
     }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
-    game: Loba
     buybacks: list[int]
     out_deal: list[int]
     """Deal in which a seat was eliminated (0: still in)."""
@@ -241,7 +240,7 @@ class LobaState(RummyState):
         if limit <= 0:
             return []
         key = ("loba", hand, tuple(b), limit)
-        cache = self.game.cache
+        cache = self.rg.cache
         hit = cache.get(key)
         if hit is not None:
             return list(hit)
@@ -276,7 +275,7 @@ class LobaState(RummyState):
         # L2: a new meld from the hand with it (a meld it can start, with the hand's cards)
         if self._start_mask(bases | 1 << b, jokers, n + 1) >> b & 1:
             return True
-        if self.game.options["pickup_for_layoff"]:
+        if self.rg.options["pickup_for_layoff"]:
             return self._layoff_usable(b, hand)
         return False
 
@@ -344,7 +343,7 @@ class LobaState(RummyState):
     def _layoff_blocked(self, hand: int, x: int) -> bool:
         """L2: the card taken from the discard pile goes into a new meld, not a lay-off (unless
         the hand holds another copy of it)."""
-        if self.game.options["pickup_for_layoff"]:
+        if self.rg.options["pickup_for_layoff"]:
             return False
         mu = self.must_use & hand & ~JOKER_MASK
         if not mu:
@@ -364,7 +363,7 @@ class LobaState(RummyState):
 
     def _layoff_offers(self, seat: int, hand: int) -> list[str]:
         out = super()._layoff_offers(seat, hand)  # (refreshes every meld's lay-off cache)
-        if self.must_use & hand and not self.game.options["pickup_for_layoff"]:
+        if self.must_use & hand and not self.rg.options["pickup_for_layoff"]:
             out = [a for a in out if a.startswith("layoff JK=")
                    or not self._layoff_blocked(hand, card(a.split()[1]))]
         if not self.melds:
@@ -391,7 +390,7 @@ class LobaState(RummyState):
 
     def _do_layoff(self, seat: int, tok: str, idx: int) -> None:
         # L2: under the default a natural lay-off never uses the taken discard (another copy is)
-        self._pick_free = not self.game.options["pickup_for_layoff"]
+        self._pick_free = not self.rg.options["pickup_for_layoff"]
         try:
             super()._do_layoff(seat, tok, idx)
         finally:
@@ -403,7 +402,7 @@ class LobaState(RummyState):
         m = self.melds[idx]
         x = card(tok)
         y = card(new_tok[3:])
-        free = not self.game.options["pickup_for_layoff"]
+        free = not self.rg.options["pickup_for_layoff"]
         c = self._pick(hand, tok, avoid=self.must_use if free else ~self.must_use)
         self.hands[seat] = hand & ~(1 << c)
         self.must_use &= ~(1 << c)
@@ -418,6 +417,7 @@ class LobaState(RummyState):
         else:
             m.items.append((jc, y))
         m.acc = None
+        m.jn = -1
         self.turn_layoffs.append((idx, c))
         self._emit("joker_moved_end", seat=seat, meld=idx + 1, card=tok, joker=f"JK={new_tok[3:]}")
         self._check_out(seat)
@@ -454,7 +454,7 @@ class LobaState(RummyState):
         hand = self.hands[seat]
         if hand & ~JOKER_MASK:
             return False
-        if self.takebacks >= self.game.max_takebacks:
+        if self.takebacks >= self.rg.max_takebacks:
             return True  # table play is closed for this turn: none can be laid
         # L13: only jokers, none of which can be laid this turn
         return not any(self._may_layoff(seat, i) and any(j for _, j, _ in self._accepts(m))
@@ -538,7 +538,7 @@ class LobaState(RummyState):
     def _next_choice(self) -> None:
         while self.queue:
             s = self.queue[0]
-            if self.buybacks[s] < self.game.options["max_buybacks"]:
+            if self.buybacks[s] < self.rg.options["max_buybacks"]:
                 self.phase = "buyback"
                 self.turn = s
                 return
@@ -622,7 +622,6 @@ class LobaState(RummyState):
         return out
 
 
-@register
 class Loba(RummyGame):
     id = "loba"
     lower_score_wins = True
@@ -674,3 +673,5 @@ class Loba(RummyGame):
     def deck(self) -> list[int]:
         return deck_108()
 
+
+register(Loba)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

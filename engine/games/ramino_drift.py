@@ -34,7 +34,7 @@ empty hands).
 """
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from engine.cards import BASE, DISCARD, IS_JOKER, JOKER, JOKER_MASK, PHYS, TOKENS, bits, deck_54, value_table
 from engine.core import NO_CARD_TABLES, Option, register
@@ -42,8 +42,8 @@ from engine.games._rummy import RummyGame, RummyState
 from engine.melds import GroupRule, Item, RunRule, item_token
 from engine.stock import ReformMode
 
-PENALTY = value_table(ace=1, face=10, joker=20)
-OUT_AT = 101
+PENALTY: Final = value_table(ace=1, face=10, joker=20)
+OUT_AT: Final = 101
 
 
 class RaminoDriftState(RummyState):
@@ -54,7 +54,6 @@ class RaminoDriftState(RummyState):
     }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
-    game: RaminoDrift
     out_deal: list[int]
     """Deal in which a seat was eliminated (0: still in; -1: out before an injected deal)."""
     melded: list[bool]
@@ -122,7 +121,7 @@ class RaminoDriftState(RummyState):
         if not self.melded[seat]:
             return False  # RD5: lay-offs only once come out (this turn's first meld included)
         # RD3: onto runs (seed L706), and onto sets unless the option is off
-        return self.game.options["layoff_sets"] or self.melds[idx].kind == "run"
+        return self.rg.options["layoff_sets"] or self.melds[idx].kind == "run"
 
     def _permission_by_meld(self, seat: int) -> bool:
         return not self.melded[seat]  # RD5: a meld laid this turn allows lay-offs
@@ -241,7 +240,6 @@ class RaminoDriftState(RummyState):
         return out
 
 
-@register
 class RaminoDrift(RummyGame):
     id = "ramino_drift"
     lower_score_wins = True
@@ -285,3 +283,6 @@ class RaminoDrift(RummyGame):
 
     def deck(self) -> list[int]:
         return deck_54()
+
+
+register(RaminoDrift)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)
