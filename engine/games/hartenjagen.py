@@ -71,11 +71,13 @@ PTS: Final[tuple[int, ...]] = tuple(13 if c == QUEEN_SPADES else 1 if c // 13 ==
 TOTAL_POINTS: Final = 26
 
 PASS: Final[tuple[str, ...]] = tuple("pass " + TOKENS[c] for c in range(NCARDS))
-PASS_FLAG: Final = 64
-ACTION_CODE: Final[dict[str, int]] = {
-    **{s: c for c, s in enumerate(PLAY)},
-    **{s: c | PASS_FLAG for c, s in enumerate(PASS)}}
-"""Action string -> its card id, plus PASS_FLAG for a pass (one small int: no tuple to unpack)."""
+PASS_SUIT: Final = 4
+PLAY_INFO: Final[dict[str, tuple[int, int, int]]] = {s: (c, c // 13, 1 << c) for c, s in enumerate(PLAY)}
+"""Action string -> (card id, its suit, its bit): the actions of the play phase."""
+PASS_INFO: Final[dict[str, tuple[int, int, int]]] = {s: (c, PASS_SUIT, 1 << c) for c, s in enumerate(PASS)}
+"""The same for the passing phase (suit PASS_SUIT).  A state looks actions up in its phase's
+dict (``_info``), so a pass while playing (or a play while passing) is no key: one bit test of
+the legal mask ``_lm`` checks the rest."""
 
 
 PLAY_T: Final = PLAY_TABLES
@@ -86,11 +88,15 @@ subset ``m`` of ``suit`` (one index instead of two)."""
 PASS_FLAT: Final[tuple[tuple[str, ...], ...]] = PASS_T[0] + PASS_T[1] + PASS_T[2] + PASS_T[3]
 
 
-def _list_of(m: int, flat: tuple[tuple[str, ...], ...]) -> list[str]:
-    """A fresh list of the action strings of the cards in mask ``m`` (table ``flat``: PLAY_FLAT
-    or PASS_FLAT), in card order, built straight into the list."""
-    return [*flat[m & 8191], *flat[8192 | m >> 13 & 8191], *flat[16384 | m >> 26 & 8191],
-            *flat[24576 | m >> 39]]
+def _pass_list(m: int) -> list[str]:
+    """A fresh list of the pass actions of the cards in mask ``m``, in card order."""
+    return [*PASS_FLAT[m & 8191], *PASS_FLAT[8192 | m >> 13 & 8191], *PASS_FLAT[16384 | m >> 26 & 8191],
+            *PASS_FLAT[24576 | m >> 39]]
+
+
+SUBSET_COUNT: Final[tuple[int, ...]] = tuple(m.bit_count() for m in range(8192))
+"""The number of cards in each 13-bit subset of a suit (a table: ``int.bit_count`` is a method
+call in the compiled build)."""
 
 
 PASS_COUNT: Final = 3
@@ -168,7 +174,7 @@ class HartenjagenState(State):
     }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
-    __slots__ = ("_lm", "_lt", "_over", "broken", "events", "hands", "history", "leader", "led",
+    __slots__ = ("_info", "_lm", "_lt", "_over", "broken", "events", "hands", "history", "leader", "led",
                  "nplayed", "passed", "phase", "tmask", "turn", "wcard", "wseat")
 
     dealer: int
@@ -199,9 +205,12 @@ class HartenjagenState(State):
     _lm: int
     """The cards the seat to act may play (or pass, while passing), always up to date (0 once the
     match is over): checking an action is one bit test."""
-    _lt: tuple[str, ...] | None
-    """The same as the tuple of action strings when it is one suit's table entry (following
-    suit), else None: :meth:`legal_actions` builds the list from ``_lm``."""
+    _lt: tuple[str, ...] | list[str] | None
+    """The same as action strings: a suit's table entry while following suit, the list of the
+    passer's cards (shrunk by each pass) while passing; None: :meth:`legal_actions` builds the
+    list from ``_lm``."""
+    _info: dict[str, tuple[int, int, int]]
+    """PLAY_INFO or PASS_INFO, by phase."""
 
     # ----------------------------------------------------------------- setup
     def _setup(self, deal: dict[str, Any] | None) -> None:
@@ -280,14 +289,16 @@ class HartenjagenState(State):
             self.passing = 1
             self.phase = "pass"
             self.turn = 0  # X2: seats pass one at a time in seat order
-            self._lt = None
+            self._info = PASS_INFO
             self._lm = hands[0]
+            self._lt = _pass_list(hands[0])
         else:
             self._begin_play()
 
     def _begin_play(self) -> None:
         self.passing = 0
         self.phase = "play"
+        self._info = PLAY_INFO
         h = self.hands
         self.turn = self.leader = next(s for s in range(4) if h[s] & TWO_CLUBS_BIT)
         self.starts = [self.turn]
@@ -299,7 +310,9 @@ class HartenjagenState(State):
         lt = self._lt
         if lt is not None:
             return list(lt)
-        return _list_of(self._lm, PASS_FLAT if self.passing else PLAY_FLAT)
+        m = self._lm  # cards of up to four suits (playing), built straight into one list, in card order
+        return [*PLAY_FLAT[m & 8191], *PLAY_FLAT[8192 | m >> 13 & 8191],
+                *PLAY_FLAT[16384 | m >> 26 & 8191], *PLAY_FLAT[24576 | m >> 39]]
 
     def _legal_actions(self) -> list[str]:
         return self.legal_actions()
@@ -313,34 +326,37 @@ class HartenjagenState(State):
         its fourth card falls.
         """
         try:
-            code = ACTION_CODE[action]
-        except (KeyError, TypeError):  # not a canonical action string: _resolve says why
-            code = -1
-        if code < 0 or code >> 6 != self.passing or not self._lm >> (code & 63) & 1:
+            code, su, bit = self._info[action]
+        except (KeyError, TypeError):  # not an action string of this phase: _resolve says why
+            bit = 0
+        if not self._lm & bit:
             action = self._resolve(action, self.legal_actions())
-            code = ACTION_CODE[action]
-        code &= 63
-        bit = 1 << code
+            code, su, bit = self._info[action]
         t = self.turn
         hands = self.hands
-        if self.passing:
+        if su == PASS_SUIT:
             # ---- H1: pass one card; X2: the cards stay aside until all twelve are passed
             h = hands[t] ^ bit
             hands[t] = h
             passed = self.passed
             done = passed[t] = passed[t] | bit
-            if done.bit_count() == PASS_COUNT:
+            rest = done & (done - 1)  # done without its lowest card
+            if rest & (rest - 1):  # a third card: PASS_COUNT (3) passed
                 if t == 3:
                     self._exchange()
                     self.history.append(action)
                     return
                 t = self.turn = t + 1
                 h = hands[t]
+                self._lt = _pass_list(h)
+            else:
+                lt = self._lt
+                if isinstance(lt, list):  # (always, while passing)
+                    lt.remove(action)
             self._lm = h
             self.history.append(action)
             return
         # ---- play a card
-        su = code // 13
         h = hands[t]
         hands[t] = h ^ bit
         np = self.nplayed
@@ -406,7 +422,7 @@ class HartenjagenState(State):
         self.won[w] |= tm
         self.tmask = 0
         if tm & PENALTY_MASK:
-            self.pts[w] += (tm & HEARTS_MASK).bit_count() + (13 if tm & QS_BIT else 0)
+            self.pts[w] += SUBSET_COUNT[tm >> 26 & 8191] + (13 if tm & QS_BIT else 0)
             if tm & QS_BIT:
                 self.events.append({"event": self.game.id + ".qs_taken", "deal": self.deal_no,
                                     "ply": len(self.history), "seat": w})  # = _emit
@@ -495,13 +511,13 @@ class HartenjagenState(State):
 
     def _refresh_legal(self) -> None:
         """Recompute the legal actions from scratch (after determinize)."""
-        self._lm = self._legal_mask()
-        self._lt = None
+        m = self._lm = self._legal_mask()
+        self._lt = _pass_list(m) if self.passing else None
 
     def plays(self) -> list[int]:
         """The cards played this deal, in order."""
         n = self.nplayed
-        return [ACTION_CODE[a] for a in self.history[len(self.history) - n:]] if n else []
+        return [PLAY_INFO[a][0] for a in self.history[len(self.history) - n:]] if n else []
 
     def voids(self) -> list[int]:
         """Per seat, a bitmask of the suits it has shown void in this deal (public): by not
@@ -655,7 +671,9 @@ class HartenjagenState(State):
         new.wcard = self.wcard
         new.wseat = self.wseat
         new.broken = self.broken
-        new._lt = self._lt  # a tuple (shared) or None
+        lt = self._lt
+        new._lt = lt[:] if isinstance(lt, list) else lt  # a tuple is shared, the passing list copied
+        new._info = self._info
         new._lm = self._lm
         return new
 
