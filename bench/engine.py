@@ -15,8 +15,8 @@ a quarter of its deals, its pass direction being a chance outcome; ours passes i
 
 ``--builds`` (issue 15 item 1): Hartenjagen on the pure source and on the compiled build
 (build_compiled.py), and with ``--baseline DIR`` on an older ``engine/``, each in its own process,
-all pinned to one core, against OpenSpiel hearts with the fair loop and with an index into
-``chance_outcomes()``, in interleaved rounds.  Rounds are measured in CPU time.
+against OpenSpiel hearts (in a process of its own too) with the fair loop and with an index into
+``chance_outcomes()``, all pinned to one core, in interleaved rounds.  Rounds are measured in CPU time.
 
 Figures and the machine they were measured on: bench/README.md.
 """
