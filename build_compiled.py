@@ -51,6 +51,12 @@ def missing_tools() -> str:
     return ""
 
 
+EXTRA_CFLAGS: tuple[str, ...] = ("-march=native", "-fno-semantic-interposition")
+"""Added to mypyc's ``-O3`` (through ``CFLAGS``): the build is for the machine that builds it
+(``build/compiled`` is never shipped), and the modules of the one shared library call each other
+directly instead of through the PLT.  bench/README.md ("The compiled build") has what each gave."""
+
+
 def build(out: Path, quiet: bool) -> None:
     """Compile into a fresh temporary directory, then swap it in (a failed build leaves no half build)."""
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -65,7 +71,8 @@ def build(out: Path, quiet: bool) -> None:
         f"setup(name='cardarena-compiled', ext_modules=mods, script_args=['build_ext', '-j', "
         f"{str(JOBS)!r}, '--build-lib', "
         f"{str(work / 'lib')!r}, '--build-temp', {str(work / 'tmp')!r}])\n")
-    env = dict(os.environ, MYPYC_OPT_LEVEL="3")
+    env = dict(os.environ, MYPYC_OPT_LEVEL="3",
+               CFLAGS=f"{os.environ.get('CFLAGS', '')} {' '.join(EXTRA_CFLAGS)}".strip())
     try:
         r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, text=True,
                            capture_output=True)

@@ -8,6 +8,7 @@ history, rule events, the seeded RNG and ``clone``.  Games implement the ``_``-p
 """
 from __future__ import annotations
 
+import _random
 import importlib
 import math
 import random
@@ -336,7 +337,7 @@ class State:
         self.players = players
         self.seed = seed
         self.max_deals = max_deals
-        self.rng = random.Random(seed)
+        self.rng = _seeded_random(seed)
         self.events = []
         self.history = []
         self.deal_no = 0
@@ -568,6 +569,21 @@ class State:
 
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+_C_SEED = _random.Random.seed
+
+
+def _seeded_random(seed: int) -> random.Random:
+    """``random.Random(seed)``, the same state, without its two Python-level frames: for an int
+    seed ``Random.__init__`` calls ``Random.seed``, which calls the C seed and sets ``gauss_next``
+    to None; this does those two things directly (a match start's cost)."""
+    if type(seed) is not int:
+        return random.Random(seed)
+    r = random.Random.__new__(random.Random)
+    _C_SEED(r, seed)
+    r.gauss_next = None  # type: ignore[attr-defined]
+    return r
 
 
 def check_determinize(state: State, seat: Any, rng: Any) -> None:

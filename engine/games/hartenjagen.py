@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import random
 import struct
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, final
 
 from engine.cards import SUIT_MASKS, SUITS, TOKENS, card
 from engine.core import JSON, CardTables, Game, Option, State, rank_by, register
@@ -71,23 +71,32 @@ PTS: Final[tuple[int, ...]] = tuple(13 if c == QUEEN_SPADES else 1 if c // 13 ==
 TOTAL_POINTS: Final = 26
 
 PASS: Final[tuple[str, ...]] = tuple("pass " + TOKENS[c] for c in range(NCARDS))
-PASS_SHIFT: Final = 64
 PASS_SUIT: Final = 4
-ACTION_INFO: Final[dict[str, tuple[int, int, int]]] = {
-    **{s: (c, c // 13, 1 << c) for c, s in enumerate(PLAY)},
-    **{s: (c, PASS_SUIT, 1 << (c + PASS_SHIFT)) for c, s in enumerate(PASS)}}
-"""Action string -> (card id, its suit or PASS_SUIT for a pass, its bit in the legal mask ``_lm``)."""
+PLAY_INFO: Final[dict[str, tuple[int, int, int]]] = {s: (c, c // 13, 1 << c) for c, s in enumerate(PLAY)}
+"""Action string -> (card id, its suit, its bit): the actions of the play phase."""
+PASS_INFO: Final[dict[str, tuple[int, int, int]]] = {s: (c, PASS_SUIT, 1 << c) for c, s in enumerate(PASS)}
+"""The same for the passing phase (suit PASS_SUIT).  A state looks actions up in its phase's
+dict (``_info``), so a pass while playing (or a play while passing) is no key: one bit test of
+the legal mask ``_lm`` checks the rest."""
 
 
 PLAY_T: Final = PLAY_TABLES
 PASS_T: Final = suit_action_tables(PASS)
-SUIT_SHIFT: Final = (0, 13, 26, 39)
-NEXT: Final = (1, 2, 3, 0)
+PLAY_FLAT: Final[tuple[tuple[str, ...], ...]] = PLAY_T[0] + PLAY_T[1] + PLAY_T[2] + PLAY_T[3]
+"""The same tables flattened: entry ``suit << 13 | m`` holds the actions of the cards of 13-bit
+subset ``m`` of ``suit`` (one index instead of two)."""
+PASS_FLAT: Final[tuple[tuple[str, ...], ...]] = PASS_T[0] + PASS_T[1] + PASS_T[2] + PASS_T[3]
 
 
-def _tuple_of(m: int, t: tuple[tuple[tuple[str, ...], ...], ...]) -> tuple[str, ...]:
-    """The action strings of the cards in mask ``m`` (table ``t``: PLAY_T or PASS_T)."""
-    return t[0][m & 8191] + t[1][m >> 13 & 8191] + t[2][m >> 26 & 8191] + t[3][m >> 39]
+def _pass_list(m: int) -> list[str]:
+    """A fresh list of the pass actions of the cards in mask ``m``, in card order."""
+    return [*PASS_FLAT[m & 8191], *PASS_FLAT[8192 | m >> 13 & 8191], *PASS_FLAT[16384 | m >> 26 & 8191],
+            *PASS_FLAT[24576 | m >> 39]]
+
+
+SUBSET_COUNT: Final[tuple[int, ...]] = tuple(m.bit_count() for m in range(8192))
+"""The number of cards in each 13-bit subset of a suit (a table: ``int.bit_count`` is a method
+call in the compiled build)."""
 
 
 PASS_COUNT: Final = 3
@@ -120,7 +129,9 @@ def deal_hands(rng: random.Random) -> list[int]:
     """
     y = rng.getrandbits(64 * NCARDS) & _KEY_RANDOM | _KEY_FIXED
     labels = _KEYS.pack(*sorted(_KEYS.unpack(y.to_bytes(8 * NCARDS, "little"))))[::8]  # seat of card k
-    h0, h1, h2 = (int(labels.translate(_SEAT_DIGITS[p])[::-1], 2) for p in range(3))
+    h0 = int(labels.translate(_SEAT_DIGITS[0])[::-1], 2)
+    h1 = int(labels.translate(_SEAT_DIGITS[1])[::-1], 2)
+    h2 = int(labels.translate(_SEAT_DIGITS[2])[::-1], 2)
     return [h0, h1, h2, FULL ^ h0 ^ h1 ^ h2]
 
 
@@ -138,6 +149,7 @@ def _suit_letters(m: int) -> list[str]:
 
 
 # --------------------------------------------------------------------- the state
+@final  # (mypyc: calls to its methods and its fields skip the vtable)
 class HartenjagenState(State):
     """A Hartenjagen match.  The fields touched on every action are ints and short lists of int
     masks kept in ``__slots__`` (the base's ``history``, ``events`` and ``_over`` too)."""
@@ -162,8 +174,8 @@ class HartenjagenState(State):
     }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
-    __slots__ = ("_lm", "_lt", "_over", "broken", "events", "hands", "history", "leader", "led",
-                 "nplayed", "passed", "phase", "tmask", "turn")
+    __slots__ = ("_info", "_lm", "_lt", "_over", "broken", "events", "hands", "history", "leader", "led",
+                 "nplayed", "passed", "phase", "tmask", "turn", "wcard", "wseat")
 
     dealer: int
     pass_dir: int
@@ -180,6 +192,9 @@ class HartenjagenState(State):
     leader: int
     tmask: int
     """The cards of the trick in progress."""
+    wcard: int
+    wseat: int
+    """The highest card of the led suit in the trick in progress, and the seat that played it."""
     broken: bool
     pts: list[int]
     won: list[int]
@@ -187,11 +202,15 @@ class HartenjagenState(State):
     """The seat that led the first trick, then the winner of each trick (trick i: starts[i] leads,
     starts[i + 1] wins)."""
     totals: list[int]
-    _lt: tuple[str, ...] | list[str]
-    """The legal actions of the seat to act, always up to date (empty once the match is over): a
-    tuple from the tables while playing, a list shrunk by each pass while passing."""
     _lm: int
-    """The same as a mask of card ids (shifted by PASS_SHIFT while passing), to check an action."""
+    """The cards the seat to act may play (or pass, while passing), always up to date (0 once the
+    match is over): checking an action is one bit test."""
+    _lt: tuple[str, ...] | list[str] | None
+    """The same as action strings: a suit's table entry while following suit, the list of the
+    passer's cards (shrunk by each pass) while passing; None: :meth:`legal_actions` builds the
+    list from ``_lm``."""
+    _info: dict[str, tuple[int, int, int]]
+    """PLAY_INFO or PASS_INFO, by phase."""
 
     # ----------------------------------------------------------------- setup
     def _setup(self, deal: dict[str, Any] | None) -> None:
@@ -263,19 +282,23 @@ class HartenjagenState(State):
         self.led = 0
         self.leader = 0
         self.tmask = 0
+        self.wcard = 0
+        self.wseat = 0
         self.broken = not self._must_break
         if direction:
             self.passing = 1
             self.phase = "pass"
             self.turn = 0  # X2: seats pass one at a time in seat order
-            self._lt = list(_tuple_of(hands[0], PASS_T))
-            self._lm = hands[0] << PASS_SHIFT
+            self._info = PASS_INFO
+            self._lm = hands[0]
+            self._lt = _pass_list(hands[0])
         else:
             self._begin_play()
 
     def _begin_play(self) -> None:
         self.passing = 0
         self.phase = "play"
+        self._info = PLAY_INFO
         h = self.hands
         self.turn = self.leader = next(s for s in range(4) if h[s] & TWO_CLUBS_BIT)
         self.starts = [self.turn]
@@ -284,44 +307,53 @@ class HartenjagenState(State):
 
     # ----------------------------------------------------------------- the hot path
     def legal_actions(self) -> list[str]:
-        return list(self._lt)
+        lt = self._lt
+        if lt is not None:
+            return list(lt)
+        m = self._lm  # cards of up to four suits (playing), built straight into one list, in card order
+        return [*PLAY_FLAT[m & 8191], *PLAY_FLAT[8192 | m >> 13 & 8191],
+                *PLAY_FLAT[16384 | m >> 26 & 8191], *PLAY_FLAT[24576 | m >> 39]]
 
     def _legal_actions(self) -> list[str]:
-        return list(self._lt)
+        return self.legal_actions()
 
     def apply(self, action: Any) -> None:
         """Play ``action``; an illegal or malformed one raises IllegalAction and changes nothing.
 
-        The legal actions of the seat to act are kept up to date after every action (``_lt`` for
-        :meth:`legal_actions`, ``_lm`` as a mask), so checking an action is one dict lookup and
+        The legal actions of the seat to act are kept up to date after every action (``_lm`` as
+        a mask, ``_lt`` when it is a table entry), so checking an action is one dict lookup and
         one bit test.  The work is inlined (this runs 64 times a deal); the trick is settled when
         its fourth card falls.
         """
         try:
-            code, su, bit = ACTION_INFO[action]
-        except (KeyError, TypeError):  # not a canonical action string: _resolve says why
+            code, su, bit = self._info[action]
+        except (KeyError, TypeError):  # not an action string of this phase: _resolve says why
             bit = 0
         if not self._lm & bit:
-            action = self._resolve(action, list(self._lt))
-            code, su, bit = ACTION_INFO[action]
+            action = self._resolve(action, self.legal_actions())
+            code, su, bit = self._info[action]
         t = self.turn
         hands = self.hands
         if su == PASS_SUIT:
             # ---- H1: pass one card; X2: the cards stay aside until all twelve are passed
-            bit >>= PASS_SHIFT
-            hands[t] ^= bit
+            h = hands[t] ^ bit
+            hands[t] = h
             passed = self.passed
             done = passed[t] = passed[t] | bit
-            if done.bit_count() == PASS_COUNT:
+            rest = done & (done - 1)  # done without its lowest card
+            if rest & (rest - 1):  # a third card: PASS_COUNT (3) passed
                 if t == 3:
                     self._exchange()
                     self.history.append(action)
                     return
                 t = self.turn = t + 1
-                self._lt = list(_tuple_of(hands[t], PASS_T))
+                h = hands[t]
+                self._lt = _pass_list(h)
             else:
-                self._lt.remove(action)  # type: ignore[union-attr]  # a list while passing
-            self._lm = hands[t] << PASS_SHIFT
+                lt = self._lt
+                if isinstance(lt, list):  # (always, while passing)
+                    lt.remove(action)
+            self._lm = h
             self.history.append(action)
             return
         # ---- play a card
@@ -333,33 +365,41 @@ class HartenjagenState(State):
         if n:
             led = self.led
             self.tmask |= bit
-            if np < 4 and su != led:
+            if su == led:
+                if code > self.wcard:
+                    self.wcard = code
+                    self.wseat = t
+            elif np < 4:
                 self._first_trick_discard(t, h, code)
         else:
             led = self.led = su
             self.tmask = bit
+            self.wcard = code
+            self.wseat = t
             if su == 2 and not self.broken:
                 # H2: a heart lead before hearts are broken: the leader holds only hearts.
                 self._emit("forced_heart_lead", seat=t, card=TOKENS[code])
         if not self.broken and (su == 2 or (code == QUEEN_SPADES and self._qs_breaks)):
             # H2: the first heart (or the queen of spades, qs_breaks_hearts) breaks hearts.
             self.broken = True
-            self._emit("hearts_broken", seat=t, card=TOKENS[code])
+            self.events.append({"event": self.game.id + ".hearts_broken", "deal": self.deal_no,
+                                "ply": len(self.history), "seat": t, "card": TOKENS[code]})  # = _emit
         if n == 3:
-            self._end_trick(action)
+            self._end_trick()
         else:
-            t = self.turn = NEXT[t]
+            t = self.turn = (t + 1) & 3
             h = hands[t]
-            f = h & SUIT_MASKS[led]
-            if f:
-                self._lm = f
-                self._lt = PLAY_T[led][f >> SUIT_SHIFT[led]]
+            shift = 13 * led
+            f = h >> shift & 8191
+            if f:  # follow suit: one table entry
+                self._lm = f << shift
+                self._lt = PLAY_FLAT[led << 13 | f]
             else:
                 if np < 3 and self._no_pts:
                     # H3: no penalty card on the first trick while the seat holds anything else.
                     h = h & ~PENALTY_MASK or h
                 self._lm = h
-                self._lt = _tuple_of(h, PLAY_T)
+                self._lt = None
         self.history.append(action)
 
     def _emit(self, name: str, seat: int | None = None, **data: JSON) -> None:
@@ -373,20 +413,19 @@ class HartenjagenState(State):
             self._emit("points_on_first_trick_blocked", seat=seat, card=TOKENS[code],
                        held=_mask_tokens(held & PENALTY_MASK))
 
-    def _end_trick(self, last: str) -> None:
-        """The fourth card (``last``) has fallen: the highest card of the led suit takes the trick."""
+    def _end_trick(self) -> None:
+        """The fourth card has fallen: the highest card of the led suit (``wcard``) takes the trick."""
         tm = self.tmask
-        wc = (tm & SUIT_MASKS[self.led]).bit_length() - 1
-        hist = self.history
-        w = (self.leader + (hist[-3], hist[-2], hist[-1], last).index(PLAY[wc])) & 3
+        w = self.wseat
         self.turn = self.leader = w
         self.starts.append(w)
         self.won[w] |= tm
         self.tmask = 0
         if tm & PENALTY_MASK:
-            self.pts[w] += (tm & HEARTS_MASK).bit_count() + (13 if tm & QS_BIT else 0)
+            self.pts[w] += SUBSET_COUNT[tm >> 26 & 8191] + (13 if tm & QS_BIT else 0)
             if tm & QS_BIT:
-                self._emit("qs_taken", seat=w)
+                self.events.append({"event": self.game.id + ".qs_taken", "deal": self.deal_no,
+                                    "ply": len(self.history), "seat": w})  # = _emit
         if self.nplayed == NCARDS:
             self._end_deal()
             return
@@ -395,7 +434,7 @@ class HartenjagenState(State):
             # H2: no heart lead before hearts are broken, unless the leader holds only hearts.
             h = h & ~HEARTS_MASK or h
         self._lm = h
-        self._lt = _tuple_of(h, PLAY_T)
+        self._lt = None
 
     def _exchange(self) -> None:
         """H1/X2: all have passed; the cards join the receivers' hands now."""
@@ -403,7 +442,8 @@ class HartenjagenState(State):
         hands, passed = self.hands, self.passed
         for s in range(4):
             hands[(s + d) & 3] |= passed[s]
-        self._emit("cards_passed", direction=DIRECTIONS[d])
+        self.events.append({"event": self.game.id + ".cards_passed", "deal": self.deal_no,
+                            "ply": len(self.history), "seat": None, "direction": DIRECTIONS[d]})  # = _emit
         self._begin_play()
 
     def _end_deal(self) -> None:
@@ -440,7 +480,7 @@ class HartenjagenState(State):
 
     def _finish(self) -> None:
         super()._finish()
-        self._lt = ()
+        self._lt = None
         self._lm = 0
 
     # ----------------------------------------------------------------- derived views
@@ -471,18 +511,13 @@ class HartenjagenState(State):
 
     def _refresh_legal(self) -> None:
         """Recompute the legal actions from scratch (after determinize)."""
-        m = self._legal_mask()
-        if self.passing:
-            self._lt = list(_tuple_of(m, PASS_T))
-            self._lm = m << PASS_SHIFT
-        else:
-            self._lt = _tuple_of(m, PLAY_T)
-            self._lm = m
+        m = self._lm = self._legal_mask()
+        self._lt = _pass_list(m) if self.passing else None
 
     def plays(self) -> list[int]:
         """The cards played this deal, in order."""
         n = self.nplayed
-        return [ACTION_INFO[a][0] for a in self.history[len(self.history) - n:]] if n else []
+        return [PLAY_INFO[a][0] for a in self.history[len(self.history) - n:]] if n else []
 
     def voids(self) -> list[int]:
         """Per seat, a bitmask of the suits it has shown void in this deal (public): by not
@@ -633,8 +668,12 @@ class HartenjagenState(State):
         new.led = self.led
         new.leader = self.leader
         new.tmask = self.tmask
+        new.wcard = self.wcard
+        new.wseat = self.wseat
         new.broken = self.broken
-        new._lt = self._lt[:]  # a tuple is shared, the passing list copied
+        lt = self._lt
+        new._lt = lt[:] if isinstance(lt, list) else lt  # a tuple is shared, the passing list copied
+        new._info = self._info
         new._lm = self._lm
         return new
 
