@@ -81,6 +81,23 @@ def source_digest(module: str, root: Path = ROOT) -> str:
     return hashlib.sha256(source_path(module, root).read_bytes()).hexdigest()
 
 
+def cpu_signature() -> str:
+    """What the build was compiled for (build_compiled.py passes ``-march=native``): SHA-256 of the
+    machine type and the first processor's vendor, model and feature flags in ``/proc/cpuinfo``.  A
+    build copied to another machine (a working tree in an image, a shared home) is not used there:
+    its code may use instructions that CPU lacks."""
+    import hashlib
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            first = f.read(1 << 16).split("\n\n", 1)[0]
+    except OSError:
+        first = ""
+    keys = ("vendor_id", "model name", "flags", "Features", "CPU implementer", "CPU architecture",
+            "CPU part")
+    lines = [ln for ln in first.splitlines() if ln.partition(":")[0].strip() in keys]
+    return hashlib.sha256("\n".join([os.uname().machine, *lines]).encode()).hexdigest()
+
+
 def write_manifest(build_dir: Path, modules: Sequence[str], root: Path = ROOT,
                    refuses: Sequence[str] = ()) -> Path:
     """Record what was built: per module its extension file, its source digest and docstring, and
@@ -101,8 +118,9 @@ def write_manifest(build_dir: Path, modules: Sequence[str], root: Path = ROOT,
     if not (build_dir / lib).is_file():
         raise FileNotFoundError(f"mypyc's shared library missing: {build_dir / lib}")
     path = build_dir / MANIFEST
-    path.write_text(json.dumps({"cache_tag": sys.implementation.cache_tag, "library": lib,
-                                "refuses": sorted(refuses), "modules": entries}, indent=1) + "\n",
+    path.write_text(json.dumps({"cache_tag": sys.implementation.cache_tag, "cpu": cpu_signature(),
+                                "library": lib, "refuses": sorted(refuses), "modules": entries},
+                               indent=1) + "\n",
                     encoding="utf-8")
     return path
 
@@ -122,7 +140,7 @@ class _Loader(importlib.machinery.ExtensionFileLoader):
 
 def check_build(build_dir: Path = BUILD_DIR, root: Path = ROOT) -> tuple[dict[str, Path], str]:
     """The compiled modules' names -> extension files if the build is usable, and ``""``; or ``{}``
-    and the one-line reason it is not (missing, another Python, a source edited since the build)."""
+    and the one-line reason it is not (missing, another Python or CPU, a source edited since the build)."""
     import json
     path = build_dir / MANIFEST
     if not path.is_file():
@@ -130,11 +148,15 @@ def check_build(build_dir: Path = BUILD_DIR, root: Path = ROOT) -> tuple[dict[st
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
         tag, lib, entries = manifest["cache_tag"], manifest["library"], manifest["modules"]
+        cpu = manifest["cpu"]
         REFUSES[:] = [str(m) for m in manifest["refuses"]]
     except (ValueError, KeyError, TypeError) as e:
         return {}, f"unreadable manifest {path} (rebuild: python build_compiled.py): {e!r}"
     if tag != sys.implementation.cache_tag:
         return {}, f"the compiled build is for {tag}, this is {sys.implementation.cache_tag}"
+    if cpu != cpu_signature():
+        return {}, "the compiled build was made for another CPU (-march=native; rebuild: python " \
+                   "build_compiled.py)"
     if sorted(entries) != sorted(MODULES):
         return {}, "the compiled build's modules are not those of engine._compiled.MODULES (rebuild: " \
                    "python build_compiled.py)"

@@ -166,6 +166,21 @@ def _copy_tree(tmp: Path, with_build: bool) -> Path:
     return root
 
 
+def test_a_build_made_for_another_cpu_is_not_used(tmp_path: Path) -> None:
+    """The build is compiled with ``-march=native``: copied to a machine whose CPU differs (its
+    manifest's ``cpu`` is not this machine's), it is refused with the reason, never run."""
+    _need_build()
+    root = _copy_tree(tmp_path, with_build=True)
+    build = root / "build" / "compiled"
+    assert _compiled.check_build(build, root)[1] == ""
+    path = build / _compiled.MANIFEST
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    manifest["cpu"] = hashlib.sha256(b"another machine").hexdigest()
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    files, why = _compiled.check_build(build, root)
+    assert files == {} and why.startswith("the compiled build was made for another CPU")
+
+
 PROBE = ("import engine, engine.core\nfrom engine import _compiled\n"
          "print(engine.__file__, _compiled.is_compiled(engine.core))\n")
 
