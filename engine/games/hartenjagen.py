@@ -222,7 +222,6 @@ class HartenjagenState(State):
     """The highest card of the led suit in the trick in progress, and the seat that played it."""
     broken: bool
     pts: list[int]
-    won: list[int]
     starts: list[int]
     """The seat that led the first trick, then the winner of each trick (trick i: starts[i] leads,
     starts[i + 1] wins)."""
@@ -301,7 +300,6 @@ class HartenjagenState(State):
         self.pass_dir = direction
         self.passed = [0, 0, 0, 0]
         self.pts = [0, 0, 0, 0]
-        self.won = [0, 0, 0, 0]
         self.starts = []
         self.nplayed = 0
         self.led = 0
@@ -446,7 +444,6 @@ class HartenjagenState(State):
         w = self.wseat
         self.turn = self.leader = w
         self.starts.append(w)
-        self.won[w] |= tm
         self.tmask = 0
         if tm & PENALTY_MASK:
             self.pts[w] += SUBSET_COUNT[tm >> 26 & 8191] + (13 if tm & QS_BIT else 0)
@@ -546,6 +543,16 @@ class HartenjagenState(State):
         n = self.nplayed
         return [PLAY_INFO[a][0] for a in self.history[len(self.history) - n:]] if n else []
 
+    def _won(self) -> list[int]:
+        """The cards each seat has taken in tricks this deal (from the plays and the winners in
+        ``starts``: not kept by the hot path, only :meth:`zones` reads it)."""
+        won = [0, 0, 0, 0]
+        plays = self.plays()
+        for i in range(len(plays) >> 2):
+            won[self.starts[i + 1]] |= (1 << plays[4 * i] | 1 << plays[4 * i + 1] | 1 << plays[4 * i + 2]
+                                        | 1 << plays[4 * i + 3])
+        return won
+
     def voids(self) -> list[int]:
         """Per seat, a bitmask of the suits it has shown void in this deal (public): by not
         following suit, or by leading a heart before hearts were broken (H2)."""
@@ -581,7 +588,7 @@ class HartenjagenState(State):
         z = {f"hand{s}": self.hands[s] for s in range(4)}
         if self.passing:
             z.update({f"passing{s}": self.passed[s] for s in range(4)})
-        z.update({f"won{s}": self.won[s] for s in range(4)})
+        z.update({f"won{s}": m for s, m in enumerate(self._won())})
         z["trick"] = self.tmask
         return z
 
@@ -688,7 +695,6 @@ class HartenjagenState(State):
         new.hands = list(self.hands)
         new.passed = list(self.passed)
         new.pts = list(self.pts)
-        new.won = list(self.won)
         new.starts = list(self.starts)
         new.turn = self.turn
         new.nplayed = self.nplayed
