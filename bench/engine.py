@@ -2,6 +2,7 @@
 
     python bench/engine.py [--seconds S] [--games hartenjagen,genive,...]
     python bench/engine.py --builds [--seconds S] [--baseline DIR]
+    python bench/engine.py --ab DIR_A DIR_B ... [--mode require|0] [--seconds S]
 
 A *deal* is ``game.new_match(seed=i, max_deals=1)`` played to its end with
 ``state.apply(rng.choice(state.legal_actions()))``.  For each game it prints deals/s, actions/s
@@ -17,6 +18,9 @@ a quarter of its deals, its pass direction being a chance outcome; ours passes i
 (build_compiled.py), and with ``--baseline DIR`` on an older ``engine/``, each in its own process,
 against OpenSpiel hearts (in a process of its own too) with the fair loop and with an index into
 ``chance_outcomes()``, all pinned to one core, in interleaved rounds.  Rounds are measured in CPU time.
+
+``--ab``: paired A/B of Hartenjagen on the ``engine/`` (and ``build/``) of each directory, one process
+each, pinned to one core, interleaved CPU-time rounds; ratios to the first directory.
 
 Figures and the machine they were measured on: bench/README.md.
 """
