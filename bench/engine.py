@@ -2,6 +2,7 @@
 
     python bench/engine.py [--seconds S] [--games hartenjagen,genive,...]
     python bench/engine.py --builds [--seconds S] [--baseline DIR]
+    python bench/engine.py --ab DIR_A DIR_B ... [--mode require|0] [--seconds S]
 
 A *deal* is ``game.new_match(seed=i, max_deals=1)`` played to its end with
 ``state.apply(rng.choice(state.legal_actions()))``.  For each game it prints deals/s, actions/s
@@ -17,6 +18,9 @@ a quarter of its deals, its pass direction being a chance outcome; ours passes i
 (build_compiled.py), and with ``--baseline DIR`` on an older ``engine/``, each in its own process,
 against OpenSpiel hearts (in a process of its own too) with the fair loop and with an index into
 ``chance_outcomes()``, all pinned to one core, in interleaved rounds.  Rounds are measured in CPU time.
+
+``--ab``: paired A/B of Hartenjagen on the ``engine/`` (and ``build/``) of each directory, one process
+each, pinned to one core, interleaved CPU-time rounds; ratios to the first directory.
 
 Figures and the machine they were measured on: bench/README.md.
 """
@@ -319,6 +323,35 @@ def bench_builds(seconds: float, baseline: str | None, out: Callable[[str], None
     return 0
 
 
+def bench_ab(roots: list[str], mode: str, seconds: float, out: Callable[[str], None]) -> int:
+    """Paired A/B: Hartenjagen on the ``engine/`` of each directory in ``roots`` (the build of
+    ``CARDARENA_COMPILED=mode``), one process each, pinned to one core, interleaved rounds of CPU
+    time; each ratio is the median of the per-round ratios of a root to the first."""
+    cpu = min(os.sched_getaffinity(0))
+    kids = [Child(mode, cpu, root) for root in roots]
+    if mode == "require" and not all(k.info["compiled"] for k in kids):
+        out("a compiled build is not active in some child (python build_compiled.py in its root)")
+        return 1
+    rounds = max(1, round(seconds / ROUND))
+    t = seconds / rounds
+    runs: list[list[Rate]] = [[] for _ in kids]
+    for k in range(rounds):
+        order = list(range(len(kids)))
+        order = order[k % len(order):] + order[:k % len(order)]  # each goes first in turn
+        for i in order:
+            runs[i].append(kids[i].ask(f"ours {1_000_000 * k} {t}"))
+    for kid in kids:
+        kid.close()
+    out(f"# {rounds} interleaved rounds of {t:g} s CPU each, one core (cpu {cpu}), CARDARENA_COMPILED={mode}")
+    for root, rates in zip(roots, runs, strict=True):
+        out(line(Path(root).name[:24], median_rate(rates)))
+    for root, rates in zip(roots[1:], runs[1:], strict=True):
+        ratios = [x.deals_per_s / y.deals_per_s for x, y in zip(rates, runs[0], strict=True)]
+        out(f"  ratio {Path(root).name}/{Path(roots[0]).name}: {statistics.median(ratios):.3f}x deals/s "
+            f"(median of {rounds} rounds; range {min(ratios):.2f}-{max(ratios):.2f})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Random-play deals per second of every registered game.")
     ap.add_argument("--seconds", type=float, default=2.0,
@@ -327,6 +360,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--builds", action="store_true",
                     help="Hartenjagen on the pure source and the compiled build vs OpenSpiel's fair loop")
     ap.add_argument("--baseline", help="with --builds: also a directory holding an older engine/ package")
+    ap.add_argument("--ab", nargs="+", metavar="DIR",
+                    help="paired A/B of Hartenjagen on the engine/ of each DIR (ratios to the first)")
+    ap.add_argument("--mode", default="require", choices=("require", "0"),
+                    help="with --ab: CARDARENA_COMPILED for every child (require: the compiled build)")
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--root", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -334,6 +371,9 @@ def main(argv: list[str] | None = None) -> int:
         return serve()
     if a.seconds <= 0:
         ap.error("--seconds must be positive")
+    if a.ab:
+        print(f"# {machine()}")
+        return bench_ab(a.ab, a.mode, a.seconds, print)
     if a.builds:
         print(f"# {machine()}")
         print(f"{'engine':<24} {'deals/s':>10} {'actions/s':>12} {'us/action':>10} {'act/deal':>10}")

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import random
 import struct
+import types
 from typing import Any, ClassVar, Final, final
 
 from engine.cards import SUIT_MASKS, SUITS, TOKENS, card
@@ -88,8 +89,32 @@ subset ``m`` of ``suit`` (one index instead of two)."""
 PASS_FLAT: Final[tuple[tuple[str, ...], ...]] = PASS_T[0] + PASS_T[1] + PASS_T[2] + PASS_T[3]
 
 
+def _card_list(names: tuple[str, ...], m: int) -> list[str]:
+    """A fresh list of ``names[c]`` for each card ``c`` in mask ``m``, in card order, card by card:
+    the compiled build's way (no table entry touched, see :data:`NATIVE`)."""
+    out = []
+    while m:
+        low = m & -m
+        out.append(names[low.bit_length() - 1])
+        m ^= low
+    return out
+
+
+NATIVE: Final[bool] = not isinstance(_card_list, types.FunctionType)
+"""True when this module runs compiled (mypyc: its functions are not Python functions).
+
+The two builds build the legal lists differently, to the same lists: the pure source joins the
+entries of the 13-bit suit tables (``PLAY_FLAT``, ``PASS_FLAT``: one opcode per suit), the
+compiled build goes card by card over the 52-entry tuple (:func:`_card_list`, a few native
+operations a card).  The tables are 2 x 32,768 tuples, about 6 MB: an entry is most often out
+of the cache, and touching it (its reference count) cost the compiled build more than the whole
+list it stands for (bench/README.md, "The compiled build")."""
+
+
 def _pass_list(m: int) -> list[str]:
     """A fresh list of the pass actions of the cards in mask ``m``, in card order."""
+    if NATIVE:
+        return _card_list(PASS, m)
     return [*PASS_FLAT[m & 8191], *PASS_FLAT[8192 | m >> 13 & 8191], *PASS_FLAT[16384 | m >> 26 & 8191],
             *PASS_FLAT[24576 | m >> 39]]
 
@@ -197,7 +222,6 @@ class HartenjagenState(State):
     """The highest card of the led suit in the trick in progress, and the seat that played it."""
     broken: bool
     pts: list[int]
-    won: list[int]
     starts: list[int]
     """The seat that led the first trick, then the winner of each trick (trick i: starts[i] leads,
     starts[i + 1] wins)."""
@@ -206,9 +230,9 @@ class HartenjagenState(State):
     """The cards the seat to act may play (or pass, while passing), always up to date (0 once the
     match is over): checking an action is one bit test."""
     _lt: tuple[str, ...] | list[str] | None
-    """The same as action strings: a suit's table entry while following suit, the list of the
-    passer's cards (shrunk by each pass) while passing; None: :meth:`legal_actions` builds the
-    list from ``_lm``."""
+    """The same as action strings: a suit's table entry while following suit (the pure build;
+    the compiled one builds that list from ``_lm``), the list of the passer's cards (shrunk by
+    each pass) while passing; None: :meth:`legal_actions` builds the list from ``_lm``."""
     _info: dict[str, tuple[int, int, int]]
     """PLAY_INFO or PASS_INFO, by phase."""
 
@@ -276,7 +300,6 @@ class HartenjagenState(State):
         self.pass_dir = direction
         self.passed = [0, 0, 0, 0]
         self.pts = [0, 0, 0, 0]
-        self.won = [0, 0, 0, 0]
         self.starts = []
         self.nplayed = 0
         self.led = 0
@@ -311,6 +334,8 @@ class HartenjagenState(State):
         if lt is not None:
             return list(lt)
         m = self._lm  # cards of up to four suits (playing), built straight into one list, in card order
+        if NATIVE:
+            return _card_list(PLAY, m)
         return [*PLAY_FLAT[m & 8191], *PLAY_FLAT[8192 | m >> 13 & 8191],
                 *PLAY_FLAT[16384 | m >> 26 & 8191], *PLAY_FLAT[24576 | m >> 39]]
 
@@ -393,7 +418,7 @@ class HartenjagenState(State):
             f = h >> shift & 8191
             if f:  # follow suit: one table entry
                 self._lm = f << shift
-                self._lt = PLAY_FLAT[led << 13 | f]
+                self._lt = None if NATIVE else PLAY_FLAT[led << 13 | f]  # (NATIVE: from _lm, card by card)
             else:
                 if np < 3 and self._no_pts:
                     # H3: no penalty card on the first trick while the seat holds anything else.
@@ -419,7 +444,6 @@ class HartenjagenState(State):
         w = self.wseat
         self.turn = self.leader = w
         self.starts.append(w)
-        self.won[w] |= tm
         self.tmask = 0
         if tm & PENALTY_MASK:
             self.pts[w] += SUBSET_COUNT[tm >> 26 & 8191] + (13 if tm & QS_BIT else 0)
@@ -519,6 +543,16 @@ class HartenjagenState(State):
         n = self.nplayed
         return [PLAY_INFO[a][0] for a in self.history[len(self.history) - n:]] if n else []
 
+    def _won(self) -> list[int]:
+        """The cards each seat has taken in tricks this deal (from the plays and the winners in
+        ``starts``: not kept by the hot path, only :meth:`zones` reads it)."""
+        won = [0, 0, 0, 0]
+        plays = self.plays()
+        for i in range(len(plays) >> 2):
+            won[self.starts[i + 1]] |= (1 << plays[4 * i] | 1 << plays[4 * i + 1] | 1 << plays[4 * i + 2]
+                                        | 1 << plays[4 * i + 3])
+        return won
+
     def voids(self) -> list[int]:
         """Per seat, a bitmask of the suits it has shown void in this deal (public): by not
         following suit, or by leading a heart before hearts were broken (H2)."""
@@ -554,7 +588,7 @@ class HartenjagenState(State):
         z = {f"hand{s}": self.hands[s] for s in range(4)}
         if self.passing:
             z.update({f"passing{s}": self.passed[s] for s in range(4)})
-        z.update({f"won{s}": self.won[s] for s in range(4)})
+        z.update({f"won{s}": m for s, m in enumerate(self._won())})
         z["trick"] = self.tmask
         return z
 
@@ -661,7 +695,6 @@ class HartenjagenState(State):
         new.hands = list(self.hands)
         new.passed = list(self.passed)
         new.pts = list(self.pts)
-        new.won = list(self.won)
         new.starts = list(self.starts)
         new.turn = self.turn
         new.nplayed = self.nplayed

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import random
 
+import engine.games.hartenjagen as hj
 from engine import load_game
-from engine.cards import card
+from engine.cards import TOKENS, card
 from engine.core import _seeded_random
 
 GAME = "hartenjagen"
@@ -64,3 +65,44 @@ def test_h1_pass_list_shrinks_with_each_pass_and_a_clone_does_not_share_it() -> 
     state.apply(f"pass {hand[3]}")  # the third card: seat 1 passes next, from its own hand
     assert state.current_player == 1
     assert state.legal_actions() == [f"pass {c}" for c in state.observation(1)["hand"]]
+
+
+def test_card_list_is_the_cards_of_the_mask_in_card_order() -> None:
+    # the compiled build's card-by-card legal lists (hartenjagen._card_list) against the plain
+    # definition and against the pure build's suit tables, over random masks of 0-52 cards
+    rng = random.Random(15)
+    masks = [0, hj.FULL, 1, 1 << 51, hj.HEARTS_MASK, hj.SPADES_MASK | 1]
+    masks += [sum(1 << c for c in rng.sample(range(52), rng.randrange(53))) for _ in range(400)]
+    for m in masks:
+        for names, flat in ((hj.PLAY, hj.PLAY_FLAT), (hj.PASS, hj.PASS_FLAT)):
+            want = [names[c] for c in range(52) if m >> c & 1]
+            assert hj._card_list(names, m) == want, hex(m)
+            assert [*flat[m & 8191], *flat[8192 | m >> 13 & 8191], *flat[16384 | m >> 26 & 8191],
+                    *flat[24576 | m >> 39]] == want, hex(m)
+        assert hj._pass_list(m) == [hj.PASS[c] for c in range(52) if m >> c & 1]
+
+
+def test_native_is_true_only_in_the_compiled_module() -> None:
+    assert hj.NATIVE is (not str(hj.__file__).endswith(".py"))
+
+
+def test_h1_h2_h3_legal_list_is_the_mask_from_scratch_at_every_ply() -> None:
+    # the list kept up to date by apply (a table entry, a shrinking pass list or built from _lm)
+    # equals the cards of the rules' mask recomputed from scratch, and is the caller's own list
+    game = load_game(GAME)
+    plies = 0
+    for seed in range(60):
+        state = game.new_match(seed=seed, max_deals=2)
+        rng = random.Random(seed)
+        while not state.is_over():
+            assert isinstance(state, hj.HartenjagenState)
+            verb = "pass " if state.passing else "play "
+            m = state._legal_mask()
+            want = [verb + TOKENS[c] for c in range(52) if m >> c & 1]
+            legal = state.legal_actions()
+            assert legal == want, (seed, len(state.history))
+            legal.clear()
+            assert state.legal_actions() == want
+            state.apply(rng.choice(want))
+            plies += 1
+    assert plies > 60 * 64
