@@ -82,19 +82,12 @@ def build(out: Path, quiet: bool) -> None:
                              "engine is unaffected")
         if not quiet:
             print(r.stdout.strip().splitlines()[-1] if r.stdout.strip() else "", file=sys.stderr)
-        _compiled.write_manifest(work / "lib", _compiled.MODULES, refuses=refused_modules())
+        _compiled.write_manifest(work / "lib", _compiled.MODULES)
         if out.exists():
             shutil.rmtree(out)
         (work / "lib").rename(out)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-
-
-def refused_modules() -> list[str]:
-    """The interpreted modules whose games the compiled core refuses (engine.core says which)."""
-    from engine import core
-    return sorted(m for m in core.COMPILED_CORE_REFUSES
-                  if m not in _compiled.MODULES and _compiled.source_path(m).is_file())
 
 
 def run_tests(workers: int) -> int:
@@ -148,11 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"compiled build skipped: {lack}; the pure-Python engine is used")
         return 0
     build(_compiled.BUILD_DIR, a.quiet)
-    refused = refused_modules()
-    use = (f"used by default while fresh; {_compiled.ENV}=0 forces the source" if not refused else
-           f"not used by default while the games of {', '.join(refused)} cannot run on it; "
-           f"{_compiled.ENV}=1 uses it")
-    print(f"compiled build: {len(_compiled.MODULES)} modules in {_compiled.BUILD_DIR} ({use})")
+    print(f"compiled build: {len(_compiled.MODULES)} modules in {_compiled.BUILD_DIR} (used by default "
+          f"while fresh; {_compiled.ENV}=0 forces the source)")
     return 0
 
 

@@ -9,12 +9,11 @@ from: editable development never runs a stale compiled module.
 
 ``CARDARENA_COMPILED``:
 
-* unset, empty or ``auto`` (the default): the compiled build when it is fresh and runs every game,
-  else the pure-Python source, silently (no build, a source edited since the build, or a build
-  whose compiled core cannot run some game yet: :data:`engine.core.COMPILED_CORE_REFUSES`);
+* unset, empty or ``auto`` (the default): the compiled build when it is fresh, else the
+  pure-Python source, silently (no build, a source edited since the build, another Python or
+  another CPU);
 * ``0``: the pure-Python source (the test suite's default: tests/conftest.py);
-* ``1``: the compiled build if it exists and is fresh (games it cannot run are refused in one
-  line); otherwise one warning line and the source;
+* ``1``: the compiled build if it exists and is fresh; otherwise one warning line and the source;
 * ``require``: the compiled build, or an ``ImportError`` that says why not (``make test-compiled``).
 
 ``cardarena --version`` says which engine runs and why (:func:`describe`).
@@ -22,7 +21,8 @@ from: editable development never runs a stale compiled module.
 The modules are all-or-nothing: mypyc compiles them into one C library whose modules call each
 other natively, so one edited source file turns the whole build off (a stale module never runs).
 The build is used through a finder on ``sys.meta_path`` that answers only for the compiled
-modules' names; every other module (the ``_rummy`` games, tests, bots) still comes from the source.
+modules' names; every other module (a game module added since the build, tests, bots) still comes
+from the source, and a game module that is not compiled runs interpreted on the compiled core.
 """
 from __future__ import annotations
 
@@ -98,11 +98,9 @@ def cpu_signature() -> str:
     return hashlib.sha256("\n".join([os.uname().machine, *lines]).encode()).hexdigest()
 
 
-def write_manifest(build_dir: Path, modules: Sequence[str], root: Path = ROOT,
-                   refuses: Sequence[str] = ()) -> Path:
-    """Record what was built: per module its extension file, its source digest and docstring, and
-    ``refuses``: the interpreted modules whose games the compiled core refuses (``auto`` then keeps
-    to the source)."""
+def write_manifest(build_dir: Path, modules: Sequence[str], root: Path = ROOT) -> Path:
+    """Record what was built: the Python and CPU it is for, and per module its extension file, its
+    source digest and docstring."""
     import ast
     import json
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
@@ -119,7 +117,7 @@ def write_manifest(build_dir: Path, modules: Sequence[str], root: Path = ROOT,
         raise FileNotFoundError(f"mypyc's shared library missing: {build_dir / lib}")
     path = build_dir / MANIFEST
     path.write_text(json.dumps({"cache_tag": sys.implementation.cache_tag, "cpu": cpu_signature(),
-                                "library": lib, "refuses": sorted(refuses), "modules": entries},
+                                "library": lib, "modules": entries},
                                indent=1) + "\n",
                     encoding="utf-8")
     return path
@@ -149,7 +147,6 @@ def check_build(build_dir: Path = BUILD_DIR, root: Path = ROOT) -> tuple[dict[st
         manifest = json.loads(path.read_text(encoding="utf-8"))
         tag, lib, entries = manifest["cache_tag"], manifest["library"], manifest["modules"]
         cpu = manifest["cpu"]
-        REFUSES[:] = [str(m) for m in manifest["refuses"]]
     except (ValueError, KeyError, TypeError) as e:
         return {}, f"unreadable manifest {path} (rebuild: python build_compiled.py): {e!r}"
     if tag != sys.implementation.cache_tag:
@@ -178,8 +175,6 @@ def check_build(build_dir: Path = BUILD_DIR, root: Path = ROOT) -> tuple[dict[st
 
 DOCS: dict[str, str | None] = {}
 """Each compiled module's docstring, from the manifest (set by :func:`check_build`)."""
-REFUSES: list[str] = []
-"""The interpreted modules whose games the build's compiled core refuses (the manifest's list)."""
 STATUS = "the pure-Python source"
 """Which engine this process runs, and why (set by :func:`activate`; :func:`describe`)."""
 
@@ -219,9 +214,6 @@ def activate(mode: str | None = None, build_dir: Path = BUILD_DIR, root: Path = 
     if ACTIVE is not None:
         return True
     files, why = check_build(build_dir, root)
-    if files and mode in ("", "auto") and REFUSES:
-        files, why = {}, (f"the compiled build cannot run the games of {', '.join(REFUSES)} yet "
-                          f"(use it anyway: {ENV}=1)")
     if not files:
         STATUS = f"the pure-Python source: {why}"
         if mode == "require":

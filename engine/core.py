@@ -658,15 +658,6 @@ def _copy_data(v: Any) -> Any:
 # directory listing: nothing is imported); :func:`game_class` imports only the module it is asked
 # for.  Modules whose name starts with ``_`` are family modules and helpers, not games.
 _REGISTRY: dict[str, type[Game]] = {}
-_REFUSED: dict[str, str] = {}
-"""Games the compiled build cannot run (see :data:`COMPILED_CORE_REFUSES`) -> the one-line reason."""
-COMPILED_CORE = "__dict__" not in vars(State)
-"""This module is the compiled build's (engine/_compiled.py): ``State``'s own fields are native,
-not in an instance ``__dict__``."""
-COMPILED_CORE_REFUSES: frozenset[str] = frozenset()
-"""Modules whose states copy themselves through ``object.__new__`` and ``__dict__``, which a
-compiled ``State`` does not allow: their games are refused with one line when the compiled build is
-active.  None now (``RummyState._light_clone`` copies by name)."""
 GAMES: list[str] = []
 """Ids of every game module on the discovery path, in RULES.md order (other ids after, sorted)."""
 
@@ -702,12 +693,7 @@ def register(cls: type[Game]) -> type[Game]:
     if package != GAMES_PACKAGE or cls.id != name:
         raise ValueError(f"game id {cls.id!r} declared in module {module}: a game is declared in "
                          f"{GAMES_PACKAGE}.<its id> ({GAMES_PACKAGE}.{cls.id})")
-    refused = [c.__module__ for c in cls.state_class.__mro__ if c.__module__ in COMPILED_CORE_REFUSES]
-    if refused and COMPILED_CORE:
-        _REFUSED[cls.id] = (f"{cls.id} cannot run on the compiled engine yet: its state copies itself "
-                            f"through __dict__ ({refused[0]}); unset CARDARENA_COMPILED for it")
-    else:
-        _REGISTRY[cls.id] = cls
+    _REGISTRY[cls.id] = cls
     if cls.id not in GAMES:
         discover()
     return cls
@@ -720,15 +706,11 @@ def game_class(game_id: Any) -> type[Game]:
     cls = _REGISTRY.get(game_id)
     if cls is not None:
         return cls
-    if game_id in _REFUSED:
-        raise ValueError(_REFUSED[game_id])
     if game_id not in GAMES:
         discover()  # a game module added to the path since the last scan
         if game_id not in GAMES:
             raise ValueError(f"unknown game {game_id!r}; known games: {', '.join(GAMES)}")
     importlib.import_module(f"{GAMES_PACKAGE}.{game_id}")
-    if game_id in _REFUSED:
-        raise ValueError(_REFUSED[game_id])
     cls = _REGISTRY.get(game_id)
     if cls is None:
         raise ValueError(f"module {GAMES_PACKAGE}.{game_id} registers no game: it must declare "

@@ -4,8 +4,7 @@
   clones and determinized worlds over seeded random matches of every compiled game.
 * A source edited after the build turns it off (by default, ``auto``, silently the pure source; with
   ``CARDARENA_COMPILED=1`` a warning and the pure source; with ``require`` one line and an error):
-  stale compiled code never runs.  ``auto`` also keeps to the source while the build's compiled core
-  refuses some game.
+  stale compiled code never runs; so does a build made for another CPU.
 * Without a C compiler the build is skipped in one line and the pure source works.
 
 The tests that need a build skip when there is none (``python build_compiled.py`` makes it; ``make
@@ -91,20 +90,13 @@ def _run(code: str, mode: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[
 def _digest_in_child(mode: str, matches: int, max_deals: int | None,
                      games: list[str] | None = None) -> dict[str, dict[str, str]]:
     """Per game of ``games`` (default ``engine.GAMES``), :func:`match_digest` in a child on build
-    ``mode``; for a game that build refuses (the ``_rummy`` games on the compiled core, for now)
-    ``{"refused": why}``."""
+    ``mode``."""
     code = ("import json, engine, engine.core\n"
             "from engine import _compiled\n"
             "from tests.test_compiled import match_digest\n"
             f"assert _compiled.is_compiled(engine.core) == {mode != '0'}, 'wrong build'\n"
             "out = {}\n"
             f"for g in {games!r} or engine.GAMES:\n"
-            "    try:\n"
-            "        engine.load_game(g)\n"
-            "    except ValueError as e:\n"
-            "        assert 'cannot run on the compiled engine' in str(e), e\n"
-            "        out[g] = {'refused': str(e)}\n"
-            "        continue\n"
             f"    out[g] = match_digest(g, {matches}, {max_deals})\n"
             "print(json.dumps(out))\n")
     r = _run(code, mode)
@@ -114,20 +106,15 @@ def _digest_in_child(mode: str, matches: int, max_deals: int | None,
 
 
 def _same_on_both_builds(matches: int, max_deals: int | None) -> None:
-    """Every game the compiled build runs (the compiled games and the interpreted ones on its core),
-    to the byte; the games it refuses are only those of the modules its manifest names."""
+    """Every game, to the byte, on the compiled build and on the source (every game module is
+    compiled: :data:`engine._compiled.GAMES` is :data:`engine.GAMES`)."""
     _need_build()
     from engine import GAMES
+    assert set(_compiled.GAMES) == set(GAMES), "a game module is missing from engine._compiled.MODULES"
     compiled = _digest_in_child("require", matches, max_deals)
-    assert set(compiled) == set(GAMES)
-    refused = {g: d["refused"] for g, d in compiled.items() if "refused" in d}
-    assert not set(refused) & set(_compiled.GAMES), "a compiled game is refused by its own build"
-    for why in refused.values():
-        assert any(f"({m})" in why for m in _compiled.REFUSES), why
-    runs = [g for g in GAMES if g not in refused]
-    pure = _digest_in_child("0", matches, max_deals, runs)
-    assert set(pure) == set(runs)
-    for game_id in runs:
+    pure = _digest_in_child("0", matches, max_deals)
+    assert set(compiled) == set(pure) == set(GAMES)
+    for game_id in GAMES:
         p, c = pure[game_id], compiled[game_id]
         differ = [s for s in p if p[s] != c[s]]
         assert not differ, f"{game_id}: the compiled build differs from the source in seeds {differ}"
@@ -250,19 +237,11 @@ VERSION = ("import engine, engine.core\nfrom engine import _compiled\n"
            "print(_compiled.is_compiled(engine.core))\nprint(_compiled.describe())\n")
 
 
-def _set_refuses(root: Path, refuses: list[str]) -> None:
-    path = root / "build" / "compiled" / _compiled.MANIFEST
-    manifest = json.loads(path.read_text(encoding="utf-8"))
-    manifest["refuses"] = refuses
-    path.write_text(json.dumps(manifest), encoding="utf-8")
-
-
 def test_auto_runs_a_fresh_build_and_the_source_silently_once_stale(tmp_path: Path) -> None:
     """``CARDARENA_COMPILED`` unset: a fresh build that runs every game is used (and said); after a
     compiled module's source is edited, the source runs, without a warning."""
     _need_build()
     root = _copy_tree(tmp_path, with_build=True)
-    _set_refuses(root, [])
     r = _run(VERSION, "", cwd=root)
     assert r.returncode == 0 and r.stderr == "", r.stderr[-2000:]
     compiled, line = r.stdout.splitlines()
@@ -275,22 +254,6 @@ def test_auto_runs_a_fresh_build_and_the_source_silently_once_stale(tmp_path: Pa
     assert r.returncode == 0 and r.stderr == "", r.stderr[-2000:]
     assert r.stdout.splitlines() == ["False", "engine: the pure-Python source: engine/stock.py was edited "
                                               "after the compiled build (rebuild: python build_compiled.py)"]
-
-
-def test_auto_keeps_to_the_source_while_the_build_refuses_some_game(tmp_path: Path) -> None:
-    """A build whose compiled core cannot run some game (the manifest's ``refuses``) is not the
-    default: ``auto`` runs the source and says why; ``1`` still uses the build."""
-    _need_build()
-    root = _copy_tree(tmp_path, with_build=True)
-    _set_refuses(root, ["engine.games._rummy"])
-    r = _run(VERSION, "", cwd=root)
-    assert r.returncode == 0 and r.stderr == "", r.stderr[-2000:]
-    assert r.stdout.splitlines() == [
-        "False", "engine: the pure-Python source: the compiled build cannot run the games of "
-                 f"engine.games._rummy yet (use it anyway: {_compiled.ENV}=1)"]
-    r = _run(VERSION, "1", cwd=root)
-    assert r.returncode == 0, r.stderr[-2000:]
-    assert r.stdout.splitlines()[0] == "True"
 
 
 def test_compiled_rummy_states_show_each_field_once_to_the_garbage_collector() -> None:
