@@ -199,7 +199,7 @@ class JokerenNLState(RummyState):
     def _chain_layoff(self, b: int, bases: int, jokers: int, budget: int) -> bool:
         """Lay-offs from the hand onto a run that reach ``b`` (the cards between laid first)."""
         s = b // 13
-        rule = self.rg.run_rule
+        rule = self.rg.rrule
         for m in self.melds:
             first = BASE[m.items[0][0]] if m.items[0][1] is None else m.items[0][1]
             if m.kind != "run" or first // 13 != s:
@@ -257,7 +257,7 @@ class JokerenNLState(RummyState):
             counts[b] = counts.get(b, 0) + 1
         else:
             jokers += 1
-        cands = meld_candidates(counts, jokers, self.rg.run_rule, self.rg.set_rule, self._cand_points)
+        cands = meld_candidates(counts, jokers, self.rg.rrule, self.rg.srule, self._cand_points)
         with_b = [cd for cd in cands if (b in cd[0] if b >= 0 else cd[1] > 0)]
         ok = False
         need = self.threshold()

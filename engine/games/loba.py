@@ -139,6 +139,9 @@ class LobaState(RummyState):
     def _joker_pos_ok(self, jpos: set[int]) -> bool:
         return HIGH_ACE not in jpos  # L11: a joker never stands for the high ace
 
+    def _joker_mask_ok(self, mask: int) -> bool:
+        return not mask >> HIGH_ACE & 1  # L11, as above
+
     def _start_mask(self, bases: int, jokers: int, limit: int) -> int:
         out = super()._start_mask(bases, jokers, limit)
         if limit >= MIN_PIERNA:
@@ -455,7 +458,7 @@ class LobaState(RummyState):
         hand = self.hands[seat]
         if hand & ~JOKER_MASK:
             return False
-        if self.takebacks >= self.rg.max_takebacks:
+        if self.takebacks >= self.rg.takeback_cap:
             return True  # table play is closed for this turn: none can be laid
         # L13: only jokers, none of which can be laid this turn
         return not any(self._may_layoff(seat, i) and any(j for _, j, _ in self._accepts(m))
