@@ -183,7 +183,7 @@ class Meld:
         return m
 
     def text(self) -> str:
-        return " ".join(item_token(i) for i in self.items)
+        return " ".join([item_token(i) for i in self.items])
 
     def mask(self) -> int:
         m = 0
@@ -250,6 +250,7 @@ class RummyGame(Game):
         self.reuse: str = self.joker_reuse
         self.frees_discard: bool = self.free_discard
         self.takeback_cap: int = self.max_takebacks
+        self.aces: tuple[int, ...] = rule_aces(self.run_rule)
 
     def deck(self) -> list[int]:
         raise NotImplementedError
@@ -759,7 +760,7 @@ class RummyState(DrawDiscardState):
         sm = (bases >> (13 * s)) & 0x1FFF
         L = rule.min_len
         n = len(items)
-        for ace in rule_aces(rule):
+        for ace in self.rg.aces:
             have = jm = 0
             for c, nm in items:
                 x = BASE[c] if nm is None else nm
@@ -1063,7 +1064,7 @@ class RummyState(DrawDiscardState):
         new.melds = [m.clone() for m in self.melds]
         new.history = []
         new.events = []
-        new.rng = random.Random(0)
+        new.rng = _SEARCH_RNG
         new._legal = None
         if self.snap is None:
             new.snap = (0, [], 0)  # never taken back: no snapshot to save
@@ -1075,7 +1076,7 @@ class RummyState(DrawDiscardState):
         seat = self.turn
         key = ("plan", tuple(actions), seat, self.hands[seat], self.pile[-1] if self.pile else None,
                self.must_use, self.took_discard,
-               tuple((m.owner, m.text()) for m in self.melds), tuple(self.turn_melds), self.turn_swaps,
+               tuple([(m.owner, m.text()) for m in self.melds]), tuple(self.turn_melds), self.turn_swaps,
                tuple(self.opened), self.out_allowed(), self._build_key(), self.deal_no,
                len(self.turn_layoffs))
         cache = self.rg.cache
@@ -1094,7 +1095,7 @@ class RummyState(DrawDiscardState):
 
     @staticmethod
     def _search_key(st: RummyState) -> Hashable:
-        return (st.hands[st.turn], st.must_use, tuple(m.text() for m in st.melds),
+        return (st.hands[st.turn], st.must_use, tuple([m.text() for m in st.melds]),
                 tuple(st.turn_melds), st.turn_swaps)
 
     @staticmethod
@@ -1563,6 +1564,8 @@ class RummyState(DrawDiscardState):
 
 _SEARCH_SHARED: Final = frozenset(("stock",))
 """Lists the search's copies share with the real state (see ``RummyState._light_clone``)."""
+_SEARCH_RNG: Final = random.Random(0)
+"""The RNG of every search copy (shared: it only deals a copy's next deal, never looked at)."""
 _NATIVE_FIELDS: Final[dict[type, tuple[str, ...]]] = {}
 """Per state class, the natively stored fields :meth:`RummyState._light_clone` copies by name."""
 
