@@ -502,11 +502,12 @@ class RummyState(DrawDiscardState):
         """'Not before everyone has had a turn': the earliest is the dealer's first turn."""
         if not self.rg.outs_after_everyone:
             return True
-        return self.turns >= sum(self.active)
+        return self.turns >= self.active.count(True)
 
     def keep(self) -> int:
         """Cards table play must leave in hand (the card kept for the discard)."""
-        return kept_for_discard(self.rg.keeps_discard, self.out_allowed())
+        k = self.rg.keeps_discard
+        return kept_for_discard(k, k and self.out_allowed())  # out_allowed only asked when it counts
 
     def _current(self) -> int:
         return self.turn
@@ -1252,8 +1253,9 @@ class RummyState(DrawDiscardState):
     def _pick(self, hand: int, tok: str, avoid: int = 0) -> int:
         """A physical card of ``hand`` with token ``tok`` (not in ``avoid`` if possible)."""
         cands = PHYS[tok]
+        free = hand & ~avoid if avoid else hand
         for c in cands:
-            if (hand & ~avoid) >> c & 1:
+            if free >> c & 1:
                 return c
         for c in cands:
             if hand >> c & 1:
