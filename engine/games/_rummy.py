@@ -1178,7 +1178,8 @@ class RummyState(DrawDiscardState):
             u = u.bit_length() - 1
             if not IS_JOKER[u] or st.rg.reuse in ("meld", "any"):
                 yield from st._meld_moves(hand, limit, u)
-            if limit >= 1:
+            # a joker that must go into a new meld is never laid off (nothing below yields for it)
+            if limit >= 1 and not (IS_JOKER[u] and st.rg.reuse != "any"):
                 tok = TOKENS[u]
                 suit = -1 if IS_JOKER[u] else BASE[u] // 13
                 for a in st._layoff_offers(seat, hand):
