@@ -285,21 +285,28 @@ def meld_token_lists(counts: dict[int, int], jokers: int, *, with_base: int | No
     hi_all = 13 if ace_high else 12
     suits = range(4) if with_base is None else (with_base // 13,)
     for s in suits:
+        pb = POS_BASE[s]
         P = 0
         for p in range(lo_all, hi_all + 1):
-            if counts.get(pos_base(p, s), 0) > 0:
+            if counts.get(pb[p], 0) > 0:
                 P |= 1 << p
         if not P:
             continue
+        # with ``with_base``: the window must hold one of its positions, the first one held
+        wpos = [] if with_base is None else [p for p in range(lo_all, hi_all + 1) if pb[p] == with_base]
         for a in range(lo_all, hi_all + 1):
-            for z in range(a + run_min - 1, hi_all + 1):
+            z0 = a + run_min - 1
+            if with_base is not None:
+                first = next((p for p in wpos if p >= a), -1)
+                if first < 0:
+                    break  # no later window holds it either
+                if not P >> first & 1:
+                    continue
+                z0 = max(z0, first)
+            for z in range(z0, hi_all + 1):
                 if z - a + 1 > limit:
                     break
                 w = ((1 << (z - a + 1)) - 1) << a
-                if with_base is not None:
-                    wp = [p for p in range(a, z + 1) if pos_base(p, s) == with_base]
-                    if not wp or not P >> wp[0] & 1:
-                        continue
                 gaps = w & ~P
                 nj = gaps.bit_count()
                 if nj > jokers or not P & w:
@@ -308,8 +315,7 @@ def meld_token_lists(counts: dict[int, int], jokers: int, *, with_base: int | No
                     continue
                 if run_max_jokers is not None and nj > run_max_jokers:
                     continue
-                toks = [TOKENS[pos_base(p, s)] if P >> p & 1 else f"JK={TOKENS[pos_base(p, s)]}"
-                        for p in range(a, z + 1)]
+                toks = [TOKENS[pb[p]] if P >> p & 1 else "JK=" + TOKENS[pb[p]] for p in range(a, z + 1)]
                 if with_joker and nj == 0:
                     # the joker must be in it: on one held card's place (that natural stays in hand)
                     for i in range(len(toks)):

@@ -1,6 +1,8 @@
 """Shared combination machinery: groups and runs with jokers naming cards."""
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from engine.cards import JOKER, TOKENS, card, deck_108
@@ -123,3 +125,62 @@ def test_meld_candidates_fill_run_gaps_with_jokers_only_where_allowed() -> None:
     assert all(nj <= 1 for _, nj in got)  # one joker held
     got = _cands(counts, 1, RunRule(min_len=3, ace_low=True, ace_high=False, max_jokers=0))
     assert ("5H 7H", 1) not in got and ("7D 7S", 1) in got  # no joker in a run; sets keep theirs
+
+
+def _token_runs_full_scan(counts: dict[int, int], jokers: int, with_base: int, run_min: int,
+                          ace_low: bool, ace_high: bool, run_max_jokers: int | None,
+                          limit: int) -> list[list[str]]:
+    """The run part of ``meld_token_lists`` for a natural ``with_base``, as it was before it
+    skipped the windows without the card: every window of the suit scanned (the oracle)."""
+    out: list[list[str]] = []
+    s = with_base // 13
+    lo_all, hi_all = (0 if ace_low else 1), (13 if ace_high else 12)
+    P = 0
+    for p in range(lo_all, hi_all + 1):
+        if counts.get(pos_base(p, s), 0) > 0:
+            P |= 1 << p
+    if not P:
+        return out
+    for a in range(lo_all, hi_all + 1):
+        for z in range(a + run_min - 1, hi_all + 1):
+            if z - a + 1 > limit:
+                break
+            w = ((1 << (z - a + 1)) - 1) << a
+            wp = [p for p in range(a, z + 1) if pos_base(p, s) == with_base]
+            if not wp or not P >> wp[0] & 1:
+                continue
+            nj = (w & ~P).bit_count()
+            if nj > jokers or not P & w:
+                if nj > jokers:
+                    break
+                continue
+            if run_max_jokers is not None and nj > run_max_jokers:
+                continue
+            toks = [TOKENS[pos_base(p, s)] if P >> p & 1 else f"JK={TOKENS[pos_base(p, s)]}"
+                    for p in range(a, z + 1)]
+            i = next(i for i, t in enumerate(toks) if not t.startswith("JK="))
+            toks = [toks[i], *toks[:i], *toks[i + 1:]]
+            if toks not in out:
+                out.append(toks)
+    return out
+
+
+def test_aj15_meld_token_lists_through_a_card_visit_only_its_windows_same_runs_in_order() -> None:
+    from engine.melds import meld_token_lists
+    rng = random.Random(15)
+    for _ in range(400):
+        counts: dict[int, int] = {}
+        for b in rng.sample(range(52), rng.randint(1, 14)):
+            counts[b] = rng.choice((1, 1, 2))
+        with_base = rng.choice(sorted(counts))
+        jokers, limit = rng.randint(0, 3), rng.randint(2, 14)
+        ace_low, ace_high = rng.choice(((True, True), (True, False), (False, True)))
+        run_min, run_max_jokers = rng.choice((3, 4)), rng.choice((None, 1, 2))
+        got = meld_token_lists(counts, jokers, with_base=with_base, with_joker=False, set_max=4,
+                               set_jokers=True, set_distinct=True, run_min=run_min, ace_low=ace_low,
+                               ace_high=ace_high, run_max_jokers=run_max_jokers, limit=limit)
+        runs = [m for m in got
+                if len({t[-1] for t in m}) == 1 and len({t.removeprefix("JK=")[0] for t in m}) > 1]
+        want = _token_runs_full_scan(counts, jokers, with_base, run_min, ace_low, ace_high,
+                                     run_max_jokers, limit)
+        assert runs == want, (counts, with_base, jokers, limit)

@@ -183,7 +183,7 @@ class Meld:
         return m
 
     def text(self) -> str:
-        return " ".join(item_token(i) for i in self.items)
+        return " ".join([item_token(i) for i in self.items])
 
     def mask(self) -> int:
         m = 0
@@ -241,6 +241,16 @@ class RummyGame(Game):
         start a run (-1: not computed yet; each list made on first use)."""
         self._ace_rules: tuple[RunRule, ...] | None = None
         self._reform_rule: ReformRule | None = None
+        # native copies of the class's rules for the hot paths (compiled code reads a ClassVar
+        # through the type's dict, by name, on every access)
+        self.rrule: RunRule = self.run_rule
+        self.srule: GroupRule = self.set_rule
+        self.keeps_discard: bool = self.keep_for_discard
+        self.outs_after_everyone: bool = self.out_after_everyone
+        self.reuse: str = self.joker_reuse
+        self.frees_discard: bool = self.free_discard
+        self.takeback_cap: int = self.max_takebacks
+        self.aces: tuple[int, ...] = rule_aces(self.run_rule)
 
     def deck(self) -> list[int]:
         raise NotImplementedError
@@ -490,13 +500,14 @@ class RummyState(DrawDiscardState):
 
     def out_allowed(self) -> bool:
         """'Not before everyone has had a turn': the earliest is the dealer's first turn."""
-        if not self.rg.out_after_everyone:
+        if not self.rg.outs_after_everyone:
             return True
-        return self.turns >= sum(self.active)
+        return self.turns >= self.active.count(True)
 
     def keep(self) -> int:
         """Cards table play must leave in hand (the card kept for the discard)."""
-        return kept_for_discard(self.rg.keep_for_discard, self.out_allowed())
+        k = self.rg.keeps_discard
+        return kept_for_discard(k, k and self.out_allowed())  # out_allowed only asked when it counts
 
     def _current(self) -> int:
         return self.turn
@@ -521,7 +532,7 @@ class RummyState(DrawDiscardState):
         n = hand.bit_count()
         keep = self.keep()
         out: list[str] = []
-        may_takeback = self.takebacks < self.rg.max_takebacks
+        may_takeback = self.takebacks < self.rg.takeback_cap
         if not may_takeback and (self.forced or self.building or self.must_use & hand):
             # the take-back cap: every action offered must leave the turn able to end, so only
             # the next action of a line the exact search found is offered
@@ -541,7 +552,7 @@ class RummyState(DrawDiscardState):
         jokers = (hand & JOKER_MASK).bit_count()
         if can_end:
             last = n == 1
-            if self.rg.free_discard:
+            if self.rg.frees_discard:
                 out = by_suit("discard ", bases)
                 if jokers:
                     out.append(DISCARD[JOKER])
@@ -608,7 +619,7 @@ class RummyState(DrawDiscardState):
         """The natural base cards that can start a meld completable with at most ``limit`` cards
         of a hand holding natural ``bases`` and ``jokers`` jokers (bit arithmetic)."""
         out = 0
-        srule = self.rg.set_rule
+        srule = self.rg.srule
         if limit >= srule.min_size and self._sets_plain():
             j = jokers if srule.jokers else 0
             need = srule.min_size - j  # suits of the rank the hand must hold
@@ -622,7 +633,7 @@ class RummyState(DrawDiscardState):
                 else:
                     r = (s0 & s1 & (s2 | s3)) | ((s0 | s1) & s2 & s3) if need == 3 else s0 & s1 & s2 & s3
                 out = bases & (r * SPREAD)
-        rule = self.rg.run_rule
+        rule = self.rg.rrule
         if limit >= rule.min_len:
             j = min(jokers, rule.min_len)
             tabs = self.rg.run_table
@@ -640,7 +651,7 @@ class RummyState(DrawDiscardState):
 
     def _run_starts(self, sm: int, jokers: int) -> int:
         """The ranks (13-bit mask) of one suit's naturals ``sm`` that start a completable run."""
-        rule = self.rg.run_rule
+        rule = self.rg.rrule
         L = rule.min_len
         lo = 0 if rule.ace_low else 1
         hi = 13 if rule.ace_high else 12
@@ -685,10 +696,10 @@ class RummyState(DrawDiscardState):
         out: set[int] = set()
         ranks = {x % 13 for x in named}
         suits = {x // 13 for x in named}
-        if len(ranks) == 1 and self.rg.set_rule.jokers:
+        if len(ranks) == 1 and self.rg.srule.jokers:
             r = next(iter(ranks))
             for s in range(4):
-                if s not in suits or not self.rg.set_rule.distinct_suits:
+                if s not in suits or not self.rg.srule.distinct_suits:
                     out.add(s * 13 + r)
         if len(suits) == 1:
             # a joker in a run: in a gap or next to an end (any run can be built in that order)
@@ -708,7 +719,7 @@ class RummyState(DrawDiscardState):
             self._run_completable(items, bases, jokers, limit)
 
     def _set_completable(self, items: list[Item], bases: int, jokers: int, limit: int) -> bool:
-        rule = self.rg.set_rule
+        rule = self.rg.srule
         if len(items) > rule.max_size:
             return False
         r = -1
@@ -732,11 +743,14 @@ class RummyState(DrawDiscardState):
             return False
         if not rule.distinct_suits:
             return True  # approximation not used by the Jokeren family
-        free_nat = sum(1 for q in range(4) if not suits >> q & 1 and bases >> (q * 13 + r) & 1)
+        free_nat = 0
+        for q in range(4):
+            if not suits >> q & 1 and bases >> (q * 13 + r) & 1:
+                free_nat += 1
         return free_nat + (jokers if rule.jokers else 0) >= need
 
     def _run_completable(self, items: list[Item], bases: int, jokers: int, limit: int) -> bool:
-        rule = self.rg.run_rule
+        rule = self.rg.rrule
         s = -1
         for c, nm in items:
             x = BASE[c] if nm is None else nm
@@ -747,7 +761,7 @@ class RummyState(DrawDiscardState):
         sm = (bases >> (13 * s)) & 0x1FFF
         L = rule.min_len
         n = len(items)
-        for ace in rule_aces(rule):
+        for ace in self.rg.aces:
             have = jm = 0
             for c, nm in items:
                 x = BASE[c] if nm is None else nm
@@ -766,10 +780,11 @@ class RummyState(DrawDiscardState):
                 lo_min = 0 if ace == 0 else 1
                 hi_max = 13 if ace == 13 else 12
                 if mx - mn + 1 >= L:
-                    windows: Any = ((mn, mx),)
+                    a_first, a_last, width = mn, mn, mx - mn + 1  # the items' own span
                 else:
-                    windows = ((a0, a0 + L - 1) for a0 in range(mx - L + 1, mn + 1))
-                for a0, z in windows:
+                    a_first, a_last, width = mx - L + 1, mn, L  # every window of length L over them
+                for a0 in range(a_first, a_last + 1):
+                    z = a0 + width - 1
                     if a0 < lo_min or z > hi_max or z - a0 + 1 - n > limit:
                         continue
                     w = ((1 << (z - a0 + 1)) - 1) << a0
@@ -782,7 +797,7 @@ class RummyState(DrawDiscardState):
                         continue
                     if not rule.adjacent_jokers and allj & (allj >> 1):
                         continue
-                    if not self._joker_pos_ok({q for q in range(14) if allj >> q & 1}):
+                    if not self._joker_mask_ok(allj):
                         continue
                     if (w & ~allj).bit_count() >= rule.min_naturals:
                         return True
@@ -792,14 +807,18 @@ class RummyState(DrawDiscardState):
         """Hook: may jokers stand at these run positions (Loba: never the high ace)?"""
         return True
 
+    def _joker_mask_ok(self, mask: int) -> bool:
+        """:meth:`_joker_pos_ok` for the run positions of a mask (overridden with it)."""
+        return True
+
     def _meld_ok(self, items: list[Item]) -> Meld | None:
         """The meld that ``items`` make (canonical order), or None."""
-        if len(items) < min(self.rg.run_rule.min_len, self.rg.set_rule.min_size):
+        if len(items) < min(self.rg.rrule.min_len, self.rg.srule.min_size):
             return None
         named = [BASE[c] if n is None else n for c, n in items]
         if len({x % 13 for x in named}) == 1 and len(items) > 1:
             try:
-                grp = check_group(items, self.rg.set_rule)
+                grp = check_group(items, self.rg.srule)
             except ValueError:
                 return None
             order = sorted(grp, key=lambda it: (it[1] is not None, BASE[it[0]] if it[1] is None else it[1]))
@@ -832,7 +851,7 @@ class RummyState(DrawDiscardState):
     def _accepts(self, m: Meld) -> list[tuple[int, bool, int]]:
         out: list[tuple[int, bool, int]] = []
         if m.kind == "set":
-            grule = self.rg.set_rule
+            grule = self.rg.srule
             if len(m.items) >= grule.max_size:
                 return out
             named = [BASE[c] if n is None else n for c, n in m.items]
@@ -844,7 +863,7 @@ class RummyState(DrawDiscardState):
                     if grule.jokers:
                         out.append((s * 13 + r, True, -1))
             return out
-        rule = self.rg.run_rule
+        rule = self.rg.rrule
         s = (BASE[m.items[0][0]] if m.items[0][1] is None else m.items[0][1]) // 13
         lo, hi = m.lo, m.lo + len(m.items) - 1
         lo_min = 0 if rule.ace_low and hi < 13 else 1
@@ -865,7 +884,7 @@ class RummyState(DrawDiscardState):
             return out
         bases = base_set(hand)
         jk = hand & JOKER_MASK
-        jk_free = jk & ~self.must_use if self.rg.joker_reuse == "meld" else jk
+        jk_free = jk & ~self.must_use if self.rg.reuse == "meld" else jk
         for i, m in enumerate(self.melds):
             acc = m.acc
             if acc is None:
@@ -916,7 +935,7 @@ class RummyState(DrawDiscardState):
         k = self._joker_meld_cost(base_set(hand), (hand & JOKER_MASK).bit_count())
         if k is not None and n - k >= keep:
             return True
-        if self.rg.joker_reuse == "any" and n >= keep:
+        if self.rg.reuse == "any" and n >= keep:
             for i, m in enumerate(self.melds):
                 if self._may_layoff(seat, i) and any(j for _, j, _ in self.accepts(m)):
                     return True
@@ -930,7 +949,7 @@ class RummyState(DrawDiscardState):
         if hit != -1:
             return hit
         best: int | None = None
-        grule = self.rg.set_rule
+        grule = self.rg.srule
         if grule.jokers and self._sets_plain():
             for r in range(13):
                 c = (bases & RANK_MASK[r]).bit_count()
@@ -938,7 +957,7 @@ class RummyState(DrawDiscardState):
                 if c and min(c, grule.max_size - 1) + jokers + 1 >= grule.min_size:
                     best = grule.min_size - 1
                     break
-        rule = self.rg.run_rule
+        rule = self.rg.rrule
         lo = 0 if rule.ace_low else 1
         hi = 13 if rule.ace_high else 12
         for L in (rule.min_len, rule.min_len + 1):
@@ -963,7 +982,7 @@ class RummyState(DrawDiscardState):
                         continue
                     if not rule.adjacent_jokers and M & (M >> 1):
                         continue
-                    if not self._joker_pos_ok({p for p in range(14) if M >> p & 1}):
+                    if not self._joker_mask_ok(M):
                         continue
                     found = True
                     break
@@ -999,7 +1018,7 @@ class RummyState(DrawDiscardState):
         cards (its windows miss a joker on a held card's place only when no window of the suit has
         a gap, i.e. when the hand holds the whole suit), and no further swap could free another
         joker."""
-        if self.rg.joker_reuse != "meld" or self.must_use & hand or not self._sets_plain():
+        if self.rg.reuse != "meld" or self.must_use & hand or not self._sets_plain():
             return False
         bases = base_set(hand & ~(1 << self._pick(hand, TOKENS[x])))
         for i, m in enumerate(self.melds):
@@ -1046,7 +1065,7 @@ class RummyState(DrawDiscardState):
         new.melds = [m.clone() for m in self.melds]
         new.history = []
         new.events = []
-        new.rng = random.Random(0)
+        new.rng = _SEARCH_RNG
         new._legal = None
         if self.snap is None:
             new.snap = (0, [], 0)  # never taken back: no snapshot to save
@@ -1058,7 +1077,7 @@ class RummyState(DrawDiscardState):
         seat = self.turn
         key = ("plan", tuple(actions), seat, self.hands[seat], self.pile[-1] if self.pile else None,
                self.must_use, self.took_discard,
-               tuple((m.owner, m.text()) for m in self.melds), tuple(self.turn_melds), self.turn_swaps,
+               tuple([(m.owner, m.text()) for m in self.melds]), tuple(self.turn_melds), self.turn_swaps,
                tuple(self.opened), self.out_allowed(), self._build_key(), self.deal_no,
                len(self.turn_layoffs))
         cache = self.rg.cache
@@ -1077,7 +1096,7 @@ class RummyState(DrawDiscardState):
 
     @staticmethod
     def _search_key(st: RummyState) -> Hashable:
-        return (st.hands[st.turn], st.must_use, tuple(m.text() for m in st.melds),
+        return (st.hands[st.turn], st.must_use, tuple([m.text() for m in st.melds]),
                 tuple(st.turn_melds), st.turn_swaps)
 
     @staticmethod
@@ -1093,7 +1112,7 @@ class RummyState(DrawDiscardState):
                     return new  # went out during table play (RD2, L10)
         except IllegalAction:
             return None
-        if new.rg.keep_for_discard and new.hands[seat].bit_count() < new.keep():
+        if new.rg.keeps_discard and new.hands[seat].bit_count() < new.keep():
             return None
         return new
 
@@ -1108,8 +1127,8 @@ class RummyState(DrawDiscardState):
         if st.must_use & hand or not st._turn_can_end(seat, n <= 1):
             return False
         if not hand:
-            return not st.rg.keep_for_discard
-        if st.rg.free_discard:
+            return not st.rg.keeps_discard
+        if st.rg.frees_discard:
             return True
         if any(st._discard_ok(seat, b, n == 1) for b in bits(base_set(hand))):
             return True
@@ -1131,7 +1150,7 @@ class RummyState(DrawDiscardState):
         for c in bits(hand & ~JOKER_MASK):
             counts[BASE[c]] = counts.get(BASE[c], 0) + 1
         g = self.rg
-        sr, rr = g.set_rule, g.run_rule
+        sr, rr = g.srule, g.rrule
         nat = u >= 0 and not IS_JOKER[u]
         lists = meld_token_lists(
             counts, (hand & JOKER_MASK).bit_count(), with_base=BASE[u] if nat else None,
@@ -1157,9 +1176,10 @@ class RummyState(DrawDiscardState):
             nat = must & ~JOKER_MASK
             u = (nat or must) & -(nat or must)
             u = u.bit_length() - 1
-            if not IS_JOKER[u] or st.rg.joker_reuse in ("meld", "any"):
+            if not IS_JOKER[u] or st.rg.reuse in ("meld", "any"):
                 yield from st._meld_moves(hand, limit, u)
-            if limit >= 1:
+            # a joker that must go into a new meld is never laid off (nothing below yields for it)
+            if limit >= 1 and not (IS_JOKER[u] and st.rg.reuse != "any"):
                 tok = TOKENS[u]
                 suit = -1 if IS_JOKER[u] else BASE[u] // 13
                 for a in st._layoff_offers(seat, hand):
@@ -1169,7 +1189,7 @@ class RummyState(DrawDiscardState):
                             yield [a]
                         continue
                     if IS_JOKER[u]:
-                        if st.rg.joker_reuse == "any" and parts[1].startswith("JK="):
+                        if st.rg.reuse == "any" and parts[1].startswith("JK="):
                             yield [a]
                         continue
                     if parts[1] == tok:
@@ -1234,8 +1254,9 @@ class RummyState(DrawDiscardState):
     def _pick(self, hand: int, tok: str, avoid: int = 0) -> int:
         """A physical card of ``hand`` with token ``tok`` (not in ``avoid`` if possible)."""
         cands = PHYS[tok]
+        free = hand & ~avoid if avoid else hand
         for c in cands:
-            if (hand & ~avoid) >> c & 1:
+            if free >> c & 1:
                 return c
         for c in cands:
             if hand >> c & 1:
@@ -1327,9 +1348,9 @@ class RummyState(DrawDiscardState):
         m = self.melds[idx]
         if tok.startswith("JK="):
             x = card(tok[3:])
-            avoid = self.must_use if self.rg.joker_reuse == "meld" else 0
+            avoid = self.must_use if self.rg.reuse == "meld" else 0
             mu = self.must_use & hand & JOKER_MASK
-            c = bits(mu)[0] if mu and self.rg.joker_reuse == "any" else self._pick(hand, "JK", avoid)
+            c = bits(mu)[0] if mu and self.rg.reuse == "any" else self._pick(hand, "JK", avoid)
             item: Item = (c, x)
         else:
             x = card(tok)
@@ -1546,6 +1567,8 @@ class RummyState(DrawDiscardState):
 
 _SEARCH_SHARED: Final = frozenset(("stock",))
 """Lists the search's copies share with the real state (see ``RummyState._light_clone``)."""
+_SEARCH_RNG: Final = random.Random(0)
+"""The RNG of every search copy (shared: it only deals a copy's next deal, never looked at)."""
 _NATIVE_FIELDS: Final[dict[type, tuple[str, ...]]] = {}
 """Per state class, the natively stored fields :meth:`RummyState._light_clone` copies by name."""
 

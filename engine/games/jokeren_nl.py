@@ -120,8 +120,47 @@ class JokerenNLState(RummyState):
         if ok or not self.opened[seat]:
             return ok  # J12: the opening search is exact
         # J2: the quick tests refused; the exact search decides (jokers freed by further swaps,
-        # lay-offs judged on the table after a swap, ...)
+        # lay-offs judged on the table after a swap, ...), unless it has no first move
+        if self._no_first_move(seat, c):
+            return False
         return self._usable_after(["draw discard"])
+
+    def _no_first_move(self, seat: int, c: int) -> bool:
+        """Sound refusal before the exact search: after drawing the natural ``c`` (the quick tests
+        refused it, the seat has opened), :meth:`_search_moves` offers no first move, so the
+        search finds nothing (the drawn card must be used, so the start is no goal).  False
+        whenever unsure: a new meld with it is completable, it or a card of its suit could be
+        laid off (a chain), a joker of the hand could be laid off onto a run of its suit, or a
+        table joker names a card of the hand (a swap)."""
+        hand0 = self.hands[seat]
+        if self.must_use & hand0 or self.building or BASE[c] >= 52:
+            return False
+        if not self.turn_melds and self._permission_by_meld(seat):
+            return False
+        hand = hand0 | 1 << c
+        b = BASE[c]
+        s = b // 13
+        limit = hand.bit_count() - self.keep()
+        bases = base_set(hand)
+        jokers = (hand & JOKER_MASK).bit_count()
+        if self._completable([(b, None)], base_set(hand0), jokers, limit - 1):
+            return False
+        for i, m in enumerate(self.melds):
+            if limit >= 0 and bases & m.joker_names():
+                return False  # a swap
+            if limit < 1:
+                continue
+            acc = m.acc
+            if acc is None:
+                acc = m.acc = self._accept_strings(m, i)
+            nat, jks = acc
+            if nat >> b & 1:
+                return False  # a lay-off of it
+            if limit >= 2 and m.kind == "run" and (nat or jks):
+                first = BASE[m.items[0][0]] if m.items[0][1] is None else m.items[0][1]
+                if first // 13 == s and (nat & bases or (jokers and jks)):
+                    return False  # a chain onto a run of its suit
+        return True
 
     def _usable_joker(self, seat: int) -> bool:
         """A joker from the discard pile: as a lay-off (opened) or in a new meld."""
@@ -160,7 +199,7 @@ class JokerenNLState(RummyState):
     def _chain_layoff(self, b: int, bases: int, jokers: int, budget: int) -> bool:
         """Lay-offs from the hand onto a run that reach ``b`` (the cards between laid first)."""
         s = b // 13
-        rule = self.rg.run_rule
+        rule = self.rg.rrule
         for m in self.melds:
             first = BASE[m.items[0][0]] if m.items[0][1] is None else m.items[0][1]
             if m.kind != "run" or first // 13 != s:
@@ -218,7 +257,7 @@ class JokerenNLState(RummyState):
             counts[b] = counts.get(b, 0) + 1
         else:
             jokers += 1
-        cands = meld_candidates(counts, jokers, self.rg.run_rule, self.rg.set_rule, self._cand_points)
+        cands = meld_candidates(counts, jokers, self.rg.rrule, self.rg.srule, self._cand_points)
         with_b = [cd for cd in cands if (b in cd[0] if b >= 0 else cd[1] > 0)]
         ok = False
         need = self.threshold()

@@ -139,6 +139,9 @@ class LobaState(RummyState):
     def _joker_pos_ok(self, jpos: set[int]) -> bool:
         return HIGH_ACE not in jpos  # L11: a joker never stands for the high ace
 
+    def _joker_mask_ok(self, mask: int) -> bool:
+        return not mask >> HIGH_ACE & 1  # L11, as above
+
     def _start_mask(self, bases: int, jokers: int, limit: int) -> int:
         out = super()._start_mask(bases, jokers, limit)
         if limit >= MIN_PIERNA:
@@ -350,16 +353,15 @@ class LobaState(RummyState):
             return False
         return any(BASE[c] == x for c in bits(mu)) and copies(hand, x) < 2
 
-    def _accept_strings(self, m: Meld, i: int) -> tuple[int, list[str]]:
-        acc = super()._accept_strings(m, i)
+    def _move_strings(self, m: Meld, i: int) -> list[tuple[int, str]]:
+        """L12: the move actions (card, action) of meld ``m``, numbered ``i + 1``."""
         moves: list[tuple[int, str]] = []
         if m.kind == "run":
             for _c, nm in m.items:
                 if nm is not None:
                     moves += [(nm, f"move {TOKENS[nm]} JK={TOKENS[y]} {i + 1}")
                               for y in self._move_targets(m, nm)]
-        self.moves_of[i] = (acc, moves)
-        return acc
+        return moves
 
     def _layoff_offers(self, seat: int, hand: int) -> list[str]:
         out = super()._layoff_offers(seat, hand)  # (refreshes every meld's lay-off cache)
@@ -370,11 +372,13 @@ class LobaState(RummyState):
             return out
         bases = base_set(hand)
         for i, m in enumerate(self.melds):
+            # keyed by the meld's lay-off cache object, read from the meld (the base class has
+            # just filled it): compiled code boxes a returned tuple anew, so the object is taken
+            # from the attribute, never from the call that computed it
+            acc: object = m.acc
             got = self.moves_of.get(i)
-            if got is None or got[0] is not m.acc:
-                m.acc = None
-                m.acc = self._accept_strings(m, i)
-                got = self.moves_of[i]
+            if got is None or got[0] is not acc:
+                got = self.moves_of[i] = (acc, self._move_strings(m, i))
             for nm, a in got[1]:
                 if bases >> nm & 1 and not self._layoff_blocked(hand, nm):
                     out.append(a)  # L12
@@ -454,7 +458,7 @@ class LobaState(RummyState):
         hand = self.hands[seat]
         if hand & ~JOKER_MASK:
             return False
-        if self.takebacks >= self.rg.max_takebacks:
+        if self.takebacks >= self.rg.takeback_cap:
             return True  # table play is closed for this turn: none can be laid
         # L13: only jokers, none of which can be laid this turn
         return not any(self._may_layoff(seat, i) and any(j for _, j, _ in self._accepts(m))

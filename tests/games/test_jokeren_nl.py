@@ -572,3 +572,24 @@ def test_j2_after_the_third_takeback_every_offered_action_leaves_the_turn_able_t
         st.apply(legal[0])
     assert can_discard(st) and st.stuck == 0  # type: ignore[attr-defined]
     assert any("TC" in m for m in table(st))
+
+
+def test_j2_no_first_move_refusal_never_contradicts_the_exact_search() -> None:
+    """J2: the cheap refusal before the exact "use it at once" search (no first move after the
+    draw) is sound: wherever it refuses, the exact search finds no line either."""
+    from engine.cards import BASE
+    game = load_game("jokeren_nl")
+    refused = searched = 0
+    for seed in range(2):
+        st: Any = game.new_match(seed=seed)
+        rng = random.Random(seed)
+        while not st.is_over():
+            seat = st.turn
+            if st.phase == "draw" and st.pile and st.opened[seat] and BASE[st.pile[-1]] < 52:
+                if st._no_first_move(seat, st.pile[-1]):
+                    refused += 1
+                    assert not st._usable_after(["draw discard"]), (seed, st.history[-4:])
+                else:
+                    searched += 1
+            st.apply(rng.choice(st.legal_actions()))
+    assert refused > 30 and searched > 10  # both sides of the refusal were exercised

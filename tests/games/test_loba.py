@@ -373,3 +373,24 @@ def test_random_matches_end_with_a_last_player() -> None:
         assert st.is_over() and sum(1 for r in st.ranking() if r == 1) == 1
         assert events(st, "loba.winner_last_standing")
         assert st.stuck == 0  # type: ignore[attr-defined]
+
+
+def test_l12_move_cache_is_kept_while_the_meld_is_unchanged() -> None:
+    """L12: the move actions of a table meld are computed once per lay-off cache of the meld
+    (the cache object is the one the meld holds, so the compiled build reuses it too), and the
+    offers are the same with the cache warm."""
+    game = load_game("loba")
+    checked = 0
+    for seed in range(4):
+        st: Any = game.new_match(seed=seed)
+        rng = random.Random(seed)
+        while not st.is_over():
+            if st.phase == "play" and st.melds:
+                first = st._layoff_offers(st.turn, st.hands[st.turn])
+                kept = {i: st.moves_of[i] for i in range(len(st.melds))}
+                assert all(kept[i][0] is m.acc for i, m in enumerate(st.melds))
+                assert st._layoff_offers(st.turn, st.hands[st.turn]) == first
+                assert all(st.moves_of[i] is kept[i] for i in kept)  # not recomputed
+                checked += 1
+            st.apply(rng.choice(st.legal_actions()))
+    assert checked > 20
