@@ -243,6 +243,8 @@ def serve() -> int:
         what, *args = req.split()
         if what == "ours":
             r = ours_round("hartenjagen", int(args[0]), float(args[1]), rng)
+        elif what == "game":
+            r = ours_round(args[0], int(args[1]), float(args[2]), rng)
         elif what == "openspiel":
             r = openspiel_round(os_game, float(args[0]), rng)
         else:
@@ -323,6 +325,44 @@ def bench_builds(seconds: float, baseline: str | None, out: Callable[[str], None
     return 0
 
 
+def bench_every(seconds: float, baseline: str, games: list[str], out: Callable[[str], None]) -> int:
+    """Every game on ``baseline``'s ``engine/``, on the pure source and on the compiled build (when
+    fresh), one process each, pinned to one core, interleaved rounds of CPU time per game; ratios to
+    the baseline are medians of per-round ratios ("every other game no slower", issue 15)."""
+    cpu = min(os.sched_getaffinity(0))
+    kids = {"before": Child("0", cpu, baseline), "pure": Child("0", cpu)}
+    compiled = Child("require", cpu) if _build_fresh() else None
+    if compiled is not None:
+        kids["compiled"] = compiled
+    else:
+        out("# no fresh compiled build (python build_compiled.py): the pure source only")
+    rounds = max(1, round(seconds / ROUND))
+    t = seconds / rounds
+    names = list(kids)
+    out(f"# {rounds} interleaved rounds of {t:g} s CPU per game and build, one core (cpu {cpu}); deals/s")
+    head = f"{'game':<20} " + " ".join(f"{n:>9}" for n in names) + "   pure/before"
+    out(head + ("   compiled/before" if compiled is not None else ""))
+    for g in games:
+        runs: dict[str, list[Rate]] = {n: [] for n in names}
+        for k in range(rounds):
+            for name in names[k % len(names):] + names[:k % len(names)]:
+                runs[name].append(kids[name].ask(f"game {g} {1_000_000 * k} {t}"))
+        rates = " ".join(f"{median_rate(runs[n]).deals_per_s:9.1f}" for n in names)
+        cells = []
+        for n in names[1:]:
+            ratios = [x.deals_per_s / y.deals_per_s for x, y in zip(runs[n], runs["before"], strict=True)]
+            cells.append(f"{statistics.median(ratios):6.2f}x ({min(ratios):.2f}-{max(ratios):.2f})")
+        out(f"{g:<20} {rates}   " + "   ".join(cells))
+    for kid in kids.values():
+        kid.close()
+    return 0
+
+
+def _build_fresh() -> bool:
+    from engine import _compiled
+    return bool(_compiled.check_build()[0])
+
+
 def bench_ab(roots: list[str], mode: str, seconds: float, out: Callable[[str], None]) -> int:
     """Paired A/B: Hartenjagen on the ``engine/`` of each directory in ``roots`` (the build of
     ``CARDARENA_COMPILED=mode``), one process each, pinned to one core, interleaved rounds of CPU
@@ -364,6 +404,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="paired A/B of Hartenjagen on the engine/ of each DIR (ratios to the first)")
     ap.add_argument("--mode", default="require", choices=("require", "0"),
                     help="with --ab: CARDARENA_COMPILED for every child (require: the compiled build)")
+    ap.add_argument("--every", action="store_true",
+                    help="with --baseline: every game (or --games) on the baseline, the source and the build")
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--root", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -374,6 +416,12 @@ def main(argv: list[str] | None = None) -> int:
     if a.ab:
         print(f"# {machine()}")
         return bench_ab(a.ab, a.mode, a.seconds, print)
+    if a.every:
+        if not a.baseline:
+            ap.error("--every needs --baseline DIR (a directory holding an older engine/)")
+        print(f"# {machine()}")
+        ids = a.games.split(",") if a.games else list(GAMES)
+        return bench_every(a.seconds, a.baseline, ids, print)
     if a.builds:
         print(f"# {machine()}")
         print(f"{'engine':<24} {'deals/s':>10} {'actions/s':>12} {'us/action':>10} {'act/deal':>10}")
