@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.core import CardTables, Game, register
-from engine.games._manille import ManilleState
+from engine.core import CardTables, Game, State, register
 from engine.games._parlee import PARLEE_PLAY_EVENTS, ParleeState, parlee_options
+from engine.tricks import play_list
 
 
 class MuetteState(ParleeState):
@@ -35,8 +35,14 @@ class MuetteState(ParleeState):
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     TALK: ClassVar[bool] = False
+
     def legal_actions(self) -> list[str]:
-        return ManilleState.legal_actions(self)  # no talk: the plain (fast) play list
+        """No talk: the plain play list, as ``ManilleState.legal_actions`` gives it, without calling
+        through it (one Python frame per call less on the source: 5% of a random deal)."""
+        m = self._lmask  # nonzero exactly while playing
+        if m:
+            return play_list(m)
+        return State.legal_actions(self)
 
 
 class ManilleMuette(Game):
