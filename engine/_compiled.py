@@ -43,24 +43,19 @@ ENV = "CARDARENA_COMPILED"
 GROUP = "cardarena_hot"
 """mypyc's group name: the shared C library is the top-level module ``cardarena_hot__mypyc``."""
 
-MODULES: tuple[str, ...] = (
-    "engine.errors", "engine.notation", "engine.cards", "engine.core", "engine.tricks", "engine.deal",
-    "engine.stock",
-    "engine.games.hartenjagen",
-    "engine.games._manille", "engine.games._parlee", "engine.games.manillen", "engine.games.manille_parlee",
-    "engine.games.manille_muette", "engine.games.manille_2_7", "engine.games.butifarra",
-    "engine.games._jass", "engine.games._kruisjas", "engine.games._bela", "engine.games._honderden",
-    "engine.games.kruisjassen", "engine.games.schutjassen", "engine.games.handjas", "engine.games.grevjas",
-    "engine.games.jo_jotte", "engine.games.klop_bela", "engine.games.klop_bela_3p", "engine.games.honderden",
-    "engine.games.honderden_3p",
-    "engine.games._shedding", "engine.games.genive", "engine.games.geneve", "engine.games.zenuwen",
-    "engine.games.tonk", "engine.games._knock", "engine.games.klop_rummy", "engine.games.ramino_klop",
-    "engine.games.wildcard_rummy", "engine.games.cincinnati_rummy",
-    "engine.melds", "engine.deadwood", "engine.games._rummy", "engine.games.jokeren_nl",
-    "engine.games.amerikaans_jokeren", "engine.games.jokeren_drift", "engine.games.ramino_drift",
-    "engine.games.loba",
-)
-"""The compiled modules: the engine's core, the meld library and every game module."""
+def engine_modules(root: Path = ROOT) -> tuple[str, ...]:
+    """Every module of the ``engine`` package and of ``engine.games`` but the packages' ``__init__``
+    and this switch itself, in file-name order: a directory listing, nothing imported."""
+    here = root / "engine"
+    top = [f"engine.{p.stem}" for p in sorted(here.glob("*.py")) if p.stem not in ("__init__", "_compiled")]
+    games = [f"engine.games.{p.stem}" for p in sorted((here / "games").glob("*.py")) if p.stem != "__init__"]
+    return (*top, *games)
+
+
+MODULES: tuple[str, ...] = engine_modules()
+"""The compiled modules: every module of the engine (its core, the meld library, every game and
+family module), so a new game file is compiled with the others and no list names it.  A module
+added or removed since the build makes the build stale (:func:`check_build`) until it is rebuilt."""
 
 GAMES: tuple[str, ...] = tuple(m.rpartition(".")[2] for m in MODULES
                                if m.startswith("engine.games.") and not m.rpartition(".")[2].startswith("_"))
@@ -154,8 +149,8 @@ def check_build(build_dir: Path = BUILD_DIR, root: Path = ROOT) -> tuple[dict[st
     if cpu != cpu_signature():
         return {}, "the compiled build was made for another CPU (-march=native; rebuild: python " \
                    "build_compiled.py)"
-    if sorted(entries) != sorted(MODULES):
-        return {}, "the compiled build's modules are not those of engine._compiled.MODULES (rebuild: " \
+    if sorted(entries) != sorted(engine_modules(root)):
+        return {}, "a module of engine/ was added or removed since the compiled build (rebuild: " \
                    "python build_compiled.py)"
     files: dict[str, Path] = {GROUP + "__mypyc": build_dir / lib}
     for m, entry in entries.items():

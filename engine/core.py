@@ -653,7 +653,8 @@ def _copy_data(v: Any) -> Any:
 
 
 # --------------------------------------------------------------------- registry
-# A game is one module ``engine/games/<id>.py`` that declares ``@register class X(Game): id = "<id>"``.
+# A game is one module ``engine/games/<id>.py`` that declares ``class X(Game): id = "<id>"`` and calls
+# ``register(X)`` (a call rather than a decorator, so that mypyc compiles the module).
 # The ids are the module names found on the package's path (``engine.games.__path__``, read as a
 # directory listing: nothing is imported); :func:`game_class` imports only the module it is asked
 # for.  Modules whose name starts with ``_`` are family modules and helpers, not games.
@@ -714,7 +715,7 @@ def game_class(game_id: Any) -> type[Game]:
     cls = _REGISTRY.get(game_id)
     if cls is None:
         raise ValueError(f"module {GAMES_PACKAGE}.{game_id} registers no game: it must declare "
-                         f"@register class ...(Game) with id = {game_id!r}")
+                         f"class ...(Game) with id = {game_id!r} and call register(...) on it")
     return cls
 
 

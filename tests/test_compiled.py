@@ -168,6 +168,19 @@ def test_a_build_made_for_another_cpu_is_not_used(tmp_path: Path) -> None:
     assert files == {} and why.startswith("the compiled build was made for another CPU")
 
 
+def test_a_new_engine_module_is_compiled_with_the_others_and_stales_the_build(tmp_path: Path) -> None:
+    """MODULES is every module of the engine (a directory listing): a game file added after the
+    build joins the list with no other edit, and the build is stale until it is rebuilt with it."""
+    _need_build()
+    root = _copy_tree(tmp_path, with_build=True)
+    build = root / "build" / "compiled"
+    assert _compiled.engine_modules(root) == _compiled.MODULES and _compiled.check_build(build, root)[1] == ""
+    shutil.copy(root / "engine" / "games" / "manillen.py", root / "engine" / "games" / "manillen_copy.py")
+    assert "engine.games.manillen_copy" in _compiled.engine_modules(root)
+    files, why = _compiled.check_build(build, root)
+    assert files == {} and why.startswith("a module of engine/ was added or removed since the compiled build")
+
+
 PROBE = ("import engine, engine.core\nfrom engine import _compiled\n"
          "print(engine.__file__, _compiled.is_compiled(engine.core))\n")
 
