@@ -178,12 +178,18 @@ def smoke_match(src: BotSource, game_id: str, seed: int | None = None, deals: in
                 limits: Limits | None = None, seat: int = 0) -> GameCheck:
     """One match of ``game_id``: the bot at ``seat``, random bots elsewhere, dealt from ``seed``
     (default: :func:`fresh_seed`).  When the first ``deals`` end before the bot's first turn (a Tonk
-    deal can end on the first action), the whole match is played instead, so that the bot is tried."""
+    deal can end on the first action), the whole match is played instead; and when even the whole
+    match ends before the bot moves (Klop Rummy: the others knock at once, deal after deal), the bot
+    takes the seat that acts first, so that it is always tried."""
     if seed is None:
         seed = fresh_seed()
     check = _smoke_match(src, game_id, seed, deals, limits or VALIDATE_LIMITS, seat)
     if check.ok and check.moves == 0 and deals is not None:
         check = _smoke_match(src, game_id, seed, None, limits or VALIDATE_LIMITS, seat)
+    if check.ok and check.moves == 0:
+        first = load_game(game_id).new_match(seed=seed).current_player
+        if first is not None and first != seat:
+            check = _smoke_match(src, game_id, seed, deals, limits or VALIDATE_LIMITS, first)
     return check
 
 

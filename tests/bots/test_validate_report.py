@@ -91,3 +91,13 @@ def test_validate_places_a_faulting_bot_last(tmp_path: Path) -> None:
     assert r.exit_code == 1
     c = json.loads(r.stdout)["games"][GAME]
     assert c["place"] == c["players"] == 4 and json.loads(r.stdout)["against_random"]["last"] == 1
+
+
+def test_validate_tries_the_bot_even_when_the_whole_match_ends_before_its_seat_moves() -> None:
+    """Klop Rummy, seed 6737104995852075990: seat 1 and then seat 2 knock at once, deal after deal, and
+    the match ends before seat 0 (the dealer) moves; the bot then takes the seat that acts first."""
+    from bots.api import bot_source
+    seed = 6737104995852075990
+    check = bots.validate.smoke_match(bot_source(Path(bots.validate.__file__).parent / "examples" /
+                                                 "first_legal.py"), "klop_rummy", seed)
+    assert check.ok and check.moves > 0 and check.seed == seed
