@@ -318,7 +318,8 @@ class State:
     players: int
     seed: int
     max_deals: int | None
-    rng: random.Random
+    _rng: random.Random | None
+    """The match's RNG, made on first use (:attr:`rng`); None until then."""
     events: list[dict[str, JSON]]
     history: list[str]
     deal_no: int
@@ -337,7 +338,7 @@ class State:
         self.players = players
         self.seed = seed
         self.max_deals = max_deals
-        self.rng = _seeded_random(seed)
+        self._rng = None  # random.Random(seed) on first use: a game that deals otherwise never pays for it
         self.events = []
         self.history = []
         self.deal_no = 0
@@ -346,6 +347,21 @@ class State:
         self.phase = "setup"
         self._legal = None
         self._over = False
+
+    @property
+    def rng(self) -> random.Random:
+        """The match's RNG: ``random.Random(seed)``, made the first time it is used (its stream is
+        the same as if it were made with the state), so that a game whose deals do not come from it
+        (Hartenjagen) does not pay 4-5 µs a match to seed a Mersenne Twister; a clone copies it only
+        once it exists.  Assigning sets it (``determinize`` reseeds it)."""
+        r = self._rng
+        if r is None:
+            r = self._rng = _seeded_random(self.seed)
+        return r
+
+    @rng.setter
+    def rng(self, r: random.Random) -> None:
+        self._rng = r
 
     def _setup(self, deal: dict[str, Any] | None) -> None:
         """Hook: deal the first deal (or take the injected ``deal``)."""
@@ -444,7 +460,8 @@ class State:
         new.players = self.players
         new.seed = self.seed
         new.max_deals = self.max_deals
-        new.rng = _copy_rng(self.rng)
+        r = self._rng
+        new._rng = None if r is None else _copy_rng(r)
         new.events = self.events.copy()    # logs of immutable entries: a flat copy is enough
         new.history = self.history.copy()
         new.deal_no = self.deal_no
@@ -618,7 +635,7 @@ def _native_fields(cls: type) -> tuple[str, ...]:
 _NATIVE_FIELDS: dict[type, tuple[str, ...]] = {}
 """:func:`_native_fields` per state class (filled by :meth:`State.clone`)."""
 
-_BASE_FIELDS = frozenset(("game", "players", "seed", "max_deals", "rng", "events", "history", "deal_no",
+_BASE_FIELDS = frozenset(("game", "players", "seed", "max_deals", "_rng", "events", "history", "deal_no",
                           "sheet", "deck_mask", "phase", "_legal", "_over"))
 """The fields :class:`State` declares (copied by :meth:`State._copy_base_into`).  ``history`` and
 ``events`` only ever grow by appending entries nobody mutates afterwards: a clone shares the entries."""
