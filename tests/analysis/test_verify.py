@@ -184,3 +184,29 @@ def test_verify_match_unknown_id_is_one_line(clean_log: Path) -> None:
         proc = cardarena("verify", str(clean_log), *args)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr
         assert proc.stderr.count("\n") == 1 and "no match" in proc.stderr, proc.stderr
+
+
+def test_a_replay_that_disagrees_names_the_engine_that_played_it(log_copy: Path) -> None:
+    """A log from other rules code (``engine_version`` differs): the disagreement says so, and a
+    disagreement on a log from this engine does not."""
+    from tournaments.log import engine_version
+
+    def bump(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+        rows[0]["scores"] = [s + 1.0 for s in rows[0]["scores"]]  # type: ignore[attr-defined]
+        return rows
+
+    path = _part(log_copy, "matches", "hartenjagen")
+    _edit(path, bump)
+    mine = [v for v in verify(log_copy, workers=1).violations if v.check == "replay"]
+    assert mine and not any("played by engine" in v.detail for v in mine)
+
+    def older(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+        for r in rows:
+            r["engine_version"] = "0123456789ab"
+        return rows
+
+    _edit(path, older)
+    theirs = [v for v in verify(log_copy, workers=1).violations if v.check == "replay"]
+    assert len(theirs) == len(mine)
+    note = f"played by engine 0123456789ab and this is engine {engine_version()}"
+    assert all(note in v.detail for v in theirs)  # one problem a match here: the scores

@@ -6,6 +6,8 @@ match is replayed with ``load_game(game, **options).new_match(seed, players, max
 ``state.apply(action)`` by ply.  Every action must be legal (and be taken by the logged seat, in the
 logged deal, from as many legal actions as logged); at the end the match must be over, with the
 logged scores, engine ranking, number of deals, and the logged rule events (name, deal, ply, seat).
+A match that disagrees and was logged by another engine version (``matches.engine_version``, a
+digest of the rules code) says so: a change of the rules code since is then a possible cause.
 With ``deep=True`` the conformance invariants (``state.invariant_violations()``) are checked after
 every action too.  Batches run in parallel worker processes.
 
@@ -49,7 +51,7 @@ import pyarrow.parquet as pq
 from engine import GAMES, IllegalAction, load_game
 from tournaments.analysis.views import LogError, TournamentLog
 from tournaments.ledger import tournaments_in
-from tournaments.log import check_batch
+from tournaments.log import check_batch, engine_version
 from tournaments.paths import part_path, tournaments_dir
 
 QUERIES = Path(__file__).with_name("queries")
@@ -84,6 +86,13 @@ class ReplayStats:
         self.moves += other.moves
         self.seconds += other.seconds
         self.violations += other.violations
+
+
+def other_engine_note(logged: str) -> str:
+    """What a replay that disagrees says when the match was played by other rules code."""
+    return (f"this match was played by engine {logged} and this is engine {engine_version()}: the rules "
+            "code has changed since, so its replay may differ for that reason alone (verify a log with "
+            "the engine version that played it)")
 
 
 def replay_command(root: str | os.PathLike[str], match_id: str) -> str:
@@ -197,7 +206,7 @@ def replay_part(root: str, game: str, name: str, deep: bool = False, only: str |
     stats = ReplayStats()
     mpath = part_path(base, "matches", game, name)
     matches = _read(mpath, ["match_id", "options", "seed", "players", "max_deals", "scores",
-                            "engine_ranking", "deals_played", "moves"])
+                            "engine_ranking", "deals_played", "moves", "engine_version"])
     if only is not None:
         matches = matches.filter(pc.equal(matches.column("match_id"), only))
         if matches.num_rows == 0:
@@ -233,6 +242,8 @@ def replay_part(root: str, game: str, name: str, deep: bool = False, only: str |
                                               f"moves part has {b - a} rows", replay_command(root, mid)))
         problems = replay_match(row, actions[a:b], seats[a:b], deals[a:b], legal[a:b],
                                 events_by_match.get(mid, []) if check_events else None, deep=deep)
+        if problems and row["engine_version"] != engine_version():
+            problems[0] += f" ({other_engine_note(row['engine_version'])})"
         stats.matches += 1
         stats.moves += b - a
         for p in problems:
