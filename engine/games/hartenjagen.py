@@ -44,6 +44,7 @@ which sums to 26, or 78 after a moon shot.
 """
 from __future__ import annotations
 
+import hashlib
 import random
 import struct
 import types
@@ -143,20 +144,54 @@ _SEAT_DIGITS: Final = tuple(bytes.maketrans(bytes(range(4)), bytes(49 if s == p 
                      for p in range(4))
 """Per seat: the byte translation seat label -> ASCII '1' for that seat, '0' for the others."""
 _KEYS: Final = struct.Struct(f"<{NCARDS}d")
+_SHAKE: Final = hashlib.shake_128
 
 
-def deal_hands(rng: random.Random) -> list[int]:
-    """Four random 13-card hands (bitmasks) of the 52-card pack, uniformly, from ``rng``.
+def deal_keys(seed: int, deal_no: int) -> int:
+    """Deal ``deal_no``'s randomness in the match of ``seed``: 52 64-bit words (one int, word ``i``
+    at bits ``64 i``), the SHAKE-128 stream of ``b"hartenjagen:<seed>:<deal_no>"``.
 
-    >>> h = deal_hands(random.Random(1))
+    One hash a deal, rather than a Mersenne Twister seeded per match (4.5 µs) or per deal from a
+    string (a SHA-512 and the seeding): a match's deals depend on the seed alone, so a clone or a
+    determinized world needs no copy of an RNG state, and no deal can be predicted from another's
+    cards (the stream is a cryptographic hash's; a Mersenne Twister's can be solved for from its
+    outputs).
+    """
+    return int.from_bytes(_SHAKE(f"hartenjagen:{seed}:{deal_no}".encode()).digest(8 * NCARDS), "little")
+
+
+def deal_hands(y: int) -> list[int]:
+    """Four random 13-card hands (bitmasks) of the 52-card pack, uniformly, from the 52 random
+    words of ``y`` (:func:`deal_keys`).
+
+    Word ``i`` keeps 44 random bits as the mantissa of a float in [2**52, 2**53) and carries the
+    seat label ``i // 13`` in its low byte; sorting the 52 floats puts the labels in a uniformly
+    random order, and the ``k``-th label in it is the seat of card ``k`` (ties, about 2**-34 a deal,
+    are broken by the label).
+
+    >>> h = deal_hands(deal_keys(1, 1))
     >>> [x.bit_count() for x in h], h[0] | h[1] | h[2] | h[3] == FULL
     ([13, 13, 13, 13], True)
     """
-    y = rng.getrandbits(64 * NCARDS) & _KEY_RANDOM | _KEY_FIXED
-    labels = _KEYS.pack(*sorted(_KEYS.unpack(y.to_bytes(8 * NCARDS, "little"))))[::8]  # seat of card k
-    h0 = int(labels.translate(_SEAT_DIGITS[0])[::-1], 2)
-    h1 = int(labels.translate(_SEAT_DIGITS[1])[::-1], 2)
-    h2 = int(labels.translate(_SEAT_DIGITS[2])[::-1], 2)
+    keys: list[float] = sorted(_KEYS.unpack((y & _KEY_RANDOM | _KEY_FIXED).to_bytes(8 * NCARDS, "little")))
+    if NATIVE:  # the same masks, card by card in native ints (the key is an integral float: its
+        # low bits are the label; three int parses and a pack cost the build more)
+        h0 = h1 = h2 = 0
+        bit = 1
+        for f in keys:
+            lab = int(f) & 255
+            if lab == 0:
+                h0 |= bit
+            elif lab == 1:
+                h1 |= bit
+            elif lab == 2:
+                h2 |= bit
+            bit <<= 1
+    else:
+        labels = _KEYS.pack(*keys)[::8]  # seat of card k
+        h0 = int(labels.translate(_SEAT_DIGITS[0])[::-1], 2)
+        h1 = int(labels.translate(_SEAT_DIGITS[1])[::-1], 2)
+        h2 = int(labels.translate(_SEAT_DIGITS[2])[::-1], 2)
     return [h0, h1, h2, FULL ^ h0 ^ h1 ^ h2]
 
 
@@ -245,7 +280,7 @@ class HartenjagenState(State):
         self._deal_seed = self.seed
         self.deal_no = 1
         if deal is None:
-            self._start_deal(0, deal_hands(self.rng), CYCLE[0] if self._pass_cards else 0)
+            self._start_deal(0, deal_hands(deal_keys(self.seed, 1)), CYCLE[0] if self._pass_cards else 0)
         else:
             dealer, hands, direction = self._read_deal(deal)
             self._start_deal(dealer, hands, direction)
@@ -290,9 +325,9 @@ class HartenjagenState(State):
         return dealer, hands, direction
 
     def _next_deal_hands(self) -> list[int]:
-        """Deal k >= 2 comes from its own RNG, seeded from the match seed and k, so that a clone
-        needs no copy of an RNG state (clones are hot in tree search)."""
-        return deal_hands(random.Random(f"hartenjagen:{self._deal_seed}:{self.deal_no}"))
+        """Deal k >= 2, from the match seed and k (:func:`deal_keys`), so that a clone needs no
+        copy of an RNG state (clones are hot in tree search)."""
+        return deal_hands(deal_keys(self._deal_seed, self.deal_no))
 
     def _start_deal(self, dealer: int, hands: list[int], direction: int) -> None:
         self.dealer = dealer
@@ -719,7 +754,6 @@ class HartenjagenState(State):
         """
         new = self.clone()
         new._deal_seed = rng.getrandbits(64)  # later deals unknown to the searcher
-        new.rng = random.Random(new._deal_seed)
         if new._over:
             return new
         hidden = self.hidden_cards(seat)

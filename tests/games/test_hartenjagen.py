@@ -524,3 +524,47 @@ def test_all_cards_are_accounted_for() -> None:
         assert {token(c) for m in zones.values() for c in cards_of(m)} == set(
             suit("C") + suit("D") + suit("H") + suit("S"))
         state.apply(rng.choice(state.legal_actions()))
+
+
+def test_each_deal_is_shake128_of_the_seed_and_deal_number() -> None:
+    """Deal k of the match with seed s: the 416-byte SHAKE-128 stream of ``hartenjagen:s:k`` sorted
+    into four hands (engine.games.hartenjagen.deal_keys, deal_hands), with no RNG state: the match
+    never seeds its Mersenne Twister, a clone carries none, and two matches share no deal."""
+    import hashlib
+
+    from engine.games.hartenjagen import FULL, deal_hands, deal_keys
+
+    for seed in (0, 7, -7, 2**70 + 3):
+        y = int.from_bytes(hashlib.shake_128(f"hartenjagen:{seed}:1".encode()).digest(416), "little")
+        assert deal_keys(seed, 1) == y
+        state = load_game(GAME).new_match(seed=seed, players=4)
+        assert state.hands == deal_hands(y)
+        assert [h.bit_count() for h in state.hands] == [13] * 4 and sum(state.hands) == FULL
+        hands_by_deal = [list(state.hands)]
+        while not state.is_over() and state.deal_no < 3:
+            deal_no = state.deal_no
+            state.apply(state.legal_actions()[0])
+            if state.deal_no != deal_no and not state.is_over():
+                assert state.hands == deal_hands(deal_keys(seed, state.deal_no))
+                hands_by_deal.append(list(state.hands))
+        assert len({tuple(h) for h in hands_by_deal}) == len(hands_by_deal) == 3
+        assert state._rng is None and state.clone()._rng is None
+    assert deal_hands(deal_keys(7, 1)) != deal_hands(deal_keys(-7, 1))
+
+
+def test_deals_are_uniform_over_seats() -> None:
+    """Each of the 52 cards lands on each seat a quarter of the time (2,000 deals: a chi-square
+    over the 208 card x seat cells, far below what a biased deal would give)."""
+    from engine.games.hartenjagen import deal_hands, deal_keys
+
+    n = 2000
+    counts = [[0] * 4 for _ in range(52)]
+    for seed in range(n):
+        hands = deal_hands(deal_keys(seed, 1))
+        for s, h in enumerate(hands):
+            for c in range(52):
+                counts[c][s] += h >> c & 1
+    expected = n / 4
+    chi2 = sum((x - expected) ** 2 / expected for row in counts for x in row)
+    assert chi2 < 260, chi2  # 153 degrees of freedom: mean 153, sd 17.5; 260 is 6 sd out
+    assert all(abs(x - expected) < 6 * (n * 3 / 16) ** 0.5 for row in counts for x in row)
