@@ -191,3 +191,21 @@ def test_ho18_honderden_lives_typed_and_bounded(value: Any) -> None:
 def test_h4_target_finite_and_bounded(value: Any) -> None:
     with pytest.raises(ValueError, match="target"):
         load_game("hartenjagen", target=value)
+
+
+def test_a_clone_carries_the_rng_state_and_plays_on_the_same_draws() -> None:
+    """A clone's RNG is a copy of the match RNG's state (engine.core._copy_rng), not a fresh seed:
+    the clone and the original draw the same numbers from then on, independently."""
+    import random
+
+    from engine.core import _copy_rng
+
+    r = random.Random(11)
+    r.random()
+    r.gauss(0, 1)  # gauss keeps a second value: part of the state
+    c = _copy_rng(r)
+    assert type(c) is random.Random and c.getstate() == r.getstate()
+    draws = [c.random() for _ in range(5)] + [c.gauss(0, 1)]
+    assert draws == [r.random() for _ in range(5)] + [r.gauss(0, 1)]
+    c.random()
+    assert c.getstate() != r.getstate()
