@@ -1,6 +1,9 @@
 """Random whole matches of the ``_rummy`` games per second, against OpenSpiel's gin_rummy (issue 15 item 2).
 
     python bench/rummies.py [--rounds 10] [--matches 3] [--baseline DIR] [--games jokeren_nl,...]
+    python bench/rummies.py --games wildcard_rummy,cincinnati_rummy --matches 30 --baseline DIR
+
+``--games`` may also name the knock rummies with the one going-out search (:data:`KNOCK_GAMES`).
 
 A *match* is ``game.new_match(seed=s)`` played to its end with
 ``state.apply(rng.choice(state.legal_actions()))`` and ``rng = random.Random(s)``: the actions
@@ -41,7 +44,10 @@ _ROOT = sys.argv[sys.argv.index("--root") + 1] if "--root" in sys.argv[:-1] else
 sys.path.insert(0, _ROOT)
 
 GAMES = ("jokeren_nl", "amerikaans_jokeren", "jokeren_drift", "ramino_drift", "loba")
-"""The games built on ``engine/games/_rummy.py``."""
+"""The games built on ``engine/games/_rummy.py`` (the default)."""
+KNOCK_GAMES = ("wildcard_rummy", "cincinnati_rummy")
+"""The games of ``engine/games/_knock.py`` whose going-out offer is one search over the hand
+(``Solver.outs1``); measured only when ``--games`` names them."""
 
 
 @dataclass
@@ -153,7 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds (default 10)")
     ap.add_argument("--matches", type=int, default=3, help="matches per game per round per build (default 3)")
     ap.add_argument("--baseline", help="a directory holding an older engine/ package (e.g. 514561f's)")
-    ap.add_argument("--games", help=f"comma-separated game ids (default: {','.join(GAMES)})")
+    ap.add_argument("--games", help=f"comma-separated game ids (default: {','.join(GAMES)}; also "
+                    f"{','.join(KNOCK_GAMES)})")
     ap.add_argument("--no-compiled", action="store_true", help="skip the compiled build")
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--root", help=argparse.SUPPRESS)
@@ -163,9 +170,10 @@ def main(argv: list[str] | None = None) -> int:
     if a.rounds < 1 or a.matches < 1:
         ap.error("--rounds and --matches must be positive")
     games = a.games.split(",") if a.games else list(GAMES)
-    unknown = [g for g in games if g not in GAMES]
+    unknown = [g for g in games if g not in GAMES + KNOCK_GAMES]
     if unknown:
-        ap.error(f"not a _rummy game: {', '.join(unknown)}")
+        ap.error(f"not a game this bench measures: {', '.join(unknown)} "
+                 f"(choose from {', '.join(GAMES + KNOCK_GAMES)})")
     try:
         import pyspiel  # noqa: F401
     except ImportError:
