@@ -11,7 +11,8 @@ A *match* is ``game.new_match(seed=s)`` played to its end with
 
 Each engine build runs in a child process of its own, every child pinned to the same core: the
 current source (``CARDARENA_COMPILED=0``), ``--baseline DIR`` (a directory holding an older
-``engine/`` package, e.g. ``git archive 514561f engine``), and the compiled build
+``engine/`` package, e.g. ``git archive 514561f engine``; when DIR is a whole tree with a fresh
+compiled build of its own, ``before_c`` runs that build too), and the compiled build
 (``CARDARENA_COMPILED=require``) when it is fresh (``python build_compiled.py``).  In every round,
 for every game, each child plays the same ``--matches`` seeded matches (CPU time,
 ``time.process_time``), then at once OpenSpiel ``gin_rummy`` episodes for the same CPU time with its
@@ -189,6 +190,13 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if a.baseline:
         kids["before"] = Child("0", cpu, a.baseline)
+        if not a.no_compiled and (Path(a.baseline) / "build" / "compiled").is_dir():
+            bc = Child("require", cpu, a.baseline)  # the baseline's own compiled build (a whole tree)
+            if bc.ok and bc.info.get("compiled"):
+                kids["before_c"] = bc
+            else:
+                bc.close()
+                print(f"# the baseline's compiled build skipped: {bc.info.get('error', 'not active')}")
     if not a.no_compiled:
         comp = Child("require", cpu)
         if comp.ok and comp.info.get("compiled"):
@@ -218,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
             gps = sum(y.matches for _, y in rs) / sum(y.seconds for _, y in rs)
             rel = [x.per_s / y.per_s for x, y in rs]
             print(f"{g:<20} {k:<9} {mps:>10.2f} {apm:>10.0f} {gps:>10.1f} {median_ratio(rel, 4):>25}")
-    pairs = [(x, y) for x, y in (("pure", "before"), ("compiled", "before"), ("compiled", "pure"))
+    pairs = [(x, y) for x, y in (("pure", "before"), ("compiled", "before"), ("compiled", "before_c"),
+                                 ("compiled", "pure"))
              if x in kids and y in kids]
     if pairs:
         print(f"\n{'ratio (median of per-round (ours/gin) ratios)':<48}" + "".join(f"{x + '/' + y:>24}"
