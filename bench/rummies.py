@@ -1,6 +1,9 @@
 """Random whole matches of the ``_rummy`` games per second, against OpenSpiel's gin_rummy (issue 15 item 2).
 
     python bench/rummies.py [--rounds 10] [--matches 3] [--baseline DIR] [--games jokeren_nl,...]
+    python bench/rummies.py --games wildcard_rummy,cincinnati_rummy --matches 30 --baseline DIR
+
+``--games`` may also name the knock rummies with the one going-out search (:data:`KNOCK_GAMES`).
 
 A *match* is ``game.new_match(seed=s)`` played to its end with
 ``state.apply(rng.choice(state.legal_actions()))`` and ``rng = random.Random(s)``: the actions
@@ -8,7 +11,8 @@ A *match* is ``game.new_match(seed=s)`` played to its end with
 
 Each engine build runs in a child process of its own, every child pinned to the same core: the
 current source (``CARDARENA_COMPILED=0``), ``--baseline DIR`` (a directory holding an older
-``engine/`` package, e.g. ``git archive 514561f engine``), and the compiled build
+``engine/`` package, e.g. ``git archive 514561f engine``; when DIR is a whole tree with a fresh
+compiled build of its own, ``before_c`` runs that build too), and the compiled build
 (``CARDARENA_COMPILED=require``) when it is fresh (``python build_compiled.py``).  In every round,
 for every game, each child plays the same ``--matches`` seeded matches (CPU time,
 ``time.process_time``), then at once OpenSpiel ``gin_rummy`` episodes for the same CPU time with its
@@ -41,7 +45,10 @@ _ROOT = sys.argv[sys.argv.index("--root") + 1] if "--root" in sys.argv[:-1] else
 sys.path.insert(0, _ROOT)
 
 GAMES = ("jokeren_nl", "amerikaans_jokeren", "jokeren_drift", "ramino_drift", "loba")
-"""The games built on ``engine/games/_rummy.py``."""
+"""The games built on ``engine/games/_rummy.py`` (the default)."""
+KNOCK_GAMES = ("wildcard_rummy", "cincinnati_rummy")
+"""The games of ``engine/games/_knock.py`` whose going-out offer is one search over the hand
+(``Solver.outs1``); measured only when ``--games`` names them."""
 
 
 @dataclass
@@ -153,7 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds (default 10)")
     ap.add_argument("--matches", type=int, default=3, help="matches per game per round per build (default 3)")
     ap.add_argument("--baseline", help="a directory holding an older engine/ package (e.g. 514561f's)")
-    ap.add_argument("--games", help=f"comma-separated game ids (default: {','.join(GAMES)})")
+    ap.add_argument("--games", help=f"comma-separated game ids (default: {','.join(GAMES)}; also "
+                    f"{','.join(KNOCK_GAMES)})")
     ap.add_argument("--no-compiled", action="store_true", help="skip the compiled build")
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--root", help=argparse.SUPPRESS)
@@ -163,9 +171,10 @@ def main(argv: list[str] | None = None) -> int:
     if a.rounds < 1 or a.matches < 1:
         ap.error("--rounds and --matches must be positive")
     games = a.games.split(",") if a.games else list(GAMES)
-    unknown = [g for g in games if g not in GAMES]
+    unknown = [g for g in games if g not in GAMES + KNOCK_GAMES]
     if unknown:
-        ap.error(f"not a _rummy game: {', '.join(unknown)}")
+        ap.error(f"not a game this bench measures: {', '.join(unknown)} "
+                 f"(choose from {', '.join(GAMES + KNOCK_GAMES)})")
     try:
         import pyspiel  # noqa: F401
     except ImportError:
@@ -181,6 +190,13 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if a.baseline:
         kids["before"] = Child("0", cpu, a.baseline)
+        if not a.no_compiled and (Path(a.baseline) / "build" / "compiled").is_dir():
+            bc = Child("require", cpu, a.baseline)  # the baseline's own compiled build (a whole tree)
+            if bc.ok and bc.info.get("compiled"):
+                kids["before_c"] = bc
+            else:
+                bc.close()
+                print(f"# the baseline's compiled build skipped: {bc.info.get('error', 'not active')}")
     if not a.no_compiled:
         comp = Child("require", cpu)
         if comp.ok and comp.info.get("compiled"):
@@ -210,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
             gps = sum(y.matches for _, y in rs) / sum(y.seconds for _, y in rs)
             rel = [x.per_s / y.per_s for x, y in rs]
             print(f"{g:<20} {k:<9} {mps:>10.2f} {apm:>10.0f} {gps:>10.1f} {median_ratio(rel, 4):>25}")
-    pairs = [(x, y) for x, y in (("pure", "before"), ("compiled", "before"), ("compiled", "pure"))
+    pairs = [(x, y) for x, y in (("pure", "before"), ("compiled", "before"), ("compiled", "before_c"),
+                                 ("compiled", "pure"))
              if x in kids and y in kids]
     if pairs:
         print(f"\n{'ratio (median of per-round (ours/gin) ratios)':<48}" + "".join(f"{x + '/' + y:>24}"

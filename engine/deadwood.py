@@ -72,6 +72,11 @@ def plan_search(root: S, moves: Callable[[S], Iterable[Sequence[str]]],
 # ===================================================================== deadwood minimiser
 CACHE_LIMIT: Final = 400_000
 """Entries per memo of a :class:`Solver` (and per cache of a game's deadwood), cleared when full."""
+FULL52: Final = (1 << 52) - 1
+OUT_WILD: Final = 1 << 52
+"""In :meth:`Solver._outs`: a wild card may be the one card left unmelded."""
+OUT_WHOLE: Final = 1 << 53
+"""In :meth:`Solver._outs`: every card melds."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,7 @@ class Solver:
         self.fit_memo: dict[int, bool] = {}
         self.cnt_memo: dict[int, int] = {}
         self.within_memo: dict[int, bool] = {}
+        self.outs_memo: dict[int, int] = {}
         self.lo = 0 if spec.ace_low else 1
         self.hi = 13 if spec.ace_high else 12
         self.rmax = spec.run_max if spec.run_max is not None else 14
@@ -417,6 +423,60 @@ class Solver:
         memo[key] = best
         return best
 
+    def outs1(self, cards: Sequence[int]) -> tuple[bool, int]:
+        """(every card of ``cards`` melds, the mask ``sum(1 << c)`` of the physical cards ``c`` of
+        ``cards`` whose removal leaves a hand with no card unmelded), in one search.
+
+        Equal to ``(count2(cards) == 0, [c for c in cards if count2(cards - c) == 0])``: a card's
+        removal leaves a melded hand exactly when some arrangement of the whole hand leaves that
+        card, and only it, unmelded.  The search is :meth:`_cnt2`'s over the same moves, without
+        stopping at the first success: :meth:`_outs` unites over every branch.  Identical cards
+        (two packs; jokers; a 2 as wild or natural, WR8) are all in the mask or none is."""
+        whole = False
+        nat = 0
+        wild = False
+        for m1, m2, w, _ in self._splits(cards):
+            r = self._outs(m1, m2, w)
+            if r & OUT_WHOLE:
+                whole = True
+            nat |= r & FULL52
+            if r & OUT_WILD:
+                wild = True
+        # a wild card left over is a joker, or a 2 used as wild (WR8): but then the split with that
+        # 2 natural leaves it over as the one natural card, so the 2 is in ``nat`` already
+        out_bases = nat | (3 << JOKER if wild else 0)
+        out = 0
+        if out_bases:
+            for c in cards:
+                if out_bases >> BASE[c] & 1:
+                    out |= 1 << c
+        return whole, out
+
+    def _outs(self, m1: int, m2: int, w: int) -> int:
+        """Over the arrangements of naturals ``m1``/``m2`` and ``w`` wild cards: bit
+        :data:`OUT_WHOLE` when one leaves no card unmelded, bit :data:`OUT_WILD` when one leaves
+        exactly one card unmelded and it is a wild card, and bit ``b`` (a base) when one leaves
+        exactly one card unmelded and it is a natural of base ``b``."""
+        if not m1:
+            return OUT_WHOLE if w == 0 else OUT_WILD if w == 1 else 0
+        key = m1 | m2 << 54 | w << 108
+        memo = self.outs_memo
+        got = memo.get(key)
+        if got is not None:
+            return got
+        r = 0
+        if lower_bound(m1, m2, w) < 2:
+            for b1, b2, ww, meld, _ in self._options(m1, m2, w):
+                if meld is None:
+                    if self._cnt2(b1, b2, ww) == 0:
+                        r |= m1 & -m1  # the lowest natural is the one card left
+                else:
+                    r |= self._outs(b1, b2, ww)
+        if len(memo) >= CACHE_LIMIT:
+            memo.clear()
+        memo[key] = r
+        return r
+
     def _walk(self, m1: int, m2: int, w: int, plan: list[Meld]) -> None:
         while m1:
             target = self._cost(m1, m2, w)
@@ -444,7 +504,6 @@ def prefilter_out(cards: Sequence[int], wild_twos: bool, k: int = 1) -> bool:
     return lower_bound(m1, m2, w) <= k
 
 
-FULL52: Final = (1 << 52) - 1
 TWOS: Final = sum(1 << (13 * s) for s in range(4))
 PACK_MASK: Final = (1 << PACK) - 1
 

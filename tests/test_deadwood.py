@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cards import ACE, PACK, TOKENS, deck_52, value_table
+from engine.cards import ACE, JOKER, PACK, TOKENS, deck_52, value_table
 from engine.deadwood import MeldSpec, Solver, can_cover, can_reach, lower_bound, naturals
 from engine.melds import GroupRule, RunRule, check_group, check_run, meld_candidates
 
@@ -134,3 +134,83 @@ def test_no_meld_table_is_built_at_import() -> None:
     root = Path(__file__).resolve().parent.parent
     got = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
     assert got.returncode == 0, got.stderr
+
+
+def _near_melded_hand(rng: random.Random, deck: list[int], size: int) -> list[int]:
+    """A random hand of ``size`` physical cards from ``deck``, mostly sets and runs (some of their
+    places taken by jokers or 2s), then random cards: many hands that meld, or all but one card."""
+    pool = list(deck)
+    rng.shuffle(pool)
+    by_base: dict[int, list[int]] = {}
+    for c in pool:
+        by_base.setdefault(c % PACK, []).append(c)
+    hand: list[int] = []
+
+    def take(b: int) -> bool:
+        if by_base.get(b):
+            hand.append(by_base[b].pop())
+            return True
+        return False
+
+    goal = size - rng.choice((0, 1, 1, 2, 3))
+    while len(hand) < goal:
+        if rng.random() < 0.5:  # a run of 3..5 in one suit, the ace low or high
+            s, n = rng.randrange(4), rng.choice((3, 3, 4, 5))
+            start = rng.randrange(14 - n + 1)
+            places = [(12 if p in (0, 13) else p - 1) + 13 * s for p in range(start, start + n)]
+        else:  # a set of 3 or 4
+            r = rng.randrange(13)
+            places = [r + 13 * s for s in rng.sample(range(4), rng.choice((3, 4)))]
+        for b in places[:size - len(hand)]:
+            wild = rng.random() < 0.15
+            if not (wild and (take(52) or take(53) or take(rng.randrange(4) * 13))) and not take(b):
+                take(rng.choice(list(by_base)))
+    while len(hand) < size:
+        take(rng.choice([b for b, cs in by_base.items() if cs]))
+    return hand
+
+
+def test_wr7_one_search_finds_every_out_card_the_per_card_loop_finds() -> None:
+    """WR7/CR4: ``Solver.outs1`` (one search) gives exactly ``count2(hand) == 0`` and the cards
+    whose removal leaves ``count2 == 0``, the per-card loop the going-out offer used before, and
+    the games' cached ``outs`` the same as their ``out_count`` loop; on random near-melded hands of
+    one pack (two jokers) and two packs (four jokers), 2s wild or not (WR8), after the draw (7+1,
+    6+1, 10+1 cards) and not, for the specs of Wildcard and Cincinnati Rummy and two others."""
+    from engine import load_game
+    from engine.cards import build_deck
+    from engine.games._knock import ConfrontationGame
+
+    games = [load_game("wildcard_rummy"), load_game("cincinnati_rummy")]
+    specs = [g.solver.spec for g in games if isinstance(g, ConfrontationGame)]
+    specs += [GIN, MeldSpec(set_max=3, run_min=3, run_max=4, ace_low=False, ace_high=True, wild_twos=True)]
+    rng = random.Random(15)
+    seen = Counter[str]()
+    for packs in (1, 2):
+        deck = build_deck(jokers=2 * packs, packs=packs)
+        for spec in specs:
+            solver = Solver(spec, [1] * PACK, 1)
+            for _ in range(70):
+                hand = _near_melded_hand(rng, deck, rng.choice((7, 8, 10, 11)))
+                whole, out = solver.outs1(hand)
+                assert whole == (solver.count2(hand) == 0), [TOKENS[c] for c in hand]
+                loop = 0
+                for c in hand:
+                    if solver.count2([x for x in hand if x != c]) == 0:
+                        loop |= 1 << c
+                assert out == loop, ([TOKENS[c] for c in hand], spec)
+                seen["whole" if whole else "out" if out else "none"] += 1
+                seen["two packs, out"] += packs == 2 and out != 0
+                seen["a 2 or joker out"] += any(out >> c & 1 and (c % PACK >= JOKER or c % 13 == 0)
+                                                for c in hand)
+        for game in games:
+            assert isinstance(game, ConfrontationGame)
+            for _ in range(60):
+                hand_cards = _near_melded_hand(rng, deck, rng.choice((7, 8, 11)))
+                mask = sum(1 << c for c in hand_cards)
+                loop = 0
+                for c in hand_cards:
+                    if game.out_count(mask & ~(1 << c)) == 0:
+                        loop |= 1 << c
+                assert game.outs(mask) == (game.out_count(mask) == 0, loop), [TOKENS[c] for c in hand_cards]
+    # the comparison has teeth: every kind of answer occurs
+    assert min(seen[k] for k in ("whole", "out", "none", "two packs, out", "a 2 or joker out")) >= 10, seen

@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar, cast
 
-from engine.cards import BASE, DISCARD, PHYS, TOKENS, bits, build_deck, hand_tokens
+from engine.cards import DISCARD, PHYS, TOKENS, bits, build_deck, hand_tokens
 from engine.core import Game, Option, State, rank_by
 from engine.deadwood import (
     CACHE_LIMIT,
@@ -61,6 +61,7 @@ class ConfrontationGame(Game):
         self.solver = self.make_solver()
         self.dw_cache: dict[int, int] = {}
         self.count_cache: dict[int, int] = {}
+        self.outs_cache: dict[int, tuple[bool, int]] = {}
 
     def make_solver(self) -> Solver:
         raise NotImplementedError
@@ -90,6 +91,23 @@ class ConfrontationGame(Game):
                 got = 2
             else:
                 got = self.solver.count2(bits(hand))
+            if len(cache) >= CACHE_LIMIT:
+                cache.clear()
+            cache[hand] = got
+        return got
+
+    def outs(self, hand: int) -> tuple[bool, int]:
+        """(the whole hand mask melds, mask of its cards whose discard leaves a melded hand):
+        ``out_count(hand) == 0`` and every ``c`` with ``out_count(hand & ~(1 << c)) == 0``, from
+        one search (:meth:`engine.deadwood.Solver.outs1`; cached per mask)."""
+        cache = self.outs_cache
+        got = cache.get(hand)
+        if got is None:
+            m1, m2, w = naturals(hand, self.solver.spec.wild_twos)
+            if lower_bound(m1, m2, w) > 1:
+                got = (False, 0)
+            else:
+                got = self.solver.outs1(bits(hand))
             if len(cache) >= CACHE_LIMIT:
                 cache.clear()
             cache[hand] = got
@@ -449,24 +467,15 @@ class AllMeldState(ConfrontationState):
     def _can_go_out(self, seat: int) -> bool:
         game = cast(ConfrontationGame, self.game)
         hand = self.hands[seat]
-        k = game.out_count(hand)
-        self.go_now = k == 0
+        whole, outs = game.outs(hand)  # one search for the whole hand and every discard
+        self.go_now = whole
         self.go_mask = 0
-        if k > 1:
+        if not whole and not outs:  # two or more cards unmelded at least
             return False
-        m = 0
-        seen = 0  # one search per token (the other pack's copy leaves the same hand)
-        for c in bits(hand & ~self._banned_mask()):
-            b = BASE[c]
-            if seen >> b & 1:
-                continue
-            seen |= 1 << b
-            if game.out_count(hand & ~(1 << c)) == 0:
-                for x in PHYS[TOKENS[c]]:
-                    m |= hand & (1 << x)
+        m = outs & ~self._banned_mask()  # the ban covers every copy of the taken token
         self.go_mask = m
         self.allowed = m
-        return self.go_now or m != 0
+        return whole or m != 0
 
     def _decide_actions(self, seat: int) -> list[str]:
         out = ["pass"]
