@@ -581,6 +581,21 @@ def scan_matches(root: str | os.PathLike[str], tournament: str) -> tuple[set[str
     return done, bad
 
 
+def logged_engine_versions(root: str | os.PathLike[str], tournament: str) -> dict[str, int]:
+    """The engine versions (:func:`engine_version`) that played ``tournament``'s committed matches
+    under ``root`` -> how many matches each.  A part that does not decode is left to
+    :func:`scan_matches` and :func:`repair`, which report it."""
+    out: dict[str, int] = {}
+    for p in committed_parts(root, tournament):
+        try:
+            col = pq.read_table(p, columns=["engine_version"]).column("engine_version").to_pylist()
+        except (OSError, pa.ArrowException):
+            continue
+        for v in col:
+            out[v] = out.get(v, 0) + 1
+    return out
+
+
 def finished_matches(root: str | os.PathLike[str], tournament: str) -> set[str]:
     """Ids of the matches of ``tournament`` whose results are committed under ``root``; :class:`PartError`
     naming the first batch that is not whole (see :func:`scan_matches`, :func:`repair`)."""

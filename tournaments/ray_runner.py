@@ -81,7 +81,7 @@ from tournaments.ledger import (
     write_manifest,
     write_secret,
 )
-from tournaments.log import Fenced, PartError, finished_matches
+from tournaments.log import Fenced, PartError, engine_version, finished_matches, logged_engine_versions
 from tournaments.paths import RAY_LOG, lock_path, manifest_path, secret_path
 from tournaments.runner import Batch, BatchResult, run_batch
 from tournaments.schedule import GamePlan, Match, plan, spec_secret
@@ -184,7 +184,7 @@ class Prepared:
 
 
 def prepare(spec: Spec, tournament_id: str | None = None, resume: bool = False,
-            bots_data: str | None = None, lock: bool = True) -> Prepared:
+            bots_data: str | None = None, lock: bool = True, allow_engine_change: bool = False) -> Prepared:
     """Lock the tournament, check the output directory against the spec, read what is done."""
     try:  # the id names files under the output directory: never a path (spec.check_tournament_id)
         tid = check_tournament_id(tournament_id or spec.name, "--tournament-id" if tournament_id else "name")
@@ -192,13 +192,13 @@ def prepare(spec: Spec, tournament_id: str | None = None, resume: bool = False,
         raise TournamentError(str(e)) from None
     if is_uri(restore_uri(spec.output)):
         return _prepare_store(spec, tid, restore_uri(spec.output), tournament_id is not None, resume,
-                              bots_data, lock)
+                              bots_data, lock, allow_engine_change)
     root = spec.output.expanduser().resolve()
     if root.exists() and not root.is_dir():
         raise TournamentError(f"output {str(spec.output)!r} is a file, not a directory")
     held = _lock(root, tid) if lock else None
     try:
-        p = _prepare(spec, tid, root, tournament_id is not None, resume, bots_data)
+        p = _prepare(spec, tid, root, tournament_id is not None, resume, bots_data, allow_engine_change)
         p.lock = held
         if held is not None:   # fence off the batches of earlier runs before reading what they finished
             p.epoch = begin_epoch(root, tid)
@@ -219,7 +219,7 @@ def prepare(spec: Spec, tournament_id: str | None = None, resume: bool = False,
 
 
 def _prepare_store(spec: Spec, tid: str, uri: str, new_id: bool, resume: bool, bots_data: str | None,
-                   lock: bool) -> Prepared:
+                   lock: bool, allow_engine_change: bool = False) -> Prepared:
     """:func:`prepare` for a log in an object store: the lease (the epoch) instead of the lock file,
     staged objects of earlier runs removed, then the same bookkeeping on a temporary local copy whose
     changes (a new manifest and secret, orphans removed, damaged batches quarantined) go back to the
@@ -236,7 +236,7 @@ def _prepare_store(spec: Spec, tid: str, uri: str, new_id: bool, resume: bool, b
             lease.release()
         raise TournamentError(str(e)) from None
     try:
-        p = _prepare(spec, tid, mirror.dir, new_id, resume, bots_data)
+        p = _prepare(spec, tid, mirror.dir, new_id, resume, bots_data, allow_engine_change)
         for k in (secret_path("", tid), manifest_path("", tid)):   # the secret first, as on disk
             if k.as_posix() not in mirror.keys:
                 mirror.push(k.as_posix())
@@ -264,7 +264,8 @@ def _prepare_store(spec: Spec, tid: str, uri: str, new_id: bool, resume: bool, b
     return p
 
 
-def _prepare(spec: Spec, tid: str, root: Path, new_id: bool, resume: bool, bots_data: str | None) -> Prepared:
+def _prepare(spec: Spec, tid: str, root: Path, new_id: bool, resume: bool, bots_data: str | None,
+             allow_engine_change: bool = False) -> Prepared:
     try:
         manifest = read_manifest(root, tid)
     except (OSError, ValueError) as e:
@@ -292,7 +293,7 @@ def _prepare(spec: Spec, tid: str, root: Path, new_id: bool, resume: bool, bots_
             "tournament": tid, "spec_hash": spec.spec_hash(), "spec": spec.identity(), "name": spec.name,
             "games": spec.game_entries(), "bots": refs, "entrants": by_game, "total_matches": total,
             "secret": spec.secret, "secret_sha256": secret_fingerprint(secret),
-            "created_at": now, "updated_at": now, "complete": False})
+            "engine_version": engine_version(), "created_at": now, "updated_at": now, "complete": False})
     else:
         if manifest.get("spec_hash") != spec.spec_hash():
             raise TournamentError(
@@ -306,9 +307,32 @@ def _prepare(spec: Spec, tid: str, root: Path, new_id: bool, resume: bool, bots_
                                   f"{str(e)[:100]}); move the directory away or choose another output"
                                   ) from None
         secret = _kept_secret(manifest, root, tid)
+        _check_engine(manifest, root, tid, allow_engine_change)
         plans = plan(spec, by_game, secret)
         total = sum(p.total for p in plans)
     return Prepared(spec, tid, root, plans, refs, total, set(), secret=secret)
+
+
+def _check_engine(manifest: dict[str, Any], root: Path, tid: str, allow: bool) -> None:
+    """Refuse to go on with a tournament whose matches so far were played by other rules code (the
+    engine versions of its logged matches, ``matches.engine_version``): its remaining matches would
+    not be dealt and played as its first ones were, and a duplicate board could be split across the
+    two.  ``allow`` (``--allow-engine-change``) goes on, and the manifest records the change."""
+    now_v = engine_version()
+    other = {v: n for v, n in logged_engine_versions(root, tid).items() if v != now_v}
+    if not other:
+        return
+    played = ", ".join(f"{v} ({n} match{'es' if n != 1 else ''})" for v, n in sorted(other.items()))
+    if not allow:
+        raise TournamentError(
+            f"tournament {tid!r} in {root} was played so far by engine {played} and this is engine "
+            f"{now_v}: the rules code has changed since, so its remaining matches would not be dealt and "
+            "played as its first ones were; finish it with the cardarena that started it, or pass "
+            "--allow-engine-change to go on with this one (the manifest records the change)")
+    changes = manifest.setdefault("engine_changes", [])
+    changes.append({"from": sorted(other), "to": now_v,
+                    "at": datetime.now(UTC).isoformat(timespec="seconds")})
+    write_manifest(root, tid, manifest)
 
 
 def _kept_secret(manifest: dict[str, Any], root: Path, tid: str) -> bytes:
@@ -1066,7 +1090,8 @@ OnBatch = Callable[[BatchResult, Summary], None]
 def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool = False,
                    address: str | None = None, executor: str = "auto", progress: bool = True,
                    on_batch: OnBatch | None = None, fsync: bool = True, bots_data: str | None = None,
-                   max_in_flight: int | None = None, progress_every: float = 5.0) -> Summary:
+                   max_in_flight: int | None = None, progress_every: float = 5.0,
+                   allow_engine_change: bool = False) -> Summary:
     """Run (or resume) the tournament of ``spec`` to its end or to Ctrl-C; see the module doc.
 
     ``executor``: ``auto`` (the local path for a run on this machine within its CPUs, else Ray),
@@ -1097,7 +1122,7 @@ def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool
             ray_out = stack.enter_context(RayOutput())
             if address is not None and _join(address, ray_out, job_env(spec.output)):
                 stack.callback(_ray_shutdown)   # before RayOutput restores stdout and stderr
-        p = prepare(spec, tournament_id, resume, bots_data)
+        p = prepare(spec, tournament_id, resume, bots_data, allow_engine_change=allow_engine_change)
         stack.callback(p.release)
         summary = Summary(p.tournament, p.uri or p.root, p.total, len(p.done),
                           removed_orphans=p.removed_orphans, quarantined=p.quarantined, executor=executor)

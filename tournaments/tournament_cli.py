@@ -85,6 +85,9 @@ def run_cmd(
     leaderboard: Annotated[bool, typer.Option("--leaderboard/--no-leaderboard", help="print it at the end")
                            ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable summary")] = False,
+    allow_engine_change: Annotated[bool, typer.Option(
+        "--allow-engine-change", help="go on with a tournament whose matches so far were played by other "
+        "rules code (another cardarena version); the manifest records the change")] = False,
 ) -> None:
     """Run (or resume) a tournament: every match once, logged to Parquet, with a progress bar.
 
@@ -114,7 +117,7 @@ def run_cmd(
         summary = run_tournament(sp, tournament_id=tournament_id, resume=resume, address=address,
                                  executor="inline" if inline else "ray" if use_ray else "auto",
                                  progress=progress and not as_json,
-                                 progress_every=progress_every)
+                                 progress_every=progress_every, allow_engine_change=allow_engine_change)
     except SpecError as e:
         fail(PROG, _flag_named(str(e), overrides))
     except TournamentError as e:

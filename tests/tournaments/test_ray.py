@@ -104,7 +104,9 @@ def test_b_driver_killed_with_sigkill_then_resumed(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("executor", [["--ray"], []], ids=["ray", "local"])
 def test_ctrl_c_stops_cleanly_and_keeps_what_finished(tmp_path: Path, executor: list[str]) -> None:
-    raw = long_spec(tmp_path, "out", boards=100)
+    # 4,000 matches: some seconds of work on 2 CPUs, so that the Ctrl-C after the third part lands
+    # mid-run (400 took 0.5 s on the local path, and the run could end before the signal)
+    raw = long_spec(tmp_path, "out", boards=1000)
     spec_file = tmp_path / "spec.toml"
     spec_file.write_text(toml_of(raw))
     root = tmp_path / "out"

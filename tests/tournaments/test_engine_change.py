@@ -1,0 +1,80 @@
+"""A tournament is finished by the rules code that started it: going on with matches logged by
+another engine version (``matches.engine_version``) is refused in one line, unless
+``--allow-engine-change``, which the manifest then records."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tests.tournaments.conftest import raw_spec, toml_of
+from tournaments.log import engine_version, logged_engine_versions, record_digests, write_part
+from tournaments.paths import committed_parts, manifest_path
+from tournaments.ray_runner import Summary, TournamentError, prepare, run_tournament
+from tournaments.runner import BatchResult
+from tournaments.spec import parse_spec
+
+OLD = "0123456789ab"
+
+
+def _half_played(tmp_path: Path) -> tuple[dict[str, Any], Path]:
+    raw = raw_spec(tmp_path, **{"matches_per_seating": 2, "run": {"batch_s": 0.01},
+                                "output": str(tmp_path / "out")})
+
+    def stop_after_two(r: BatchResult, s: Summary) -> None:
+        if s.done_now >= 2:
+            raise KeyboardInterrupt
+
+    first = run_tournament(parse_spec(raw), executor="inline", progress=False, on_batch=stop_after_two)
+    assert first.stopped and not first.complete
+    return raw, tmp_path / "out"
+
+
+def _as_if_played_by(root: Path, version: str) -> None:
+    """Rewrite the matches parts as an older cardarena wrote them (its engine version), with their
+    digest records made anew so that the log is whole."""
+    for p in committed_parts(root, "t"):
+        t = pq.read_table(p)
+        rows = t.to_pylist()
+        for r in rows:
+            r["engine_version"] = version
+        write_part(p, pa.Table.from_pylist(rows, schema=t.schema.remove_metadata()), fsync=False)
+        record_digests(p)
+
+
+def test_going_on_with_matches_of_another_engine_version_is_refused_unless_allowed(tmp_path: Path) -> None:
+    raw, root = _half_played(tmp_path)
+    sp = parse_spec(raw)
+    man = json.loads(manifest_path(root, "t").read_text())
+    assert man["engine_version"] == engine_version()
+    done = sum(logged_engine_versions(root, "t").values())
+    assert logged_engine_versions(root, "t") == {engine_version(): done} and done >= 2
+    prepare(sp, resume=True).release()  # the same engine: goes on
+
+    _as_if_played_by(root, OLD)
+    with pytest.raises(TournamentError, match=f"played so far by engine {OLD} \\({done} matches\\) and this "
+                       f"is engine {engine_version()}: the rules code has changed"):
+        prepare(sp, resume=True)
+    with pytest.raises(TournamentError, match="--allow-engine-change"):
+        prepare(sp)  # a run without --resume on the same output goes on too: the same check
+
+    spec_file = tmp_path / "spec.toml"
+    spec_file.write_text(toml_of(raw))
+    proc = subprocess.run([sys.executable, "-m", "dashboards.app", "tournament", "run", str(spec_file),
+                           "--resume", "--no-progress", "--no-leaderboard"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    lines = [x for x in proc.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and "--allow-engine-change" in lines[0] and "Traceback" not in proc.stderr
+
+    s = run_tournament(sp, resume=True, executor="inline", progress=False, allow_engine_change=True)
+    assert s.complete and s.done_before == done
+    man = json.loads(manifest_path(root, "t").read_text())
+    assert [(c["from"], c["to"]) for c in man["engine_changes"]] == [([OLD], engine_version())]
+    assert logged_engine_versions(root, "t") == {OLD: done, engine_version(): s.total - done}
