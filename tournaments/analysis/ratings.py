@@ -340,13 +340,44 @@ def fit_pl(pt: Patterns, weights: np.ndarray, start: np.ndarray | None = None) -
     theta = np.zeros((len(wb), n)) if start is None else np.broadcast_to(start, (len(wb), n)).copy()
     eye = PRIOR * np.eye(n)
     for _ in range(100):
-        _, grad, info = _newton_terms(theta, pt, wb)
+        ll, grad, info = _newton_terms(theta, pt, wb)
         step = np.linalg.solve(info + eye, (grad - PRIOR * theta)[:, :, None])[:, :, 0]
-        theta += step
-        if np.abs(step).max() < 1e-9:
+        # Damped: a row whose full step lowers its log-posterior halves it until it does not.  An
+        # undamped step overshoots on a bootstrap sample that nearly separates the entrants (a few
+        # boards of a game where one entrant won them all): it swung by hundreds and ended in NaN.
+        obj = ll - 0.5 * PRIOR * (theta * theta).sum(axis=1)
+        t = np.ones(len(wb))
+        for _ in range(60):
+            cand = theta + t[:, None] * step
+            got = _log_posterior(cand, pt, wb)
+            bad = ~(got >= obj - 1e-9 * (1.0 + np.abs(obj)))
+            if not bad.any():
+                break
+            t = np.where(bad, t * 0.5, t)
+        moved = t[:, None] * step
+        theta += moved
+        if np.abs(moved).max() < 1e-9:
             break
     out: np.ndarray = theta - theta.mean(axis=1, keepdims=True)
     return out[0] if single else out
+
+
+def _log_posterior(theta: np.ndarray, pt: Patterns, weights: np.ndarray) -> np.ndarray:
+    """Each row's log-likelihood plus the Gaussian prior's log-density (up to a constant); -inf
+    where a far step underflows a risk-set sum (such a step is then halved, never taken)."""
+    nb = theta.shape[0]
+    ll = np.zeros(nb)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for b in pt.blocks:
+            npat, k = b.start.shape
+            w = weights[:, b.pattern]
+            u = (theta @ b.members.reshape(npat * k, -1).T).reshape(nb, npat, k)
+            u -= u.max(axis=2, keepdims=True)
+            tail = np.cumsum(np.exp(u)[:, :, ::-1], axis=2)[:, :, ::-1]
+            d = tail.reshape(nb, -1)[:, b.start_flat].reshape(nb, npat, k)
+            ll += np.einsum("bp,bp->b", w, (u - np.log(d)).sum(axis=2))
+    out: np.ndarray = np.where(np.isfinite(ll), ll - 0.5 * PRIOR * (theta * theta).sum(axis=1), -np.inf)
+    return out
 
 
 def h2h_scores(pt: Patterns, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
