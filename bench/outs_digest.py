@@ -1,9 +1,10 @@
 """A digest of whole random matches of the games that use the going-out search (issue 15 item 2).
 
-    python bench/outs_digest.py [--seeds 30] [--root DIR]
+    python bench/outs_digest.py [--seeds 30] [--root DIR] [--games ramino_klop,...]
 
-For each of ``wildcard_rummy`` and ``cincinnati_rummy`` (default options; the default number of
-players, then 7 players, who play with two packs) and each seed
+For each of ``wildcard_rummy`` and ``cincinnati_rummy`` (or the games ``--games`` names; default
+options; the default number of players, then 7 players when the game allows them -- Wildcard and
+Cincinnati Rummy then play with two packs) and each seed
 ``0..--seeds-1``: the match ``game.new_match(seed=s)`` played to its end with
 ``rng.choice(state.legal_actions())``, ``rng = random.Random(s)``; the SHA-256 of the seat to act
 and the legal list at every ply, then the history, the events and the score sheet.  One line per
@@ -48,12 +49,16 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", type=int, default=30)
     ap.add_argument("--root", help="a directory holding the engine/ package to run")
+    ap.add_argument("--games", default=",".join(GAMES), help="comma-separated game ids")
     a = ap.parse_args()
     import engine.core
     from engine import _compiled
     build = "compiled" if _compiled.is_compiled(engine.core) else "source"
-    for g in GAMES:
+    from engine import load_game
+    for g in a.games.split(","):
         for players in (None, 7):
+            if players is not None and players > load_game(g).max_players:
+                continue
             who = "default players" if players is None else f"{players} players (two packs)"
             print(f"{g} {build} {who} seeds 0-{a.seeds - 1}: {digest(g, a.seeds, players)}", flush=True)
     return 0

@@ -116,6 +116,7 @@ class Solver:
         self.cnt_memo: dict[int, int] = {}
         self.within_memo: dict[int, bool] = {}
         self.outs_memo: dict[int, int] = {}
+        self.knock_memo: dict[int, int] = {}
         self.lo = 0 if spec.ace_low else 1
         self.hi = 13 if spec.ace_high else 12
         self.rmax = spec.run_max if spec.run_max is not None else 14
@@ -472,6 +473,74 @@ class Solver:
                         r |= m1 & -m1  # the lowest natural is the one card left
                 else:
                     r |= self._outs(b1, b2, ww)
+        if len(memo) >= CACHE_LIMIT:
+            memo.clear()
+        memo[key] = r
+        return r
+
+    def knock_discards(self, cards: Sequence[int], budget: int) -> int:
+        """The mask ``sum(1 << c)`` of the physical cards ``c`` of ``cards`` whose removal leaves a
+        hand with least deadwood at most ``budget``, in one search.
+
+        Equal to ``[c for c in cards if within(cards - c, budget)]``: a card's removal leaves such a
+        hand exactly when some arrangement of the whole hand leaves that card unmelded and the
+        other unmelded cards worth at most ``budget``.  The search is :meth:`_within`'s over the
+        same moves, uniting over every branch (:meth:`_knock`).  Identical cards (two packs;
+        jokers; a 2 as wild or natural, WR8) are all in the mask or none is."""
+        nat = 0
+        wild = False
+        for m1, m2, w, _ in self._splits(cards):
+            r = self._knock(m1, m2, w, budget)
+            nat |= r & FULL52
+            if r & OUT_WILD:
+                wild = True
+        # a wild card left over is a joker, or a 2 used as wild (WR8): but then the split with that
+        # 2 natural leaves it over as a natural card with the same melds, so the 2 is in ``nat``
+        out_bases = nat | (3 << JOKER if wild else 0)
+        out = 0
+        if out_bases:
+            for c in cards:
+                if out_bases >> BASE[c] & 1:
+                    out |= 1 << c
+        return out
+
+    def _knock(self, m1: int, m2: int, w: int, budget: int) -> int:
+        """Over the arrangements of naturals ``m1``/``m2`` and ``w`` wild cards: bit ``b`` (a base)
+        when one leaves a natural of base ``b`` unmelded and the other unmelded cards worth at most
+        ``budget``; bit :data:`OUT_WILD` when one leaves a wild card unmelded and the others worth
+        at most ``budget``."""
+        if not m1:
+            return OUT_WILD if w and (w - 1) * self.wv <= budget else 0
+        key = m1 | m2 << 54 | w << 108 | budget << 112
+        memo = self.knock_memo
+        got = memo.get(key)
+        if got is not None:
+            return got
+        r = 0
+        if w < 2:
+            # cards that can meld with nothing stay unmelded: all of them but the one removed
+            iso = isolated_mask(m1, w)
+            low = top = 0
+            v = self.v
+            while iso:
+                b = (iso & -iso).bit_length() - 1
+                vb = v[b]
+                low += vb * (2 if m2 >> b & 1 else 1)
+                if vb > top:
+                    top = vb
+                iso &= iso - 1
+            if low - top > budget:
+                memo[key] = 0
+                return 0
+        for b1, b2, ww, meld, now in self._options(m1, m2, w):
+            if meld is None:
+                # the lowest natural is the card removed, or one more unmelded card
+                if self._within(b1, b2, ww, budget):
+                    r |= m1 & -m1
+                if now <= budget:
+                    r |= self._knock(b1, b2, ww, budget - now)
+            else:
+                r |= self._knock(b1, b2, ww, budget)
         if len(memo) >= CACHE_LIMIT:
             memo.clear()
         memo[key] = r

@@ -214,3 +214,53 @@ def test_wr7_one_search_finds_every_out_card_the_per_card_loop_finds() -> None:
                 assert game.outs(mask) == (game.out_count(mask) == 0, loop), [TOKENS[c] for c in hand_cards]
     # the comparison has teeth: every kind of answer occurs
     assert min(seen[k] for k in ("whole", "out", "none", "two packs, out", "a 2 or joker out")) >= 10, seen
+
+
+def test_rk1_one_search_finds_every_knock_discard_the_per_card_loop_finds() -> None:
+    """RK1: ``Solver.knock_discards`` (one search) gives exactly the cards ``c`` with
+    ``within(hand - c, budget)``, the per-card loop Ramino Klop's knock offer and knock discards
+    used before, and the game's cached ``knock_discards`` the same as its ``within`` loop at
+    deadwood 6; on random near-melded hands of one pack (two jokers) and two packs (four jokers),
+    with real card values (jokers 20 or 10), budgets 0-12, for Ramino Klop's spec and others (2s
+    wild, ace high, long runs)."""
+    from engine import load_game
+    from engine.cards import build_deck
+    from engine.games.ramino_klop import KNOCK_MAX, VALUES, RaminoKlop
+
+    game = load_game("ramino_klop")
+    assert isinstance(game, RaminoKlop)
+    specs = [game.solver.spec, GIN, MeldSpec(set_max=3, run_min=3, run_max=4, ace_low=False, ace_high=True,
+                                             wild_twos=True), MeldSpec(wild_twos=True)]
+    rng = random.Random(16)
+    seen = Counter[str]()
+    for packs in (1, 2):
+        deck = build_deck(jokers=2 * packs, packs=packs)
+        for spec in specs:
+            for wv in (20, 10):
+                solver = Solver(spec, VALUES, wv)
+                for _ in range(40):
+                    hand = _near_melded_hand(rng, deck, rng.choice((7, 8, 10, 11)))
+                    budget = rng.choice((KNOCK_MAX, KNOCK_MAX, 0, rng.randrange(13)))
+                    out = solver.knock_discards(hand, budget)
+                    loop = 0
+                    for i, c in enumerate(hand):
+                        if solver.within(hand[:i] + hand[i + 1:], budget):
+                            loop |= 1 << c
+                    assert out == loop, ([TOKENS[c] for c in hand], budget, spec, wv)
+                    seen["out" if out else "none"] += 1
+                    seen["not every card"] += out != 0 and out != sum(1 << c for c in hand)
+                    seen["two packs, out"] += packs == 2 and out != 0
+                    seen["a 2 or joker out"] += any(out >> c & 1 and (c % PACK >= JOKER or c % 13 == 0)
+                                                    for c in hand)
+        for _ in range(80):
+            hand_cards = _near_melded_hand(rng, deck, 8)
+            mask = sum(1 << c for c in hand_cards)
+            loop = 0
+            for c in hand_cards:
+                if game.within(mask & ~(1 << c), KNOCK_MAX):
+                    loop |= 1 << c
+            assert game.knock_discards(mask) == loop, [TOKENS[c] for c in hand_cards]
+            seen["game, out"] += loop != 0
+    # the comparison has teeth: every kind of answer occurs
+    assert min(seen[k] for k in ("out", "none", "not every card", "two packs, out", "a 2 or joker out",
+                                 "game, out")) >= 10, seen

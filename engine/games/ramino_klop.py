@@ -42,7 +42,7 @@ from typing import Any, ClassVar, cast
 
 from engine.cards import PHYS, bits, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
-from engine.deadwood import MeldSpec, Solver, isolated_mask, naturals
+from engine.deadwood import CACHE_LIMIT, MeldSpec, Solver, isolated_mask, naturals
 from engine.games._knock import ConfrontationGame, ConfrontationState
 
 VALUES = value_table(ace=1, joker=20)  # RK4
@@ -72,40 +72,22 @@ class RaminoKlopState(ConfrontationState):
         return 7
 
     # ----------------------------------------------------------------- knocking
-    def _knock_ok(self, hand: int, c: int) -> bool:
-        return cast(RaminoKlop, self.game).within(hand & ~(1 << c), KNOCK_MAX)
-
-    def _candidates(self, seat: int) -> list[int]:
-        """Discards that may leave deadwood 6 or less, one card per token, best first."""
+    def _can_go_out(self, seat: int) -> bool:
+        """Some discard but the banned ones leaves deadwood 6 or less (RK1, RK8)."""
         hand = self.hands[seat]
-        cards = bits(hand & ~self._banned_mask())
         game = cast(RaminoKlop, self.game)
         m1, m2, w = naturals(hand, False)
         if w < 2:
             # RK1: cards that can meld with nothing stay deadwood; all but the discard must fit in 6
             iso = game.isolated_value(m1, m2, w)
             if iso[0] - iso[1] > KNOCK_MAX:
-                return []
-        seen: set[int] = set()
-        out = []
-        for c in sorted(cards, key=lambda x: -VALUES[x]):
-            b = c % 54
-            if b not in seen:
-                seen.add(b)
-                out.append(c)
-        return out
-
-    def _can_go_out(self, seat: int) -> bool:
-        hand = self.hands[seat]
-        return any(self._knock_ok(hand, c) for c in self._candidates(seat))
+                return False
+        return game.knock_discards(hand) & ~self._banned_mask() != 0
 
     def _out_discards(self, seat: int) -> int:
+        """Mask of the discards but the banned ones that leave deadwood 6 or less (RK1)."""
         hand = self.hands[seat]
-        m = 0
-        for c in bits(hand & ~self._banned_mask()):
-            if self._knock_ok(hand, c):
-                m |= 1 << c
-        return m
+        return cast(RaminoKlop, self.game).knock_discards(hand) & ~self._banned_mask()
 
     # ----------------------------------------------------------------- deal end
     def _end_out(self, seat: int, discard: int | None) -> None:
@@ -208,10 +190,26 @@ class RaminoKlop(ConfrontationGame):
     state_class = RaminoKlopState
     tables = NO_CARD_TABLES  # no tricks, no card points
 
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.knock_cache: dict[int, int] = {}
+
     def make_solver(self) -> Solver:
         # RK5, RK7: sets of distinct suits, runs and sets of 3 or 4 cards, the ace low
         return Solver(MeldSpec(set_max=4, run_min=3, run_max=4, ace_low=True, ace_high=False), VALUES,
                       JOKER_VALUE)
+
+    def knock_discards(self, hand: int) -> int:
+        """Mask of the cards of a hand mask whose discard leaves deadwood 6 or less (RK1), from one
+        search (:meth:`engine.deadwood.Solver.knock_discards`; cached per mask)."""
+        cache = self.knock_cache
+        got = cache.get(hand)
+        if got is None:
+            got = self.solver.knock_discards(bits(hand), KNOCK_MAX)
+            if len(cache) >= CACHE_LIMIT:
+                cache.clear()
+            cache[hand] = got
+        return got
 
     def isolated_value(self, m1: int, m2: int, w: int) -> tuple[int, int]:
         """(value, largest value) of the natural cards that cannot meld (fewer than 2 wild cards)."""
