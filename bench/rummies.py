@@ -46,9 +46,10 @@ sys.path.insert(0, _ROOT)
 
 GAMES = ("jokeren_nl", "amerikaans_jokeren", "jokeren_drift", "ramino_drift", "loba")
 """The games built on ``engine/games/_rummy.py`` (the default)."""
-KNOCK_GAMES = ("wildcard_rummy", "cincinnati_rummy")
+KNOCK_GAMES = ("wildcard_rummy", "cincinnati_rummy", "ramino_klop")
 """The games of ``engine/games/_knock.py`` whose going-out offer is one search over the hand
-(``Solver.outs1``); measured only when ``--games`` names them."""
+(``Solver.outs1``; Ramino Klop's knock: ``Solver.knock_discards``); measured only when ``--games``
+names them."""
 
 
 @dataclass
