@@ -443,15 +443,7 @@ class Solver:
             nat |= r & FULL52
             if r & OUT_WILD:
                 wild = True
-        # a wild card left over is a joker, or a 2 used as wild (WR8): but then the split with that
-        # 2 natural leaves it over as the one natural card, so the 2 is in ``nat`` already
-        out_bases = nat | (3 << JOKER if wild else 0)
-        out = 0
-        if out_bases:
-            for c in cards:
-                if out_bases >> BASE[c] & 1:
-                    out |= 1 << c
-        return whole, out
+        return whole, _cards_of(cards, nat, wild)
 
     def _outs(self, m1: int, m2: int, w: int) -> int:
         """Over the arrangements of naturals ``m1``/``m2`` and ``w`` wild cards: bit
@@ -494,15 +486,7 @@ class Solver:
             nat |= r & FULL52
             if r & OUT_WILD:
                 wild = True
-        # a wild card left over is a joker, or a 2 used as wild (WR8): but then the split with that
-        # 2 natural leaves it over as a natural card with the same melds, so the 2 is in ``nat``
-        out_bases = nat | (3 << JOKER if wild else 0)
-        out = 0
-        if out_bases:
-            for c in cards:
-                if out_bases >> BASE[c] & 1:
-                    out |= 1 << c
-        return out
+        return _cards_of(cards, nat, wild)
 
     def _knock(self, m1: int, m2: int, w: int, budget: int) -> int:
         """Over the arrangements of naturals ``m1``/``m2`` and ``w`` wild cards: bit ``b`` (a base)
@@ -557,6 +541,20 @@ class Solver:
                     break
             else:  # pragma: no cover - the memo always holds a matching move
                 raise AssertionError("deadwood walk found no move")
+
+
+def _cards_of(cards: Sequence[int], nat: int, wild: bool) -> int:
+    """The mask of the physical cards of ``cards`` whose base is in ``nat`` (a mask of bases), and
+    of every joker when ``wild`` (a wild card may be the one left over).  A 2 left over as a wild card
+    needs no bit of its own: the split with that 2 natural leaves it over as a natural with the same
+    melds, so its base is in ``nat`` already (WR8)."""
+    bases = nat | (3 << JOKER if wild else 0)
+    out = 0
+    if bases:
+        for c in cards:
+            if bases >> BASE[c] & 1:
+                out |= 1 << c
+    return out
 
 
 def prefilter_out(cards: Sequence[int], wild_twos: bool, k: int = 1) -> bool:

@@ -60,7 +60,6 @@ class ConfrontationGame(Game):
         super().__init__(**options)
         self.solver = self.make_solver()
         self.dw_cache: dict[int, int] = {}
-        self.count_cache: dict[int, int] = {}
         self.outs_cache: dict[int, tuple[bool, int]] = {}
 
     def make_solver(self) -> Solver:
@@ -77,28 +76,9 @@ class ConfrontationGame(Game):
             cache[hand] = got
         return got
 
-    def within(self, hand: int, budget: int) -> bool:
-        """Is the least deadwood of a hand mask at most ``budget``?"""
-        return self.solver.within(bits(hand), budget)
-
-    def out_count(self, hand: int) -> int:
-        """How many cards of a hand mask are left unmelded at least (2 stands for "2 or more")."""
-        cache = self.count_cache
-        got = cache.get(hand)
-        if got is None:
-            m1, m2, w = naturals(hand, self.solver.spec.wild_twos)
-            if lower_bound(m1, m2, w) > 1:
-                got = 2
-            else:
-                got = self.solver.count2(bits(hand))
-            if len(cache) >= CACHE_LIMIT:
-                cache.clear()
-            cache[hand] = got
-        return got
-
     def outs(self, hand: int) -> tuple[bool, int]:
         """(the whole hand mask melds, mask of its cards whose discard leaves a melded hand):
-        ``out_count(hand) == 0`` and every ``c`` with ``out_count(hand & ~(1 << c)) == 0``, from
+        ``solver.count2(hand) == 0`` and every ``c`` with ``solver.count2(hand - c) == 0``, from
         one search (:meth:`engine.deadwood.Solver.outs1`; cached per mask)."""
         cache = self.outs_cache
         got = cache.get(hand)

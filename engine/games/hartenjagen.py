@@ -91,8 +91,9 @@ PASS_FLAT: Final[tuple[tuple[str, ...], ...]] = PASS_T[0] + PASS_T[1] + PASS_T[2
 
 
 def _card_list(names: tuple[str, ...], m: int) -> list[str]:
-    """A fresh list of ``names[c]`` for each card ``c`` in mask ``m``, in card order, card by card:
-    the compiled build's way (no table entry touched, see :data:`NATIVE`)."""
+    """A fresh list of ``names[c]`` for each card ``c`` in mask ``m``, in card order, card by card
+    (card tokens for observations and events; the compiled build's legal lists, which touch no table
+    entry, see :data:`NATIVE`)."""
     out = []
     while m:
         low = m & -m
@@ -193,15 +194,6 @@ def deal_hands(y: int) -> list[int]:
         h1 = int(labels.translate(_SEAT_DIGITS[1])[::-1], 2)
         h2 = int(labels.translate(_SEAT_DIGITS[2])[::-1], 2)
     return [h0, h1, h2, FULL ^ h0 ^ h1 ^ h2]
-
-
-def _mask_tokens(m: int) -> list[str]:
-    out = []
-    while m:
-        low = m & -m
-        out.append(TOKENS[low.bit_length() - 1])
-        m ^= low
-    return out
 
 
 def _suit_letters(m: int) -> list[str]:
@@ -471,7 +463,7 @@ class HartenjagenState(State):
         if self._no_pts and held & PENALTY_MASK and held & ~PENALTY_MASK:
             # H3: the seat held penalty cards it was not allowed to play here.
             self._emit("points_on_first_trick_blocked", seat=seat, card=TOKENS[code],
-                       held=_mask_tokens(held & PENALTY_MASK))
+                       held=_card_list(TOKENS, held & PENALTY_MASK))
 
     def _end_trick(self) -> None:
         """The fourth card has fallen: the highest card of the led suit (``wcard``) takes the trick."""
@@ -658,19 +650,19 @@ class HartenjagenState(State):
     def _observe(self, seat: int) -> dict[str, JSON]:
         d = self.pass_dir
         obs: dict[str, JSON] = {
-            "hand": _mask_tokens(self.hands[seat]),
+            "hand": _card_list(TOKENS, self.hands[seat]),
             "dealer": self.dealer,
             "target": self._target,
             "pass_direction": DIRECTIONS[d],
             "hand_counts": [self.hands[s].bit_count() for s in range(4)],
         }
         if d:
-            obs["passed"] = _mask_tokens(self.passed[seat])
+            obs["passed"] = _card_list(TOKENS, self.passed[seat])
             obs["passed_to"] = (seat + d) & 3
             if self.passing:
                 obs["passes_made"] = [self.passed[s].bit_count() for s in range(4)]
             else:
-                obs["received"] = _mask_tokens(self.passed[(seat - d) & 3])
+                obs["received"] = _card_list(TOKENS, self.passed[(seat - d) & 3])
                 obs["received_from"] = (seat - d) & 3
         if not self.passing:
             st = self.starts

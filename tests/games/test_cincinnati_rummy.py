@@ -5,7 +5,7 @@ import random
 from typing import Any
 
 from engine import State, load_game
-from engine.cards import TOKENS
+from engine.cards import TOKENS, bits
 from tests import gamekit
 from tests.gamekit import draw_and_discard_it, events, play
 
@@ -90,10 +90,11 @@ def test_cr4_every_offered_form_goes_out_and_no_other_does() -> None:
             continue
         hand = st.hands[st.turn]  # type: ignore[attr-defined]
         taken = st.taken  # type: ignore[attr-defined]
-        want = {"knock"} if game.out_count(hand) == 0 else set()  # type: ignore[attr-defined]
+        solver = game.solver  # type: ignore[attr-defined]
+        want = {"knock"} if solver.count2(bits(hand)) == 0 else set()
         for c in range(hand.bit_length()):
             if hand >> c & 1 and (taken < 0 or TOKENS[c] != TOKENS[taken]) \
-                    and game.out_count(hand & ~(1 << c)) == 0:  # type: ignore[attr-defined]
+                    and solver.count2(bits(hand & ~(1 << c))) == 0:
                 want.add("knock " + TOKENS[c])
         assert {a for a in st.legal_actions() if a.startswith("knock")} == want, seed
 

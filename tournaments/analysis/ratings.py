@@ -302,6 +302,20 @@ def build_patterns(matches: list[MatchRec]) -> Patterns:
     )
 
 
+def _risk_sets(theta: np.ndarray, b: Block) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For a batch of ``theta`` (B, N) and one block of patterns (P of k units): each unit's utility
+    less its pattern's largest ``u`` (B, P, k), ``e = exp(u)``, and each term's risk-set sum ``d``
+    (the sum of ``e`` over the units placed at or below the term's place; Breslow ties)."""
+    nb = theta.shape[0]
+    npat, k = b.start.shape
+    u = (theta @ b.members.reshape(npat * k, -1).T).reshape(nb, npat, k)
+    u -= u.max(axis=2, keepdims=True)
+    e = np.exp(u)
+    tail = np.cumsum(e[:, :, ::-1], axis=2)[:, :, ::-1]             # sum of e over units >= l
+    d = tail.reshape(nb, -1)[:, b.start_flat].reshape(nb, npat, k)  # each term's risk-set sum
+    return u, e, d
+
+
 def _newton_terms(theta: np.ndarray, pt: Patterns, weights: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For a batch of ``theta`` (B, N) and pattern ``weights`` (B, P): the log-likelihoods (B,), their
@@ -312,11 +326,7 @@ def _newton_terms(theta: np.ndarray, pt: Patterns, weights: np.ndarray
         npat, k = b.start.shape
         w = weights[:, b.pattern]                                       # (B, P)
         a2 = b.members.reshape(npat * k, n)                             # (P*k, N)
-        u = (theta @ a2.T).reshape(nb, npat, k)
-        u -= u.max(axis=2, keepdims=True)
-        e = np.exp(u)
-        tail = np.cumsum(e[:, :, ::-1], axis=2)[:, :, ::-1]             # sum of e over units >= l
-        d = tail.reshape(nb, -1)[:, b.start_flat].reshape(nb, npat, k)  # each term's risk-set sum
+        u, e, d = _risk_sets(theta, b)
         ll += np.einsum("bp,bp->b", w, (u - np.log(d)).sum(axis=2))
         c = np.cumsum(1.0 / d, axis=2).reshape(nb, -1)[:, b.end_flat]    # sum of 1/D over terms, l at risk
         ec = w.repeat(k, axis=1) * e.reshape(nb, -1) * c                # (B, P*k)
@@ -365,17 +375,11 @@ def fit_pl(pt: Patterns, weights: np.ndarray, start: np.ndarray | None = None) -
 def _log_posterior(theta: np.ndarray, pt: Patterns, weights: np.ndarray) -> np.ndarray:
     """Each row's log-likelihood plus the Gaussian prior's log-density (up to a constant); -inf
     where a far step underflows a risk-set sum (such a step is then halved, never taken)."""
-    nb = theta.shape[0]
-    ll = np.zeros(nb)
+    ll = np.zeros(theta.shape[0])
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         for b in pt.blocks:
-            npat, k = b.start.shape
-            w = weights[:, b.pattern]
-            u = (theta @ b.members.reshape(npat * k, -1).T).reshape(nb, npat, k)
-            u -= u.max(axis=2, keepdims=True)
-            tail = np.cumsum(np.exp(u)[:, :, ::-1], axis=2)[:, :, ::-1]
-            d = tail.reshape(nb, -1)[:, b.start_flat].reshape(nb, npat, k)
-            ll += np.einsum("bp,bp->b", w, (u - np.log(d)).sum(axis=2))
+            u, _, d = _risk_sets(theta, b)
+            ll += np.einsum("bp,bp->b", weights[:, b.pattern], (u - np.log(d)).sum(axis=2))
     out: np.ndarray = np.where(np.isfinite(ll), ll - 0.5 * PRIOR * (theta * theta).sum(axis=1), -np.inf)
     return out
 
