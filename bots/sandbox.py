@@ -6,9 +6,11 @@ and a per-match time bank.  What is enforced (see :func:`isolation` and docs/bot
 
 * **bubblewrap** (``bwrap``, Debian ``bubblewrap``) when it works here: a new network namespace (no
   network), a new PID namespace (children die with the bot; ``setsid`` cannot escape), new IPC and
-  UTS namespaces, no capabilities, a read-only view of only ``/usr``, the Python installation, the
-  runner and the bot's own file or folder (no project files, no other bot, no data directory), and a
-  private ``/tmp`` as the working directory.  The environment is cleared.
+  UTS namespaces, uid/gid 65534 and never the host's root (:func:`_bwrap_argv`), no capabilities,
+  no_new_privs, a read-only view of only ``/usr``, the Python installation, the runner and the bot's
+  own file or folder (no project files, no other bot, no data directory), a ``/proc`` whose kernel
+  settings are read-only (:data:`PROC_READ_ONLY`) and whose keyrings and kernel memory are hidden
+  (:data:`PROC_HIDDEN`), and a private ``/tmp`` as the working directory.  The environment is cleared.
 * **cgroups** (v1 or v2, when writable): a cap on processes and threads (``pids.max``, forks fail
   beyond it), a memory cap over the whole process group, and between its moves the bot's group is
   made ``SCHED_IDLE`` (``cpu.idle``): a thread it leaves running gets only CPU time nobody else
@@ -232,9 +234,12 @@ def _run_ok(cmd: Sequence[str], timeout: float = 5.0, env: dict[str, str] | None
 
 @cache
 def _bwrap_ok() -> bool:
-    exe = shutil.which("bwrap")
-    return exe is not None and _run_ok([exe, *_bwrap_base(DEFAULT_LIMITS), "--", "/bin/true"]
-                                       if os.path.exists("/bin/true") else [exe, "--version"])
+    """Does bubblewrap start the real interpreter here, as an unprivileged uid, with every option
+    the sandbox uses?"""
+    if shutil.which("bwrap") is None or (os.geteuid() == 0 and not _tool("setpriv")):
+        return False
+    python, _ = _python()
+    return _run_ok(_bwrap_argv(DEFAULT_LIMITS, _python_binds(), [python, "-I", "-S", "-c", "pass"]))
 
 
 @cache
@@ -243,13 +248,12 @@ def _unshare_ok() -> bool:
     namespaces, a private root, setpriv to an unprivileged uid with no capabilities)?"""
     if os.geteuid() != 0 or not all(_tool(t) for t in _UNSHARE_TOOLS):
         return False
-    true = shutil.which("true")
-    if true is None or not true.startswith("/usr/"):
-        return False
+    python, _ = _python()
     with tempfile.TemporaryDirectory(prefix="cardarena-probe-") as d:
         root = os.path.join(d, "root")
         os.mkdir(root)
-        return _run_ok(_unshare_argv(_unshare_script(root, [], DEFAULT_LIMITS), [true]),
+        return _run_ok(_unshare_argv(_unshare_script(root, _python_binds(), DEFAULT_LIMITS),
+                                     [python, "-I", "-S", "-c", "pass"]),
                        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
 
 
@@ -295,15 +299,18 @@ def _isolation(force: str | None) -> Isolation:
     missing: list[str] = []
     if wrapper == "bwrap":
         enforced += ["no network (new net namespace)", "PID namespace (no escape from kill)",
-                     "new IPC and UTS namespaces", "no capabilities",
+                     "new IPC and UTS namespaces",
                      "read-only filesystem view without project or other bots' files",
-                     "writes only in the private /tmp and /dev/shm"]
+                     "writes only in the private /tmp and /dev/shm",
+                     "unprivileged uid 65534 (never the host's root)", "no capabilities", "no_new_privs",
+                     "/proc/sys and kernel triggers read-only, keyrings and kernel memory hidden"]
     elif wrapper == "unshare":
         enforced += ["no network (new net namespace)", "PID namespace (no escape from kill)",
                      "new IPC and UTS namespaces", "own mount namespace, own /proc",
                      "read-only filesystem view without project or other bots' files",
                      "writes only in the private /tmp, /var/tmp and /dev/shm",
-                     "unprivileged uid 65534", "no capabilities", "no_new_privs"]
+                     "unprivileged uid 65534 (never the host's root)", "no capabilities", "no_new_privs",
+                     "/proc/sys and kernel triggers read-only, keyrings and kernel memory hidden"]
     else:
         enforced += ["private temporary working directory"]
         missing += ["network isolation", "PID namespace (a setsid double-fork escapes the kill)",
@@ -483,36 +490,94 @@ class _Cgroups:
 
 
 # --------------------------------------------------------------------------- the command
-def _bwrap_base(limits: Limits) -> list[str]:
-    args: list[str] = []
-    for d in ("/usr",):
-        args += ["--ro-bind", d, d]
+UNPRIVILEGED = 65534
+"""The uid and gid a bot runs as (``nobody``), never the host's root, in both sandboxes."""
+
+PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs")
+"""Parts of the bot's ``/proc`` bound read-only over themselves: the kernel's settings and triggers
+(bubblewrap's ``--proc`` covers ``/proc/sys`` only when ``access(W_OK)`` succeeds, which it never does)."""
+PROC_HIDDEN = ("keys", "key-users", "kcore", "kallsyms", "timer_list", "sched_debug", "latency_stats",
+               "kpagecount", "kpageflags", "kpagecgroup")
+"""Parts of ``/proc`` a bot does not need, covered with ``/dev/null`` (the kernel keyrings it can see,
+kernel memory and symbols, other processes' timers)."""
+
+
+def _proc_entries(names: Sequence[str]) -> list[str]:
+    return [n for n in names if os.path.exists(f"/proc/{n}")]
+
+
+def _dirs(inside: Sequence[str]) -> list[str]:
+    """bubblewrap options making every missing parent folder of the ``inside`` paths, mode 0755
+    (bubblewrap makes them 0700 when root starts it, which uid 65534 cannot enter)."""
+    have = {"/", "/usr", "/tmp", "/dev", "/proc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
+    out: list[str] = []
+    for path in inside:
+        parts = Path(path).parent.parts
+        for i in range(2, len(parts) + 1):
+            d = "/" + "/".join(parts[1:i])
+            if d not in have:
+                have.add(d)
+                out += ["--perms", "0755", "--dir", d]
+    return out
+
+
+def _setpriv() -> list[str]:
+    """The command prefix that drops to uid/gid 65534 with no groups, no capabilities (inheritable,
+    bounding) and no_new_privs before the interpreter starts."""
+    ids = str(UNPRIVILEGED)
+    return [_tool("setpriv") or "/usr/bin/setpriv", "--reuid", ids, "--regid", ids, "--clear-groups",
+            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+
+
+def _bwrap_argv(limits: Limits, binds: Sequence[tuple[str, str]], argv: Sequence[str]) -> list[str]:
+    """The whole bubblewrap command running ``argv`` with ``binds`` (host path, path inside) read-only.
+
+    The bot is never the host's uid 0.  Started by root, bubblewrap keeps only CAP_SETUID, CAP_SETGID
+    and CAP_SETPCAP for the child, which is ``setpriv`` dropping to uid/gid 65534 with no capabilities
+    and no_new_privs (a user namespace would map the bot's uid to the host's 0).  Started by anyone
+    else, bubblewrap makes a user namespace in which the bot is uid 65534, mapped to that user.
+    """
+    args: list[str] = ["--ro-bind", "/usr", "/usr"]
     for d in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         if os.path.islink(d):
             args += ["--symlink", os.readlink(d), d]
         elif os.path.isdir(d):
             args += ["--ro-bind", d, d]
     size = str(limits.tmp_size)
-    return [*args, "--dev", "/dev", "--size", size, "--tmpfs", "/dev/shm", "--proc", "/proc",
-                   "--size", size, "--tmpfs", "/tmp", "--chdir", "/tmp",
-                   "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                   "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv",
-                   "--setenv", "HOME", "/tmp", "--setenv", "PATH", "/usr/bin:/bin",
-                   "--setenv", "LANG", "C.UTF-8", "--setenv", "TMPDIR", "/tmp"]
+    args += ["--dev", "/dev", "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm", "--proc", "/proc"]
+    for n in _proc_entries(PROC_READ_ONLY):
+        args += ["--ro-bind", f"/proc/{n}", f"/proc/{n}"]
+    for n in _proc_entries(PROC_HIDDEN):
+        args += ["--ro-bind", "/dev/null", f"/proc/{n}"]
+    args += ["--perms", "1777", "--size", size, "--tmpfs", "/tmp", "--chdir", "/tmp"]
+    args += _dirs([inside for _, inside in binds])
+    for host, inside in binds:
+        args += ["--ro-bind", host, inside]
+    args += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+             "--die-with-parent", "--new-session", "--clearenv",
+             "--setenv", "HOME", "/tmp", "--setenv", "PATH", "/usr/bin:/bin",
+             "--setenv", "LANG", "C.UTF-8", "--setenv", "TMPDIR", "/tmp", "--remount-ro", "/"]
+    if os.geteuid() == 0:
+        args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+                 "--cap-add", "CAP_SETPCAP", "--", *_setpriv(), *argv]
+    else:
+        ids = str(UNPRIVILEGED)
+        args += ["--unshare-user", "--uid", ids, "--gid", ids, "--cap-drop", "ALL", "--", *argv]
+    return [shutil.which("bwrap") or "bwrap", *args]
 
 
 # The unshare fallback (CARDARENA_SANDBOX=unshare, root only).  ``unshare`` makes new mount, PID,
 # network, IPC and UTS namespaces; in them, as root, a shell builds a private root on a tmpfs (the
 # host directory under it is the sandbox's own temporary directory, hidden by the mount): read-only
 # binds of /usr, the Python installation, the runner and the bot (and, for trusted built-ins, the
-# project's engine and bots packages), /dev/null and friends, a fresh /proc of the new PID namespace,
-# size-capped tmpfs on /tmp, /var/tmp and /dev/shm; then the root itself is made read-only,
-# ``pivot_root`` moves into it and the host's tree is unmounted (lazily) so that nothing of it stays
-# reachable.  Last, ``setpriv`` becomes uid/gid 65534 with no groups, no capabilities (inheritable,
-# bounding) and no_new_privs, and execs the interpreter.  Any failing step fails the start
-# (``set -e``): the sandbox never runs weaker than this.
+# project's engine and bots packages), /dev/null and friends, a fresh /proc of the new PID namespace
+# (its PROC_READ_ONLY parts read-only, its PROC_HIDDEN parts covered), size-capped tmpfs on /tmp,
+# /var/tmp and /dev/shm; then the root itself is made read-only, ``pivot_root`` moves into it and the
+# host's tree is unmounted (lazily) so that nothing of it stays reachable.  Last, ``setpriv`` becomes
+# uid/gid 65534 with no groups, no capabilities (inheritable, bounding) and no_new_privs, and execs
+# the interpreter.  Any failing step fails the start (``set -e``): the sandbox never runs weaker
+# than this.
 _UNSHARE_TOOLS = ("unshare", "setpriv", "pivot_root", "mount", "umount")
-UNPRIVILEGED = 65534
 _DEVICES = ("null", "zero", "full", "random", "urandom")
 _TOOL_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -527,7 +592,7 @@ def _unshare_script(root: str, binds: Sequence[tuple[str, str]], limits: Limits)
     inside), read-only."""
     q = shlex.quote
     r = q(root)
-    mount, umount, pivot, setpriv = (q(_tool(t)) for t in ("mount", "umount", "pivot_root", "setpriv"))
+    mount, umount, pivot = (q(_tool(t)) for t in ("mount", "umount", "pivot_root"))
     size = limits.tmp_size
     lines = ["set -e", "umask 022", f"{mount} -t tmpfs -o mode=755,size=4m,nosuid cardarena-root {r}",
              f"cd {r}", "mkdir -p usr proc tmp var/tmp dev/shm .old"]
@@ -547,11 +612,15 @@ def _unshare_script(root: str, binds: Sequence[tuple[str, str]], limits: Limits)
         lines.append(f": > dev/{n}; {mount} --bind /dev/{n} dev/{n}")
     for d in ("tmp", "var/tmp", "dev/shm"):
         lines.append(f"{mount} -t tmpfs -o mode=1777,size={size},nosuid,nodev cardarena-tmp {d}")
-    lines += [f"{mount} -t proc -o nosuid,nodev,noexec proc proc",
-              f"{mount} -o remount,bind,ro,nosuid {r}",
+    lines.append(f"{mount} -t proc -o nosuid,nodev,noexec proc proc")
+    for n in _proc_entries(PROC_READ_ONLY):
+        p = q(f"proc/{n}")
+        lines.append(f"{mount} --bind {p} {p}; {mount} -o remount,bind,ro,nosuid,nodev {p}")
+    for n in _proc_entries(PROC_HIDDEN):
+        lines.append(f"{mount} --bind /dev/null {q(f'proc/{n}')}")
+    lines += [f"{mount} -o remount,bind,ro,nosuid {r}",
               f"{pivot} . .old", f"{umount} -l /.old", "cd /tmp",
-              f"exec {setpriv} --reuid {UNPRIVILEGED} --regid {UNPRIVILEGED} --clear-groups "
-              '--inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"']
+              "exec " + " ".join(q(a) for a in _setpriv()) + ' "$@"']
     return "\n".join(lines)
 
 
@@ -565,77 +634,100 @@ def _python() -> tuple[str, str]:
     return os.path.realpath(sys.executable), os.path.realpath(sys.base_prefix)
 
 
-def _readable_by_all(src: BotSource) -> bool:
-    """Can uid 65534 read every file of the bot (the unshare fallback binds it, keeping modes)?"""
-    paths = [src.path, *(p for _, p in src.files())]
+def _python_binds() -> list[tuple[str, str]]:
+    python, prefix = _python()
+    binds: list[tuple[str, str]] = []
+    if not prefix.startswith("/usr/"):
+        binds.append((prefix, prefix))
+    if not python.startswith(prefix + "/") and not python.startswith("/usr/"):
+        binds.append((python, python))
+    return binds
+
+
+def _readable_by_all(paths: Sequence[Path], folders: Sequence[Path] = ()) -> bool:
+    """Can uid 65534 read every file of ``paths`` and enter every one of ``folders``?"""
+    try:
+        return (all(p.stat().st_mode & 0o004 for p in paths)
+                and all(d.stat().st_mode & 0o005 == 0o005 for d in folders))
+    except OSError:
+        return False
+
+
+def _bot_readable(src: BotSource) -> bool:
+    folders = [Path(root) for root, _, _ in os.walk(src.path)] if src.package else []
+    return _readable_by_all([src.path if not src.package else src.entry, *(p for _, p in src.files())],
+                            folders)
+
+
+@cache
+def _codec_readable(codec: str) -> bool:
+    """Can uid 65534 import msgspec from ``codec`` (else the runner uses ``json``)?"""
+    files = [Path(root) / f for root, _, fs in os.walk(codec) for f in fs]
+    return _readable_by_all(files, [Path(root) for root, _, _ in os.walk(codec)])
+
+
+def _readable_copy(src: BotSource, tmp: str) -> str:
+    """A copy of the bot in ``tmp`` that uid 65534 can read; its path."""
+    copy = os.path.join(tmp, "bot-copy")
+    os.mkdir(copy, 0o755)
+    bot = os.path.join(copy, src.path.name)
     if src.package:
-        paths += [Path(root) for root, _, _ in os.walk(src.path)]
-    for p in paths:
-        mode = p.stat().st_mode
-        need = 0o005 if p.is_dir() else 0o004
-        if mode & need != need:
-            return False
-    return True
+        for rel, p in src.files():
+            dst = os.path.join(bot, rel)
+            os.makedirs(os.path.dirname(dst), 0o755, exist_ok=True)
+            shutil.copyfile(p, dst)
+            os.chmod(dst, 0o644)
+        for root, _, _ in os.walk(bot):
+            os.chmod(root, 0o755)
+    else:
+        shutil.copyfile(src.path, bot)
+        os.chmod(bot, 0o644)
+    return bot
+
+
+def _needs_tmp(src: BotSource, wrapper: str) -> bool:
+    """Does a sandbox need its own host temporary directory (the fallback's root, a copy of the
+    bot or runner that uid 65534 can read, the unsandboxed working directory)?"""
+    if wrapper != "bwrap":
+        return True
+    return os.geteuid() == 0 and not (_bot_readable(src) and _readable_by_all([RUNNER]))
 
 
 def _command(src: BotSource, wrapper: str, trusted: bool, rfd: int, wfd: int, limits: Limits,
              tmp: str | None) -> tuple[list[str], dict[str, Any], list[str]]:
     """(argv, load message, sys.path entries) for a sandbox (``tmp``: its host temporary directory,
-    for the unshare fallback)."""
-    python, prefix = _python()
+    see :func:`_needs_tmp`)."""
+    python, _ = _python()
     sys_path: list[str] = []
     codec = codec_dir()
+    if codec is not None and wrapper != "none" and not _codec_readable(codec):
+        codec = None   # uid 65534 could not import it: the runner uses json
     runner_args = [python, "-I", "-S", "-B", "-u", "/sandbox/_runner.py", str(rfd), str(wfd)]
     if codec is not None and wrapper != "none":
         runner_args.append(CODEC_INSIDE)
     inside = f"/bot/{src.path.name}"
     path = f"{inside}/__init__.py" if src.package else inside
-    if wrapper == "bwrap":
-        cmd = ["bwrap", *_bwrap_base(limits)]
-        if not prefix.startswith("/usr/"):
-            cmd += ["--ro-bind", prefix, prefix]
-        if not python.startswith(prefix + "/") and not python.startswith("/usr/"):
-            cmd += ["--ro-bind", python, python]
-        cmd += ["--ro-bind", str(RUNNER), "/sandbox/_runner.py", "--ro-bind", str(src.path), inside]
-        if codec is not None:
-            cmd += ["--ro-bind", codec, f"{CODEC_INSIDE}/msgspec"]
-        if trusted:
-            for pkg in ("engine", "bots"):
-                cmd += ["--ro-bind", str(PROJECT_ROOT / pkg), f"/cardarena/{pkg}"]
-            sys_path.append("/cardarena")
-        cmd += ["--remount-ro", "/", "--unshare-cgroup-try", "--", *runner_args]
-    elif wrapper == "unshare":
-        assert tmp is not None
-        binds: list[tuple[str, str]] = []
-        if not prefix.startswith("/usr/"):
-            binds.append((prefix, prefix))
-        if not python.startswith(prefix + "/") and not python.startswith("/usr/"):
-            binds.append((python, python))
-        bot = str(src.path)
-        if not _readable_by_all(src):   # uid 65534 must read it: a world-readable copy
-            copy = os.path.join(tmp, "bot-copy")
-            os.mkdir(copy, 0o755)
-            bot = os.path.join(copy, src.path.name)
-            if src.package:
-                for rel, p in src.files():
-                    dst = os.path.join(bot, rel)
-                    os.makedirs(os.path.dirname(dst), 0o755, exist_ok=True)
-                    shutil.copyfile(p, dst)
-                    os.chmod(dst, 0o644)
-                for root, _, _ in os.walk(bot):
-                    os.chmod(root, 0o755)
-            else:
-                shutil.copyfile(src.path, bot)
-                os.chmod(bot, 0o644)
-        binds += [(str(RUNNER), "/sandbox/_runner.py"), (bot, inside)]
+    if wrapper in ("bwrap", "unshare"):
+        bot, runner = str(src.path), str(RUNNER)
+        if tmp is not None and not _bot_readable(src):   # uid 65534 must read it: a world-readable copy
+            bot = _readable_copy(src, tmp)
+        if tmp is not None and not _readable_by_all([RUNNER]):
+            runner = os.path.join(tmp, "_runner.py")
+            shutil.copyfile(RUNNER, runner)
+            os.chmod(runner, 0o644)
+        binds = [*_python_binds(), (runner, "/sandbox/_runner.py"), (bot, inside)]
         if codec is not None:
             binds.append((codec, f"{CODEC_INSIDE}/msgspec"))
         if trusted:
             binds += [(str(PROJECT_ROOT / pkg), f"/cardarena/{pkg}") for pkg in ("engine", "bots")]
             sys_path.append("/cardarena")
-        root = os.path.join(tmp, "root")
-        os.mkdir(root, 0o700)
-        cmd = _unshare_argv(_unshare_script(root, binds, limits), runner_args)
+        if wrapper == "bwrap":
+            cmd = _bwrap_argv(limits, binds, runner_args)
+        else:
+            assert tmp is not None
+            root = os.path.join(tmp, "root")
+            os.mkdir(root, 0o700)
+            cmd = _unshare_argv(_unshare_script(root, binds, limits), runner_args)
     else:
         cmd = [python, "-I", "-S", "-B", "-u", str(RUNNER), str(rfd), str(wfd)]
         if codec is not None:
@@ -690,7 +782,7 @@ class Sandbox:
         p_r, c_w = os.pipe()      # child -> parent
         o_r, o_w = os.pipe()      # child's stdout
         e_r, e_w = os.pipe()      # child's stderr
-        if self.wrapper != "bwrap":
+        if _needs_tmp(self.src, self.wrapper):
             self._tmp = tempfile.mkdtemp(prefix="cardarena-bot-")
         try:
             cmd, load, _ = _command(self.src, self.wrapper, self.trusted, c_r, c_w, self.limits, self._tmp)
@@ -699,11 +791,6 @@ class Sandbox:
                 os.close(fd)
             self._cleanup()
             raise BotFault("crash", f"the sandbox could not start: {e}", "start") from None
-        lim = self.limits
-        load["limits"] = {"as": lim.memory, "cpu": lim.cpu, "fsize": lim.file_size,
-                          "nofile": lim.open_files, "core": 0, "nproc": max(lim.pids, 8)}
-        if lim.affinity is not None:
-            load["cpus"] = list(lim.affinity)
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
         cwd = None
         if self.wrapper == "unshare":
@@ -715,6 +802,16 @@ class Sandbox:
             self._cg = _Cgroups(self.limits)
         except OSError:
             self._cg = None
+        lim = self.limits
+        load["limits"] = {"as": lim.memory, "cpu": lim.cpu, "fsize": lim.file_size,
+                          "nofile": lim.open_files, "core": 0}
+        if self._cg is None or not self._cg.dirs:
+            # no pids cgroup: RLIMIT_NPROC is the only cap on forks.  (With one it is left alone: it
+            # counts every process of uid 65534 on the machine, so one bot's threads would starve
+            # every other sandbox's.)
+            load["limits"]["nproc"] = max(lim.pids, 8)
+        if lim.affinity is not None:
+            load["cpus"] = list(lim.affinity)
         if self._cg is not None and self._cg.dirs:
             env["CARDARENA_CG"] = " ".join(self._cg.procs_files())
             cmd = ["/bin/sh", "-c", 'for f in $CARDARENA_CG; do echo $$ > "$f" || exit 97; done; '

@@ -292,8 +292,8 @@ def test_isolation_reports_what_is_enforced() -> None:
         assert "NOT enforced" not in text or not CGROUP
     elif iso.wrapper == "unshare":
         assert "no network (new net namespace)" in iso.enforced
-        assert {"own mount namespace, own /proc", "unprivileged uid 65534", "no capabilities",
-                "no_new_privs"} <= set(iso.enforced)
+        assert {"own mount namespace, own /proc", "unprivileged uid 65534 (never the host's root)",
+                "no capabilities", "no_new_privs"} <= set(iso.enforced)
     else:
         assert any("network isolation" in m for m in iso.missing)
         assert iso.refusal

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
+import subprocess
 import sys
 import time
 import uuid
@@ -359,3 +361,65 @@ def test_issue11_a_surrogate_crash_is_logged_in_parquet_by_a_tournament(wrapper:
         kinds = {m["bots"][f["seat"]]: f["kind"] for f in m["faults"]}
         assert kinds == {"surrogate-error": "crash", "ansi-error": "crash"}
         assert all("\x1b" not in f["reason"] for f in m["faults"])
+
+
+# --------------------------------------------------------------------------- issue 27: never the host's root
+ORGANISERS = ("root", "nobody")
+
+
+def _as_nobody(argv_code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run Python code as the organiser ``nobody`` (Debian's /usr/bin/python3: the venv's interpreter
+    lives under /root, which nobody cannot enter), with the project and the venv's site-packages on
+    its path."""
+    import msgspec
+    site = os.path.dirname(os.path.dirname(msgspec.__file__))
+    code = f"import sys; sys.path[:0] = [{str(PROJECT_ROOT)!r}, {site!r}]\n" + argv_code
+    return subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                           "/usr/bin/python3", "-I", "-c", code],
+                          capture_output=True, text=True, timeout=120, cwd="/tmp",
+                          env={"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", **env})
+
+
+def organiser_probe(organiser: str, wrapper: str, bot: Path) -> dict[str, Any]:
+    """Start ``bot`` in a sandbox (``wrapper``) from an organiser running as root (this process) or as
+    ``nobody`` (its own process) and ask for one move: tests/bots/organiser.py's answer."""
+    if organiser == "root":
+        from tests.bots.organiser import probe
+        return probe(str(bot), wrapper)
+    if os.geteuid() != 0 or not shutil.which("setpriv") or not os.path.exists("/usr/bin/python3"):
+        pytest.skip("running an organiser as nobody needs root, setpriv and /usr/bin/python3")
+    done = _as_nobody("import json\nfrom tests.bots.organiser import probe\n"
+                      f"print(json.dumps(probe({str(bot)!r}, {wrapper!r})))", {})
+    assert done.returncode == 0, done.stderr[-3000:]
+    out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return out
+
+
+def _host_uids(status: dict[str, str], key: str = "Uid") -> list[int]:
+    return [int(x) for x in status[key].split()]
+
+
+@pytest.mark.parametrize("organiser", ORGANISERS)
+def test_issue27_s1_the_bot_is_never_the_hosts_root_and_writes_no_kernel_setting(
+        wrapper: str, organiser: str) -> None:
+    """Neither as the bot sees itself nor as the host sees its process is the bot uid 0; no file under
+    its /proc/sys passes access(W_OK) or opens for writing; /proc/sysrq-trigger is not writable and
+    the kernel keyrings in /proc/keys are hidden.  The organiser runs as root and as nobody (the
+    unshare fallback needs root: for nobody it refuses, in one line)."""
+    out = organiser_probe(organiser, wrapper, HERE / "kernel_settings.py")
+    if "refused" in out:
+        assert organiser == "nobody" and wrapper == "unshare", out
+        assert "\n" not in out["refused"] and "needs root" in out["refused"]
+        return
+    rep, host = out["report"], out["host"]
+    assert out["organiser_uid"] == (0 if organiser == "root" else 65534)
+    assert out["action"] == "play QS"
+    assert rep["uid"] != 0 and rep["euid"] != 0
+    assert 0 not in _host_uids(rep["status"]) and 0 not in _host_uids(rep["status"], "Gid")
+    assert 0 not in _host_uids(host) and 0 not in _host_uids(host, "Gid"), host["Uid"]
+    assert int(host["CapEff"], 16) == int(host["CapPrm"], 16) == int(host["CapBnd"], 16) == 0
+    assert host["NoNewPrivs"] == "1"
+    assert rep["seen"] > 100, rep["seen"]   # the walk of /proc/sys did run
+    assert rep["access"] == [] and rep["opened"] == [], (rep["access"][:5], rep["opened"][:5])
+    assert rep["sysrq"] is False
+    assert rep["keys"] == "" or rep["keys"].startswith("failed")
