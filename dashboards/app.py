@@ -25,6 +25,7 @@ from rich.console import Console
 from bots.cli import app as bots_app
 from bots.failure import fail
 from dashboards.entry import print_games
+from tournaments.ladder.cli import app as ladder_app
 from tournaments.tournament_cli import app as tournament_app
 
 if TYPE_CHECKING:   # the engine, the games and the bots load in the commands that use them
@@ -38,6 +39,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="cardarena: rules verification and tournaments for traditional card games.")
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(bots_app, name="bots")
+app.add_typer(ladder_app, name="ladder")
 out = Console(highlight=False, soft_wrap=False)
 PROG = "cardarena"
 RULES_DOC = "docs/rules.md"

@@ -19,7 +19,8 @@ For notebooks::
     con = log.connect()                 # a duckdb connection with the three views
 
 In SQL the three views are ``moves``, ``matches`` and ``events``; ``game`` is a column of each (from
-the hive partition ``game=<id>``).
+the hive partition ``game=<id>``).  A ladder's log (docs/ladder.md) has the views ``groups``,
+``ratings_online`` and ``board`` too.
 """
 from __future__ import annotations
 
@@ -38,6 +39,10 @@ from tournaments.store import StoreError, local_root, restore_uri
 if TYPE_CHECKING:
     import duckdb
     import polars as pl
+
+
+SIDE_TABLES = ("groups", "ratings_online", "board")
+"""A ladder's append-only tables beside the three (one folder of flat part files each): views too."""
 
 
 class LogError(Exception):
@@ -143,6 +148,12 @@ class TournamentLog:
                 empty = pa.schema([*list(SCHEMAS[t]), pa.field("game", pa.string())]).empty_table()
                 con.register(f"_empty_{t}", empty)
                 con.execute(f"CREATE VIEW {t} AS SELECT * FROM _empty_{t}")
+        for t in SIDE_TABLES:   # a ladder's own tables (tournaments/ladder/tables.py), where present
+            folder = self.root / t
+            side = sorted(str(f) for f in folder.glob("part-*.parquet")) if folder.is_dir() else []
+            if side:
+                lst = ", ".join(_quote(f) for f in side)
+                con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet([{lst}], union_by_name = true)")
         return con
 
     # ------------------------------------------------------------------ Polars

@@ -1,0 +1,64 @@
+"""A SIGKILLed ``ladder run``, restarted, loses and doubles no group, and its online ratings rebuild
+exactly; Ctrl-C drains."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.ladder.test_loop import check_log
+from tournaments.ladder import tables
+from tournaments.paths import committed_parts
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def start(out: Path, *args: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "CARDARENA_COMPILED": "0"}
+    return subprocess.Popen([sys.executable, "-m", "dashboards", "ladder", "run", str(out), *args],
+                            cwd=PROJECT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+
+
+def wait_for(cond: object, timeout: float) -> None:
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        if cond():  # type: ignore[operator]
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+def test_sigkill_then_restart_loses_and_doubles_nothing(ladder: Path) -> None:
+    p = start(ladder, "--groups", "400")
+    try:
+        wait_for(lambda: len(committed_parts(ladder, "lad")) >= 5, 120)
+    finally:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+    before = {g["group_id"] for g in tables.read(ladder, "groups", "lad")}
+    done_before = len(committed_parts(ladder, "lad"))
+    assert 5 <= done_before < 400
+    r = subprocess.run([sys.executable, "-m", "dashboards", "ladder", "run", str(ladder), "--groups", "3",
+                        "--json"], cwd=PROJECT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    got = check_log(ladder)
+    assert before <= set(got["groups"])
+    assert set(got["committed"]) == set(got["groups"])   # every written group ran, once
+
+
+def test_ctrl_c_drains_and_a_rerun_goes_on(ladder: Path) -> None:
+    p = start(ladder, "--for", "10m")
+    try:
+        wait_for(lambda: len(committed_parts(ladder, "lad")) >= 3, 120)
+        os.killpg(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 130, err
+    got = check_log(ladder)
+    assert set(got["committed"]) == set(got["groups"])   # drained: nothing left in flight

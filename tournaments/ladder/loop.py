@@ -1,0 +1,433 @@
+"""``ladder run``: the scheduler loop.
+
+One run takes the ladder's lock (the tournament lock of its log), starts a new epoch (the exactly-once
+commit fence of ``tournaments.log``: a worker of a killed run can no longer commit) and removes the
+orphans of an interrupted batch.  It then rebuilds the online ratings from the log and checks them
+against the stored rows, and goes on:
+
+1. the groups written but not committed (a stopped or killed run's) are submitted again under the same
+   ids, so nothing is lost or doubled;
+2. each time a worker is free: versions waiting for validation are validated in the sandbox (one smoke
+   match per game against ``random``, and one with copies of the version in every seat, which
+   exercises the partner path of the partnership games), rejected with the reason or moved to
+   placement; a placement group (against reference bots) for a version in placement, else a
+   matchmade group (:mod:`tournaments.ladder.matchmaking`).  Its ``groups`` row is written **before**
+   the group is submitted;
+3. every committed group is ingested: online ratings (in ``seq`` order, :mod:`tournaments.ladder.core`)
+   appended to ``ratings_online``; placement finished -> active (the author's oldest active versions
+   over ``quotas.active`` retire); a fault rate over ``rating.fault_threshold`` after
+   ``rating.fault_min_groups`` groups -> probation; a group with an engine error is played again as a
+   new group (``rerun_of``), never rated nor charged;
+4. a board snapshot every ``rating.board_every_s`` seconds and at the end.
+
+The groups run on the local pool of processes or on Ray exactly as a tournament's batches do (one
+group = one batch: :func:`tournaments.runner.run_batch`); a lost worker or node re-runs the batch
+with the same ids.  Ctrl-C stops scheduling and drains the groups in flight; the next run goes on.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import random
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tournaments.ladder import tables
+from tournaments.ladder.core import (
+    View,
+    board_snapshot,
+    load_spec,
+    load_view,
+    rating_dicts,
+    secret_of,
+    store_board,
+    sync_ratings,
+    teams_of,
+)
+from tournaments.ladder.matchmaking import Entry, Params, Table, choose_table, placement_table, table_key
+from tournaments.ladder.online import OnlineRatings
+from tournaments.ladder.spec import LadderSpec
+from tournaments.ladder.state import REFERENCE, LadderError, LadderStore, bots_root
+from tournaments.ledger import begin_epoch, clean_orphans
+from tournaments.paths import committed_parts
+from tournaments.runner import Batch, BatchResult
+from tournaments.schedule import Match, bot_seed, deal_seed, group_id, match_id, rotate
+
+
+@dataclass
+class RunSummary:
+    ladder: str
+    groups_new: int = 0
+    groups_resubmitted: int = 0
+    groups_committed: int = 0
+    groups_rerun: int = 0
+    validated: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    changes: list[str] = field(default_factory=list)
+    snapshots: int = 0
+    stopped: bool = False
+    seconds: float = 0.0
+    executor: str = ""
+    lost_workers: int = 0
+    resubmitted_batches: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(vars(self))
+
+
+def make_batch(spec: LadderSpec, root: Path, secret: bytes, g: dict[str, Any], epoch: int,
+               refs: dict[str, str], options: dict[str, dict[str, Any]], fsync: bool = True) -> Batch:
+    """The batch of one group: every rotation of its arrangement on its own board."""
+    ge = spec.game(g["game"])
+    arr = tuple(g["arrangement"])
+    board = int(g["board"])
+    seed = deal_seed(secret, ge.id, board)
+    gid = group_id(spec.seed, ge.id, arr, board)
+    assert gid == g["group_id"], (gid, g["group_id"])
+    ms = []
+    for r in range(ge.players):
+        mid = match_id(spec.seed, ge.id, arr, r, board)
+        ms.append(Match(mid, gid, ge.id, board, r, rotate(arr, r), seed,
+                        tuple(bot_seed(secret, ge.id, board, mid, s) for s in range(ge.players))))
+    return Batch(spec.name, str(root.resolve()), ge.id, ge.options, ge.players, ge.max_deals, tuple(ms),
+                 {a: refs.get(a, a) for a in arr}, {a: options[a] for a in arr if a in options},
+                 spec.limits, str(bots_root(root).resolve()), fsync, epoch)
+
+
+def group_row(spec: LadderSpec, seq: int, t: Table, rating_seq: int, rerun_of: str | None = None
+              ) -> dict[str, Any]:
+    return {"tournament": spec.name, "group_id": group_id(spec.seed, t.game, t.arrangement, seq), "seq": seq,
+            "game": t.game, "board": seq, "arrangement": list(t.arrangement), "reason": t.reason,
+            "probability": t.probability, "rating_seq": rating_seq, "rerun_of": rerun_of,
+            "created_at": datetime.now(UTC)}
+
+
+class Ladder:
+    """The driver's state: the view of the log, the online ratings, what is scheduled."""
+
+    def __init__(self, root: Path, say: Callable[[str], None], fsync: bool = True) -> None:
+        self.root = root
+        self.spec = load_spec(root)
+        self.store = LadderStore(root)
+        self.say = say
+        self.fsync = fsync
+        self.secret = secret_of(root, self.spec.name)
+        self.rng = random.Random()
+        self.view: View = load_view(root, self.spec)
+        self.online: OnlineRatings = sync_ratings(self.view)[0]
+        self.rated = len(self.view.rateable_prefix())
+        self.refs = {r.label: r.bot for r in self.spec.reference}
+        self.options = {r.label: r.options for r in self.spec.reference if r.options}
+        self.games = {g.id: (g.players, teams_of(g.id)) for g in self.spec.games}
+        self.mm = Params(self.spec.matchmaking.epsilon, self.spec.matchmaking.candidates,
+                         self.spec.matchmaking.recent, self.spec.matchmaking.lru_share,
+                         self.spec.matchmaking.starvation_s)
+        self.scheduled_at: dict[str, float] = {}
+        self.rerun_queue: list[dict[str, Any]] = [
+            g for g in self.view.groups if self.view.errored(g["group_id"])
+            and not any(o["rerun_of"] == g["group_id"] for o in self.view.groups)]
+        self.seen_parts: set[Path] = set(committed_parts(root, self.spec.name))
+
+    # ------------------------------------------------------------------ scheduling
+    def next_seq(self) -> int:
+        return 1 + max((g["seq"] for g in self.view.groups), default=0)
+
+    def entries(self) -> tuple[list[Entry], list[Entry]]:
+        """(pool, placement): every schedulable version with its counts so far (in flight too)."""
+        sched: dict[str, int] = {}
+        per_game: dict[str, dict[str, int]] = {}
+        placed: dict[str, int] = {}
+        last: dict[str, float] = {}
+        for g in self.view.groups:
+            if self.view.errored(g["group_id"]):
+                continue
+            t = g["created_at"].timestamp()
+            for ref in g["arrangement"]:
+                sched[ref] = sched.get(ref, 0) + 1
+                per_game.setdefault(ref, {})[g["game"]] = per_game.setdefault(ref, {}).get(g["game"], 0) + 1
+                last[ref] = max(last.get(ref, -math.inf), t)
+                if g["reason"] == "placement" and g["arrangement"][0] == ref:
+                    placed[ref] = placed.get(ref, 0) + 1
+        pool: list[Entry] = []
+        placing: list[Entry] = []
+        for v in self.view.versions:
+            if v.state not in ("active", "placement"):
+                continue
+            e = Entry(v.ref, v.author, tuple(v.games), v.state, sched.get(v.ref, 0),
+                      last.get(v.ref, -math.inf), per_game.get(v.ref, {}),
+                      max(0, self.spec.matchmaking.placement_groups - placed.get(v.ref, 0)))
+            (placing if v.state == "placement" else pool).append(e)
+        return pool, placing
+
+    def plan_next(self) -> Table | None:
+        pool, placing = self.entries()
+        refs = [e for e in pool if e.author == REFERENCE]
+        for e in sorted(placing, key=lambda e: e.ref):
+            if e.placement_left > 0:
+                t = placement_table(e, refs, self.games, self.rng)
+                if t is not None:
+                    return t
+        recent = {table_key(g["game"], g["arrangement"], self.games[g["game"]][1])
+                  for g in self.view.groups[-self.mm.recent:]} if self.mm.recent else set()
+        now = time.time()
+        seed = pick_seed_safe(pool, now, self.mm, self.rng)
+        if seed is None:
+            return None
+        return choose_table(seed, pool, self.games, self.online.get, recent, self.mm,
+                            self.spec.rating.beta, self.rng)
+
+    def write_group(self, t: Table, rerun_of: str | None = None) -> dict[str, Any]:
+        row = group_row(self.spec, self.next_seq(), t, self.online.seq, rerun_of)
+        tables.append(self.root, "groups", self.spec.name, [row], first=row["seq"], fsync=self.fsync)
+        self.view.groups.append(row)
+        return row
+
+    # ------------------------------------------------------------------ validation
+    def validate_waiting(self, s: RunSummary) -> None:
+        self.view.versions = self.store.versions()
+        for v in self.view.versions:
+            if v.state != "validating":
+                continue
+            ok, reason, games = validate_version(self.spec, self.root, v.ref)
+            if ok:
+                self.store.move(v.ref, "placement", reason, games=games)
+                s.validated.append(v.ref)
+            else:
+                self.store.move(v.ref, "rejected", reason)
+                s.rejected.append(v.ref)
+            self.say(f"{v.ref}: {'placement' if ok else 'rejected'}: {reason}")
+        self.view.versions = self.store.versions()
+
+    # ------------------------------------------------------------------ ingestion
+    def ingest(self, s: RunSummary) -> None:
+        """Read newly committed groups, rate them, apply governance."""
+        new = tables.committed(self.root, self.spec.name, self.seen_parts).by_group
+        fresh = [gid for gid in new if gid not in self.view.committed]
+        self.view.committed.update(new)
+        s.groups_committed += sum(1 for gid in fresh if gid in self.view.by_id)
+        for gid in fresh:
+            g = self.view.by_id.get(gid)
+            if g is not None and self.view.errored(gid):
+                self.rerun_queue.append(g)
+                self.say(f"group {gid} ({g['game']}) hit an engine error: played again, not rated")
+        self.rate_new()
+        self.govern(s)
+
+    def rate_new(self) -> None:
+        """Rate the groups committed since the last call, in ``seq`` order (as :func:`sync_ratings`
+        would from the whole log), and append their rows to ``ratings_online``."""
+        prefix = self.view.rateable_prefix()
+        nxt = self.online.copy()   # taken only once its rows are stored: a Ctrl-C in between changes nothing
+        rows = []
+        for g in prefix[self.rated:]:
+            if not self.view.errored(g["group_id"]):
+                rows += nxt.update(self.view.outcome(g))
+        if rows:   # (written again after an interruption, the same rows make the same file)
+            dicts = rating_dicts(rows, nxt, self.spec.name)
+            tables.append(self.root, "ratings_online", self.spec.name, dicts, first=dicts[0]["seq"],
+                          fsync=self.fsync)
+        self.online, self.rated = nxt, len(prefix)
+
+    def govern(self, s: RunSummary) -> None:
+        self.view.versions = self.store.versions()
+        stats = self.view.stats()
+        need = self.spec.matchmaking.placement_groups
+        r = self.spec.rating
+        for v in self.view.versions:
+            st = stats.get(v.ref)
+            if v.reference or st is None:
+                continue
+            if v.state == "placement" and st.placement >= need:
+                mu, sigma = self.online.overall(v.ref)
+                c = self.store.move(v.ref, "active", f"placement done ({st.placement} groups; online mu "
+                                    f"{mu:.2f} sigma {sigma:.2f})")
+                s.changes.append(f"{c.ref}: {c.from_state} -> {c.to_state}")
+                self.say(f"{v.ref}: active ({c.reason})")
+                self.retire_over_quota(v.author, s)
+            if v.state in ("placement", "active") and st.groups >= r.fault_min_groups and \
+                    (st.fault_rate or 0.0) > r.fault_threshold:
+                c = self.store.move(v.ref, "probation", f"fault rate {st.fault_rate:.2f} over "
+                                    f"{r.fault_threshold} after {st.groups} groups")
+                s.changes.append(f"{c.ref}: {c.from_state} -> probation")
+                self.say(f"{v.ref}: probation ({c.reason})")
+        self.view.versions = self.store.versions()
+
+    def retire_over_quota(self, author: str, s: RunSummary) -> None:
+        mine = sorted((v for v in self.store.versions() if v.author == author and v.state == "active"),
+                      key=lambda v: (v.submitted_at, v.version))
+        while len(mine) > self.spec.quotas.active:
+            old = mine.pop(0)
+            c = self.store.move(old.ref, "retired", f"over the active quota ({self.spec.quotas.active}) of "
+                                f"{author}: the oldest retires")
+            s.changes.append(f"{c.ref}: active -> retired")
+            self.say(f"{old.ref}: retired ({c.reason})")
+
+    def snapshot(self, s: RunSummary) -> None:
+        board = board_snapshot(self.view, self.online)
+        store_board(self.view, board)
+        s.snapshots += 1
+        top = ", ".join(f"{r['rank']}. {r['ref']} {r['strength']:+.2f}" for r in board["overall"][:5])
+        self.say(f"board: {board['watermark']['groups']} groups rated; {top}")
+
+
+def pick_seed_safe(pool: list[Entry], now: float, p: Params, rng: random.Random) -> Entry | None:
+    from tournaments.ladder.matchmaking import pick_seed
+    return pick_seed(pool, now, p, rng)
+
+
+def validate_version(spec: LadderSpec, root: Path, ref: str) -> tuple[bool, str, list[str]]:
+    """Validate ``ref`` in the sandbox: one smoke match per ladder game it enters against ``random``,
+    then one with copies of it in every seat.  (ok, reason, its games)."""
+    from bots.match import close_players, make_players, play_match, seat_seeds
+    from bots.registry import Registry
+    from bots.validate import fresh_seed, validate
+    from engine import load_game
+
+    try:
+        entry = Registry(bots_root(root)).resolve(ref)
+    except LookupError as e:
+        return False, f"its stored copy cannot be read: {e}", []
+    wanted = [g.id for g in spec.games]
+    try:
+        v = validate(entry.source(), games=wanted)
+    except ValueError as e:
+        return False, str(e), []
+    if v.load_error is not None:
+        return False, f"it does not load: {v.load_error.outcome}: {v.load_error.reason}"[:300], []
+    games = [c.game for c in v.checks if c.ok and c.game in wanted]
+    failed = [c for c in v.checks if not c.ok and c.game in wanted]
+    if failed:
+        return False, failed[0].line()[:300], []
+    if not games:
+        return False, f"it enters none of the ladder's games ({', '.join(wanted)})", []
+    for gid in games:
+        ge = spec.game(gid)
+        game = load_game(gid, **ge.options)
+        seed = fresh_seed()
+        seeds = seat_seeds(seed, ge.players)
+        players = make_players(game, [ref] * ge.players, seed, data_dir=bots_root(root), seeds=seeds)
+        try:
+            r = play_match(game, players, seed, ge.max_deals or 1, seeds=seeds)
+        finally:
+            close_players(players)
+        if r.faults:
+            f = r.faults[0]
+            return False, (f"{gid}: FAILED with a copy in every seat, seat {f.seat}: {f.outcome}: {f.reason} "
+                           f"(seed {seed})")[:300], []
+    return True, f"validated in {', '.join(games)} (a smoke match against random, and one with copies in " \
+                 "every seat, per game)", games
+
+
+def run_ladder(root: Path, *, address: str | None = None, duration_s: float | None = None,
+               groups: int | None = None, executor: str = "auto", say: Callable[[str], None] | None = None,
+               fsync: bool = True, max_in_flight: int | None = None) -> RunSummary:
+    """Run the ladder until ``duration_s`` passes, ``groups`` new groups are committed, or Ctrl-C."""
+    from tournaments.ray_runner import (
+        LocalPool,
+        Progress,
+        RayOutput,
+        Sizer,
+        Summary,
+        TournamentError,
+        _join,
+        _lock,
+        _ray_shutdown,
+        _run_inline,
+        _run_local,
+        _run_ray,
+        check_address,
+        choose_executor,
+        job_env,
+        machine_cpus,
+    )
+
+    speak = say or (lambda text: print(text, flush=True))
+    spec = load_spec(root)
+    s = RunSummary(spec.name)
+    executor = choose_executor(executor, address, spec.num_cpus)
+    s.executor = executor
+    if LadderStore(root).closed():
+        raise LadderError(f"the ladder in {root} is closed; `ladder board` shows its last board")
+    t0 = time.monotonic()
+    with contextlib.ExitStack() as stack:
+        ray_out: RayOutput | None = None
+        if executor == "ray":
+            if address is not None:
+                check_address(address)
+            ray_out = stack.enter_context(RayOutput())
+            if address is not None and _join(address, ray_out, job_env(root)):
+                stack.callback(_ray_shutdown)
+        try:
+            held = _lock(root, spec.name)
+        except TournamentError as e:
+            raise LadderError(str(e).replace("tournament", "ladder", 1)) from None
+        stack.callback(held.close)
+        epoch = begin_epoch(root, spec.name)
+        clean_orphans(root, spec.name, before_epoch=epoch)
+        lad = Ladder(root, speak, fsync)
+        pending = lad.view.pending()
+        deadline = None if duration_s is None else time.monotonic() + duration_s
+        last_board = [time.monotonic()]
+        submitted = [0]
+
+        def done() -> bool:
+            if deadline is not None and time.monotonic() >= deadline:
+                return True
+            return groups is not None and submitted[0] >= groups
+
+        def work() -> Iterator[Batch]:
+            for g in pending:
+                s.groups_resubmitted += 1
+                yield make_batch(spec, root, lad.secret, g, epoch, lad.refs, lad.options, fsync)
+            while not done():
+                lad.validate_waiting(s)
+                if lad.rerun_queue:
+                    old = lad.rerun_queue.pop(0)
+                    t = Table(old["game"], tuple(old["arrangement"]), old["reason"], old["probability"])
+                    row = lad.write_group(t, rerun_of=old["group_id"])
+                    s.groups_rerun += 1
+                else:
+                    t2 = lad.plan_next()
+                    if t2 is None:
+                        time.sleep(0.5)
+                        lad.ingest(s)
+                        continue
+                    row = lad.write_group(t2)
+                s.groups_new += 1
+                submitted[0] += 1
+                yield make_batch(spec, root, lad.secret, row, epoch, lad.refs, lad.options, fsync)
+
+        def on_batch(r: BatchResult, summary: Summary) -> None:
+            lad.ingest(s)
+            if time.monotonic() - last_board[0] >= spec.rating.board_every_s:
+                lad.snapshot(s)
+                last_board[0] = time.monotonic()
+
+        summary = Summary(spec.name, root, 0, 0, executor=executor)
+        sizer = Sizer(1.0)
+        out, err = (ray_out.out, ray_out.err) if ray_out is not None else (sys.stdout, sys.stderr)
+        workers = spec.num_cpus or machine_cpus()
+        limit = max_in_flight or workers + 1
+        pool = stack.enter_context(LocalPool(workers)) if executor == "local" else None
+        with Progress(summary, False, out, err) as bar:
+            try:
+                if pool is not None:
+                    _run_local(pool, work(), sizer, summary, bar, on_batch, limit)
+                elif ray_out is None:
+                    _run_inline(work(), sizer, summary, bar, on_batch)
+                else:
+                    _run_ray(work(), sizer, summary, bar, on_batch, address, spec.num_cpus, limit)
+            except TournamentError as e:
+                raise LadderError(str(e)) from None
+        s.stopped = summary.stopped
+        s.lost_workers = summary.lost_workers
+        s.resubmitted_batches = summary.resubmitted
+        lad.ingest(s)
+        lad.snapshot(s)
+    s.seconds = time.monotonic() - t0
+    return s

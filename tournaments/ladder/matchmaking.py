@@ -1,0 +1,190 @@
+"""Who plays next: seeding and matchmaking (pure: no I/O; the loop and bench/ladder.py share it).
+
+**Seeding.**  Versions in placement first (their placement groups, each against reference bots
+only).  Then: a version starved for longer than ``starvation_s`` (since its last scheduled group) is
+served first, the longest-waiting one; else with probability ``lru_share`` the least recently played
+version; else a version drawn with weight ``1 / (groups + 1)`` (its need).  Never by sigma: a crashing
+bot's sigma grows, and it would take most of the games.  Reference bots seed only while no submitted
+version is active.
+
+**Matchmaking.**  ``candidates`` tables are drawn for the seed, in the game it has played least.  Hard
+constraints: at most one version per author at a table (the reference bots' author excepted: they are
+the organiser's anchors), so no two versions of one author are partners or opponents; no table
+identical to one of the last ``recent`` groups; every rotation is played (a group is whole).  Each
+candidate is scored by the expected information about the pairwise differences of its units
+(:func:`tournaments.ladder.online.expected_information`); the best is taken with probability
+1 - ``epsilon`` and a uniformly drawn candidate with probability ``epsilon`` (reason ``explore``).
+The probability that the table was chosen (given the candidates) is logged with it.
+
+``mode``: ``info`` (the above), ``window`` (a baseline: the opponents nearest the seed's online mu)
+or ``uniform`` (a baseline: a random feasible table).
+"""
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from tournaments.ladder.online import expected_information
+from tournaments.schedule import splits
+
+REFERENCE = "reference"
+
+
+@dataclass
+class Entry:
+    """A schedulable version as the matchmaker sees it."""
+
+    ref: str
+    author: str
+    games: tuple[str, ...]
+    state: str
+    groups: int = 0
+    """Groups scheduled for it so far (committed or in flight)."""
+    last: float = -math.inf
+    """When its last group was scheduled (seconds, the caller's clock)."""
+    per_game: dict[str, int] = field(default_factory=dict)
+    placement_left: int = 0
+
+    @property
+    def reference(self) -> bool:
+        return self.author == REFERENCE
+
+
+@dataclass(frozen=True)
+class Table:
+    game: str
+    arrangement: tuple[str, ...]
+    """Versions in seat order (rotation 0); partners opposite in a partnership game."""
+    reason: str
+    probability: float
+
+
+@dataclass(frozen=True)
+class Params:
+    epsilon: float = 0.2
+    candidates: int = 24
+    recent: int = 5
+    lru_share: float = 0.1
+    starvation_s: float = 600.0
+    mode: str = "info"
+
+
+def table_key(game: str, arrangement: Sequence[str], teams: bool) -> tuple[str, frozenset[frozenset[str]]]:
+    """What makes two tables identical: the game and its units (a team's members, or one version)."""
+    if teams:
+        units = frozenset({frozenset({arrangement[0], arrangement[2]}),
+                           frozenset({arrangement[1], arrangement[3]})})
+    else:
+        units = frozenset(frozenset({a}) for a in arrangement)
+    return game, units
+
+
+Rating = Callable[[str, str], tuple[float, float]]
+"""(game, ref) -> (mu, sigma)."""
+
+
+def pick_seed(pool: Sequence[Entry], now: float, p: Params, rng: random.Random) -> Entry | None:
+    submitted = [e for e in pool if not e.reference and e.state == "active"]
+    seeds = submitted or [e for e in pool if e.state == "active"]
+    if not seeds:
+        return None
+    starved = [e for e in seeds if now - e.last > p.starvation_s and e.last > -math.inf]
+    if starved:
+        return min(starved, key=lambda e: (e.last, e.ref))
+    if rng.random() < p.lru_share:
+        return min(seeds, key=lambda e: (e.last, e.ref))
+    weights = [1.0 / (e.groups + 1) for e in seeds]
+    return rng.choices(seeds, weights=weights)[0]
+
+
+def _game_for(seed: Entry, games: Sequence[str]) -> list[str]:
+    """The seed's games, least played first (ties in the ladder's order)."""
+    mine = [g for g in games if g in seed.games]
+    return sorted(mine, key=lambda g: seed.per_game.get(g, 0))
+
+
+def _draw(seed: Entry, others: list[Entry], k: int, rng: random.Random) -> list[Entry] | None:
+    """``k`` others, at most one per author (reference exempt), none of the seed's author."""
+    order = others[:]
+    rng.shuffle(order)
+    chosen: list[Entry] = []
+    authors = {seed.author} if not seed.reference else set()
+    for e in order:
+        if not e.reference and e.author in authors:
+            continue
+        chosen.append(e)
+        if not e.reference:
+            authors.add(e.author)
+        if len(chosen) == k:
+            return chosen
+    return None
+
+
+def choose_table(seed: Entry, pool: Sequence[Entry], games: dict[str, tuple[int, bool]],
+                 rating: Rating, recent: set[tuple[str, frozenset[frozenset[str]]]], p: Params,
+                 beta: float, rng: random.Random) -> Table | None:
+    """The next matchmade table for ``seed`` (``games``: id -> (players, partnership)); None when no
+    feasible table exists in any of its games."""
+    for game in _game_for(seed, list(games)):
+        players, teams = games[game]
+        others = [e for e in pool if e.ref != seed.ref and game in e.games and e.state in ("active",)]
+        cands: dict[tuple[str, ...], None] = {}
+        for _ in range(p.candidates * 4):
+            if len(cands) >= p.candidates:
+                break
+            drawn = _draw(seed, others, players - 1, rng)
+            if drawn is None:
+                break
+            arr = (seed.ref, *(e.ref for e in drawn))
+            if teams:
+                arr = rng.choice(splits(arr))
+            if table_key(game, arr, teams) in recent:
+                continue
+            cands.setdefault(arr, None)
+        if not cands:
+            continue
+        tables = list(cands)
+        if p.mode == "uniform":
+            return Table(game, rng.choice(tables), "matchmade", 1.0 / len(tables))
+        if p.mode == "window":
+            mu0 = rating(game, seed.ref)[0]
+            best = min(tables, key=lambda a: (sum(abs(rating(game, r)[0] - mu0) for r in a), a))
+            return Table(game, best, "matchmade", 1.0)
+        scores = [_info(game, a, teams, rating, beta) for a in tables]
+        top = max(range(len(tables)), key=lambda i: (scores[i], tables[i]))
+        if rng.random() < p.epsilon:
+            pick = rng.randrange(len(tables))
+            prob = p.epsilon / len(tables) + (1.0 - p.epsilon if pick == top else 0.0)
+            return Table(game, tables[pick], "explore" if pick != top else "matchmade", prob)
+        return Table(game, tables[top], "matchmade", 1.0 - p.epsilon + p.epsilon / len(tables))
+    return None
+
+
+def _info(game: str, arr: Sequence[str], teams: bool, rating: Rating, beta: float) -> float:
+    rs = [rating(game, r) for r in arr]
+    if teams:
+        units = [(rs[0][0] + rs[2][0], rs[0][1] ** 2 + rs[2][1] ** 2),
+                 (rs[1][0] + rs[3][0], rs[1][1] ** 2 + rs[3][1] ** 2)]
+    else:
+        units = [(m, s * s) for m, s in rs]
+    return expected_information(units, beta)
+
+
+def placement_table(version: Entry, references: Sequence[Entry], games: dict[str, tuple[int, bool]],
+                    rng: random.Random) -> Table | None:
+    """A placement group: ``version`` against reference bots only, in its least-placed game."""
+    for game in _game_for(version, list(games)):
+        players, teams = games[game]
+        refs = [e for e in references if game in e.games]
+        if len(refs) < players - 1:
+            continue
+        drawn = rng.sample(refs, players - 1)
+        arr: tuple[str, ...] = (version.ref, *(e.ref for e in drawn))
+        prob = 1.0 / math.comb(len(refs), players - 1)
+        if teams:
+            arr = rng.choice(splits(arr))
+            prob /= 3.0
+        return Table(game, arr, "placement", prob)
+    return None
