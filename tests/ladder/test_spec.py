@@ -17,7 +17,7 @@ def test_defaults_of_the_tables() -> None:
     assert (s.quotas.per_day, s.quotas.active) == (5, 2)
     assert s.matchmaking.epsilon == 0.2 and s.matchmaking.lru_share == 0.1
     assert s.settlement.confidence == 0.95
-    assert [r.label for r in s.reference] == ["random", "greedy", "random-2", "random-3"]
+    assert [r.label for r in s.reference] == ["random", "greedy", "random-2", "random-3", "random-4"]
 
 
 @pytest.mark.parametrize(("over", "field"), [
