@@ -55,8 +55,8 @@ sys.path[:] = [str(_HERE.parent)] + [p for p in sys.path if Path(p or ".").resol
 
 from bots.match import play  # noqa: E402
 from engine import game_class  # noqa: E402
-from tournaments.ray_runner import Summary, run_tournament  # noqa: E402
 from tournaments.runner import BatchResult, play_logged  # noqa: E402
+from tournaments.runners import Summary, run_tournament  # noqa: E402
 from tournaments.schedule import schedule  # noqa: E402
 from tournaments.spec import Spec, parse_spec  # noqa: E402
 
@@ -210,7 +210,8 @@ def store_bench(a: argparse.Namespace, deals: int | None, tmp: Path) -> dict[str
     """Sections 5 and 6: the same matches to local disk and to moto's S3 on localhost."""
     import boto3
 
-    from tournaments import ray_runner, runner
+    from tournaments import runner
+    from tournaments.runners import preparation
 
     proc, endpoint = start_moto()
     try:
@@ -238,14 +239,14 @@ def store_bench(a: argparse.Namespace, deals: int | None, tmp: Path) -> dict[str
                            progress=False, fsync=True)
         disk_s = time.monotonic() - t
         commit.restore()
-        stage, publish = Timed(runner, "stage_batch"), Timed(ray_runner, "publish_batch")
+        stage, publish = Timed(runner, "stage_batch"), Timed(preparation, "publish_batch")
         parts: list[int] = []
         orig_publish = publish.module.publish_batch
 
         def count(store: Any, lease: Any, attempt: str, keys: list[str]) -> Any:
             parts.append(len(keys))
             return orig_publish(store, lease, attempt, keys)
-        ray_runner.publish_batch = count
+        preparation.publish_batch = count
         t = time.monotonic()
         s = run_tournament(make_spec(a.game, n_commit, deals, Path("s3://bench/c"), "c", a.cpus, 0.1),
                            executor="inline", progress=False)

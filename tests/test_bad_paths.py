@@ -80,7 +80,7 @@ def places(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     base = tmp_path_factory.mktemp("badpaths")
     spec = base / "spec.toml"
     spec.write_text(toml_of(raw_spec(base)))
-    from tournaments.ray_runner import run_tournament
+    from tournaments.runners import run_tournament
     from tournaments.spec import load_spec
     summary = run_tournament(load_spec(spec), executor="inline", progress=False)
     import pyarrow.parquet as pq

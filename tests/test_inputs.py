@@ -154,7 +154,7 @@ def test_tournament_id_unsafe_refused_and_nothing_written(tmp_path: Path, tid: s
 @pytest.mark.parametrize("tid", ["../evil", "a/b", ".x", "a\nb"])
 def test_tournament_id_checked_again_where_files_are_named(tmp_path: Path, tid: str) -> None:
     """Defence in depth: ``prepare`` (what every runner calls) refuses an unsafe id too."""
-    from tournaments.ray_runner import TournamentError, prepare
+    from tournaments.runners import TournamentError, prepare
 
     spec = parse_spec(raw_spec(tmp_path))
     with pytest.raises(TournamentError, match="not a valid tournament id"):

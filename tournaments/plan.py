@@ -1,7 +1,7 @@
 """``cardarena tournament plan SPEC``: the schedule a spec would play, without playing it.
 
 :func:`plan_report` takes the schedule :func:`tournaments.schedule.plan` makes for ``tournament run``
-(the same entrants per game, from ``tournaments.ray_runner.resolve_bots``) and reports, per game, its
+(the same entrants per game, from ``tournaments.runners.resolve_bots``) and reports, per game, its
 size (seatings, rotations, boards, matches) and how evenly the entrants meet, per entrant its
 appearances and meetings (who meets whom in how many matches), a digest of the match ids (the same
 as the sorted ids of the logs a run writes), and an estimated time from the per-game costs in

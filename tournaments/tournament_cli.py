@@ -19,7 +19,7 @@ from rich.table import Table
 from bots.failure import fail
 
 if TYPE_CHECKING:  # the heavy modules (pyarrow, the engine) load when a command runs
-    from tournaments.ray_runner import Summary
+    from tournaments.runners import Summary
     from tournaments.spec import Spec
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -94,7 +94,7 @@ def run_cmd(
     Ray's own messages go to OUT/_logs/ray-driver.log, never to stdout (--json output always parses);
     a lost node is one line of ours.  Not on a terminal, progress is a plain line every few seconds.
     """
-    from tournaments.ray_runner import TournamentError, run_tournament
+    from tournaments.runners import TournamentError, run_tournament
     from tournaments.spec import SpecError, check_tournament_id
 
     if tournament_id is not None:
@@ -154,7 +154,7 @@ def plan_cmd(
 ) -> None:
     """A dry run: the schedule's size per game, each entrant's meetings, an estimated time."""
     from tournaments.plan import plan_report, print_plan
-    from tournaments.ray_runner import resolve_bots
+    from tournaments.runners import resolve_bots
     from tournaments.spec import SpecError
 
     try:
@@ -430,7 +430,8 @@ def repair_cmd(
     twice) to OUT/_quarantine/; `run SPEC --resume` then plays exactly their matches again."""
     from tournaments.ledger import begin_epoch, clean_orphans, read_manifest, repair
     from tournaments.paths import quarantine_dir
-    from tournaments.ray_runner import TournamentError, _lock
+    from tournaments.runners import TournamentError
+    from tournaments.runners.preparation import _lock
 
     tid = _one_tournament(output, tournament)
     try:

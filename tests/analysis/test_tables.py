@@ -27,7 +27,7 @@ def at80(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real tournament with long entrant labels (one game, four seats, one board)."""
-    from tournaments.ray_runner import run_tournament
+    from tournaments.runners import run_tournament
     from tournaments.spec import load_spec
     base = tmp_path_factory.mktemp("tables")
     bots = [{"name": f"a-rather-long-entrant-label-{i}", "bot": "random"} for i in range(4)]

@@ -344,7 +344,7 @@ def test_issue11_a_surrogate_crash_is_logged_in_parquet_by_a_tournament(wrapper:
 
     from bots.registry import Registry
     from tests.tournaments.conftest import raw_spec
-    from tournaments.ray_runner import run_tournament
+    from tournaments.runners import run_tournament
     from tournaments.spec import parse_spec
 
     data = tmp_path / "data"

@@ -12,7 +12,7 @@ from bots.api import bot_source
 from bots.faults import normalise_reason
 from bots.registry import Registry
 from tests.tournaments.conftest import raw_spec
-from tournaments.ray_runner import run_tournament
+from tournaments.runners import run_tournament
 from tournaments.spec import parse_spec
 
 from ..test_bad_paths import run

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from tests.tournaments.conftest import FOUR, comparable, fastest_game, raw_spec, toml_of
 from tournaments.ledger import read_manifest
 from tournaments.log import finished_matches
-from tournaments.ray_runner import Summary, TournamentError, prepare, run_tournament
 from tournaments.runner import BatchResult
+from tournaments.runners import Summary, TournamentError, prepare, run_tournament
 from tournaments.schedule import schedule
 from tournaments.spec import Spec, parse_spec
 from tournaments.tournament_cli import app
@@ -150,12 +150,12 @@ def test_a_built_in_with_options_plays_with_them(tmp_path: Path) -> None:
 
 def test_parts_this_machine_cannot_see_stop_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """On a cluster the output must be shared: a worker writing where the driver cannot read is an error."""
-    from tournaments import ray_runner
+    from tournaments.runners import inline
 
     def elsewhere(batch: Any) -> BatchResult:
         return BatchResult(batch.game, len(batch.matches), 1, 0, 0, 0.1, 0.0, "far:1",
                            ["/nonexistent/matches/part.parquet"])
 
-    monkeypatch.setattr(ray_runner, "run_batch", elsewhere)
+    monkeypatch.setattr(inline, "run_batch", elsewhere)
     with pytest.raises(TournamentError, match="every node shares"):
         run_tournament(spec(tmp_path), executor="inline", progress=False)

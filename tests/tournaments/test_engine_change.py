@@ -16,8 +16,8 @@ import pytest
 from tests.tournaments.conftest import raw_spec, toml_of
 from tournaments.log import engine_version, logged_engine_versions, record_digests, write_part
 from tournaments.paths import committed_parts, manifest_path
-from tournaments.ray_runner import Summary, TournamentError, prepare, run_tournament
 from tournaments.runner import BatchResult
+from tournaments.runners import Summary, TournamentError, prepare, run_tournament
 from tournaments.spec import parse_spec
 
 OLD = "0123456789ab"

@@ -16,7 +16,8 @@ import pytest
 from tests.tournaments.conftest import comparable
 from tests.tournaments.test_ray import assert_exactly_once, long_spec, wait_for_parts
 from tournaments.log import finished_matches
-from tournaments.ray_runner import (
+from tournaments.runner import BatchResult
+from tournaments.runners import (
     LocalPool,
     Summary,
     TournamentError,
@@ -24,7 +25,6 @@ from tournaments.ray_runner import (
     machine_cpus,
     run_tournament,
 )
-from tournaments.runner import BatchResult
 from tournaments.schedule import schedule
 from tournaments.spec import parse_spec
 

@@ -108,7 +108,7 @@ def test_a_batch_of_a_killed_run_commits_before_the_resume_reads_or_never(tmp_pa
     read the finished set.  Epochs fence it off: its parts are deleted, the new run plays its matches."""
     from tournaments.log import Fenced
     from tournaments.paths import part_epoch
-    from tournaments.ray_runner import Sizer, batches, prepare, run_tournament
+    from tournaments.runners import Sizer, batches, prepare, run_tournament
 
     spec = parse_spec(raw_spec(tmp_path, games=[GAMES[0]], bots=FOUR))
     first = prepare(spec)

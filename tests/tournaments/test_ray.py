@@ -20,7 +20,7 @@ import pytest
 from tests.tournaments.conftest import FOUR, comparable, fastest_game, raw_spec, toml_of
 from tournaments.log import finished_matches
 from tournaments.paths import committed_parts
-from tournaments.ray_runner import TournamentError, check_address, run_tournament
+from tournaments.runners import TournamentError, check_address, run_tournament
 from tournaments.schedule import schedule
 from tournaments.spec import parse_spec
 

@@ -18,7 +18,8 @@ from ray._private.worker import print_to_stdstream  # Ray's own printer of "(ray
 from ray.exceptions import NodeDiedError, WorkerCrashedError
 
 from tests.tournaments.conftest import fastest_game
-from tournaments.ray_runner import RAY_LOG, NodeWatch, Progress, RayOutput, Summary, TournamentError, _join
+from tournaments.runners import RAY_LOG, NodeWatch, Progress, RayOutput, Summary, TournamentError
+from tournaments.runners.ray import _join
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSI = re.compile(r"\x1b\[")

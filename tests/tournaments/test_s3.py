@@ -98,7 +98,7 @@ def _query_rows(out: str) -> dict[str, list[dict[str, Any]]]:
 
 
 def test_s3_tournament_equals_the_same_tournament_on_disk(tmp_path: Path, bucket: str) -> None:
-    from tournaments.ray_runner import run_tournament
+    from tournaments.runners import run_tournament
     uri = f"s3://{bucket}/logs/t"
     on_disk = run_tournament(_spec(tmp_path, str(tmp_path / "disk")), executor="inline", progress=False)
     in_s3 = run_tournament(_spec(tmp_path, uri), executor="inline", progress=False)
@@ -112,7 +112,7 @@ def test_s3_tournament_equals_the_same_tournament_on_disk(tmp_path: Path, bucket
 
 
 def test_s3_two_drivers_at_once_the_second_is_refused(tmp_path: Path, bucket: str) -> None:
-    from tournaments.ray_runner import TournamentError, prepare
+    from tournaments.runners import TournamentError, prepare
     spec = _spec(tmp_path, f"s3://{bucket}/t")
     first = prepare(spec)
     try:
@@ -153,8 +153,8 @@ def test_s3_killed_driver_leftover_worker_only_reaches_staging(tmp_path: Path, b
     """The race the epoch fence closed on disk, replayed on S3: a driver dies holding its lease (not
     released), the resume waits out the lease and takes epoch 2, then a worker of epoch 1 finishes.
     It can only write to staging, which the resumed run removes; every match is logged once."""
-    from tournaments.ray_runner import Sizer, batches, prepare, run_tournament
     from tournaments.runner import run_batch
+    from tournaments.runners import Sizer, batches, prepare, run_tournament
     monkeypatch.setenv("CARDARENA_LEASE_TTL_S", "1")
     uri = f"s3://{bucket}/t"
     spec = _spec(tmp_path, uri, games=["hartenjagen"])
@@ -196,8 +196,8 @@ def test_s3_a_fenced_driver_publishes_nothing(tmp_path: Path, bucket: str) -> No
     from tournaments.ledger import Lease
     from tournaments.log import Fenced
     from tournaments.paths import lease_path
-    from tournaments.ray_runner import Sizer, batches, prepare
     from tournaments.runner import run_batch
+    from tournaments.runners import Sizer, batches, prepare
     spec = _spec(tmp_path, f"s3://{bucket}/t")
     first = prepare(spec)
     assert isinstance(first.lease, Lease) and first.store is not None
@@ -235,7 +235,7 @@ def test_s3_driver_sigkilled_then_resume(tmp_path: Path, bucket: str) -> None:
                          cwd=Path(__file__).parents[2])
     assert res.returncode == 0, res.stderr
     disk = parse_spec({**raw, "output": str(tmp_path / "disk")})
-    from tournaments.ray_runner import run_tournament
+    from tournaments.runners import run_tournament
     d = run_tournament(disk, executor="inline", progress=False)
     got = _query_rows(f"s3://{bucket}/t")
     ids = [r["match_id"] for r in got["matches"]]
@@ -273,7 +273,7 @@ def test_s3_part_names_and_layout_match_disk(tmp_path: Path, bucket: str) -> Non
     """The store holds the local layout (data/README.md): pyarrow reads its tables there as a dataset."""
     import pyarrow.dataset as ds
 
-    from tournaments.ray_runner import run_tournament
+    from tournaments.runners import run_tournament
     from tournaments.store import open_store
     run_tournament(_spec(tmp_path, f"s3://{bucket}/t"), executor="inline", progress=False)
     run_tournament(_spec(tmp_path, str(tmp_path / "disk")), executor="inline", progress=False)
@@ -344,7 +344,7 @@ def test_s3_store_settings_go_to_the_cluster_workers_only_for_a_store(tmp_path: 
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """What the driver forwards to a cluster's workers (``runtime_env`` ``env_vars``): its S3 endpoint,
     region and credentials when the log is in a store, nothing for a local directory."""
-    from tournaments.ray_runner import store_env
+    from tournaments.runners import store_env
     monkeypatch.setenv("AWS_SESSION_TOKEN", "tok")
     monkeypatch.setenv("UNRELATED", "x")
     got = store_env("s3://b/x")
@@ -359,7 +359,7 @@ def test_the_sandbox_choice_goes_to_the_cluster_workers_with_or_without_a_store(
         tmp_path: Path, s3_env: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """An organiser who accepted the unshare fallback on the driver accepted it for every node of the
     job: ``CARDARENA_SANDBOX`` is forwarded with the store settings, and not invented when unset."""
-    from tournaments.ray_runner import job_env, store_env
+    from tournaments.runners import job_env, store_env
     monkeypatch.delenv("CARDARENA_SANDBOX", raising=False)
     assert job_env("s3://b/x") == store_env("s3://b/x") and job_env(str(tmp_path / "out")) == {}
     monkeypatch.setenv("CARDARENA_SANDBOX", "unshare")

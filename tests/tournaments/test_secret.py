@@ -22,8 +22,8 @@ from tests.bots.toygame import toy
 from tests.tournaments.conftest import FOUR, fastest_game, raw_spec
 from tournaments.ledger import read_manifest, read_secret, write_secret
 from tournaments.paths import manifest_path, secret_path
-from tournaments.ray_runner import Summary, TournamentError, prepare, run_tournament
 from tournaments.runner import BatchResult
+from tournaments.runners import Summary, TournamentError, prepare, run_tournament
 from tournaments.schedule import bot_seed, deal_seed, new_secret, plan, secret_from_seed
 from tournaments.spec import SpecError, parse_spec
 

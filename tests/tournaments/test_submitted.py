@@ -12,7 +12,7 @@ from bots.api import bot_source
 from bots.registry import Registry
 from engine import GAMES, game_class
 from tests.tournaments.conftest import raw_spec
-from tournaments.ray_runner import prepare, run_tournament
+from tournaments.runners import prepare, run_tournament
 from tournaments.spec import SpecError, parse_spec
 
 GAME = next(g for g in GAMES if game_class(g).default_players == 4)
