@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from bots.failure import fail
+from bots.failure import HELP_SETTINGS, fail
 
 if TYPE_CHECKING:   # the sandbox, the engine and the registry load in the commands (--help stays cheap)
     from bots.validate import GameCheck, Validation
 
 PROG = "cardarena bots"
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  context_settings=HELP_SETTINGS,
                   rich_markup_mode=None,  # plain help: typer's rich help imports rich.markdown and more
                   help="Bots: check a bot, submit it to the registry, list the registry, a bot's faults in a "
                        "tournament.")

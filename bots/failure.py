@@ -12,7 +12,10 @@ code would be returned instead of raised, and a bare sub-app (``python -m bots.c
 from __future__ import annotations
 
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
+
+HELP_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+"""The typer/click context settings of every ``cardarena`` app: ``-h`` is ``--help``."""
 
 
 def one_line(text: str, limit: int = 2000) -> str:

@@ -23,7 +23,7 @@ import typer
 from rich.console import Console
 
 from bots.cli import app as bots_app
-from bots.failure import fail
+from bots.failure import HELP_SETTINGS, fail
 from dashboards.entry import print_games
 from tournaments.ladder.cli import app as ladder_app
 from tournaments.tournament_cli import app as tournament_app
@@ -35,6 +35,7 @@ if TYPE_CHECKING:   # the engine, the games and the bots load in the commands th
     from engine.core import Game, State
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  context_settings=HELP_SETTINGS,
                   rich_markup_mode=None,  # plain help: typer's rich help imports rich.markdown and more
                   help="cardarena: rules verification and tournaments for traditional card games.")
 app.add_typer(tournament_app, name="tournament")
@@ -306,7 +307,8 @@ def play_cmd(
     deals: Annotated[int | None, typer.Option(min=1, max=MAX_DEALS, help="stop after this many deals")
                      ] = None,
     players: Annotated[int | None, typer.Option(help="number of seats (default: the game's)")] = None,
-    option: Annotated[list[str] | None, typer.Option("--option", "-o", help="game option KEY=VALUE")] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", "-o", metavar="KEY=VALUE",
+                                                     help="game option (repeatable)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Play one match and print each move, every bot fault where it happened (with its traceback
@@ -365,12 +367,26 @@ def _mount_bot_faults() -> None:
 _mount_bot_faults()
 
 
+def _print_help(text: str) -> None:
+    try:
+        print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `cardarena | head`: the reader left; nothing more to say
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main() -> None:
     """Console entry point: one-line errors for bad input, exit status 2."""
     try:
-        rc = app(standalone_mode=False)  # returns the code of a typer.Exit raised by a command
+        from dashboards.helpstyle import conventional
+        command = conventional(typer.main.get_command(app))
+        rc = command.main(prog_name=PROG, standalone_mode=False)  # the code of a typer.Exit, if any
     except UserError as e:
         fail(PROG, str(e))
+    except click_exc.NoArgsIsHelpError as e:  # a bare group (`cardarena`, `cardarena tournament`)
+        _print_help(e.ctx.get_help())           # its help as the user would see it with --help
+        sys.exit(0)
     except click_exc.UsageError as e:
         cmd = e.ctx.command_path if e.ctx else PROG
         if e.format_message():  # (empty when the help was shown for a bare command)

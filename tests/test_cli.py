@@ -135,3 +135,51 @@ def test_usage_error_of_the_entry_point_is_one_line_exit_2() -> None:
     code = "import sys; sys.argv = ['cardarena', 'play', '--nope']; from dashboards.app import main; main()"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert_one_line_error(proc, "cardarena play: No such option: --nope", "(see cardarena play --help)")
+
+
+def _all_command_paths() -> list[list[str]]:
+    """Every command of the app, as the words a user types (``["tournament", "run"]``)."""
+    import typer
+
+    from dashboards.app import app
+    from dashboards.helpstyle import conventional
+    paths: list[list[str]] = []
+
+    def walk(cmd: object, prefix: list[str]) -> None:
+        subs = getattr(cmd, "commands", {})
+        if not subs:
+            paths.append(prefix)
+        for name, sub in subs.items():
+            walk(sub, [*prefix, name])
+    walk(conventional(typer.main.get_command(app)), [])
+    return paths
+
+
+def test_bare_command_and_bare_groups_print_their_help_on_several_lines() -> None:
+    for args in ([], ["tournament"], ["bots"]):
+        proc = cardarena(*args)
+        assert proc.returncode == 0, proc
+        assert "\\n" not in proc.stdout and len(proc.stdout.splitlines()) > 5, proc.stdout
+        assert proc.stdout.startswith("Usage: "), proc.stdout
+
+
+def test_dash_h_is_help_everywhere() -> None:
+    for path in [[], *_all_command_paths()]:
+        proc = cardarena(*path, "-h")
+        assert proc.returncode == 0 and proc.stdout.startswith("Usage: "), (path, proc)
+
+
+def test_usage_lines_show_conventional_metavars(capsys: pytest.CaptureFixture[str]) -> None:
+    """`cardarena query DIRECTORY SQL`, not `{directory} {sql}`; `--games GAMES`, not `<list[str]>`."""
+    import typer
+
+    from dashboards.app import app
+    from dashboards.helpstyle import conventional
+    command = conventional(typer.main.get_command(app))
+    for path in _all_command_paths():
+        command.main(args=[*path, "--help"], prog_name="cardarena", standalone_mode=False)
+        out = capsys.readouterr().out
+        usage = out.splitlines()[0]
+        assert usage.startswith("Usage: cardarena"), (path, out)
+        assert "{" not in usage and "<" not in usage, (path, usage)
+        assert "list[" not in out, (path, out)

@@ -16,13 +16,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bots.failure import fail
+from bots.failure import HELP_SETTINGS, fail
 
 if TYPE_CHECKING:  # the heavy modules (pyarrow, the engine) load when a command runs
     from tournaments.runners import Summary
     from tournaments.spec import Spec
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  context_settings=HELP_SETTINGS,
                   help="Duplicate round-robin tournaments over every game, on Ray; logs in Parquet.")
 out = Console(highlight=False, soft_wrap=False)
 PROG = "cardarena tournament"
