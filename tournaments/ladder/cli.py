@@ -274,3 +274,28 @@ def choose_cmd(
     except LadderError as e:
         fail(PROG, str(e))
     print(f"{ref}: chosen for the settlement")
+@app.command("close")
+def close_cmd(
+    out: Annotated[str, typer.Argument(help="the ladder's directory")],
+    budget: Annotated[int | None, typer.Option("--budget", min=1, max=1_000_000,
+                                               help="settlement groups at most ([settlement] budget)")
+                      ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable result")] = False,
+) -> None:
+    """Settle: lock submissions, freeze one version per author, play fresh secret boards, announce."""
+    from tournaments.ladder.settle import close_ladder
+    from tournaments.ladder.state import LadderError
+
+    root = _root(out)
+    try:
+        result = close_ladder(root, budget=budget, say=(lambda _t: None) if as_json else None)
+    except LadderError as e:
+        fail(PROG, str(e))
+    if as_json:
+        print(json.dumps(result))
+        return
+    print(f"{result['ladder']}: settled in {result['groups']} groups ({result['stop']}); key SHA-256 "
+          f"{result['key_sha256']}")
+    for r in result["places"]:
+        print(f"{r['place']:>3}{'=' if r['shared'] else ' '} {r['ref']:<24} {r['author']:<12} "
+              f"{r['strength']:+.3f} [{r['lo95']:+.3f}, {r['hi95']:+.3f}]")

@@ -323,10 +323,19 @@ def validate_version(spec: LadderSpec, root: Path, ref: str) -> tuple[bool, str,
                  "every seat, per game)", games
 
 
-def run_ladder(root: Path, *, address: str | None = None, duration_s: float | None = None,
-               groups: int | None = None, executor: str = "auto", say: Callable[[str], None] | None = None,
-               fsync: bool = True, max_in_flight: int | None = None) -> RunSummary:
-    """Run the ladder until ``duration_s`` passes, ``groups`` new groups are committed, or Ctrl-C."""
+@dataclass
+class Executed:
+    stopped: bool = False
+    lost_workers: int = 0
+    resubmitted: int = 0
+
+
+def execute(root: Path, spec: LadderSpec, executor: str, address: str | None, work: Iterator[Batch],
+            on_result: Callable[[BatchResult], None], max_in_flight: int | None = None,
+            before: Callable[[], None] | None = None) -> Executed:
+    """Run the batches of ``work`` (lazily) on the local pool, Ray or inline, as a tournament's; each
+    result goes to ``on_result`` in the driver.  ``before`` runs once the cluster is joined and before
+    the first batch (under the ladder's lock, taken by the caller)."""
     from tournaments.ray_runner import (
         LocalPool,
         Progress,
@@ -335,16 +344,61 @@ def run_ladder(root: Path, *, address: str | None = None, duration_s: float | No
         Summary,
         TournamentError,
         _join,
-        _lock,
         _ray_shutdown,
         _run_inline,
         _run_local,
         _run_ray,
         check_address,
-        choose_executor,
         job_env,
         machine_cpus,
     )
+
+    with contextlib.ExitStack() as stack:
+        ray_out: RayOutput | None = None
+        if executor == "ray":
+            if address is not None:
+                check_address(address)
+            ray_out = stack.enter_context(RayOutput())
+            if address is not None and _join(address, ray_out, job_env(root)):
+                stack.callback(_ray_shutdown)
+        if before is not None:
+            before()
+        summary = Summary(spec.name, root, 0, 0, executor=executor)
+        out, err = (ray_out.out, ray_out.err) if ray_out is not None else (sys.stdout, sys.stderr)
+        workers = spec.num_cpus or machine_cpus()
+        limit = max_in_flight or workers + 1
+        pool = stack.enter_context(LocalPool(workers)) if executor == "local" else None
+
+        def on_batch(r: BatchResult, _s: Summary) -> None:
+            on_result(r)
+
+        with Progress(summary, False, out, err) as bar:
+            try:
+                if pool is not None:
+                    _run_local(pool, work, Sizer(1.0), summary, bar, on_batch, limit)
+                elif ray_out is None:
+                    _run_inline(work, Sizer(1.0), summary, bar, on_batch)
+                else:
+                    _run_ray(work, Sizer(1.0), summary, bar, on_batch, address, spec.num_cpus, limit)
+            except TournamentError as e:
+                raise LadderError(str(e)) from None
+    return Executed(summary.stopped, summary.lost_workers, summary.resubmitted)
+
+
+def lock_ladder(root: Path, name: str) -> Any:
+    """The ladder's lock (its tournament lock): one driver at a time."""
+    from tournaments.ray_runner import TournamentError, _lock
+    try:
+        return _lock(root, name)
+    except TournamentError as e:
+        raise LadderError(str(e).replace("tournament", "ladder", 1)) from None
+
+
+def run_ladder(root: Path, *, address: str | None = None, duration_s: float | None = None,
+               groups: int | None = None, executor: str = "auto", say: Callable[[str], None] | None = None,
+               fsync: bool = True, max_in_flight: int | None = None) -> RunSummary:
+    """Run the ladder until ``duration_s`` passes, ``groups`` new groups are committed, or Ctrl-C."""
+    from tournaments.ray_runner import choose_executor
 
     speak = say or (lambda text: print(text, flush=True))
     spec = load_spec(root)
@@ -354,19 +408,8 @@ def run_ladder(root: Path, *, address: str | None = None, duration_s: float | No
     if LadderStore(root).closed():
         raise LadderError(f"the ladder in {root} is closed; `ladder board` shows its last board")
     t0 = time.monotonic()
-    with contextlib.ExitStack() as stack:
-        ray_out: RayOutput | None = None
-        if executor == "ray":
-            if address is not None:
-                check_address(address)
-            ray_out = stack.enter_context(RayOutput())
-            if address is not None and _join(address, ray_out, job_env(root)):
-                stack.callback(_ray_shutdown)
-        try:
-            held = _lock(root, spec.name)
-        except TournamentError as e:
-            raise LadderError(str(e).replace("tournament", "ladder", 1)) from None
-        stack.callback(held.close)
+    held = lock_ladder(root, spec.name)
+    try:
         epoch = begin_epoch(root, spec.name)
         clean_orphans(root, spec.name, before_epoch=epoch)
         lad = Ladder(root, speak, fsync)
@@ -402,32 +445,17 @@ def run_ladder(root: Path, *, address: str | None = None, duration_s: float | No
                 submitted[0] += 1
                 yield make_batch(spec, root, lad.secret, row, epoch, lad.refs, lad.options, fsync)
 
-        def on_batch(r: BatchResult, summary: Summary) -> None:
+        def on_result(r: BatchResult) -> None:
             lad.ingest(s)
             if time.monotonic() - last_board[0] >= spec.rating.board_every_s:
                 lad.snapshot(s)
                 last_board[0] = time.monotonic()
 
-        summary = Summary(spec.name, root, 0, 0, executor=executor)
-        sizer = Sizer(1.0)
-        out, err = (ray_out.out, ray_out.err) if ray_out is not None else (sys.stdout, sys.stderr)
-        workers = spec.num_cpus or machine_cpus()
-        limit = max_in_flight or workers + 1
-        pool = stack.enter_context(LocalPool(workers)) if executor == "local" else None
-        with Progress(summary, False, out, err) as bar:
-            try:
-                if pool is not None:
-                    _run_local(pool, work(), sizer, summary, bar, on_batch, limit)
-                elif ray_out is None:
-                    _run_inline(work(), sizer, summary, bar, on_batch)
-                else:
-                    _run_ray(work(), sizer, summary, bar, on_batch, address, spec.num_cpus, limit)
-            except TournamentError as e:
-                raise LadderError(str(e)) from None
-        s.stopped = summary.stopped
-        s.lost_workers = summary.lost_workers
-        s.resubmitted_batches = summary.resubmitted
+        ex = execute(root, spec, executor, address, work(), on_result, max_in_flight)
+        s.stopped, s.lost_workers, s.resubmitted_batches = ex.stopped, ex.lost_workers, ex.resubmitted
         lad.ingest(s)
         lad.snapshot(s)
+    finally:
+        held.close()
     s.seconds = time.monotonic() - t0
     return s

@@ -1,0 +1,313 @@
+"""``ladder close``: the settlement, and the anti-collusion report.
+
+1. **Drain and lock.**  The groups the ladder wrote but did not commit are played (a ``ladder run`` of
+   no new group), then the ladder is marked closed: ``submit`` and ``run`` refuse from then on.
+2. **Freeze** one version per author: the one the author chose (``ladder choose``), else the latest in
+   placement or active.  The reference bots settle too, as anchors (author ``reference``).
+3. **A fresh secret key**, never played or published: 32 bytes from the OS, kept in
+   ``_tournaments/<ladder>-settle.secret`` (mode 0600) for a resumed close.  Its SHA-256 is written to
+   ``_ladder/settlement.json`` before the first settlement board is dealt; the key itself is written
+   there after the result, so anyone can check the deals (``cardarena verify`` replays every match).
+   The settlement is a tournament of its own in the log (``<ladder>-settle``): its groups, matches,
+   moves and events sit beside the ladder's, and the official result uses them only.
+4. **Stage 1**: every frozen version plays ``settlement.stage1_groups`` groups per game on the
+   balanced sampled schedule (:func:`tournaments.schedule.sampled_arrangements`).
+5. **Stage 2**: rounds of every arrangement (every team split) of the top ``settlement.top_k`` that can
+   still be among the first three (rank interval reaching 3 or better), each on a fresh board, until
+   the bootstrap gives P(first > second) >= ``settlement.confidence`` and the top three rank intervals
+   are disjoint, or the budget (``--budget``, else ``settlement.budget`` groups) runs out.
+6. **Places**: by the batch fit (:mod:`tournaments.ladder.board`) over the settlement groups; a version
+   not ahead of the next with P >= ``confidence`` shares its place (1, 1, 3).
+
+**Anti-collusion report** (:func:`collusion_report`): for each pair of authors, over the ladder's
+free-for-all groups where both sat, each one's place against the place its online rating predicted
+(before the group); a pair where one did much better than predicted and the other much worse
+(z >= 2 and z <= -2, at least 5 groups) is flagged for a human: a feeder bot.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import random
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tournaments.ladder import tables
+from tournaments.ladder.board import Fit, fit, prob_ahead, shared_places
+from tournaments.ladder.core import load_spec, load_view, teams_of
+from tournaments.ladder.loop import execute, lock_ladder, make_batch, run_ladder
+from tournaments.ladder.matchmaking import Table
+from tournaments.ladder.online import group_outcome
+from tournaments.ladder.spec import LadderSpec
+from tournaments.ladder.state import REFERENCE, LadderError, LadderStore, Version, ladder_dir, now_iso
+from tournaments.ledger import begin_epoch, clean_orphans, read_secret, secret_fingerprint, write_manifest
+from tournaments.ledger import write_secret as keep_secret
+from tournaments.log import engine_version
+from tournaments.runner import Batch, BatchResult
+from tournaments.schedule import (
+    count_arrangements,
+    full_arrangements,
+    group_id,
+    new_secret,
+    sampled_arrangements,
+)
+
+
+def settle_id(name: str) -> str:
+    return f"{name}-settle"
+
+
+def _settle_file(root: Path) -> Path:
+    return ladder_dir(root) / "settlement.json"
+
+
+def frozen_versions(versions: list[Version]) -> list[Version]:
+    """One version per author: the chosen one, else the latest in placement or active; and the
+    reference bots."""
+    out = [v for v in versions if v.reference]
+    by: dict[str, list[Version]] = defaultdict(list)
+    for v in versions:
+        if not v.reference and v.state in ("placement", "active"):
+            by[v.author].append(v)
+    for _, vs in sorted(by.items()):
+        chosen = [v for v in vs if v.chosen]
+        out.append(chosen[0] if chosen else max(vs, key=lambda v: (v.submitted_at, v.version)))
+    return out
+
+
+def _records(view_groups: list[dict[str, Any]], committed: dict[str, list[dict[str, Any]]]) -> list[Any]:
+    from tournaments.analysis.ratings import MatchRec
+    recs = []
+    for g in view_groups:
+        for m in committed.get(g["group_id"], []):
+            if m["status"] != "error":
+                recs.append(MatchRec(g["game"], m["match_id"], m["group_id"], m["bots"], m["teams"],
+                                     m["ranking"], [0.0] * len(m["bots"])))
+    return recs
+
+
+def decided(f: Fit, confidence: float) -> bool:
+    """The stop rule: P(first > second) >= ``confidence`` and the top three rank intervals disjoint."""
+    rows = f.rows()
+    if len(rows) < 2:
+        return True
+    if prob_ahead(f, str(rows[0]["ref"]), str(rows[1]["ref"])) < confidence:
+        return False
+    top = rows[:3]
+    return all(int(a["rank_hi"]) < int(b["rank_lo"]) for a, b in itertools.pairwise(top))
+
+
+def close_ladder(root: Path, budget: int | None = None, executor: str = "auto", address: str | None = None,
+                 say: Callable[[str], None] | None = None, seed: int | None = None) -> dict[str, Any]:
+    speak = say or (lambda text: print(text, flush=True))
+    spec = load_spec(root)
+    store = LadderStore(root)
+    path = _settle_file(root)
+    if path.exists():
+        done = json.loads(path.read_text())
+        if "places" in done:
+            return dict(done)
+    if not store.closed():
+        run_ladder(root, groups=0, executor=executor, address=address, say=speak)   # drain: written groups
+        if load_view(root, spec).pending():
+            raise LadderError("the ladder's groups in flight did not all finish; run `ladder close` again")
+        store.set_meta(closed_at=now_iso())
+        speak("submissions locked")
+    budget = budget or spec.settlement.budget
+    tid = settle_id(spec.name)
+    held = lock_ladder(root, spec.name)
+    try:
+        result = _settle(root, spec, store, tid, budget, executor, address, speak, seed)
+    finally:
+        held.close()
+    return result
+
+
+def _settle(root: Path, spec: LadderSpec, store: LadderStore, tid: str, budget: int, executor: str,
+            address: str | None, speak: Callable[[str], None], seed: int | None) -> dict[str, Any]:
+    from tournaments.ray_runner import choose_executor
+
+    path = _settle_file(root)
+    state: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
+    versions = {v.ref: v for v in store.versions()}
+    if "frozen" not in state:
+        frozen = frozen_versions(list(versions.values()))
+        key = new_secret()
+        keep_secret(root, tid, key)
+        write_manifest(root, tid, {
+            "tournament": tid, "ladder": spec.name, "settlement": True, "spec_hash": spec.spec_hash(),
+            "name": tid, "games": spec.to_json()["games"],
+            "bots": {v.ref: (v.ref if not v.reference else _ref_bot(spec, v.ref)) for v in frozen},
+            "total_matches": None, "secret": "fresh", "secret_sha256": secret_fingerprint(key),
+            "engine_version": engine_version(), "created_at": now_iso(), "complete": False})
+        state = {"ladder": spec.name, "tournament": tid, "closed_at": now_iso(),
+                 "key_sha256": hashlib.sha256(key).hexdigest(), "frozen": [v.ref for v in frozen],
+                 "budget": budget}
+        path.write_text(json.dumps(state, indent=2) + "\n")   # the key's hash, before any board is dealt
+        speak(f"settlement key SHA-256 {state['key_sha256']}; frozen: {', '.join(state['frozen'])}")
+    kept = read_secret(root, tid)
+    if kept is None or hashlib.sha256(kept).hexdigest() != state["key_sha256"]:
+        raise LadderError(f"the settlement key {root}/_tournaments/{tid}.secret is missing or not the one "
+                          "whose SHA-256 was published")
+    key = kept
+    frozen_refs: list[str] = state["frozen"]
+    games_of = {r: (versions[r].games if r in versions else [g.id for g in spec.games]) for r in frozen_refs}
+    rng = random.Random(seed if seed is not None else int.from_bytes(key[:8], "big"))
+    refs = {r.label: r.bot for r in spec.reference}
+    options = {r.label: r.options for r in spec.reference if r.options}
+    epoch = begin_epoch(root, tid)
+    clean_orphans(root, tid, before_epoch=epoch)
+    executor = choose_executor(executor, address, spec.num_cpus)
+    groups = sorted(tables.read(root, "groups", tid), key=lambda g: g["seq"])
+    sspec = _as_settle(spec, tid)
+
+    def write(ts: list[Table]) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = []
+        for t in ts:
+            seq = 1 + max((g["seq"] for g in groups), default=0)
+            rows.append({"tournament": tid, "group_id": group_id(spec.seed, t.game, t.arrangement, seq),
+                         "seq": seq, "game": t.game, "board": seq, "arrangement": list(t.arrangement),
+                         "reason": "settle", "probability": t.probability, "rating_seq": 0, "rerun_of": None,
+                         "created_at": datetime.now(UTC)})
+            groups.append(rows[-1])
+        if rows:
+            tables.append(root, "groups", tid, rows, first=int(rows[0]["seq"]))
+        return rows
+
+    def play(rows: list[dict[str, Any]]) -> None:
+        def work() -> Iterator[Batch]:
+            for g in rows:
+                yield make_batch(sspec, root, key, g, epoch, refs, options)
+
+        def on_result(_r: BatchResult) -> None:
+            pass
+
+        ex = execute(root, spec, executor, address, work(), on_result)
+        if ex.stopped:
+            raise LadderError("the settlement was stopped; run `ladder close` again to go on")
+
+    committed = tables.committed(root, tid).by_group
+    play([g for g in groups if g["group_id"] not in committed])   # a stopped close's groups
+    if not groups:   # stage 1: the balanced sampled schedule, stage1_groups per version and game
+        stage1: list[Table] = []
+        for ge in spec.games:
+            ents = [r for r in frozen_refs if ge.id in games_of[r]]
+            if len(ents) < ge.players:
+                continue
+            teams = teams_of(ge.id)
+            n = min(count_arrangements(len(ents), ge.players, teams),
+                    math.ceil(spec.settlement.stage1_groups * len(ents) / ge.players))
+            for arr in sampled_arrangements(ents, ge.players, teams, n, rng):
+                stage1.append(Table(ge.id, arr, "settle", 1.0))
+        speak(f"stage 1: {len(stage1[:budget])} groups")
+        play(write(stage1[:budget]))
+    stop = "budget"
+    t0 = time.monotonic()
+    while True:
+        committed = tables.committed(root, tid).by_group
+        f = fit(_records(groups, committed), spec.rating.bootstrap, seed=len(groups))
+        if decided(f, spec.settlement.confidence):
+            stop = "decided"
+            break
+        left = budget - len(groups)
+        if left <= 0:
+            break
+        rows_ = f.rows()
+        top = [str(r["ref"]) for r in rows_[:spec.settlement.top_k] if int(r["rank_lo"]) <= 3]
+        for r in rows_[len(top):]:   # a table needs its seats: the next best fill them
+            if len(top) >= max(g.players for g in spec.games):
+                break
+            top.append(str(r["ref"]))
+        stage2: list[Table] = []
+        for ge in spec.games:
+            ents = [r for r in top if ge.id in games_of[r]]
+            if len(ents) >= ge.players:
+                stage2 += [Table(ge.id, a, "settle", 1.0)
+                           for a in full_arrangements(ents, ge.players, teams_of(ge.id))]
+        if not stage2:
+            break
+        speak(f"stage 2: {min(len(stage2), left)} groups among {', '.join(top)} "
+              f"({len(groups)} of {budget} played, {time.monotonic() - t0:.0f} s)")
+        play(write(stage2[:left]))
+    places = shared_places(f, spec.settlement.confidence)
+    by = {str(r["ref"]): r for r in f.rows()}
+    authors = {r: (versions[r].author if r in versions else REFERENCE) for r in frozen_refs}
+    result = {**state, "groups": len(groups), "stop": stop, "key": key.hex(), "settled_at": now_iso(),
+              "places": [{"ref": ref, "author": authors.get(ref, REFERENCE), "place": place,
+                          "shared": sum(1 for _, p in places if p == place) > 1,
+                          "strength": by[ref]["strength"], "lo95": by[ref]["lo95"], "hi95": by[ref]["hi95"],
+                          "rank_lo": by[ref]["rank_lo"], "rank_hi": by[ref]["rank_hi"]}
+                         for ref, place in places],
+              "p_first_over_second": (prob_ahead(f, places[0][0], places[1][0]) if len(places) > 1 else 1.0),
+              "collusion": collusion_report(root)}
+    path.write_text(json.dumps(result, indent=2) + "\n")   # the key itself, after the result
+    speak(f"settled: {result['groups']} groups ({stop}); key {key.hex()}")
+    return result
+
+
+def _ref_bot(spec: LadderSpec, label: str) -> str:
+    return next((r.bot for r in spec.reference if r.label == label), label)
+
+
+def _as_settle(spec: LadderSpec, tid: str) -> LadderSpec:
+    from dataclasses import replace
+    return replace(spec, name=tid)
+
+
+# ------------------------------------------------------------------------------------------ collusion
+def _phi(x: float) -> float:
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def collusion_report(root: Path, min_groups: int = 5, z: float = 2.0) -> list[dict[str, Any]]:
+    """Per pair of authors (free-for-all groups where both sat): groups, and each one's mean place
+    above the place its online rating predicted (positive: better than predicted), with a z score;
+    ``flag`` when one is at least ``z`` better and the other at least ``z`` worse."""
+    spec = load_spec(root)
+    view = load_view(root, spec)
+    before = {(r["group_id"], r["ref"]): (r["mu_before"], r["sigma_before"])
+              for r in tables.read(root, "ratings_online", spec.name)}
+    authors = {v.ref: v.author for v in view.versions}
+    beta2 = 2.0 * spec.rating.beta ** 2
+    resid: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for g in view.rateable():
+        if teams_of(g["game"]):
+            continue
+        o = group_outcome(g["group_id"], g["game"], view.committed[g["group_id"]])
+        refs = [u[0] for u in o.units]
+        if any((g["group_id"], r) not in before for r in refs):
+            continue
+        rank = dict(zip(refs, o.ranks, strict=True))
+        exp = {}
+        for a in refs:
+            ma, sa = before[(g["group_id"], a)]
+            exp[a] = 1.0 + sum(_phi((before[(g["group_id"], b)][0] - ma)
+                                    / math.sqrt(sa * sa + before[(g["group_id"], b)][1] ** 2 + beta2))
+                               for b in refs if b != a)
+        by_author = {authors.get(r, REFERENCE): r for r in refs}
+        names = sorted(a for a in by_author if a != REFERENCE)
+        for a, b in itertools.combinations(names, 2):
+            for who in (a, b):
+                r = by_author[who]
+                resid[(a, b)][who].append(exp[r] - rank[r])
+    out = []
+    for (a, b), d in sorted(resid.items()):
+        n = len(d[a])
+        row: dict[str, Any] = {"authors": [a, b], "groups": n}
+        zs = []
+        for who in (a, b):
+            xs = d[who]
+            m = sum(xs) / n
+            sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1)) if n > 1 else 0.0
+            zz = m / (sd / math.sqrt(n)) if sd > 0 else 0.0
+            row[who] = {"above_predicted": round(m, 4), "z": round(zz, 3)}
+            zs.append(zz)
+        row["flag"] = n >= min_groups and ((zs[0] >= z and zs[1] <= -z) or (zs[1] >= z and zs[0] <= -z))
+        out.append(row)
+    return out
