@@ -22,10 +22,14 @@ $(DEV): pyproject.toml | $(BIN)/python
 
 # a real tournament (a pool of local processes) of every built-in bot over every game, its leaderboard,
 # and the HTML report; data/demo is the demo's own directory, started afresh each time
-demo: $(RUN) sandbox-tools compiled
+# The tournament starts at once on the engine there is (the compiled build while fresh, else the source);
+# the optional compiled build (minutes of CPU the first time) follows at low priority, for the next run.
+demo: $(RUN) sandbox-tools
 	rm -rf data/demo
 	$(BIN)/cardarena tournament run examples/demo.toml
 	$(BIN)/cardarena dashboard data/demo -o data/demo/report.html
+	@echo "demo: done; now building the optional compiled engine at low priority for the next run"
+	@nice -n 19 $(MAKE) --no-print-directory compiled
 
 # bubblewrap is the sandbox of submitted bots (bots/sandbox.py, docs/bots.md): without it they are
 # refused, unless CARDARENA_SANDBOX=unshare accepts the unshare fallback (root only).  Installed with
