@@ -183,3 +183,17 @@ def test_usage_lines_show_conventional_metavars(capsys: pytest.CaptureFixture[st
         assert usage.startswith("Usage: cardarena"), (path, out)
         assert "{" not in usage and "<" not in usage, (path, usage)
         assert "list[" not in out, (path, out)
+
+
+def test_user_docs_cite_what_ships_not_contract_or_rules_md() -> None:
+    """A user's docs name docs/bots.md, docs/notation.md and docs/rules.md, which ship in the repository,
+    never CONTRACT.md or RULES.md, which do not."""
+    import re
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    docs = [root / "README.md", root / "data" / "README.md", root / "bench" / "README.md",
+            root / "examples" / "README.md", root / "examples" / "demo.toml",
+            *sorted(p for p in (root / "docs").glob("*.md") if p.name != "rules.md")]
+    for doc in docs:
+        text = doc.read_text(encoding="utf-8")
+        assert not re.search(r"\bCONTRACT(\.md)?\b|\bRULES\.md\b", text), doc
