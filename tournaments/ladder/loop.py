@@ -336,22 +336,21 @@ def execute(root: Path, spec: LadderSpec, executor: str, address: str | None, wo
     """Run the batches of ``work`` (lazily) on the local pool, Ray or inline, as a tournament's; each
     result goes to ``on_result`` in the driver.  ``before`` runs once the cluster is joined and before
     the first batch (under the ladder's lock, taken by the caller)."""
-    from tournaments.ray_runner import (
+    from tournaments.runners import (
+        LocalExecutor,
         LocalPool,
         Progress,
+        RayExecutor,
         RayOutput,
-        Sizer,
         Summary,
         TournamentError,
-        _join,
-        _ray_shutdown,
-        _run_inline,
-        _run_local,
-        _run_ray,
         check_address,
         job_env,
         machine_cpus,
+        run_batches,
     )
+    from tournaments.runners.inline import run_inline
+    from tournaments.runners.ray import _join, _ray_shutdown
 
     with contextlib.ExitStack() as stack:
         ray_out: RayOutput | None = None
@@ -365,21 +364,19 @@ def execute(root: Path, spec: LadderSpec, executor: str, address: str | None, wo
             before()
         summary = Summary(spec.name, root, 0, 0, executor=executor)
         out, err = (ray_out.out, ray_out.err) if ray_out is not None else (sys.stdout, sys.stderr)
+        if ray_out is not None:
+            summary.ray_log = ray_out.attach(root, f"cardarena ladder {spec.name}")
         workers = spec.num_cpus or machine_cpus()
         limit = max_in_flight or workers + 1
         pool = stack.enter_context(LocalPool(workers)) if executor == "local" else None
-
-        def on_batch(r: BatchResult, _s: Summary) -> None:
-            on_result(r)
-
         with Progress(summary, False, out, err) as bar:
             try:
                 if pool is not None:
-                    _run_local(pool, work, Sizer(1.0), summary, bar, on_batch, limit)
+                    run_batches(LocalExecutor(pool), work, on_result, summary, bar, limit)
                 elif ray_out is None:
-                    _run_inline(work, Sizer(1.0), summary, bar, on_batch)
+                    run_inline(work, on_result, summary)
                 else:
-                    _run_ray(work, Sizer(1.0), summary, bar, on_batch, address, spec.num_cpus, limit)
+                    run_batches(RayExecutor(address, spec.num_cpus), work, on_result, summary, bar, limit)
             except TournamentError as e:
                 raise LadderError(str(e)) from None
     return Executed(summary.stopped, summary.lost_workers, summary.resubmitted)
@@ -387,7 +384,8 @@ def execute(root: Path, spec: LadderSpec, executor: str, address: str | None, wo
 
 def lock_ladder(root: Path, name: str) -> Any:
     """The ladder's lock (its tournament lock): one driver at a time."""
-    from tournaments.ray_runner import TournamentError, _lock
+    from tournaments.runners.preparation import _lock
+    from tournaments.runners.summary import TournamentError
     try:
         return _lock(root, name)
     except TournamentError as e:
@@ -398,7 +396,7 @@ def run_ladder(root: Path, *, address: str | None = None, duration_s: float | No
                groups: int | None = None, executor: str = "auto", say: Callable[[str], None] | None = None,
                fsync: bool = True, max_in_flight: int | None = None) -> RunSummary:
     """Run the ladder until ``duration_s`` passes, ``groups`` new groups are committed, or Ctrl-C."""
-    from tournaments.ray_runner import choose_executor
+    from tournaments.runners import choose_executor
 
     speak = say or (lambda text: print(text, flush=True))
     spec = load_spec(root)

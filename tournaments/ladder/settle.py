@@ -131,7 +131,7 @@ def close_ladder(root: Path, budget: int | None = None, executor: str = "auto", 
 
 def _settle(root: Path, spec: LadderSpec, store: LadderStore, tid: str, budget: int, executor: str,
             address: str | None, speak: Callable[[str], None], seed: int | None) -> dict[str, Any]:
-    from tournaments.ray_runner import choose_executor
+    from tournaments.runners import choose_executor
 
     path = _settle_file(root)
     state: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
@@ -194,17 +194,9 @@ def _settle(root: Path, spec: LadderSpec, store: LadderStore, tid: str, budget: 
 
     committed = tables.committed(root, tid).by_group
     play([g for g in groups if g["group_id"] not in committed])   # a stopped close's groups
+    games = {ge.id: (ge.players, teams_of(ge.id)) for ge in spec.games}
     if not groups:   # stage 1: the balanced sampled schedule, stage1_groups per version and game
-        stage1: list[Table] = []
-        for ge in spec.games:
-            ents = [r for r in frozen_refs if ge.id in games_of[r]]
-            if len(ents) < ge.players:
-                continue
-            teams = teams_of(ge.id)
-            n = min(count_arrangements(len(ents), ge.players, teams),
-                    math.ceil(spec.settlement.stage1_groups * len(ents) / ge.players))
-            for arr in sampled_arrangements(ents, ge.players, teams, n, rng):
-                stage1.append(Table(ge.id, arr, "settle", 1.0))
+        stage1 = stage1_tables(frozen_refs, games_of, games, spec.settlement.stage1_groups, rng)
         speak(f"stage 1: {len(stage1[:budget])} groups")
         play(write(stage1[:budget]))
     stop = "budget"
@@ -218,18 +210,7 @@ def _settle(root: Path, spec: LadderSpec, store: LadderStore, tid: str, budget: 
         left = budget - len(groups)
         if left <= 0:
             break
-        rows_ = f.rows()
-        top = [str(r["ref"]) for r in rows_[:spec.settlement.top_k] if int(r["rank_lo"]) <= 3]
-        for r in rows_[len(top):]:   # a table needs its seats: the next best fill them
-            if len(top) >= max(g.players for g in spec.games):
-                break
-            top.append(str(r["ref"]))
-        stage2: list[Table] = []
-        for ge in spec.games:
-            ents = [r for r in top if ge.id in games_of[r]]
-            if len(ents) >= ge.players:
-                stage2 += [Table(ge.id, a, "settle", 1.0)
-                           for a in full_arrangements(ents, ge.players, teams_of(ge.id))]
+        top, stage2 = stage2_tables(f, spec.settlement.top_k, games_of, games)
         if not stage2:
             break
         speak(f"stage 2: {min(len(stage2), left)} groups among {', '.join(top)} "
@@ -249,6 +230,38 @@ def _settle(root: Path, spec: LadderSpec, store: LadderStore, tid: str, budget: 
     path.write_text(json.dumps(result, indent=2) + "\n")   # the key itself, after the result
     speak(f"settled: {result['groups']} groups ({stop}); key {key.hex()}")
     return result
+
+
+def stage1_tables(frozen: list[str], games_of: dict[str, list[str]], games: dict[str, tuple[int, bool]],
+                  per_version: int, rng: random.Random) -> list[Table]:
+    """Stage 1: in every game, ``per_version`` groups per frozen version on the balanced sampled
+    schedule (appearances equal, pair meetings as even as the seatings allow)."""
+    out: list[Table] = []
+    for gid, (players, teams) in games.items():
+        ents = [r for r in frozen if gid in games_of[r]]
+        if len(ents) < players:
+            continue
+        n = min(count_arrangements(len(ents), players, teams), math.ceil(per_version * len(ents) / players))
+        out += [Table(gid, arr, "settle", 1.0) for arr in sampled_arrangements(ents, players, teams, n, rng)]
+    return out
+
+
+def stage2_tables(f: Fit, top_k: int, games_of: dict[str, list[str]], games: dict[str, tuple[int, bool]]
+                  ) -> tuple[list[str], list[Table]]:
+    """Stage 2's next round: every arrangement (every split) of the top ``top_k`` whose rank interval
+    still reaches the first three (the progressive cutoff), filled up to a table by the next best."""
+    rows = f.rows()
+    top = [str(r["ref"]) for r in rows[:top_k] if int(r["rank_lo"]) <= 3]
+    for r in rows[len(top):]:   # a table needs its seats: the next best fill them
+        if len(top) >= max(p for p, _ in games.values()):
+            break
+        top.append(str(r["ref"]))
+    out: list[Table] = []
+    for gid, (players, teams) in games.items():
+        ents = [r for r in top if gid in games_of[r]]
+        if len(ents) >= players:
+            out += [Table(gid, a, "settle", 1.0) for a in full_arrangements(ents, players, teams)]
+    return top, out
 
 
 def _ref_bot(spec: LadderSpec, label: str) -> str:
