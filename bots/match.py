@@ -117,18 +117,25 @@ def seat_seeds(seed: int, players: int) -> list[int]:
     return [seat_seed(seed, s) for s in range(players)]
 
 
-def placement(ranking: Sequence[int], outcomes: Sequence[str]) -> list[int]:
-    """Places with every faulting seat forfeiting: the others keep their order among themselves.
+def placement(ranking: Sequence[int], outcomes: Sequence[str], teams: bool = False) -> list[int]:
+    """Places with every faulting seat forfeiting: the others keep their order among themselves.  In a
+    partnership game (``teams``: seats 0 and 2 against 1 and 3) the side is the unit: a fault by
+    either partner places both partners last, together.
 
     >>> placement([1, 2, 3, 4], ["crash", "ok", "ok", "ok"])
     [4, 1, 2, 3]
     >>> placement([2, 2, 1, 4], ["ok", "timeout", "ok", "illegal"])
     [2, 3, 1, 3]
+    >>> placement([1, 2, 1, 2], ["illegal", "ok", "ok", "ok"], teams=True)
+    [3, 1, 3, 1]
     """
-    ok = [s for s, o in enumerate(outcomes) if o == "ok"]
+    n = len(ranking)
+    unit = [s % 2 if teams else s for s in range(n)]
+    faulted = {unit[s] for s, o in enumerate(outcomes) if o != "ok"}
+    ok = [s for s in range(n) if unit[s] not in faulted]
     last = len(ok) + 1
-    return [1 + sum(1 for t in ok if ranking[t] < ranking[s]) if outcomes[s] == "ok" else last
-            for s in range(len(ranking))]
+    return [1 + sum(1 for t in ok if ranking[t] < ranking[s]) if unit[s] not in faulted else last
+            for s in range(n)]
 
 
 # --------------------------------------------------------------------------- the loop
@@ -257,7 +264,8 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
         for seat, p in enumerate(active):   # the fallbacks this loop made
             if p is not players[seat]:
                 _close(p)
-    result.placement = placement(state.ranking(), result.outcomes) if result.error is None else [n] * n
+    result.placement = (placement(state.ranking(), result.outcomes, bool(game.teams))
+                        if result.error is None else [n] * n)
     result.seconds = perf_counter() - t_match
     return result
 

@@ -199,7 +199,8 @@ FAULT_EXIT = 3
 the match was finished by the random fallback and the faulting seat placed last."""
 
 
-def _fault_lines(result: MatchResult, names: list[str], outputs: dict[int, str]) -> list[str]:
+def _fault_lines(result: MatchResult, names: list[str], outputs: dict[int, str],
+                 teams: bool = False) -> list[str]:
     """Every fault: seat, bot, where (deal, the bot's move, the ply), kind and reason, then the
     traceback excerpt indented (the bot's output is shown apart, not repeated here)."""
     lines: list[str] = []
@@ -208,25 +209,34 @@ def _fault_lines(result: MatchResult, names: list[str], outputs: dict[int, str])
                  else f"at deal {f.deal}, its move {f.move} (ply {f.ply})")
         gave = f", it played {f.action!r}" if f.action is not None else ""
         lines.append(f"FAULT seat {f.seat} ({names[f.seat]}): {f.outcome} {where}{gave}: {f.reason}")
-        tb = f.traceback
-        out_text = outputs.get(f.seat, "")
-        if out_text:   # the sandbox appends the bot's output to the excerpt: it is shown below instead
-            cut = tb.rfind(out_text.splitlines()[0])
-            if cut >= 0:
-                tb = tb[:cut].rstrip()
+        tb = _without_output(f.traceback, outputs.get(f.seat, ""))
         lines += [f"    {ln}" for ln in tb.splitlines()[-12:]]
+        placed = (f"seat {f.seat} and its partner, seat {(f.seat + 2) % 4}, are placed last" if teams
+                  else f"seat {f.seat} is placed last")
         lines.append(f"    the random fallback played seat {f.seat}'s other "
-                     f"{result.fallback_moves[f.seat]} moves; seat {f.seat} is placed last")
+                     f"{result.fallback_moves[f.seat]} moves; {placed}")
     return lines
 
 
-def _sheet_table(state: State, names: list[str]) -> Table:
+def _without_output(traceback: str, output: str) -> str:
+    """A fault's traceback excerpt without the bot's own output, which the sandbox appends to it and
+    which ``play`` shows (and ``--json`` gives) apart, as ``outputs``."""
+    if output:
+        cut = traceback.rfind(output.splitlines()[0])
+        if cut >= 0:
+            return traceback[:cut].rstrip()
+    return traceback
+
+
+def _sheet_table(state: State, names: list[str], placement: list[int]) -> Table:
+    """The score sheet, then the scores and each seat's one place: the match's placement, in which a
+    faulting seat (in a partnership game, its side) forfeits and is placed last."""
     from tournaments.analysis.tables import fit_table  # cells fold at 80 columns, never cut
     table = fit_table("deal", *[f"seat {i} ({n})" for i, n in enumerate(names)], title="score sheet")
     for i, row in enumerate(state.score_sheet(), 1):
         table.add_row(str(i), *[_num(v) for v in row])
     table.add_row("score", *[_num(v) for v in state.scores()], style="bold")
-    table.add_row("place", *[str(r) for r in state.ranking()], style="bold")
+    table.add_row("place", *[str(r) for r in placement], style="bold")
     return table
 
 
@@ -276,6 +286,7 @@ def play_and_show(game_id: str, names: list[str], seed: int, deals: int | None, 
                           "events": state.events, "sheet": state.score_sheet(), "scores": state.scores(),
                           "ranking": state.ranking(), "placement": result.placement,
                           "faults": [{**f.to_json(), "bot": names[f.seat],
+                                      "traceback": _without_output(f.traceback, outputs.get(f.seat, "")),
                                       "fallback_moves": result.fallback_moves[f.seat]}
                                      for f in result.faults],
                           "outputs": {str(s): t for s, t in outputs.items()}}))
@@ -284,16 +295,18 @@ def play_and_show(game_id: str, names: list[str], seed: int, deals: int | None, 
               f"  ({len(state.history)} moves, {state.deal_no} deals)")
     for line in _brief(result, names, width=min(100, out.width)):
         out.print(line, markup=False)
-    for line in _fault_lines(result, names, outputs):
+    for line in _fault_lines(result, names, outputs, bool(type(state.game).teams)):
         out.print(line, markup=False, style="bold red" if line.startswith("FAULT") else None)
     for seat, text in outputs.items():
         out.print(f"output of seat {seat} ({names[seat]}):", markup=False)
         for ln in text.splitlines()[:40]:
             out.print(f"    {ln}", markup=False)
-    out.print(_sheet_table(state, names))
+    out.print(_sheet_table(state, names, result.placement))
     if result.faults:
-        out.print("places (a faulting seat forfeits, placed last): "
-                  + ", ".join(f"seat {s} {p}" for s, p in enumerate(result.placement)), markup=False)
+        out.print("place: a faulting seat forfeits and is placed last"
+                  + (", with its partner" if type(state.game).teams else "")
+                  + f"; by the score alone the places are {' '.join(map(str, state.ranking()))}",
+                  markup=False)
     return result
 
 

@@ -78,6 +78,38 @@ def test_play_shows_a_submitted_bots_fault_where_it_happens_and_exits_3(tmp_path
     assert "thinking about move 1" in text.stdout
 
 
+def test_json_traceback_holds_the_traceback_not_the_bots_output(tmp_path: Path) -> None:
+    """``faults[].traceback`` is the traceback alone: the bot's stdout and stderr are in ``outputs``."""
+    bot = crashing_bot(tmp_path, 2, "crash")
+    proc = cardarena("play", "hartenjagen", "--bots", f"{bot},random,random,random", "--seed", "3",
+                     "--deals", "1", "--json")
+    assert proc.returncode == FAULT_EXIT, proc.stderr
+    data = json.loads(proc.stdout)
+    (fault,) = data["faults"]
+    assert "in act" in fault["traceback"]
+    assert "bot says hello" not in fault["traceback"] and "thinking about" not in fault["traceback"]
+    assert "bot says hello" in data["outputs"]["0"]
+
+
+@pytest.mark.parametrize("seat", [0, 1, 2, 3])
+def test_a_fault_in_a_partnership_game_places_the_partners_together(tmp_path: Path, seat: int) -> None:
+    """kruisjassen: a faulting seat forfeits for its side; both partners share the last place, and the
+    sheet's place row is that placement (one place per seat in the whole output)."""
+    bot = crashing_bot(tmp_path, 2, "illegal")
+    names = ["greedy"] * 4
+    names[seat] = str(bot)
+    args = ("play", "kruisjassen", "--bots", ",".join(names), "--seed", "5", "--deals", "2")
+    data = json.loads(cardarena(*args, "--json").stdout)
+    placement = data["placement"]
+    partner = (seat + 2) % 4
+    assert placement[seat] == placement[partner] == 3, placement
+    assert placement[(seat + 1) % 4] == placement[(seat + 3) % 4] == 1, placement
+    text = cardarena(*args).stdout
+    place_row = next(ln for ln in text.splitlines() if ln.startswith("│ place"))
+    assert [int(c) for c in place_row.strip("│ ").split("│")[1:]] == placement
+    assert "places (" not in text   # no second, different list of places
+
+
 def test_play_names_the_illegal_action_a_bot_gave(tmp_path: Path) -> None:
     bot = crashing_bot(tmp_path, 3, "illegal")
     proc = cardarena("play", "hartenjagen", "--bots", f"random,{bot},random,random", "--seed", "11",
