@@ -24,7 +24,7 @@ from rich.console import Console
 
 from bots.cli import app as bots_app
 from bots.failure import HELP_SETTINGS, fail
-from dashboards.entry import print_games
+from dashboards.listing import print_games
 from tournaments.ladder.cli import app as ladder_app
 from tournaments.tournament_cli import app as tournament_app
 

@@ -75,6 +75,78 @@ def test_layer_check_sees_lazy_relative_and_type_only_imports() -> None:
     assert upward_imports("from .. import app\n", "dashboards.x") == []
 
 
+def import_graph() -> dict[str, set[str]]:
+    """Product module -> the product modules it imports (lazily or not).  A module's import of a
+    package it is inside (``engine.core`` importing ``engine``) is not an arrow: the package's
+    ``__init__`` may gather its own modules."""
+    modules = {m: (path, pkg) for path, m, pkg in product_modules()}
+    graph: dict[str, set[str]] = {}
+    for m, (path, pkg) in modules.items():
+        deps = set()
+        for _, name in imported_modules(path.read_text(), m, pkg):
+            parts = name.split(".")
+            target = next((".".join(parts[:k]) for k in range(len(parts), 0, -1)
+                           if ".".join(parts[:k]) in modules), None)
+            if target is not None and target != m and not m.startswith(target + "."):
+                deps.add(target)
+        graph[m] = deps
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every cycle of ``graph`` as one of its strongly connected components (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    cycles: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, children = work[-1]
+            w = next(children, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    u = stack.pop()
+                    on.discard(u)
+                    comp.append(u)
+                    if u == v:
+                        break
+                if len(comp) > 1:
+                    cycles.append(sorted(comp))
+    return cycles
+
+
+def test_no_two_product_modules_import_each_other() -> None:
+    """An import loop (``dashboards.app`` importing ``dashboards.entry``, which imports the app) makes
+    two modules one; a lazy import inside a function is a loop too."""
+    cycles = import_cycles(import_graph())
+    assert not cycles, "import loops: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_import_cycles_finds_a_lazy_loop_and_no_false_one() -> None:
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"b"}, "b": set(), "c": {"a", "b"}}) == []
+
+
 def test_cardarena_entry_point_is_in_the_top_layer() -> None:
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     module, _, func = scripts["cardarena"].partition(":")
