@@ -31,16 +31,19 @@ demo: $(RUN) sandbox-tools
 	@echo "demo: done; now building the optional compiled engine at low priority for the next run"
 	@nice -n 19 $(MAKE) --no-print-directory compiled
 
-# bubblewrap is the sandbox of submitted bots (bots/sandbox.py, docs/bots.md): without it they are
-# refused, unless CARDARENA_SANDBOX=unshare accepts the unshare fallback (root only).  Installed with
-# apt-get as root, or with sudo where that works without a password; otherwise say how.
+# bubblewrap is the sandbox of submitted bots and libseccomp2 builds their seccomp filter (bots/sandbox.py,
+# bots/seccomp.py, docs/bots.md): without them they are refused, unless CARDARENA_SANDBOX=unshare accepts
+# the unshare fallback (root only, which still needs libseccomp2).  Installed with apt-get as root, or with
+# sudo where that works without a password; otherwise say how.
+SANDBOX_PKGS = $$(command -v bwrap >/dev/null || echo bubblewrap) \
+	$$(/sbin/ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2' || echo libseccomp2)
 sandbox-tools:
-	@command -v bwrap >/dev/null || ! command -v apt-get >/dev/null \
+	@pkgs=$$(echo $(SANDBOX_PKGS)); [ -z "$$pkgs" ] || ! command -v apt-get >/dev/null \
 	  || { if [ "$$(id -u)" = 0 ]; then SUDO=; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; \
 	       else false; fi && $$SUDO apt-get update -qq \
-	       && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; } \
-	  || echo "bubblewrap could not be installed (run: sudo apt-get install bubblewrap): submitted bots" \
-	          "will be refused until it is, or run in the fallback with CARDARENA_SANDBOX=unshare (root)"
+	       && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$pkgs >/dev/null; } \
+	  || echo "$$pkgs could not be installed (run: sudo apt-get install $$pkgs): submitted bots" \
+	          "will be refused until they are"
 
 # two workers (the machine has two cores); tests that start Ray clusters share one worker.  The fast suite
 # runs on the pure-Python source (tests/conftest.py pins CARDARENA_COMPILED=0), then, where the set-up

@@ -1,7 +1,12 @@
 """The process a sandboxed bot runs in (started by :mod:`bots.sandbox`; standard library only).
 
-``python -I -S -B -u _runner.py IN_FD OUT_FD [CODEC_DIR]``.  The parent speaks over two pipes, one JSON
-object per line; the bot's own stdout and stderr are separate pipes that the parent captures and caps.
+``python -I -S -B -u _runner.py [--confine=KEYCTL_NR:FILTER] IN_FD OUT_FD [CODEC_DIR]``.  The parent speaks
+over two pipes, one JSON object per line; the bot's own stdout and stderr are separate pipes that the
+parent captures and caps.
+
+``--confine`` (both sandboxes): first of all, the runner joins a fresh anonymous session keyring and
+installs the seccomp filter ``FILTER`` (base64 of the compiled BPF program, bots/seccomp.py); if the
+kernel refuses the filter it exits with status 96 before anything of the bot is read.
 
 The codec: ``CODEC_DIR`` is a folder holding only the ``msgspec`` package (bound read-only by the
 sandbox), imported before the bot's code runs and taken off ``sys.path`` again; its JSON decoder reads
@@ -268,10 +273,56 @@ def _apply_limits(limits: dict[str, int]) -> None:
             pass  # a limit above the current hard limit: keep the stricter one already in force
 
 
+CONFINE_FAILED = 96
+"""The exit status when the seccomp filter cannot be installed (the bot's code never runs)."""
+
+
+def join_session_keyring(keyctl: int) -> int:
+    """Join a fresh anonymous session keyring (``keyctl(KEYCTL_JOIN_SESSION_KEYRING, NULL)``, the
+    system call number ``keyctl`` of this architecture); its serial, or -1 (over the key quota, say:
+    the filter refuses every keyring call anyway)."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    return int(libc.syscall(ctypes.c_long(keyctl), ctypes.c_long(1), ctypes.c_void_p(None)))
+
+
+def install_filter(program: bytes) -> None:
+    """Install the compiled seccomp filter ``program`` (classic BPF, 8 bytes an instruction) on this
+    process and all it will start; ``OSError`` when the kernel refuses it."""
+    import ctypes
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    buf = ctypes.create_string_buffer(program, len(program))
+    prog = SockFprog(len(program) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
+    if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0 or libc.prctl(
+            pr_set_seccomp, seccomp_mode_filter, ctypes.byref(prog), 0, 0) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+
+
+def _confine(arg: str) -> None:
+    """``KEYCTL_NR:BASE64``: a fresh session keyring, then the filter; exit 96 if the filter fails."""
+    import binascii
+    try:
+        nr, _, blob = arg.partition(":")
+        join_session_keyring(int(nr))
+        install_filter(binascii.a2b_base64(blob))
+    except (OSError, ValueError, binascii.Error):
+        os._exit(CONFINE_FAILED)
+
+
 def main() -> None:
     global CODEC, decode, encode
-    rfd, wfd = int(sys.argv[1]), int(sys.argv[2])
-    CODEC, decode, encode = _codec(sys.argv[3] if len(sys.argv) > 3 else None)
+    args = sys.argv[1:]
+    for a in [a for a in args if a.startswith("--confine=")]:
+        args.remove(a)
+        _confine(a[len("--confine="):])   # before anything of the bot is read
+    rfd, wfd = int(args[0]), int(args[1])
+    CODEC, decode, encode = _codec(args[2] if len(args) > 2 else None)
     # stdin is not the bot's: it reads nothing
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)

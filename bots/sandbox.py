@@ -60,6 +60,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from bots import seccomp
 from bots.api import BotSource, Observation
 from bots.text import clean_lines, clean_text
 
@@ -69,6 +70,8 @@ except ImportError:  # pragma: no cover - msgspec is a dependency; json reads an
     msgspec = None  # type: ignore[assignment]
 
 RUNNER = Path(__file__).with_name("_runner.py")
+CONFINE_FAILED = 96
+"""The runner's exit status when the kernel refuses the seccomp filter (bots/_runner.py)."""
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 CODEC_INSIDE = "/sandbox/codec"
@@ -290,6 +293,9 @@ def _isolation(force: str | None) -> Isolation:
         wrapper = "bwrap" if _bwrap_ok() else "none"
         refusal = (f"CARDARENA_SANDBOX must be one of {', '.join(WRAPPERS)}, not {force!r} (unset, submitted "
                    "bots run under bubblewrap)")
+    no_filter = seccomp.unavailable() if wrapper != "none" else None
+    if no_filter is not None and refusal is None:
+        refusal = f"submitted bots run only under a seccomp filter, which cannot be built here: {no_filter}"
     cg = _Cgroups.detect()
     enforced = ["own process", "observations only", "per-move deadline and time bank",
                 "address-space cap (RLIMIT_AS)", "CPU cap (RLIMIT_CPU)", "file-size cap",
@@ -311,7 +317,12 @@ def _isolation(force: str | None) -> Isolation:
                      "writes only in the private /tmp, /var/tmp and /dev/shm",
                      "unprivileged uid 65534 (never the host's root)", "no capabilities", "no_new_privs",
                      "/proc/sys and kernel triggers read-only, keyrings and kernel memory hidden"]
-    else:
+    if wrapper != "none" and no_filter is None:
+        enforced += ["seccomp allow-list: keyrings, file locks, inotify, ptrace, bpf, perf, mounts and new "
+                     "namespaces refused with EPERM (bots/seccomp.py)", "a fresh anonymous session keyring"]
+    elif wrapper != "none":
+        missing += [f"seccomp filter ({no_filter})"]
+    if wrapper == "none":
         enforced += ["private temporary working directory"]
         missing += ["network isolation", "PID namespace (a setsid double-fork escapes the kill)",
                     "filesystem isolation (the bot can read and write what this user can)",
@@ -703,6 +714,8 @@ def _command(src: BotSource, wrapper: str, trusted: bool, rfd: int, wfd: int, li
     if codec is not None and wrapper != "none" and not _codec_readable(codec):
         codec = None   # uid 65534 could not import it: the runner uses json
     runner_args = [python, "-I", "-S", "-B", "-u", "/sandbox/_runner.py", str(rfd), str(wfd)]
+    if wrapper != "none" and seccomp.unavailable() is None:
+        runner_args.insert(6, seccomp.confine_arg())
     if codec is not None and wrapper != "none":
         runner_args.append(CODEC_INSIDE)
     inside = f"/bot/{src.path.name}"
@@ -1105,6 +1118,8 @@ class Sandbox:
             return self._fail("timeout", f"killed at the CPU cap of {self.limits.cpu} s", stage)
         if rc == 97:
             return self._fail("crash", "the sandbox could not join its cgroup", stage)
+        if rc == CONFINE_FAILED:
+            return self._fail("crash", "the sandbox could not install its seccomp filter", stage)
         if sig is not None:
             name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
             return self._fail("crash", f"the bot's process was killed by {name}", stage)

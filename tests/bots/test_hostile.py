@@ -423,3 +423,155 @@ def test_issue27_s1_the_bot_is_never_the_hosts_root_and_writes_no_kernel_setting
     assert rep["access"] == [] and rep["opened"] == [], (rep["access"][:5], rep["opened"][:5])
     assert rep["sysrq"] is False
     assert rep["keys"] == "" or rep["keys"].startswith("failed")
+
+
+# --------------------------------------------------------------------------- issue 27: seccomp, memory
+def test_issue27_s2_the_filter_is_on_in_both_sandboxes_and_for_both_organisers(wrapper: str) -> None:
+    """Seccomp: 2 in the bot's status, as the host sees its process (section 1's test checks the
+    rest of the status with the organiser as nobody)."""
+    for organiser in ORGANISERS:
+        out = organiser_probe(organiser, wrapper, HERE / "kernel_settings.py")
+        if "refused" in out:
+            continue
+        assert out["host"]["Seccomp"] == "2" and out["report"]["status"]["Seccomp"] == "2", organiser
+
+
+def test_issue27_s2_the_policy_refuses_the_dangerous_calls_with_eperm() -> None:
+    from bots import seccomp
+    for name in ("add_key", "keyctl", "request_key", "flock", "ptrace", "perf_event_open", "bpf",
+                 "userfaultfd", "mount", "umount2", "unshare", "setns", "pivot_root", "process_vm_readv",
+                 "process_vm_writev", "kexec_load", "init_module", "finit_module", "inotify_init1",
+                 "shmget", "msgget", "semget", "mq_open", "mincore", "preadv2", "setuid", "clone3", "fcntl",
+                 "socket", "clone"):
+        assert name not in seccomp.ALLOWED, name
+    for cmd in (5, 6, 7, 36, 37, 38, 1024, 1025, 1026):   # the lock, lease and notify commands of fcntl
+        assert cmd not in seccomp.FCNTL_ALLOWED
+    assert 3 in seccomp.FCNTL_ALLOWED and 2 in seccomp.FCNTL_ALLOWED   # F_GETFL, F_SETFD: Python needs them
+    assert len(seccomp.program()) % 8 == 0 and seccomp.unavailable() is None
+
+
+def test_issue27_s2_a_fresh_session_keyring_then_no_keyring_call(tmp_path: Path) -> None:
+    """The runner's first steps, in a plain process: joining gives a new session keyring; once the
+    filter is on, every keyring call fails with EPERM and Python keeps running."""
+    from bots import seccomp
+    nr = int(seccomp.confine_arg().split("=", 1)[1].split(":")[0])
+    code = f"""
+import ctypes, errno, sys
+sys.path.insert(0, {str(PROJECT_ROOT / 'bots')!r})
+import _runner
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+def session():   # KEYCTL_GET_KEYRING_ID of KEY_SPEC_SESSION_KEYRING
+    return libc.syscall({nr}, 0, -3, 0)
+before = session()
+joined = _runner.join_session_keyring({nr})
+after = session()
+_runner.install_filter(bytes.fromhex(sys.argv[1]))
+refused = libc.syscall({nr}, 0, -3, 0) == -1 and ctypes.get_errno() == errno.EPERM
+print(before, joined, after, refused, open('/proc/self/status').read().split('Seccomp:')[1].split()[0])
+"""
+    done = subprocess.run([sys.executable, "-I", "-c", code, seccomp.program().hex()], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    before, joined, after, refused, mode = done.stdout.split()
+    assert int(joined) > 0 and joined == after != before and refused == "True" and mode == "2"
+
+
+def _registry_with(tmp_path: Path, *names: str) -> Path:
+    from bots.registry import Registry
+    data = tmp_path / "data"
+    reg = Registry(data)
+    for name in names:
+        reg.add(bot_source(HERE / f"{name}.py"), name.replace("_", "-"), ["hartenjagen"], {})
+    return data
+
+
+def test_issue27_s2_remember_carries_nothing_across_a_duplicate_board_on_the_local_pool(
+        wrapper: str, tmp_path: Path) -> None:
+    """A 4-entrant tournament, one board: the remember bot plays all four rotations of the same deal
+    (two at a time on the local pool).  It tries every channel at every start and faults with
+    ``LEAK ...`` if it finds a record of another process; it never does."""
+    import pyarrow.parquet as pq
+
+    from tests.tournaments.conftest import raw_spec
+    from tournaments.ray_runner import run_tournament
+    from tournaments.spec import parse_spec
+
+    data = _registry_with(tmp_path, "remember")
+    spec = parse_spec(raw_spec(tmp_path, games=["hartenjagen"], limits={"move_s": 5.0, "bank_s": 5.0},
+                               bots=["remember", "random", "greedy", {"name": "r2", "bot": "random"}]))
+    s = run_tournament(spec, executor="local", progress=False, bots_data=str(data))
+    assert s.complete
+    matches = pq.read_table(tmp_path / "out" / "matches").to_pylist()
+    assert len(matches) == 4 and len({m["match_id"] for m in matches}) == 4
+    for m in matches:
+        assert "remember" in m["bots"]
+        assert m["faults"] == [], m["faults"]   # no LEAK fault, and no other
+        assert m["status"] == "ok"
+    for d in ("/tmp", "/dev/shm", "/var/tmp"):
+        assert not Path(d, "cardarena-remember").exists()
+
+
+def test_issue27_s2_remember_carries_nothing_from_one_validation_to_the_next(
+        wrapper: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    for _ in range(2):
+        code, err, out = _cli(["bots", "validate", str(HERE / "remember.py"), "--games", "hartenjagen"],
+                              capsys, monkeypatch)
+        assert code == 0 and "LEAK" not in out and "hartenjagen: ok" in out, (err, out)
+
+
+def test_issue27_s2_remember_finds_its_record_where_nothing_stops_it(tmp_path: Path) -> None:
+    """The probe has teeth: in plain processes sharing a session keyring, an IPC namespace and a
+    folder, the second finds the first's record through the keyring, the files and SysV IPC."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.skip("needs root and unshare (a private IPC namespace for the SysV objects)")
+    copy_bot("remember.py", tmp_path)
+    from bots import seccomp
+    nr = int(seccomp.confine_arg().split("=", 1)[1].split(":")[0])
+    head = (f"import json, sys\nsys.path[:0] = [{str(tmp_path)!r}, {str(PROJECT_ROOT / 'bots')!r}]\n"
+            f"import remember\nremember.KEYRINGS = {{'session': -3}}\n"
+            f"remember.FILES = [{str(tmp_path / 'f')!r}]\n")
+    (tmp_path / "store.py").write_text(head + "rec = b'{\"tag\": \"cardarena-remember\", \"token\": \"x\"}'\n"
+                                       "remember.write_keyrings(rec); remember.write_files(rec); "
+                                       "remember.write_sysv(rec)\n")
+    (tmp_path / "recall.py").write_text(head + "found = {**remember.read_keyrings(), "
+                                        "**remember.read_files(), **remember.read_sysv()}\n"
+                                        "print(json.dumps(sorted(remember.leaks(found))))\n")
+    driver = (f"import subprocess, sys\nsys.path.insert(0, {str(PROJECT_ROOT / 'bots')!r})\nimport _runner\n"
+              f"_runner.join_session_keyring({nr})\n"   # a session keyring shared by its two children only
+              f"for step in ('store.py', 'recall.py'):\n"
+              f"    subprocess.run([sys.executable, '-I', {str(tmp_path)!r} + '/' + step], check=True)\n")
+    done = subprocess.run(["unshare", "--ipc", sys.executable, "-I", "-c", driver], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    leaked = json.loads(done.stdout.strip().splitlines()[-1])
+    assert {"key:session", str(tmp_path / "f"), "shm", "msg"} <= set(leaked), leaked
+
+
+def test_issue27_s3_the_flock_channel_between_bots_is_closed(wrapper: str) -> None:
+    """Four lock_signal bots in one match (four sandboxes at once): no lock is taken, nobody sees a
+    lock of another, every lock call fails with EPERM."""
+    result, boxes = play_seats([HERE / "lock_signal.py"] * 4)
+    assert result.outcomes == ["ok"] * 4
+    for b in boxes:
+        rep = report(b)
+        assert rep and all(v == "failed: EPERM" for v in rep.values()), rep
+
+
+def test_issue27_s3_the_flock_channel_works_where_nothing_stops_it(tmp_path: Path) -> None:
+    """The probe has teeth: unsandboxed, the second process sees the first's lock."""
+    shared = tmp_path / "shared"
+    shared.write_text("x")
+    code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import lock_signal, json, time\n"
+            f"print(json.dumps(lock_signal.signal([{str(shared)!r}])), flush=True); time.sleep(3)")
+    first = subprocess.Popen([sys.executable, "-I", "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert first.stdout is not None
+        assert json.loads(first.stdout.readline())[f"flock {shared}"] == "locked"
+        second = subprocess.run([sys.executable, "-I", "-c", code.replace("time.sleep(3)", "")],
+                                capture_output=True, text=True, timeout=30)
+    finally:
+        first.kill()
+        first.wait()
+    got = json.loads(second.stdout.splitlines()[0])
+    assert got[f"flock {shared}"] == "busy" and got[f"ofd-getlk {shared}"] == "busy", got
