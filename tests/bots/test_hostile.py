@@ -494,7 +494,7 @@ def test_issue27_s2_remember_carries_nothing_across_a_duplicate_board_on_the_loc
     import pyarrow.parquet as pq
 
     from tests.tournaments.conftest import raw_spec
-    from tournaments.ray_runner import run_tournament
+    from tournaments.runners import run_tournament
     from tournaments.spec import parse_spec
 
     data = _registry_with(tmp_path, "remember")
