@@ -17,7 +17,7 @@ $(RUN): pyproject.toml | $(BIN)/python
 	touch $@
 
 $(DEV): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q --disable-pip-version-check -e '.[test]'
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[test,rl]'
 	touch $@ $(RUN)
 
 # a real tournament (a pool of local processes) of every built-in bot over every game, its leaderboard,

@@ -220,6 +220,15 @@ class Game:
         """The card tables with this game's options; a game whose options change them overrides."""
         return type(self).tables
 
+    action_forms: ClassVar[tuple[str, ...]]
+    """The forms of the game's fixed action alphabet for learning agents, in id order (engine.rl,
+    docs/rl.md): ``play CARD``, ``layoff NAMED 1..36``; every game declares it."""
+
+    def action_catalogue(self, form: str) -> list[str]:
+        """The values of the catalogue slot of ``form`` (``discard COMBINATION``), from the game's
+        own rule objects (engine.rl.catalogues); a game with such a form overrides this."""
+        raise ValueError(f"{self.id} has no action catalogue for the form {form!r}")
+
     def __init__(self, **options: Any) -> None:
         spec = {o.name: o for o in self.options_spec}
         unknown = sorted(set(options) - set(spec))

@@ -8,6 +8,8 @@ function body, an ``if TYPE_CHECKING:`` block): a lazy import is still an arrow 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -167,3 +169,16 @@ def test_match_loop_record_is_the_logs_moves_row() -> None:
     assert list(MoveRecord._fields) == columns
     hints = typing.get_type_hints(MoveRecord)
     assert tuple(hints[f] for f in MoveRecord._fields) == typing.get_args(MoveRow)
+
+
+def test_engine_rl_is_a_leaf_of_the_engine_layer() -> None:
+    """engine.rl imports nothing above the engine; ``import engine`` does not import it, and
+    ``import engine.rl`` imports neither pettingzoo nor pyspiel (the CLI's start-up pays for none)."""
+    for path in sorted((ROOT / "engine" / "rl").glob("*.py")):
+        module = "engine.rl." + path.stem if path.stem != "__init__" else "engine.rl"
+        for _, name in imported_modules(path.read_text(), module, path.stem == "__init__"):
+            assert name.split(".")[0] not in ("bots", "tournaments", "dashboards"), (path, name)
+    code = ("import sys, engine; assert 'engine.rl' not in sys.modules; import engine.rl, engine.rl.tensors; "
+            "bad = [m for m in ('pettingzoo', 'pyspiel', 'gymnasium') if m in sys.modules]; "
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

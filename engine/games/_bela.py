@@ -79,6 +79,14 @@ class BelaState(State):
         "points_won": "card and meld points won per seat in this deal (list[int])",
         "known": "per seat, its cards you know (shown or taken from the table), list[list[card]]",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "bid", "schmeiss", "swap", "dix", "double", "meld", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "scores": "seat_nums:3000", "hand": "cards", "dealer": "seat", "upcard": "card", "table": "cards",
+        "trump": "choice:C|D|H|S|none", "trick": "trick", "last_trick": "trick", "played": "cards",
+        "hand_sizes": "seat_nums:10", "tricks_won": "seat_nums:10", "points_won": "seat_nums:300",
+        "known": "seat_cards",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     TABLE: ClassVar[JassTable] = TEN_HIGH
@@ -512,6 +520,13 @@ class KlopState(BelaState):
         "sequence_winner": "the seat whose sequences count this deal, null before it is decided (int)",
         "sequence_points": "the value of the best sequence shown so far this deal (int)",
         "bela": "per seat, bela (trump king and queen) points declared this deal (list[int])",
+    }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "bid", "schmeiss", "swap", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "scores": "seat_nums:700", "voorhand": "seat", "maker": "seat", "bid_round": "num:2",
+        "match_scores": "seat_nums:700", "target": "num:1000", "sequence_winner": "seat",
+        "sequence_points": "num:100", "bela": "seat_nums:20",
     }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 

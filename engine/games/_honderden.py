@@ -106,6 +106,19 @@ class HonderdenState(State):
         "played": "the cards already won in tricks this deal (list[card]); only with `perfect_recall`",
         "tricks_won": "tricks won per seat in this deal (list[int]); only with `perfect_recall`",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "choose", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "scores": "seat_nums:10", "hand": "cards", "dealer": "seat", "active": "seats",
+        "trump": "choice:C|D|H|S", "upcard": "card", "stock_size": "num:32", "trick": "trick",
+        "last_trick": "trick", "trick_no": "num:16", "hand_sizes": "seat_nums:16",
+        "declarations": "by_seat_cards", "stuk": "seat", "known_cards": "seat_cards",
+        "carried": "seat_nums:300", "game_points": "seat_nums:10", "own_total": "num:300",
+        "lives": "seat_nums:10", "totals": "seat_nums:300", "played": "cards", "tricks_won": "seat_nums:16",
+    }
+    TENSOR_SKIP: ClassVar[dict[str, str]] = {  # engine.rl: keys the tensor leaves out, and why
+        "results": "the last five deals' points per seat: their outcome is in `game_points` and `carried`",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     three: bool

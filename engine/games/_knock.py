@@ -119,6 +119,17 @@ class ConfrontationState(DrawDiscardState):
         "last_deal": "the previous deal's result, null before one ended: `deal`, `points` per seat and the "
             "game's own fields (`knocker`, `winner`, `deadwood`, `kind`, `penalties`, ...)",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "draw", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "scores": "seat_nums:200", "hand": "cards", "dealer": "seat", "pile": "cards",
+        "stock_size": "num:108", "stock_order_known": "bool", "hand_sizes": "seat_nums:15",
+        "known_cards": "seat_cards", "banned_discards": "cards", "totals": "seat_nums:200",
+        "active": "seat_nums:1",
+    }
+    TENSOR_SKIP: ClassVar[dict[str, str]] = {  # engine.rl: keys the tensor leaves out, and why
+        "last_deal": "the previous deal's summary: its points are already in `totals`",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     out_verb: ClassVar[str] = "knock"

@@ -69,6 +69,15 @@ class KruisjasState(State):
         "match_points": "match points of team 0/2 and team 1/3 (list[int])",
         "strokes": "strokes per team: hundreds of match points (list[int])",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "meld", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "scores": "seat_nums:1500", "hand": "cards", "dealer": "seat", "partner": "seat",
+        "trump": "choice:C|D|H|S", "trump_card": "card", "trick": "trick", "last_trick": "trick",
+        "played": "cards", "hand_sizes": "seat_nums:8", "tricks_won": "nums:2:8",
+        "running_totals": "nums:2:300", "carry_over": "nums:2:300", "announced": "by_seat_cards",
+        "playing_on_for_pit": "choice:0|1", "match_points": "nums:2:1500", "strokes": "nums:2:20",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     TABLE: ClassVar[JassTable] = TEN_LOW

@@ -143,6 +143,13 @@ class ManilleState(State):
         "tricks_won": "tricks won per seat in this deal (list[int])",
         "points_won": "card (and trick) points won per seat in this deal (list[int])",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "cut", "trump", "delegated", "double", "redouble", "sant_vicenc", "bid", "exchange", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "scores": "seat_nums:150", "hand": "cards", "dealer": "seat", "partner": "seat",
+        "trump": "choice:C|D|H|S|none", "trick": "trick", "last_trick": "trick", "played": "cards",
+        "hand_sizes": "seat_nums:12", "tricks_won": "seat_nums:12", "points_won": "seat_nums:100",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     _HOT: ClassVar[tuple[str, ...]] = ("_ev_prefix", "_fast", "_legal", "_lmask", "_lmf", "_over", "_pexempt",

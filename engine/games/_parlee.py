@@ -88,6 +88,16 @@ class ParleeState(ManilleState):
             "`answer`",
         "may_talk": "you may ask or tell now (a `declare ...` action) (bool)",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "scores": "seat_nums:3", "trump_card": "card", "trump_card_on_table": "bool", "deals_won": "nums:2:3",
+        "may_talk": "bool",
+    }
+    TENSOR_SKIP: ClassVar[dict[str, str]] = {  # engine.rl: keys the tensor leaves out, and why
+        "talk": "the log of questions and answers (free-form records; `observation_string` and the raw dict "
+            "carry it)",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     TALK: ClassVar[bool] = True

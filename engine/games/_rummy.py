@@ -304,6 +304,17 @@ class RummyState(DrawDiscardState):
         "last_deal": "the previous deal's result, null before one ended: `deal`, `winner` (the seat that "
             "went out, or null) and `points` per seat",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "draw", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "scores": "seat_nums:500", "hand": "cards", "dealer": "seat", "turn": "seat", "table": "melds:36",
+        "building": "named_cards", "discard_top": "card", "pile_size": "num:108", "stock_size": "num:108",
+        "reforms": "num:3", "hand_sizes": "seat_nums:20", "known_cards": "seat_cards",
+        "opened": "seat_nums:1", "must_use": "cards", "totals": "seat_nums:500", "active": "seat_nums:1",
+    }
+    TENSOR_SKIP: ClassVar[dict[str, str]] = {  # engine.rl: keys the tensor leaves out, and why
+        "last_deal": "the previous deal's summary: its points are already in `totals`",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     rg: RummyGame

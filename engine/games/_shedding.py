@@ -63,6 +63,13 @@ DRAW: dict[str, str] = {t: "draw " + t for t in PHYS}
 
 class SheddingGame(Game):
     """A shedding game (not registered itself): card values, call limit and meld rules."""
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "call", "draw stock", "draw CARD|JK", "discard CARD|JK", "discard COMBINATION")
+
+    def action_catalogue(self, form: str) -> list[str]:  # engine.rl: every group and run of a hand
+        from engine.rl.catalogues import discard_combinations
+        return discard_combinations(self.group_rule(), self.run_rule, 1, HAND_SIZE)
+
 
     values: ClassVar[tuple[int, ...]]
     # G6 (and Geneve likewise): 3+ cards of one suit, at least one natural, the ace low only, no wrap
@@ -107,6 +114,18 @@ class SheddingState(DrawDiscardState):
         "active": "per seat, whether it is still in the match (list[bool]; eliminated seats are false)",
         "last_deal": "the result of the previous deal, null before one ended (dict: `deal`, `caller`, "
             "`hand_values` and `points` per seat, and the game's own fields)",
+    }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "discard", "draw", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "scores": "seat_nums:200", "hand": "cards", "hand_value": "num:100", "call_limit": "num:20",
+        "dealer": "seat", "first_player": "seat", "offer": "named_cards",
+        "offer_kind": "choice:single|group|run", "takeable": "cards", "discard_top": "named_cards",
+        "pile_size": "num:108", "stock_size": "num:108",
+        "hand_sizes": "seat_nums:6", "known_cards": "seat_cards", "active": "seat_nums:1",
+    }
+    TENSOR_SKIP: ClassVar[dict[str, str]] = {  # engine.rl: keys the tensor leaves out, and why
+        "last_deal": "the previous deal's summary: its points are already in `scores`",
     }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 

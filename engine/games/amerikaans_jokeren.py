@@ -58,6 +58,14 @@ class AmerikaansJokerenState(RummyState):
         "requirement": "what coming out needs this round, e.g. `set 3` (str)",
         "upcard_round": "the up-card is being offered round the table (`pass` or `draw discard`) (bool)",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "upcard", "upcard_give", "draw", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "round": "num:10", "upcard_round": "bool",
+    }
+    TENSOR_SKIP: ClassVar[dict[str, str]] = {  # engine.rl: keys the tensor leaves out, and why
+        "requirement": "fixed by `round` (encoded)",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     up_seat: int
@@ -218,6 +226,9 @@ class AmerikaansJokerenState(RummyState):
 
 
 class AmerikaansJokeren(RummyGame):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "pass", "draw stock", "draw discard", "meld CARD", "meld NAMED", "confirm", "layoff CARD 1..36",
+        "layoff NAMED 1..36", "swap CARD 1..36", "takeback", "discard CARD|JK")
     id = "amerikaans_jokeren"
     lower_score_wins = True
     name = "Amerikaans Jokeren"

@@ -69,6 +69,12 @@ class ButifarraState(ManilleState):
         "doubling": "the doubling level: null, `dubbel`, `herdubbel` or `sant_vicenc`",
         "team_scores": "match points of team 0/2 and team 1/3 (list[int])",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "trump", "delegated", "double", "redouble", "sant_vicenc", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "declarer": "seat", "multiplier": "num:16", "doubling": "choice:dubbel|herdubbel|sant_vicenc",
+        "team_scores": "nums:2:150",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     ORDER = BUTIFARRA_ORDER
@@ -233,6 +239,8 @@ class ButifarraState(ManilleState):
 
 
 class Butifarra(Game):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "trump SUIT", "trump none", "delegate", "double", "redouble", "pass", "play CARD")
     id = "butifarra"
     name = "Butifarra"
     family = "trick-taking (manille)"

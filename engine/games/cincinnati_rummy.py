@@ -77,6 +77,8 @@ class CincinnatiRummyState(OneWinnerState):
 
 
 class CincinnatiRummy(ConfrontationGame):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "draw stock", "draw discard", "knock", "knock CARD|JK", "pass", "discard CARD|JK")
     id = "cincinnati_rummy"
     name = "Cincinnati Rummy"
     family = "rummy"

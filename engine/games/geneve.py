@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 
 from engine.cards import deck_54, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, register
-from engine.games._shedding import SheddingGame, SheddingState
+from engine.games._shedding import HAND_SIZE, SheddingGame, SheddingState
 from engine.melds import GroupRule, Item
 
 FAILED_CALL = 30
@@ -192,6 +192,12 @@ class GeneveState(SheddingState):
 
 
 class Geneve(SheddingGame):
+    def action_catalogue(self, form: str) -> list[str]:
+        # engine.rl: V5 two packs from six players on, V6 groups up to 4
+        from engine.rl.catalogues import discard_combinations
+        most = max(max(o.choices or (o.default,)) for o in self.options_spec if o.name == "max_group")
+        return discard_combinations(GroupRule(2, most, jokers=False), self.run_rule, 2, HAND_SIZE)
+
     id = "geneve"
     lower_score_wins = True
     name = "Geneve (English rules)"

@@ -77,6 +77,14 @@ class GrevjasState(KruisjasState):
         "pit_side": "the team going for a pit, null if none (int)",
         "first_cuts": "the ranks cut to choose the first dealer, one list of ranks per cutting round",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "cut", "meld", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "scores": "seat_nums:12", "pit_side": "choice:0|1",
+    }
+    TENSOR_SKIP: ClassVar[dict[str, str]] = {  # engine.rl: keys the tensor leaves out, and why
+        "first_cuts": "the cuts that chose the first dealer (ranks; the dealer they chose is `dealer`)",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     MELDS: ClassVar[MeldValues] = GREVJAS_MELDS
@@ -352,6 +360,14 @@ class GrevjasState(KruisjasState):
 
 
 class Grevjas(Game):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "cut", "tap", "pass", "declare ANNOUNCEMENT", "declare pit", "declare pit + ANNOUNCEMENT",
+        "declare honderd", "play CARD")
+
+    def action_catalogue(self, form: str) -> list[str]:  # engine.rl: every announcement (GJ10)
+        from engine.rl.catalogues import deck_mask, jass_announcements
+        return jass_announcements(deck_mask(self.tables.deck), GrevjasState.MELDS)
+
     id = "grevjas"
     name = "Grevjas (Faroese jass)"
     family = "jass"

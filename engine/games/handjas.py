@@ -146,6 +146,17 @@ class HandjasState(State):
         "strokes": "strokes (match marks) per seat (list[int])",
         "potatoes": "potatoes (penalty marks) per seat (list[int])",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "swap", "exchange", "meld", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "scores": "seat_nums:10", "hand": "cards", "dealer": "seat", "active": "seats", "sitting_out": "seat",
+        "trump": "choice:C|D|H|S", "turned_card": "card",
+        "turned_card_in": "choice:hand|extra_hand|dead_hand", "extra_hand_taken_by": "seat",
+        "extra_hand": "cards", "known_cards": "seat_cards", "my_melds": "cards", "melds": "seat_cards",
+        "meld_scores": "seat_nums:300", "stuk": "seat", "trick": "trick", "last_trick": "trick",
+        "played": "cards", "hand_sizes": "seat_nums:12", "points_won": "seat_nums:157",
+        "strokes": "seat_nums:10", "potatoes": "seat_nums:10",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     act: list[int]
@@ -661,6 +672,13 @@ class HandjasState(State):
 
 
 class Handjas(Game):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "swap 6SUIT", "pass", "exchange", "declare MELD", "play CARD")
+
+    def action_catalogue(self, form: str) -> list[str]:  # engine.rl: every meld, both meld values
+        from engine.rl.catalogues import deck_mask, single_melds
+        return single_melds(deck_mask(self.tables.deck), (HANDJAS_MELDS, HANDJAS_SWISS_MELDS))
+
     id = "handjas"
     name = "Handjas (Swiss Handjass)"
     family = "jass"

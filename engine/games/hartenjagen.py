@@ -224,6 +224,15 @@ class HartenjagenState(State):
         "points": "penalty points taken per seat in this deal so far (list[int])",
         "voids": "per seat, the suits it has shown it lacks by not following (list[list[suit letter]])",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "pass", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "scores": "seat_nums:130", "hand": "cards", "dealer": "seat", "target": "num:500",
+        "pass_direction": "choice:left|right|across|none", "hand_counts": "seat_nums:13", "passed": "cards",
+        "passed_to": "seat", "passes_made": "seat_nums:3", "received": "cards", "received_from": "seat",
+        "trick": "trick:trick_leader", "trick_leader": "seat", "tricks": "tricks", "hearts_broken": "bool",
+        "points": "seat_nums:26", "voids": "seat_suits",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     __slots__ = ("_info", "_lm", "_lt", "_over", "broken", "events", "hands", "history", "leader", "led",
@@ -829,6 +838,8 @@ def _feasible(left: list[int], room: dict[int, int], suits: dict[int, int]) -> b
 
 
 class Hartenjagen(Game):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "pass CARD", "play CARD")
     id = "hartenjagen"
     lower_score_wins = True
     name = "Hartenjagen (Hearts)"

@@ -48,6 +48,7 @@ from typing import ClassVar
 
 from engine.core import CardTables, Game, Option, register
 from engine.games._honderden import TABLE, HonderdenState
+from engine.games._jass import HONDERDEN_MELDS
 
 
 class Honderden2State(HonderdenState):
@@ -56,6 +57,13 @@ class Honderden2State(HonderdenState):
 
 
 class Honderden(Game):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "play CARD", "declare MELD", "declare dek", "swap 7SUIT", "draw stock", "draw CARD")
+
+    def action_catalogue(self, form: str) -> list[str]:  # engine.rl: every meld of the pack
+        from engine.rl.catalogues import deck_mask, single_melds
+        return single_melds(deck_mask(self.tables.deck), (HONDERDEN_MELDS,))
+
     id = "honderden"
     name = "Honderden / Smousjas (2 players)"
     family = "jass (trick-and-draw)"

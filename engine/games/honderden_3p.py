@@ -42,8 +42,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from engine.cards import TOKENS
 from engine.core import CardTables, Game, Option, register
-from engine.games._honderden import DECK24, TABLE, HonderdenState
+from engine.games._honderden import DECK24, DECK32, HONDERDEN_MELDS, TABLE, HonderdenState
 
 
 class Honderden3State(HonderdenState):
@@ -53,6 +54,14 @@ class Honderden3State(HonderdenState):
 
 
 class Honderden3p(Game):
+    def action_catalogue(self, form: str) -> list[str]:
+        # engine.rl: the 32-card pack of switch_to_2p, every meld of it
+        from engine.rl.catalogues import deck_mask, single_melds
+        deck = [TOKENS[c] for c in range(52) if DECK32 >> c & 1]
+        return deck if "DECK" in form else single_melds(deck_mask(deck), (HONDERDEN_MELDS,))
+
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "play DECK", "declare MELD", "declare dek", "swap 7SUIT", "draw stock", "draw DECK")
     id = "honderden_3p"
     name = "Honderden (3 players)"
     family = "jass"

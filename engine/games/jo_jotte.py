@@ -107,6 +107,15 @@ class JoJotteState(BelaState):
         "games": "games won per seat (list[int])",
         "carry": "points carried to the next deal (a hung deal) (int)",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "bid", "dix", "double", "meld", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "speler": "seat", "contract": "choice:C|D|H|S|none", "bid_round": "num:2", "factor": "num:8",
+        "nullo": "seat", "pit": "bool", "melded": "seat_nums:1", "shown": "seat_cards",
+        "meld_points": "seat_nums:300", "above": "seat_nums:3000", "below": "seat_nums:1000",
+        "below_earlier_games": "seat_nums:3000", "games": "seat_nums:2", "carry": "num:300",
+        "standing_bid": "seat_suit",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     above: list[int]
@@ -523,6 +532,9 @@ class JoJotteState(BelaState):
 
 
 class JoJotte(Game):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "trump SUIT", "trump none", "pass", "double", "redouble", "declare dix", "declare meld",
+        "declare nullo", "declare pit", "play CARD")
     id = "jo_jotte"
     name = "Jo-Jotte (2 players)"
     family = "jass"

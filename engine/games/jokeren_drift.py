@@ -113,6 +113,9 @@ def _tok(item: Item) -> str:
 
 
 class JokerenDrift(RummyGame):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "draw stock", "draw discard", "meld CARD", "meld NAMED", "confirm", "layoff CARD 1..36",
+        "layoff NAMED 1..36", "swap CARD 1..36", "takeback", "discard CARD|JK")
     id = "jokeren_drift"
     lower_score_wins = True
     name = "Jokeren (seed-003 drift rummy)"

@@ -57,6 +57,9 @@ class JokerenNLState(RummyState):
         "xs": "X's per seat: deals in which it went out (they break ties) (list[int])",
         "threshold": "the points a first meld must be worth to come out (int)",
     }
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "xs": "seat_nums:10", "threshold": "num:100",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     xs: list[int]
@@ -350,6 +353,9 @@ class JokerenNLState(RummyState):
 
 
 class JokerenNL(RummyGame):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "draw stock", "draw discard", "meld CARD", "meld NAMED", "confirm", "layoff CARD 1..36",
+        "layoff NAMED 1..36", "swap CARD 1..36", "takeback", "discard CARD|JK")
     id = "jokeren_nl"
     lower_score_wins = True
     name = "Jokeren (Dutch home and club rules)"

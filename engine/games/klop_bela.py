@@ -43,6 +43,9 @@ from engine.games._bela import KLOP_EVENTS, KLOP_NOTATION, KlopState, klop_optio
 
 
 class KlopBela(Game):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "trump SUIT", "pass", "declare swap", "declare claim", "declare schmeiss", "declare accept",
+        "declare refuse", "play CARD")
     id = "klop_bela"
     name = "Klop / Bela / Clobyosh (2 players)"
     family = "jass"

@@ -18,11 +18,16 @@ Injected deal (X6): ``{"dealer": 0, "hands": [[6 tokens] x 3], "upcard": "9H", "
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 from engine.core import CardTables, Game, register
 from engine.games._bela import KLOP_EVENTS, KLOP_NOTATION, KlopState, klop_options
 
 
 class KlopBela3p(Game):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "trump SUIT", "pass", "declare swap", "declare claim", "declare schmeiss", "declare accept",
+        "declare refuse", "play CARD")
     id = "klop_bela_3p"
     name = "Klop / Bela, 3 players"
     family = "jass"

@@ -169,6 +169,8 @@ def _tok_id(tok: str) -> int:
 
 
 class KlopRummy(ConfrontationGame):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "draw stock", "draw discard", "knock", "pass", "discard CARD")
     id = "klop_rummy"
     name = "Klop Rummy / Poker Rummy"
     family = "rummy"

@@ -52,6 +52,8 @@ Play starts at the meld round.
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 from engine.core import CardTables, Game, Option, register
 from engine.games._kruisjas import KruisjasState
 
@@ -62,6 +64,13 @@ class KruisjassenState(KruisjasState):
 
 
 class Kruisjassen(Game):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "pass", "declare ANNOUNCEMENT", "play CARD")
+
+    def action_catalogue(self, form: str) -> list[str]:  # engine.rl: every announcement (K12)
+        from engine.rl.catalogues import deck_mask, jass_announcements
+        return jass_announcements(deck_mask(self.tables.deck), KruisjassenState.MELDS)
+
     id = "kruisjassen"
     name = "Kruisjassen"
     family = "jass"

@@ -94,6 +94,11 @@ class LobaState(RummyState):
         "buybacks": "times each seat has bought back in after being eliminated (list[int])",
         "eliminated": "per seat, whether it is out of the match (list[bool])",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "draw", "play", "buyback", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "buybacks": "seat_nums:2", "eliminated": "seat_nums:1",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     buybacks: list[int]
@@ -627,6 +632,15 @@ class LobaState(RummyState):
 
 
 class Loba(RummyGame):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "draw stock", "draw discard", "meld CARD", "meld NAMED", "confirm", "layoff CARD 1..36",
+        "layoff NAMED 1..36", "move MOVE 1..36", "takeback", "discard CARD|JK", "declare buyback", "pass")
+
+    def action_catalogue(self, form: str) -> list[str]:  # engine.rl: X and the card the moved joker names
+        from engine.rl.actions import NATURALS
+        from engine.rl.catalogues import joker_moves
+        return joker_moves(NATURALS)
+
     id = "loba"
     lower_score_wins = True
     name = "Loba / Rami"

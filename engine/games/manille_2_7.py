@@ -71,6 +71,15 @@ class Manille27State(ManilleState):
         "game_points": "match (game) points per seat (list[int])",
         "under_stock": "the declarer only: the cards he put under the stock (list[card])",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "bid", "exchange", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "scores": "seat_nums:20", "declarer": "seat", "exchanges": "num:8", "stock_size": "num:32",
+        "contract": "num:100", "game_points": "seat_nums:20", "under_stock": "cards",
+    }
+    TENSOR_SKIP: ClassVar[dict[str, str]] = {  # engine.rl: keys the tensor leaves out, and why
+        "bids": "the order of this deal's bids: who bid `play` is `declarer`, the others passed",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     PARTNERS: ClassVar[bool] = False
@@ -263,6 +272,8 @@ class Manille27State(ManilleState):
 
 
 class Manille27(Game):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "play", "pass", "discard CARD", "trump SUIT", "play CARD")
     id = "manille_2_7"
     name = "Manille, 2-7 players (solo, free trump)"
     family = "trick-taking (manille)"

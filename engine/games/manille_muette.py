@@ -46,6 +46,8 @@ class MuetteState(ParleeState):
 
 
 class ManilleMuette(Game):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "play CARD",)
     id = "manille_muette"
     name = "Manille Muette"
     family = "trick-taking (manille)"

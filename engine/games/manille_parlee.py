@@ -53,11 +53,17 @@ Manille Muette (``manille_muette``) is this game without talk (same class, ``TAL
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 from engine.core import CardTables, Game, Option, register
 from engine.games._parlee import PARLEE_PLAY_EVENTS, ParleeState, parlee_options
 
 
 class ManilleParlee(Game):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "play CARD", "declare ask count SUIT", "declare ask highest SUIT", "declare ask has CARD",
+        "declare ask trumps", "declare tell count SUIT", "declare tell highest SUIT",
+        "declare tell has CARD", "declare tell trumps")
     id = "manille_parlee"
     name = "Manille Parlée"
     family = "trick-taking (manille)"

@@ -77,6 +77,12 @@ class ManillenState(ManilleState):
         "blocks_won": "blocks won per seat (list[int]); only with `club_rounds`",
         "order": "the playing order of the seats in this block (list[int]); only with `club_rounds`",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "cut", "trump", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "hand_hidden": "bool", "team_scores": "nums:2:150", "goal": "num:200", "block": "num:10",
+        "block_points": "seat_nums:100", "blocks_won": "seat_nums:10", "order": "nums:4:4",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     TRICK_POINT: ClassVar[int] = 0  # M7: seed-002 numbers, 60 card points, tricks count nothing
@@ -293,6 +299,8 @@ class ManillenState(ManilleState):
 
 
 class Manillen(Game):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "cut", "knock", "trump SUIT", "play CARD")
     id = "manillen"
     name = "Manillen (2 against 2)"
     family = "trick-taking (manille)"

@@ -52,6 +52,9 @@ class RaminoDriftState(RummyState):
         "came_out": "per seat, whether it has a meld of its own on the table (list[bool]; lay-offs need it)",
         "taken_discard": "the card taken from the discard pile this turn, null if none",
     }
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "table": "melds:18", "eliminated": "seat_nums:1", "came_out": "seat_nums:1", "taken_discard": "card",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     out_deal: list[int]
@@ -241,6 +244,9 @@ class RaminoDriftState(RummyState):
 
 
 class RaminoDrift(RummyGame):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "draw stock", "draw discard", "meld CARD", "meld NAMED", "confirm", "layoff CARD 1..18",
+        "layoff NAMED 1..18", "swap CARD 1..18", "takeback", "discard CARD|JK")
     id = "ramino_drift"
     lower_score_wins = True
     name = "Ramino (Drift) / Remigio"

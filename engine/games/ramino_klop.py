@@ -166,6 +166,8 @@ class RaminoKlopState(ConfrontationState):
 
 
 class RaminoKlop(ConfrontationGame):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "draw stock", "draw discard", "knock", "pass", "discard CARD|JK")
     id = "ramino_klop"
     lower_score_wins = True
     name = "Ramino (Klop)"

@@ -59,6 +59,11 @@ class SchutjassenState(KruisjasState):
         "herschut": "schut was answered with herschut (bool)",
         "tout": "the contract is tout: every trick (bool)",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "bid", "meld", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "schut_side": "choice:0|1", "contract_side": "choice:0|1", "herschut": "bool", "tout": "bool",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     schut_side: int
@@ -222,6 +227,14 @@ class SchutjassenState(KruisjasState):
 
 
 class Schutjassen(Game):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "declare schut", "pass", "declare ANNOUNCEMENT", "declare herschut", "declare tout",
+        "declare concede", "play CARD")
+
+    def action_catalogue(self, form: str) -> list[str]:  # engine.rl: every announcement (K12)
+        from engine.rl.catalogues import deck_mask, jass_announcements
+        return jass_announcements(deck_mask(self.tables.deck), SchutjassenState.MELDS)
+
     id = "schutjassen"
     name = "Schutjassen"
     family = "jass"

@@ -74,6 +74,16 @@ class TonkState(DrawDiscardState):
         "last_deal": "the previous deal's result, null before one ended: `deal`, `end` (how it ended: "
             "`drop`, `tonk`, ...), `seat` (who ended it), `row` (stakes per seat), `counts`",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "draw", "play", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "scores": "seat_nums:50", "hand": "cards", "count": "num:100", "dealer": "seat", "table": "melds:17",
+        "pile": "cards", "stock_size": "num:52", "hand_sizes": "seat_nums:10", "known_cards": "seat_cards",
+        "net": "seat_nums:50",
+    }
+    TENSOR_SKIP: ClassVar[dict[str, str]] = {  # engine.rl: keys the tensor leaves out, and why
+        "last_deal": "the previous deal's summary: its stakes are already in `net`",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     hands: list[int]
@@ -379,6 +389,13 @@ class TonkState(DrawDiscardState):
 
 
 class Tonk(Game):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "call", "draw stock", "draw discard", "meld COMBINATION", "layoff CARD 1..17", "discard CARD")
+
+    def action_catalogue(self, form: str) -> list[str]:  # engine.rl: every meld of T5/T6 in a hand of 6
+        from engine.rl.catalogues import natural_melds
+        return natural_melds(GROUPS, RUNS, HAND + 1)
+
     id = "tonk"
     name = "Tonk"
     family = "rummy"

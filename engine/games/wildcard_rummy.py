@@ -79,6 +79,8 @@ class WildcardRummyState(OneWinnerState):
 
 
 class WildcardRummy(ConfrontationGame):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "draw stock", "draw discard", "knock", "knock CARD|JK", "pass", "discard CARD|JK")
     id = "wildcard_rummy"
     name = "Wildcard Rummy"
     family = "rummy"

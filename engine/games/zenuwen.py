@@ -135,6 +135,20 @@ class ZenuwenState(State):
         "round_winner": "the seat that emptied its layout first this round, null while none has (int)",
         "cards_held": "cards owned per seat: layout, hand and spit pile (list[int])",
     }
+    PHASES: ClassVar[tuple[str, ...]] = (  # engine.rl: every phase, "over" included
+        "play", "slap", "choose", "over")
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md)
+        "scores": "seat_nums:104", "hand": "cards", "layout_up": "seat_piles:5",
+        "layout_down": "seat_lists:5:4", "spit_sizes": "seat_nums:52", "hand_sizes": "seat_nums:5",
+        "known_hands": "seat_cards", "centre_tops": "piles:4", "centre_sizes": "nums:4:104",
+        "had_spit": "seat_nums:1", "tick": "num:2000", "priority": "seat", "submitted": "seat_nums:1",
+        "round_winner": "seat", "cards_held": "seat_nums:104",
+    }
+    TENSOR_SKIP: ClassVar[dict[str, str]] = {  # engine.rl: keys the tensor leaves out, and why
+        "my_submission": "your own action this tick: the agent chose it",
+        "last_tick": "the previous tick's actions and results: their effect is in the layout and centre "
+            "piles",
+    }
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     piles: list[list[list[int]]]
@@ -685,6 +699,13 @@ ZENUWEN_VERBS = ("play", "stack", "move", "take", "pass", "pile")
 
 
 class Zenuwen(Game):
+    action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
+        "play CARD 1..4", "play CARD/1..5 1..4", "stack CARD 1..5", "stack CARD/1..5 1..5", "move PILES",
+        "take", "pass", "pile 1..4")
+
+    def action_catalogue(self, form: str) -> list[str]:  # engine.rl: ``move i j``, two layout places
+        return [f"{i} {j}" for i in range(1, 6) for j in range(1, 6) if i != j]
+
     id = "zenuwen"
     lower_score_wins = True
     name = "Zenuwen (Spit / Speed)"

@@ -1,0 +1,457 @@
+"""Observation dict -> float32 tensor (issue 24, section 3): :class:`ObservationEncoder`.
+
+The tensor is a pure function of the observation dict a seat receives (``State.observation``), so
+it holds only what that seat may know.  Every value is in [-1, 1]; seats are relative to the
+observer (0 the observer, 1 the next seat, ...).  The layout is the common part (``phase`` one-hot
+over the game's ``PHASES``, ``current_player`` relative one-hot plus "nobody", ``scores``), then one
+slice per key of the game's ``OBSERVATION`` declaration, in declaration order, each encoded by the
+kind its state class declares in ``TENSOR`` (or listed in ``TENSOR_SKIP`` with a reason):
+
+=================  ==========================================================================
+kind               encoding
+=================  ==========================================================================
+``cards``          a list of cards (or a space-separated string, or nested lists) -> one column
+                   per card of the game's ``CARD|JK`` domain: copies / copies the packs hold
+                   (a laid joker ``JK=6H`` counts as a joker)
+``card``           one card or null -> one-hot over the domain, plus "none"
+``seat_cards``     one card list per seat (a list, or a dict keyed by the seat as a string) -> one
+                   cards plane per relative seat
+``seat_piles:P``   per seat, P card lists -> P planes per relative seat
+``by_seat_cards``  a list of ``{"seat": s, "cards": ...}`` -> one plane per relative seat (an
+                   announcement not shown yet: the cards its ``melds`` descriptions name)
+``piles:P``        P card lists (or cards, or nulls) -> one plane each (Zenuwen's centre piles)
+``seat_lists:P:B`` per seat, P numbers -> value / B per relative seat and place
+``seat_suits``     per seat, a list of suit letters -> four flags per relative seat
+``seat_nums:B``    one number (or bool) per seat -> value / B per relative seat, clipped
+``nums:K:B``       a fixed list of K numbers (a team's) -> value / B, clipped
+``seat``           a seat or null -> relative one-hot, plus "none"
+``seats``          a list of seats -> relative multi-hot
+``seat_suit``      a [seat, suit] pair or null -> relative seat one-hot plus "none", suit one-hot plus "none"
+``num:B``          a number -> value / B, clipped to [-1, 1]
+``bool``           true -> 1
+``choice:a|b|..``  one of the declared values -> one-hot, plus "other" (null or an undeclared value)
+``trick[:KEY]``    the current trick: ``[seat, card]`` pairs, or cards played from the seat in
+                   observation key KEY on -> one card one-hot per relative seat
+``tricks``         the deal's tricks (``{"cards": [...], "winner": s}``) -> the cards each
+                   relative seat has won
+``named_cards``    a card list with laid jokers (``JK=6H``) -> a cards plane, then a plane of the
+                   cards the jokers stand for
+``melds:M``        the rummy table: up to M melds ``{"n"|"number", "owner", "kind", "cards"}`` ->
+                   per meld number a cards plane, a plane of the cards its jokers stand for, the
+                   owner's relative seat and a run flag
+=================  ==========================================================================
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from engine.cards import PACK, RANKS, SUITS
+from engine.core import OBSERVATION_COMMON, Game, State, load_game
+from engine.rl.actions import card_domain
+
+Writer = Callable[[dict[str, Any], int, list[int], list[float]], None]
+"""Appends (flat index, value) pairs for one key of an observation (the observer's seat given)."""
+
+COMMON_SKIP = {"game", "seat", "players", "deal", "legal_actions"}
+"""Common keys the tensor does not encode: constants of the encoder (game, player count), the
+observer itself (every seat is relative to it), the deal number (no bound), and the legal
+actions (the action mask carries them)."""
+
+
+def declared(cls: type[State], name: str) -> dict[str, str]:
+    """A state class's ``TENSOR`` or ``TENSOR_SKIP`` declarations, merged over its bases (the most
+    derived class wins)."""
+    out: dict[str, str] = {}
+    for c in reversed(cls.__mro__):
+        out.update(vars(c).get(name, {}))
+    return out
+
+
+def phases_of(cls: type[State]) -> tuple[str, ...]:
+    """The phases a game declares (``PHASES``), "over" included."""
+    ph = getattr(cls, "PHASES", None)
+    if not ph:
+        raise ValueError(f"{cls.__name__} declares no PHASES (engine.rl, docs/rl.md)")
+    return tuple(ph)
+
+
+class ObservationEncoder:
+    """Encodes one game's observations for ``players`` seats into flat float32 tensors."""
+
+    game_id: str
+    players: int
+    shape: tuple[int]
+    layout: dict[str, slice]
+
+    def __init__(self, game_id: str, players: int | None = None, **options: Any) -> None:
+        game = load_game(game_id, **options)
+        n = game.check_players(players)
+        sample = game.new_match(seed=0, players=n)
+        cls = type(sample)
+        self.game_id, self.players, self.options = game_id, n, dict(options)
+        self.phases = phases_of(cls)
+        kinds = declared(cls, "TENSOR")
+        skips = declared(cls, "TENSOR_SKIP")
+        keys = cls.observation_keys()
+        missing = [k for k in keys if k not in kinds and k not in skips]
+        if missing:
+            raise ValueError(f"{game_id}: observation keys neither in TENSOR nor in TENSOR_SKIP: {missing}")
+        if "scores" not in kinds:
+            raise ValueError(f"{game_id}: TENSOR declares no score scale (\"scores\": \"seat_nums:B\")")
+        self.domain = (*card_domain(game), "JK")
+        self.col = {t: i for i, t in enumerate(self.domain)}
+        self.denom = self._denominators(sample, game)
+        self.kinds = {"phase": "phase", "current_player": "seat", "scores": kinds["scores"]}
+        self.kinds.update({k: kinds[k] for k in keys if k in kinds})
+        self.skipped = {k: skips[k] for k in keys if k in skips and k not in kinds}
+        self.layout = {}
+        self._writers: list[tuple[str, int, Writer]] = []
+        pos = 0
+        for key, kind in self.kinds.items():
+            size, writer = self._compile(key, kind)
+            self.layout[key] = slice(pos, pos + size)
+            self._writers.append((key, pos, writer))
+            pos += size
+        self.shape = (pos,)
+
+    def __repr__(self) -> str:
+        return f"<ObservationEncoder {self.game_id} players {self.players} shape {self.shape}>"
+
+    # ------------------------------------------------------------------ encoding
+    def encode(self, observation: dict[str, Any]) -> NDArray[np.float32]:
+        """The flat float32 tensor of one observation dict (as ``State.observation`` returns it,
+        or after a JSON round trip)."""
+        seat = observation["seat"]
+        idx: list[int] = []
+        val: list[float] = []
+        for _key, base, writer in self._writers:
+            start = len(idx)
+            writer(observation, seat, idx, val)
+            if base:
+                for i in range(start, len(idx)):
+                    idx[i] += base
+        # one vectorised write; bincount adds the copies of a card that appear several times
+        out = np.bincount(idx, weights=val, minlength=self.shape[0]).astype(np.float32)
+        np.clip(out, -1.0, 1.0, out=out)
+        return out
+
+    # ------------------------------------------------------------------ set-up
+    def _denominators(self, sample: State, game: Game) -> list[float]:
+        """Copies of each domain column that the packs hold (jokers: two per pack)."""
+        counts = [0] * len(self.domain)
+        m = sample.deck_mask
+        packs = max(1, (m.bit_length() + PACK - 1) // PACK)
+        c = 0
+        while m:
+            if m & 1:
+                base = c % PACK
+                tok = "JK" if base >= 52 else self.domain_token(base)
+                if tok in self.col:
+                    counts[self.col[tok]] += 1
+            m >>= 1
+            c += 1
+        counts[self.col["JK"]] = max(counts[self.col["JK"]], 2 * packs)
+        return [float(max(1, k)) for k in counts]
+
+    @staticmethod
+    def domain_token(base: int) -> str:
+        from engine.cards import TOKENS
+        return TOKENS[base]
+
+    def _cards_into(self, value: Any, base: int, idx: list[int], val: list[float]) -> None:
+        col, denom = self.col, self.denom
+        for t in _tokens(value):
+            j = col.get("JK" if t.startswith("JK") else t)
+            if j is not None:
+                idx.append(base + j)
+                val.append(1.0 / denom[j])
+
+    def _compile(self, key: str, kind: str) -> tuple[int, Writer]:
+        n = self.players
+        name, _, arg = kind.partition(":")
+        nd = len(self.domain)
+        cards_into = self._cards_into
+
+        def rel(s: Any, seat: int) -> int | None:
+            return (s - seat) % n if isinstance(s, int) and not isinstance(s, bool) and 0 <= s < n else None
+
+        if name == "phase":
+            ph = {p: i for i, p in enumerate(self.phases)}
+
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                i = ph.get(o["phase"])
+                if i is None:
+                    raise ValueError(f"{self.game_id}: phase {o['phase']!r} is not in its PHASES "
+                                     f"{self.phases}")
+                idx.append(i)
+                val.append(1.0)
+            return len(ph), w
+        if name == "cards":
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                cards_into(o.get(key), 0, idx, val)
+            return nd, w
+        if name == "card":
+            col = self.col
+
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                v = o.get(key)
+                j = _column(col, v)
+                idx.append(nd if j is None else j)
+                val.append(1.0)
+            return nd + 1, w
+        if name in ("seat_cards", "seat_piles"):
+            piles = int(arg) if name == "seat_piles" else 1
+
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                for s, v in _per_seat(o.get(key), n):
+                    r = (s - seat) % n
+                    if piles == 1:
+                        cards_into(v, r * nd, idx, val)
+                    else:
+                        for p, pile in enumerate(_seq(v)[:piles]):
+                            cards_into(pile, (r * piles + p) * nd, idx, val)
+            return n * piles * nd, w
+        if name == "piles":
+            count = int(arg)
+
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                for p, pile in enumerate(_seq(o.get(key))[:count]):
+                    cards_into(pile, p * nd, idx, val)
+            return count * nd, w
+        if name == "seat_lists":
+            p_s, _, b_s = arg.partition(":")
+            count, bound = int(p_s), float(b_s)
+
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                for s, v in enumerate(_seq(o.get(key))[:n]):
+                    r = (s - seat) % n
+                    for p, x in enumerate(_seq(v)[:count]):
+                        y = _number(x)
+                        if y:
+                            idx.append(r * count + p)
+                            val.append(y / bound)
+            return n * count, w
+        if name == "seat_suit":
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                v = _seq(o.get(key))
+                r = rel(v[0], seat) if len(v) == 2 else None
+                idx.append(n if r is None else r)
+                s = v[1] if len(v) == 2 else None
+                idx.append(n + 1 + (SUITS.index(s) if isinstance(s, str) and s in SUITS else 4))
+                val += (1.0, 1.0)
+            return n + 6, w
+        if name == "by_seat_cards":
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                for e in _seq(o.get(key)):
+                    r = rel(e.get("seat"), seat) if isinstance(e, dict) else None
+                    if r is not None:
+                        cards = e.get("cards")
+                        if cards is None:  # announced, not shown yet: the cards its descriptions name
+                            cards = [_described(d) for d in _seq(e.get("melds"))]
+                        cards_into(cards, r * nd, idx, val)
+            return n * nd, w
+        if name == "named_cards":
+            col = self.col
+
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                v = o.get(key)
+                cards_into(v, 0, idx, val)
+                for t in _tokens(v):
+                    if t.startswith("JK="):
+                        j = col.get(t[3:])
+                        if j is not None:
+                            idx.append(nd + j)
+                            val.append(1.0)
+            return 2 * nd, w
+        if name == "seat_suits":
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                for s, v in enumerate(_seq(o.get(key))[:n]):
+                    r = (s - seat) % n
+                    for x in _seq(v):
+                        if isinstance(x, str) and x in SUITS:
+                            idx.append(r * 4 + SUITS.index(x))
+                            val.append(1.0)
+            return 4 * n, w
+        if name in ("seat_nums", "seat_bools", "nums"):
+            if name == "nums":
+                k_s, _, b_s = arg.partition(":")
+                size, bound, relative = int(k_s), float(b_s), False
+            else:
+                size, bound, relative = n, float(arg or 1), True
+
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                for s, v in enumerate(_seq(o.get(key))[:size]):
+                    x = _number(v)
+                    if x:
+                        idx.append((s - seat) % n if relative else s)
+                        val.append(x / bound)
+            return size, w
+        if name == "seat":
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                r = rel(o.get(key), seat)
+                idx.append(n if r is None else r)
+                val.append(1.0)
+            return n + 1, w
+        if name == "seats":
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                for s in _seq(o.get(key)):
+                    r = rel(s, seat)
+                    if r is not None:
+                        idx.append(r)
+                        val.append(1.0)
+            return n, w
+        if name in ("num", "bool"):
+            bound = float(arg or 1)
+
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                x = _number(o.get(key))
+                if x:
+                    idx.append(0)
+                    val.append(x / bound)
+            return 1, w
+        if name == "choice":
+            values = {v: i for i, v in enumerate(arg.split("|"))}
+            other = len(values)
+
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                idx.append(values.get(str(o.get(key)), other))
+                val.append(1.0)
+            return other + 1, w
+        if name == "trick":
+            leader_key = arg
+            col = self.col
+
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                lead = o.get(leader_key) if leader_key else None
+                for i, e in enumerate(_seq(o.get(key))):
+                    if isinstance(e, (list, tuple)) and len(e) == 2:
+                        s, t = e
+                    elif isinstance(lead, int):
+                        s, t = (lead + i) % n, e
+                    else:
+                        continue
+                    r = rel(s, seat)
+                    j = _column(col, t)
+                    if r is not None and j is not None:
+                        idx.append(r * nd + j)
+                        val.append(1.0)
+            return n * nd, w
+        if name == "tricks":
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                for e in _seq(o.get(key)):
+                    if isinstance(e, dict):
+                        r = rel(e.get("winner"), seat)
+                        if r is not None:
+                            cards_into(e.get("cards"), r * nd, idx, val)
+            return n * nd, w
+        if name == "melds":
+            m = int(arg)
+            width = 2 * nd + n + 1
+            col = self.col
+
+            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+                for i, e in enumerate(_seq(o.get(key))):
+                    if not isinstance(e, dict):
+                        continue
+                    num = e.get("n", e.get("number", i + 1))
+                    if not isinstance(num, int) or not 1 <= num <= m:
+                        continue
+                    b = (num - 1) * width
+                    cards = e.get("cards")
+                    cards_into(cards, b, idx, val)
+                    for t in _tokens(cards):
+                        if t.startswith("JK="):  # the card a laid joker stands for
+                            j = col.get(t[3:])
+                            if j is not None:
+                                idx.append(b + nd + j)
+                                val.append(1.0)
+                    r = rel(e.get("owner"), seat)
+                    if r is not None:
+                        idx.append(b + 2 * nd + r)
+                        val.append(1.0)
+                    if e.get("kind") == "run":
+                        idx.append(b + 2 * nd + n)
+                        val.append(1.0)
+            return m * width, w
+        raise ValueError(f"{self.game_id}: TENSOR kind {kind!r} of key {key!r} is not in the vocabulary "
+                         "(engine/rl/tensors.py)")
+
+
+def _described(text: Any) -> list[str]:
+    """The cards a jass meld description names (``run 3 to KS``: KS QS JS; ``carre J``: four jacks)."""
+    words = text.split() if isinstance(text, str) else []
+    if len(words) == 4 and words[0] == "run" and words[1].isdigit() and len(words[3]) == 2:
+        top, suit = RANKS.find(words[3][0]), words[3][1]
+        return [RANKS[r] + suit for r in range(top, top - int(words[1]), -1) if r >= 0]
+    if len(words) == 2 and words[0] == "carre" and len(words[1]) == 1:
+        return [words[1] + s for s in SUITS]
+    return []
+
+
+def _column(col: dict[str, int], v: Any) -> int | None:
+    """The domain column of one card token (a laid joker ``JK=6H`` is the joker), None otherwise."""
+    if not isinstance(v, str):
+        return None
+    return col.get("JK" if v.startswith("JK") else v)
+
+
+def _per_seat(v: Any, n: int) -> list[tuple[int, Any]]:
+    """(seat, value) of a per-seat list, or of a dict keyed by the seat as a string."""
+    if isinstance(v, dict):
+        out = []
+        for k, x in v.items():
+            if isinstance(k, str) and k.isdigit() and int(k) < n:
+                out.append((int(k), x))
+        return out
+    return list(enumerate(_seq(v)[:n]))
+
+
+def _seq(v: Any) -> Sequence[Any]:
+    return v if isinstance(v, (list, tuple)) else ()
+
+
+def _number(v: Any) -> float:
+    if isinstance(v, bool):
+        return 1.0 if v else 0.0
+    if isinstance(v, (int, float)):
+        return float(v)
+    return 0.0
+
+
+def _tokens(v: Any) -> list[str]:
+    if v is None:
+        return []
+    if isinstance(v, str):
+        return v.split()
+    out: list[str] = []
+    if isinstance(v, (list, tuple)):
+        for x in v:
+            out += _tokens(x)
+    return out
+
+
+def observation_encoder(game_id: str, players: int | None = None, **options: Any) -> ObservationEncoder:
+    """The :class:`ObservationEncoder` of a game, player count and options (cached)."""
+    if not isinstance(game_id, str):
+        raise ValueError(f"a game id is a str, got {type(game_id).__name__}")
+    try:
+        key = tuple(sorted(options.items()))
+        hash(key)
+    except TypeError:
+        return ObservationEncoder(game_id, players, **options)
+    return _cached_encoder(game_id, players, key)
+
+
+@cache
+def _cached_encoder(game_id: str, players: int | None,
+                    options: tuple[tuple[str, Any], ...]) -> ObservationEncoder:
+    return ObservationEncoder(game_id, players, **dict(options))
+
+
+__all__ = ["COMMON_SKIP", "OBSERVATION_COMMON", "ObservationEncoder", "declared", "observation_encoder",
+           "phases_of"]

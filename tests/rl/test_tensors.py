@@ -1,0 +1,128 @@
+"""engine.rl's observation tensors (issue 24, section 3; docs/rl.md "Observation tensors")."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pytest
+
+import engine
+from engine import load_game
+from engine.rl.tensors import COMMON_SKIP, ObservationEncoder, declared, observation_encoder, phases_of
+from tests.rl.conftest import VARIANTS, configurations, random_states
+
+
+def sampled(game_id: str, steps: int = 250) -> list[tuple[dict[str, Any], ObservationEncoder, engine.State]]:
+    """Observations of every seat along random matches at every player count (and option variant)."""
+    out = []
+    for k, (opts, n) in enumerate(configurations(game_id)):
+        enc = observation_encoder(game_id, n, **opts)
+        for i, st in enumerate(random_states(game_id, opts, n, seed=100 + k, steps=steps)):
+            if i % 3 == 0 or st.is_over():
+                for seat in range(n):
+                    out.append((st.observation(seat), enc, st))
+    return out
+
+
+@pytest.mark.parametrize("game_id", engine.GAMES)
+def test_every_observation_key_is_encoded_or_skipped_with_a_reason(game_id: str) -> None:
+    cls = load_game(game_id).state_class
+    kinds, skips = declared(cls, "TENSOR"), declared(cls, "TENSOR_SKIP")
+    for key in cls.observation_keys():
+        assert (key in kinds) != (key in skips), key
+    assert all(len(reason) > 20 for reason in skips.values())
+    enc = observation_encoder(game_id)
+    encoded = [k for k in cls.observation_keys() if k in kinds]
+    assert set(enc.layout) == {"phase", "current_player", "scores", *encoded}
+    assert not (set(enc.layout) & COMMON_SKIP)
+
+
+@pytest.mark.parametrize("game_id", engine.GAMES)
+def test_tensor_shape_values_json_and_hand_plane(game_id: str) -> None:
+    seen_phases: set[str] = set()
+    for obs, enc, _ in sampled(game_id):
+        x = enc.encode(obs)
+        assert x.dtype == np.float32 and x.shape == enc.shape
+        assert np.isfinite(x).all() and (np.abs(x) <= 1).all()
+        assert np.array_equal(x, enc.encode(json.loads(json.dumps(obs))))
+        seen_phases.add(str(obs["phase"]))
+        # the hand plane decodes to the hand, as a multiset
+        plane = x[enc.layout["hand"]] * np.array(enc.denom, dtype=np.float32)
+        got = Counter({enc.domain[i]: round(float(v)) for i, v in enumerate(plane) if round(float(v))})
+        want = Counter("JK" if t.startswith("JK") else t for t in obs["hand"])  # type: ignore[union-attr]
+        assert got == want
+    assert seen_phases <= set(phases_of(load_game(game_id).state_class))
+
+
+def canonical(v: Any) -> Any:
+    """A value up to the order of card lists (the planes count copies, not order)."""
+    if isinstance(v, list):
+        items = [canonical(x) for x in v]
+        if all(isinstance(x, str) for x in v):
+            return tuple(sorted(items))
+        return () if all(x == () for x in items) else tuple(items)  # no seat shows anything: as null
+    if isinstance(v, dict):  # an announcement's cards are the cards its descriptions name
+        return tuple(sorted((k, canonical(x)) for k, x in v.items() if not (k == "cards" and "melds" in v)))
+    return () if v is None or v is False else v
+
+
+@pytest.mark.parametrize("game_id", engine.GAMES)
+def test_changing_an_encoded_key_changes_the_tensor(game_id: str) -> None:
+    """Over sampled observations of seat 0 (relative seats are then the seats) at one seat count,
+    two distinct values of an encoded key (up to the order of card lists) never encode to the same
+    slice."""
+    by_players: dict[int, list[tuple[dict[str, Any], ObservationEncoder]]] = {}
+    for obs, enc, _ in sampled(game_id, steps=150):
+        if not enc.options and obs["seat"] == 0:
+            by_players.setdefault(enc.players, []).append((obs, enc))
+    for rows in by_players.values():
+        enc = rows[0][1]
+        for key, sl in enc.layout.items():
+            numeric = enc.kinds[key].startswith(("num", "seat_nums", "nums", "seat_lists"))
+            if key in ("phase", "current_player", "scores") or numeric:
+                continue  # numbers are clipped at their declared bound
+            slices: dict[bytes, Any] = {}
+            for obs, _ in rows:
+                rel = canonical(obs.get(key))
+                b = enc.encode(obs)[sl].tobytes()
+                if b in slices:
+                    assert slices[b] == rel or _same_cards(slices[b], rel), (key, slices[b], rel)
+                else:
+                    slices[b] = rel
+
+
+def _same_cards(a: Any, b: Any) -> bool:
+    """Two values equal once laid jokers are read as jokers (the plane counts a laid JK=6H as JK)."""
+    def norm(v: Any) -> Any:
+        if isinstance(v, str):
+            return "JK" if v.startswith("JK") else v
+        if isinstance(v, tuple):
+            items = tuple(norm(x) for x in v)
+            return tuple(sorted(items, key=repr))
+        return v
+    return bool(norm(a) == norm(b))
+
+
+def test_shape_depends_on_players_not_on_the_match() -> None:
+    a, b = observation_encoder("loba", 2), observation_encoder("loba", 5)
+    assert a.shape != b.shape and observation_encoder("loba", 2) is a
+    start = a.layout["table"].start
+    assert a.layout["table"] == slice(start, start + 36 * (2 * 53 + 2 + 1))
+
+
+def test_an_undeclared_phase_fails() -> None:
+    enc = observation_encoder("hartenjagen")
+    obs = load_game("hartenjagen").new_match(seed=1).observation(0)
+    obs["phase"] = "bidding"
+    with pytest.raises(ValueError, match="not in its PHASES"):
+        enc.encode(obs)
+
+
+@pytest.mark.parametrize("game_id", sorted(VARIANTS))
+def test_variants_encode(game_id: str) -> None:
+    for opts in VARIANTS[game_id]:
+        enc = observation_encoder(game_id, None, **opts)
+        st = load_game(game_id, **opts).new_match(seed=3)
+        assert enc.encode(st.observation(0)).shape == enc.shape
