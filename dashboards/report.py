@@ -392,29 +392,30 @@ def replay_for_viewer(m: dict[str, Any], moves: Sequence[dict[str, Any]]) -> dic
     observation that every seat shares, ``s`` each seat's own keys (``hand``, ``legal_actions``, ...).
     A rule event is attached to the frame in which it fired.
     """
-    from engine import IllegalAction, load_game
+    from engine import IllegalAction
+    from engine.replay import replay, start
     try:
-        state = load_game(m["game"], **json.loads(m["options"])).new_match(
-            seed=m["seed"], players=m["players"], max_deals=m["max_deals"])
+        state = start(m["game"], json.loads(m["options"]), m["seed"], m["players"], m["max_deals"])
     except ValueError as e:
         raise DashboardError(f"match {m['match_id']} cannot be replayed by this engine: {e}") from None
     n = state.players
     obs = [[state.observation(s) for s in range(n)]]
     ev_frames: list[list[Any]] = [[0, e] for e in state.events]
     error = None
-    for k, mv in enumerate(moves, 1):
-        before = len(state.events)
-        try:
-            state.apply(mv["action"])
-            seen = [state.observation(s) for s in range(n)]
-        except IllegalAction as e:
-            error = f"the replay stops at ply {mv['ply']}: {mv['action']!r} is illegal: {e}"
-            break
-        except Exception as e:  # an engine bug (a match logged with status "error"): show where it broke
-            error = f"the engine failed at ply {mv['ply']} ({mv['action']!r}): {type(e).__name__}: {e}"
-            break
-        obs.append(seen)
-        ev_frames += [[k, e] for e in state.events[before:]]
+    try:
+        for k, step in enumerate(replay(state, [mv["action"] for mv in moves]), 1):
+            obs.append([state.observation(s) for s in range(n)])
+            ev_frames += [[k, e] for e in step.events]
+    except IllegalAction as e:
+        mv = moves[len(obs) - 1]
+        error = f"the replay stops at ply {mv['ply']}: {mv['action']!r} is illegal: {e}"
+    except Exception as e:  # an engine bug (a match logged with status "error"): show where it broke
+        mv = moves[len(obs) - 1]
+        error = f"the engine failed at ply {mv['ply']} ({mv['action']!r}): {type(e).__name__}: {e}"
+    if error is None and len(obs) - 1 < len(moves):
+        mv = moves[len(obs) - 1]
+        error = (f"the replay stops at ply {mv['ply']}: the match is over, but {len(moves) - len(obs) + 1} "
+                 "more moves are logged")
     keys: set[str] = set()
     for f in obs:
         for o in f:

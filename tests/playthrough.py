@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine import GAMES, State, load_game
+from engine.replay import replay, start
 
 DIR = Path(__file__).parent / "playthroughs"
 TARGET_BYTES = 32 * 1024
@@ -60,27 +61,23 @@ def _dumps(value: object) -> str:
 
 
 def _plies(game_id: str, seed: int, max_deals: int | None) -> Iterator[tuple[State, list[str]]]:
-    """The match played at random from ``seed``: first the lines before any action (events of the
-    deal), then one chunk of lines per action; the state is the one after those lines."""
-    state = load_game(game_id).new_match(seed=seed, max_deals=max_deals)
+    """The match played at random from ``seed`` (:func:`engine.replay.replay` with a random chooser):
+    first the lines before any action (events of the deal), then one chunk of lines per action; the
+    state is the one after those lines."""
+    state = start(game_id, seed=seed, max_deals=max_deals)
     rng = random.Random(seed)
     shown: dict[int, dict[str, object]] = {}
-    seen = 0
+    yield state, ["  event: " + _dumps(ev) for ev in state.events]
+    lines: list[str] = []
 
-    def events() -> list[str]:
-        nonlocal seen
-        out = ["  event: " + _dumps(ev) for ev in state.events[seen:]]
-        seen = len(state.events)
-        return out
-
-    yield state, events()
-    while not state.is_over():
+    def choose(state: State) -> str:
+        """A random legal action, after writing what the seat to act sees."""
         seat = state.current_player
         assert seat is not None
         obs = state.observation(seat)
         legal = obs.pop("legal_actions")
         assert isinstance(legal, list)
-        lines = [f"ply {len(state.history)}  deal {state.deal_no}  seat {seat}  phase {state.phase}"]
+        lines[:] = [f"ply {len(state.history)}  deal {state.deal_no}  seat {seat}  phase {state.phase}"]
         before = shown.get(seat)
         if before is None:
             lines.append("  observation: " + _dumps(obs))
@@ -92,10 +89,11 @@ def _plies(game_id: str, seed: int, max_deals: int | None) -> Iterator[tuple[Sta
                 lines.append("  observation drops: " + _dumps(gone))
         shown[seat] = obs
         lines.append(f"  legal ({len(legal)}): " + ", ".join(str(a) for a in legal))
-        action = rng.choice(legal)
-        state.apply(action)
-        lines.append(f"  action: {action}")
-        yield state, lines + events()
+        action: str = rng.choice(legal)
+        return action
+
+    for ply in replay(state, choose):
+        yield state, [*lines, f"  action: {ply.action}", *("  event: " + _dumps(ev) for ev in ply.events)]
 
 
 def _header(game_id: str, state: State, plan: Plan) -> list[str]:

@@ -2,10 +2,10 @@
 
 Replay (:func:`replay_part`): for each committed batch, the matches part gives each match's game,
 options, seed, players and max_deals; the moves part with the same name gives its actions.  Each
-match is replayed with ``load_game(game, **options).new_match(seed, players, max_deals)`` and
-``state.apply(action)`` by ply.  Every action must be legal (and be taken by the logged seat, in the
-logged deal, from as many legal actions as logged); at the end the match must be over, with the
-logged scores, engine ranking, number of deals, and the logged rule events (name, deal, ply, seat).
+match is started from that identity and replayed ply by ply (:func:`engine.replay.replay`).  Every
+action must be legal (and be taken by the logged seat, in the logged deal, from as many legal actions
+as logged); at the end the match must be over, with the logged scores, engine ranking, number of
+deals, and the logged rule events (name, deal, ply, seat).
 A match that disagrees and was logged by another engine version (``matches.engine_version``, a
 digest of the rules code) says so: a change of the rules code since is then a possible cause.
 With ``deep=True`` the conformance invariants (``state.invariant_violations()``) are checked after
@@ -48,7 +48,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from engine import GAMES, IllegalAction, load_game
+from engine import GAMES, IllegalAction, State, load_game
+from engine.replay import replay, start
 from tournaments.analysis.views import LogError, TournamentLog
 from tournaments.ledger import tournaments_in
 from tournaments.log import check_batch, engine_version
@@ -103,41 +104,48 @@ def replay_command(root: str | os.PathLike[str], match_id: str) -> str:
 def replay_match(row: dict[str, Any], actions: list[str], seats: list[int], deals: list[int],
                  legal_counts: list[int], events: list[tuple[int, int, str, int | None]] | None,
                  deep: bool = False) -> list[str]:
-    """Replay one match; return what disagrees with the log (empty when all agrees)."""
+    """Replay one match (:func:`engine.replay.replay`); return what disagrees with the log (empty when
+    all agrees)."""
     problems: list[str] = []
     try:
-        game = load_game(row["game"], **json.loads(row["options"]))
-        state = game.new_match(seed=row["seed"], players=row["players"], max_deals=row["max_deals"])
+        state = start(row["game"], json.loads(row["options"]), row["seed"], row["players"], row["max_deals"])
     except ValueError as e:
         return [f"cannot start the match: {e}"]
     ply = -1
+
+    def logged(state: State) -> str | None:
+        """The next logged action, after checking the state it is played from against the log."""
+        nonlocal ply
+        if ply + 1 >= len(actions):
+            return None
+        ply += 1
+        if state.current_player != seats[ply]:
+            problems.append(f"ply {ply}: logged seat {seats[ply]} but seat {state.current_player} "
+                            "is to act")
+        if state.deal_no != deals[ply]:
+            problems.append(f"ply {ply}: logged deal {deals[ply]} but the engine is in deal "
+                            f"{state.deal_no}")
+        if legal_counts and len(state.legal_actions()) != legal_counts[ply]:
+            problems.append(f"ply {ply}: logged {legal_counts[ply]} legal actions but the engine has "
+                            f"{len(state.legal_actions())}")
+        return actions[ply]
+
     try:
-        for ply, action in enumerate(actions):
-            if state.is_over():
-                return [*problems, f"ply {ply}: the match is already over, but {len(actions) - ply} "
-                        f"more actions are logged (first {action!r})"]
-            if state.current_player != seats[ply]:
-                problems.append(f"ply {ply}: logged seat {seats[ply]} but seat {state.current_player} "
-                                "is to act")
-            if state.deal_no != deals[ply]:
-                problems.append(f"ply {ply}: logged deal {deals[ply]} but the engine is in deal "
-                                f"{state.deal_no}")
-            if legal_counts and len(state.legal_actions()) != legal_counts[ply]:
-                problems.append(f"ply {ply}: logged {legal_counts[ply]} legal actions but the engine has "
-                                f"{len(state.legal_actions())}")
-            try:
-                state.apply(action)
-            except IllegalAction as e:
-                return [*problems, f"ply {ply}: illegal action {action!r} (seat {seats[ply]}): {e}"]
+        for step in replay(state, logged):
             if deep:
                 bad = state.invariant_violations()
                 if bad:
-                    return [*problems, f"ply {ply} ({action!r}): invariant violated: {'; '.join(bad)}"]
+                    return [*problems, f"ply {ply} ({step.action!r}): invariant violated: {'; '.join(bad)}"]
             if len(problems) > 20:
                 return [*problems, "(more problems not shown)"]
+    except IllegalAction as e:
+        return [*problems, f"ply {ply}: illegal action {actions[ply]!r} (seat {seats[ply]}): {e}"]
     except Exception as e:  # an engine crash is a finding to report, not a reason to stop verifying
         tb = traceback.format_exception_only(type(e), e)[-1].strip()
         return [*problems, f"ply {ply}: the engine crashed: {tb}"]
+    if ply + 1 < len(actions):   # the match ended with actions left
+        return [*problems, f"ply {ply + 1}: the match is already over, but {len(actions) - ply - 1} "
+                f"more actions are logged (first {actions[ply + 1]!r})"]
     if not state.is_over():
         problems.append(f"after all {len(actions)} logged actions the match is not over "
                         f"(deal {state.deal_no}, phase {state.phase})")
