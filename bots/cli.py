@@ -167,20 +167,24 @@ def submit_cmd(
 ) -> None:
     """Validate the bot, then store an immutable copy as the next version of NAME.  Content identical
     to a version of NAME already stored makes no new version: it says which (``NAME@K``)."""
-    from bots.registry import Registry, RegistryError, check_name
+    from bots.registry import Registry, RegistryError, check_entry_name, check_name
     try:
         check_name(name)
     except ValueError as e:
         fail(PROG, str(e))
     _check_data_dir(data_dir)
     src = _checked_source(path)
+    try:
+        check_entry_name(src.path.name)
+    except ValueError as e:
+        fail(PROG, str(e))
     registry = Registry(data_dir)
     try:
         same = registry.find(name, src.content_hash())
     except RegistryError as e:
         fail(PROG, str(e))
     if same is not None:
-        latest = max(e.version for e in registry.entries(name))
+        latest = max(e.version for e in registry.entries(name, []))
         note = "" if same.version == latest else f"; {name} alone names {name}@{latest}, the latest"
         if as_json:
             print(json.dumps({**same.to_json(), "new_version": False, "same_as": same.spec}, indent=2))
@@ -216,10 +220,15 @@ def list_cmd(
     """The registry: every submitted version, with its hash, games, time and validation result."""
     from bots.registry import Registry, RegistryError
     _check_data_dir(data_dir)
+    skipped: list[str] = []
     try:
-        entries = Registry(data_dir).entries(name)
+        entries = Registry(data_dir).entries(name, skipped)
     except RegistryError as err:
         fail(PROG, str(err))
+    if name is not None and not entries and skipped:
+        fail(PROG, skipped[0])
+    for line in skipped:   # one bad row does not hide the others
+        print(f"{PROG}: warning: {line}", file=sys.stderr)
     if name is not None and not entries:
         fail(PROG, f"no submitted bot named {name!r}")
     if as_json:

@@ -168,7 +168,7 @@ MATCH_OBSERVATION: dict[str, str] = {
                "included (dict; `cardarena rules GAME` says what each means), like Kaggle's `configuration`",
     "clock": "your time: `move_s` the per-move limit, `bank_s` the time bank left for this match (a move "
              "slower than `move_s` draws the excess from it; once spent, a slow move faults), `match_s` "
-             "the thinking time left in the match where one is capped (`bots validate`), else null; "
+             "the thinking time left in the match where the tournament caps it, else null; "
              "seconds, as the move is sent (like Kaggle's `remainingOverageTime`).  A trusted in-process "
              "player is not timed: every value is null",
 }

@@ -28,6 +28,9 @@ from typing import Any
 from bots.api import BUILTIN, BotSource
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+ENTRY_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,200}")
+"""A stored bot's file or folder name: what every reader of the registry accepts (no space, no leading
+``-`` or ``.``: such a name would read as an option or a hidden file)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS bots (
@@ -62,6 +65,16 @@ def check_name(name: str) -> str:
         raise ValueError(f"bad bot name {name!r}: use 1-40 characters a-z 0-9 _ -, starting with a letter")
     if name in BUILTIN:
         raise ValueError(f"bot name {name!r} is taken by a built-in bot ({', '.join(BUILTIN)})")
+    return name
+
+
+def check_entry_name(name: str) -> str:
+    """``name`` (a bot's file or folder name) if the registry can store it, else ``ValueError``
+    in one line saying what is accepted."""
+    if not ENTRY_RE.fullmatch(name):
+        raise ValueError(f"bad bot file name {name[:80]!r}: a submitted file or folder is named with "
+                         "letters, digits, _ . and - only (no spaces), not starting with - or ., at most 201 "
+                         "characters; rename it")
     return name
 
 
@@ -143,7 +156,7 @@ class Registry:
             ok = (isinstance(name, str) and NAME_RE.match(name) is not None and isinstance(version, int)
                   and isinstance(h, str) and re.fullmatch(r"[0-9a-f]{8,128}", h) is not None
                   and kind in ("file", "package") and isinstance(entry, str)
-                  and re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,200}", entry) is not None
+                  and ENTRY_RE.fullmatch(entry) is not None
                   and isinstance(e.games, list) and isinstance(e.validation, dict))
         except (ValueError, TypeError) as err:  # a row of the wrong shape or JSON that does not parse
             raise RegistryError(f"bot registry {self.db_path} is corrupt: a row of "
@@ -156,6 +169,7 @@ class Registry:
     def add(self, src: BotSource, name: str, games: list[str], validation: dict[str, Any]) -> Entry:
         """Store an immutable copy of ``src`` and record it as the next version of ``name``."""
         check_name(name)
+        check_entry_name(src.path.name)   # before anything is stored
         h = src.content_hash()
         store = self.dir / "store" / name / h
         with self._db(write=True) as con:
@@ -177,13 +191,23 @@ class Registry:
                               (name, content_hash)).fetchone()
         return None if row is None else self._entry(row)
 
-    def entries(self, name: str | None = None) -> list[Entry]:
-        """Every version (of ``name``), by name then version."""
+    def entries(self, name: str | None = None, skipped: list[str] | None = None) -> list[Entry]:
+        """Every version (of ``name``), by name then version.  A row that cannot be read (invalid
+        fields, say, written by an older version) is left out: one line saying which is appended to
+        ``skipped`` when given, else the whole listing fails with :class:`RegistryError`."""
         if not self.db_path.exists():
             return []
+        out = []
         with self._db() as con:
             q = "SELECT * FROM bots" + (" WHERE name = ?" if name else "") + " ORDER BY name, version"
-            return [self._entry(r) for r in con.execute(q, (name,) if name else ())]
+            for r in con.execute(q, (name,) if name else ()):
+                try:
+                    out.append(self._entry(r))
+                except RegistryError as e:
+                    if skipped is None:
+                        raise
+                    skipped.append(f"skipped a row of the registry: {e}")
+        return out
 
     def resolve(self, spec: str) -> Entry:
         """The entry named ``NAME`` (latest version) or ``NAME@VERSION``; ``LookupError`` if none."""

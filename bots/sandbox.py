@@ -145,7 +145,10 @@ class Limits:
     time_bank: float = 5.0
     """Per-match reserve for moves slower than ``move_time``; a move faults once it is spent."""
     match_time: float | None = None
-    """Optional hard cap on the bot's total thinking time in one match (validate sets one)."""
+    """Optional hard cap on the bot's total thinking time in one match, shown in its ``clock``."""
+    quiet_match_time: float | None = None
+    """A cap on the bot's total thinking time in one match that its ``clock`` does not show:
+    validation's smoke matches never hang, while what the bot sees stays what a tournament shows."""
     start_time: float = 10.0
     """Deadline for starting the process, importing the bot and constructing ``Bot``."""
     memory: int = 1 << 30
@@ -899,6 +902,8 @@ class Sandbox:
         allowed = lim.move_time + max(self.bank, 0.0)
         if lim.match_time is not None:
             allowed = min(allowed, lim.match_time - self.used)
+        if lim.quiet_match_time is not None:
+            allowed = min(allowed, lim.quiet_match_time - self.used)
         self._idle_off()
         t0 = time.monotonic()
         deadline = t0 + allowed
@@ -1094,8 +1099,9 @@ class Sandbox:
         if stage == "act" and allowed is not None:
             why = (f"no answer within {allowed:.3g} s (move limit {lim.move_time:g} s + time bank "
                    f"{max(self.bank, 0):.3g} s left)")
-            if lim.match_time is not None and allowed < lim.move_time + max(self.bank, 0):
-                why = f"no answer within {allowed:.3g} s (the match limit of {lim.match_time:g} s is spent)"
+            cap = min(x for x in (lim.match_time, lim.quiet_match_time, float("inf")) if x is not None)
+            if allowed < lim.move_time + max(self.bank, 0) and cap < float("inf"):
+                why = f"no answer within {allowed:.3g} s (the match limit of {cap:g} s is spent)"
         else:
             why = f"not ready within {lim.start_time:g} s ({stage})"
         return self._fail("timeout", why, stage)

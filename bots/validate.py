@@ -1,7 +1,7 @@
 """Validate a bot: load it in the sandbox, then one smoke match of every game it enters.
 
 Every stage has a deadline: loading (``Limits.start_time``), each move (``move_time`` + time bank)
-and each smoke match (``match_time``), so validation never hangs.
+and each smoke match (``quiet_match_time``, not shown in the bot's clock), so validation never hangs.
 
 Each smoke match is dealt from a fresh random 63-bit seed (``secrets``) unless the caller gives one,
 and every seat's own seed is ``bots.match.seat_seed`` of it (HMAC): the bot cannot predict the deal
@@ -23,8 +23,10 @@ from bots.text import clean_lines
 from engine import GAMES, game_class, load_game
 from engine.core import RULES_ORDER
 
-VALIDATE_LIMITS = Limits(match_time=60.0)
-"""The sandbox limits of a validation: the tournament defaults plus 60 s of thinking per smoke match."""
+VALIDATE_LIMITS = Limits(quiet_match_time=60.0)
+"""The sandbox limits of a validation: the tournament defaults plus 60 s of thinking per smoke match,
+a cap the bot's ``clock`` does not show (``match_s`` is null as in a tournament: a bot cannot tell a
+validation from a tournament match by what it observes)."""
 
 
 @dataclass

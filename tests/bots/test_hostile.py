@@ -575,3 +575,93 @@ def test_issue27_s3_the_flock_channel_works_where_nothing_stops_it(tmp_path: Pat
         first.wait()
     got = json.loads(second.stdout.splitlines()[0])
     assert got[f"flock {shared}"] == "busy" and got[f"ofd-getlk {shared}"] == "busy", got
+
+
+# --------------------------------------------------------------------------- issue 27 §6: validation
+def test_issue27_s6_validation_observations_are_those_of_a_tournament_match(wrapper: str,
+                                                                           tmp_path: Path) -> None:
+    """The bot's first observation in ``bots validate``'s smoke match and in a tournament match (the
+    default limits): the same keys, value types, options and clock (``match_s`` null in both)."""
+    import pyarrow.parquet as pq
+
+    from bots.validate import smoke_match
+    from tests.tournaments.conftest import raw_spec
+    from tournaments.runners import run_tournament
+    from tournaments.spec import parse_spec
+
+    check = smoke_match(bot_source(HERE / "observe_context.py"), "hartenjagen")
+    assert check.fault is not None and check.fault.reason.startswith("RuntimeError: OBS ")
+    seen_validate = check.fault.reason
+    data = _registry_with(tmp_path, "observe_context")
+    spec = parse_spec(raw_spec(tmp_path, games=["hartenjagen"],
+                               bots=["observe-context", "random", "greedy", {"name": "r2", "bot": "random"}]))
+    assert run_tournament(spec, executor="inline", progress=False, bots_data=str(data)).complete
+    matches = pq.read_table(tmp_path / "out" / "matches").to_pylist()
+    reasons = {f["reason"].splitlines()[0] for m in matches for f in m["faults"]}   # + the traceback
+    assert len(matches) == 4 and reasons == {seen_validate}, (reasons, seen_validate)
+    clock = json.loads(seen_validate.split("OBS ", 1)[1])["clock"]
+    assert clock == {"move_s": 1.0, "bank_s": 5.0, "match_s": None}
+
+
+def test_issue27_s6_validation_still_caps_a_smoke_match_quietly(tmp_path: Path) -> None:
+    """The cap validation keeps (so that it never hangs) is not in the clock, and still ends a bot
+    that thinks past it."""
+    from bots.validate import VALIDATE_LIMITS, smoke_match
+    assert VALIDATE_LIMITS.match_time is None and VALIDATE_LIMITS.quiet_match_time is not None
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\n\ndef act(obs):\n    time.sleep(0.3)\n    return obs['legal_actions'][0]\n")
+    check = smoke_match(bot_source(slow), "hartenjagen", seed=5,
+                        limits=Limits(move_time=1.0, time_bank=1.0, quiet_match_time=0.8, start_time=15.0))
+    assert check.fault is not None and check.fault.outcome == "timeout"
+    assert "match limit of 0.8 s is spent" in check.fault.reason and check.moves <= 3
+
+
+BAD_FILE_NAMES = ["-odd name.py", "odd name.py", "-x.py", ".hidden.py", "tab\tname.py", "quote'.py"]
+
+
+@pytest.mark.parametrize("bad", BAD_FILE_NAMES)
+def test_issue27_s6_a_bad_file_name_is_refused_before_storing(
+        bad: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from bots.registry import Registry
+    folder = tmp_path / "in"
+    folder.mkdir()
+    bot = folder / bad
+    bot.write_text("def act(obs):\n    return obs['legal_actions'][0]\n")
+    data = tmp_path / "data"
+    monkeypatch.setenv("CARDARENA_DATA", str(data))
+    code, err, out = _cli(["bots", "submit", str(bot), "--name", "odd", "--games", "hartenjagen"],
+                          capsys, monkeypatch)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "bad bot file name" in err, (code, err)
+    assert "Traceback" not in err + out
+    assert not (data / "bots" / "store").exists()
+    with pytest.raises(ValueError, match="bad bot file name"):   # the registry itself refuses it too
+        Registry(data).add(bot_source(bot), "odd", ["hartenjagen"], {})
+    assert not (data / "bots" / "store").exists() and Registry(data).entries() == []
+
+
+def test_issue27_s6_bots_list_survives_one_bad_row(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row stored before the name check (``-odd name.py``) is skipped with a one-line warning; the
+    other bots are listed and the command succeeds, in text and in JSON."""
+    import sqlite3
+
+    from bots.registry import Registry
+    data = tmp_path / "data"
+    monkeypatch.setenv("CARDARENA_DATA", str(data))
+    reg = Registry(data)
+    good = reg.add(bot_source(PROJECT_ROOT / "bots" / "examples" / "first_legal.py"), "first",
+                   ["hartenjagen"], {})
+    con = sqlite3.connect(reg.db_path)
+    con.execute("INSERT INTO bots VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                ("odd", 1, good.hash, "file", "-odd name.py", "[]", good.submitted, "{}"))
+    con.commit()
+    con.close()
+    for argv in (["bots", "list"], ["bots", "list", "--json"]):
+        code, err, out = _cli(argv, capsys, monkeypatch)
+        assert code == 0, (argv, err)
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and "warning: skipped a row of the registry" in lines[0]
+        assert "'odd'" in lines[0]
+        assert "first@1" in out or '"name": "first"' in out
+    assert [e.spec for e in reg.entries(skipped=[])] == ["first@1"]
