@@ -20,10 +20,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import perf_counter, perf_counter_ns
-from typing import Any, NamedTuple
+from typing import Any
 
 from bots.api import BUILTIN, BotSource, Player, bot_source, builtin_player, looks_like_path
 from bots.builtin.random import Bot as RandomBot
+from bots.records import MoveRecord
 from bots.sandbox import DEFAULT_LIMITS, BotFault, Limits, SandboxPlayer, start_players
 from bots.text import clean_lines, clean_text
 from engine import IllegalAction, State, load_game
@@ -139,24 +140,6 @@ def placement(ranking: Sequence[int], outcomes: Sequence[str], teams: bool = Fal
 
 
 # --------------------------------------------------------------------------- the loop
-class MoveRecord(NamedTuple):
-    """One action as the match loop saw it (:func:`play_match` hands one to ``on_move``).  A neutral
-    record: the tournament's log keeps it as its ``moves`` row (``tournaments.log.MoveRow``, the same
-    fields in the same order)."""
-
-    deal: int
-    ply: int
-    """Actions played in the match before this one."""
-    seat: int
-    phase: str
-    action: str
-    legal_count: int
-    think_us: int
-    """Microseconds the player took (the faulting player's, on the move it faulted)."""
-    status: str
-    """``ok``, the outcome of the seat's fault on the move it faulted (played by the fallback), or
-    ``fallback`` afterwards."""
-
 WORLDS_SALT = 0x1D15EA5E
 """A seat's determinized worlds come from ``Random(own ^ WORLDS_SALT)``, ``own`` the seat's own seed."""
 FALLBACK_SALT = 0xFA11BAC

@@ -157,18 +157,33 @@ def test_cardarena_entry_point_is_in_the_top_layer() -> None:
     assert callable(getattr(importlib.import_module(module), func))
 
 
-def test_match_loop_record_is_the_logs_moves_row() -> None:
-    """bots never import tournaments: the match loop's neutral ``MoveRecord`` is what the log keeps as
-    its ``moves`` row (``MoveRow``), field for field, in the order of the ``moves`` columns."""
-    import typing
+def test_the_moves_schema_is_derived_from_the_match_loops_record() -> None:
+    """bots never import tournaments: the match loop's neutral ``MoveRecord`` (bots/records.py) is the
+    one type of a move row; the log writes it as it stands (``MoveRow`` is it) and derives the
+    ``moves`` columns from its fields, in order, at the widths they name, so the two cannot drift.
+    The derived schema is the one the logs have always had (SCHEMA_VERSION unchanged)."""
+    import pyarrow as pa
 
-    from bots.match import MoveRecord
+    from bots.match import MoveRecord as FromMatch
+    from bots.records import MoveRecord
     from tournaments.log import MOVES_SCHEMA, MoveRow
 
-    columns = [f.name for f in MOVES_SCHEMA if f.name not in ("tournament", "match_id", "bot")]
-    assert list(MoveRecord._fields) == columns
-    hints = typing.get_type_hints(MoveRecord)
-    assert tuple(hints[f] for f in MoveRecord._fields) == typing.get_args(MoveRow)
+    assert MoveRow is MoveRecord is FromMatch
+    assert MOVES_SCHEMA == pa.schema([
+        pa.field("tournament", pa.string(), nullable=False),
+        pa.field("match_id", pa.string(), nullable=False),
+        pa.field("deal", pa.int32(), nullable=False),
+        pa.field("ply", pa.int32(), nullable=False),
+        pa.field("seat", pa.int8(), nullable=False),
+        pa.field("bot", pa.string(), nullable=False),
+        pa.field("phase", pa.string(), nullable=False),
+        pa.field("action", pa.string(), nullable=False),
+        pa.field("legal_count", pa.int32(), nullable=False),
+        pa.field("think_us", pa.int64(), nullable=False),
+        pa.field("status", pa.string(), nullable=False),
+    ])
+    assert [f.name for f in MOVES_SCHEMA if f.name not in ("tournament", "match_id", "bot")] == list(
+        MoveRecord._fields)
 
 
 def test_engine_rl_is_a_leaf_of_the_engine_layer() -> None:

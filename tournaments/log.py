@@ -35,6 +35,7 @@ import functools
 import hashlib
 import json
 import os
+import typing
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from bots.records import MoveRecord
 from tournaments.paths import (
     committed_parts,
     digest_path,
@@ -66,25 +68,27 @@ MOVE_STATUSES = ("ok", "timeout", "crash", "illegal", "memory", "fallback")
 """``moves.status``: the bot's outcome for that move; ``fallback`` = played by the random fallback for a
 seat whose bot faulted earlier in the match.  A faulting move's action is the fallback's action."""
 
-MoveRow = tuple[int, int, int, str, str, int, int, str]
-"""One ``moves`` row as the writer takes it (:meth:`BatchLog.add_match`): (deal, ply, seat, phase,
-action, legal_count, think_us, status), the columns of :data:`MOVES_SCHEMA` but the tournament, the
-match and the bot (``bot`` is the seat's entrant).  ``bots.match.MoveRecord``, what the match loop
-hands its ``on_move``, is one as it stands (a named tuple of these fields in this order)."""
+MoveRow = MoveRecord
+"""One ``moves`` row as the writer takes it (:meth:`BatchLog.add_match`): the match loop's
+:class:`bots.match.MoveRecord`, the one type of a move row."""
 
-MOVES_SCHEMA = pa.schema([
-    pa.field("tournament", pa.string(), nullable=False),
-    pa.field("match_id", pa.string(), nullable=False),
-    pa.field("deal", pa.int32(), nullable=False),
-    pa.field("ply", pa.int32(), nullable=False),
-    pa.field("seat", pa.int8(), nullable=False),
-    pa.field("bot", pa.string(), nullable=False),
-    pa.field("phase", pa.string(), nullable=False),
-    pa.field("action", pa.string(), nullable=False),
-    pa.field("legal_count", pa.int32(), nullable=False),
-    pa.field("think_us", pa.int64(), nullable=False),
-    pa.field("status", pa.string(), nullable=False),
-])
+
+def _moves_schema() -> pa.Schema:
+    """The ``moves`` table's columns, derived from :class:`~bots.match.MoveRecord`: the tournament and
+    the match, then its fields in order at the width each names, with the seat's entrant (``bot``)
+    after ``seat``."""
+    hints = typing.get_type_hints(MoveRecord, include_extras=True)
+    fields = [pa.field("tournament", pa.string(), nullable=False),
+              pa.field("match_id", pa.string(), nullable=False)]
+    for name in MoveRecord._fields:
+        width = typing.get_args(hints[name])[1]
+        fields.append(pa.field(name, pa.type_for_alias(width), nullable=False))
+        if name == "seat":
+            fields.append(pa.field("bot", pa.string(), nullable=False))
+    return pa.schema(fields)
+
+
+MOVES_SCHEMA = _moves_schema()
 
 FAULT_TYPE = pa.struct([
     pa.field("seat", pa.int8()),
@@ -185,16 +189,9 @@ class BatchLog:
         mv = self._mv
         mv["match_id"].extend([match_id] * n)
         if n:
-            deal, ply, seat, phase, action, legal, think, status = zip(*moves, strict=True)
-            mv["deal"].extend(deal)
-            mv["ply"].extend(ply)
-            mv["seat"].extend(seat)
-            mv["bot"].extend(bots[s] for s in seat)
-            mv["phase"].extend(phase)
-            mv["action"].extend(action)
-            mv["legal_count"].extend(legal)
-            mv["think_us"].extend(think)
-            mv["status"].extend(status)
+            for name, column in zip(MoveRecord._fields, zip(*moves, strict=True), strict=True):
+                mv[name].extend(column)
+            mv["bot"].extend(bots[s] for s in mv["seat"][-n:])
         ev = self._ev
         for e in events:
             ev["match_id"].append(match_id)

@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 
 from engine import game_class, load_game
 from engine.core import State
-from tournaments.log import TABLES, BatchLog, commit_batch, options_json, write_part
+from tournaments.log import TABLES, BatchLog, MoveRow, commit_batch, options_json, write_part
 from tournaments.paths import all_parts, sibling_part
 from tournaments.schedule import bot_seed, deal_seed, secret_from_seed
 
@@ -59,15 +59,14 @@ def match_id(tournament_seed: int, game: str, arrangement: Sequence[str], rotati
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def play_logged(state: State, bots: Sequence[str], seeds: Sequence[int]
-                ) -> list[tuple[int, int, int, str, str, int, int, str]]:
+def play_logged(state: State, bots: Sequence[str], seeds: Sequence[int]) -> list[MoveRow]:
     """Play ``state`` to its end, each seat's player from its own seed in ``seeds``; return the move
-    tuples :meth:`BatchLog.add_match` takes."""
+    rows :meth:`BatchLog.add_match` takes."""
     choosers = [_player_kind(b) for b in bots]
     if len(seeds) != len(bots):
         raise ValueError(f"{len(seeds)} seeds for {len(bots)} seats")
     rngs = [random.Random(s) for s in seeds]
-    moves: list[tuple[int, int, int, str, str, int, int, str]] = []
+    moves: list[MoveRow] = []
     ply = 0
     while not state.is_over():
         seat = state.current_player
@@ -78,7 +77,7 @@ def play_logged(state: State, bots: Sequence[str], seeds: Sequence[int]
         action = choosers[seat](legal, rngs[seat])
         think = (time.perf_counter_ns() - t0) // 1000
         state.apply(action)
-        moves.append((deal, ply, seat, phase, action, len(legal), think, "ok"))
+        moves.append(MoveRow(deal, ply, seat, phase, action, len(legal), think, "ok"))
         ply += 1
     return moves
 
