@@ -207,18 +207,22 @@ class DrawDiscardState(State):
         pool = list(self.stock) if stock_hidden else []
         sizes: list[int] = []
         for s, h in enumerate(self.hands):
-            hidden = 0 if s == seat else h & ~self.known[s]
+            hidden = 0 if s == seat else h & ~self._kept_in_hand(s)
             sizes.append(hidden.bit_count())
             pool += bits(hidden)
         rng.shuffle(pool)
         for s in range(self.players):
             if s == seat:
                 continue
-            h = self.hands[s] & self.known[s]
+            h = self.hands[s] & self._kept_in_hand(s)
             for _ in range(sizes[s]):
                 h |= 1 << pool.pop()
             new.hands[s] = h
         return pool
+
+    def _kept_in_hand(self, s: int) -> int:
+        """Hook: the cards of seat ``s`` that a redeal keeps in its hand (every seat knows them)."""
+        return self.known[s]
 
     @staticmethod
     def _reseed(new: State, rng: random.Random) -> None:

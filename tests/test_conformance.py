@@ -12,7 +12,7 @@ import pytest
 
 from engine import GAMES, IllegalAction, load_game
 from engine.cards import BASE_TOKENS
-from tests.conformance import fingerprint, leaked_cards, random_playout
+from tests.conformance import clone_isolation_walk, fingerprint, leaked_cards, pick, random_playout
 
 MATCHES = 1000
 """Seeded random matches per game that must finish: the first ``FAST_MATCHES`` in ``make test``,
@@ -24,6 +24,10 @@ DEEP = 25
 DEEP_DEALS = 3
 """Deals per deeply checked match: the first deals and the match end (max_deals) are covered,
 while whole matches are left to test_random_matches_finish."""
+
+CLONE_SEEDS = 8
+"""Random matches per game walked by the clone-isolation property (``make test``; the slow suite
+walks 40 more)."""
 
 pytestmark = pytest.mark.skipif(not GAMES, reason="no game registered")
 
@@ -178,6 +182,49 @@ def test_clone_is_independent(game_id: str) -> None:
         for a in rest:
             state.apply(a)
         assert fingerprint(state) == fingerprint(copy)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_clone_isolation(game_id: str) -> None:
+    """A copy shares nothing mutable with its original (CONTRACT: clone, determinize).  At random
+    positions (random play that draws the verb first, so declarations, melds and take-backs come
+    up), copies made by ``clone()`` and ``determinize()`` are played on at random; the original
+    must still equal a replay of its history (legal actions, every seat's observation, events,
+    scores, sheet), play the same next 100 plies as the replay under a fixed RNG, and leave a clone
+    made before unchanged; and at every ply on the way no mutable container is shared
+    (tests/conformance.py: clone_isolation_walk)."""
+    bad = [b for seed in range(CLONE_SEEDS) for b in clone_isolation_walk(game_id, seed)]
+    assert not bad, bad[:3]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_id", GAMES)
+def test_clone_isolation_more_matches(game_id: str) -> None:
+    bad = [b for seed in range(CLONE_SEEDS, CLONE_SEEDS + 40) for b in clone_isolation_walk(game_id, seed)]
+    assert not bad, bad[:3]
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_determinize_for_any_seat_is_a_playable_position(game_id: str) -> None:
+    """A ``determinize`` copy for any seat, not only the seat to act, is a position of the game:
+    its invariants hold, its legal list is not empty before the end and every listed action
+    applies (a copy must not keep what was worked out from a hand it redealt: Klop Rummy's knock
+    discards, the drift rummies' take-back point and the line found after the third take-back)."""
+    game = load_game(game_id)
+    for seed in range(3):
+        state = game.new_match(seed=seed)
+        rng = random.Random(seed)
+        while not state.is_over() and len(state.history) < 300:
+            if len(state.history) % 3 == 0:
+                for seat in range(state.players):
+                    copy = state.determinize(seat, random.Random(len(state.history) * 7 + seat))
+                    where = f"{game_id} seed {seed} ply {len(state.history)} determinize({seat})"
+                    assert not copy.invariant_violations(), where
+                    legal = copy.legal_actions()
+                    assert legal or copy.is_over(), where
+                    for a in legal:
+                        copy.clone().apply(a)
+            state.apply(pick(rng, state.legal_actions()))
 
 
 @pytest.mark.parametrize("game_id", GAMES)

@@ -146,8 +146,10 @@ class HonderdenState(State):
     total: list[int]
     """Running totals (HO3): carried + card points + melds under 100 + Stuk."""
     carried: list[int]
-    decls: list[tuple[int, list[Meld]]]
-    """Trick-1 declarations in order: (seat, melds)."""
+    decls: list[tuple[int, tuple[Meld, ...]]]
+    """Trick-1 declarations in order: (seat, melds).  The melds are a tuple, replaced (never
+    appended to) when the seat declares again: a clone copies this list one level deep and
+    shares the tuples."""
     rejected: set[int]
     meld_shown: bool
     stuk_seat: int
@@ -315,7 +317,7 @@ class HonderdenState(State):
         """Melds ``seat`` may still declare in the first trick."""
         if self.ntricks or any(s == seat for s, _ in self.decls[:-1]) or seat in self.tseats:
             return []
-        mine = self.decls[-1][1] if self.decls and self.decls[-1][0] == seat else []
+        mine = self.decls[-1][1] if self.decls and self.decls[-1][0] == seat else ()
         run_suits = {m.suit for m in mine if m.kind == "run"}
         have = {m.cards for m in mine}
         return [m for m in melds_in(self.hands[seat])
@@ -388,9 +390,9 @@ class HonderdenState(State):
     def _declare(self, seat: int, action: str) -> None:
         meld = next(m for m in self._melds_open(seat) if meld_action(m) == action)
         if self.decls and self.decls[-1][0] == seat:
-            self.decls[-1][1].append(meld)
+            self.decls[-1] = (seat, (*self.decls[-1][1], meld))  # a new tuple: see ``decls``
         else:
-            self.decls.append((seat, [meld]))
+            self.decls.append((seat, (meld,)))
         self._emit("meld_announced", seat=seat, **meld_public(meld))
 
     def _swap(self, seat: int) -> None:

@@ -51,6 +51,11 @@ OUT_VERBS: dict[str, tuple[str, str]] = {"knock": ("cards0", "knock, or knock 5H
 
 
 # ===================================================================== hidden-hand deal machinery
+REDEALS = 20
+"""Redeals ``determinize`` tries for a seat that has declared going out (then the copy's seat
+decides again)."""
+
+
 class ConfrontationGame(Game):
     """A hidden-hand rummy (not registered itself)."""
 
@@ -379,6 +384,17 @@ class ConfrontationState(DrawDiscardState):
                 return
             self._begin_turn(self._next_active(seat))
 
+    def _rederive(self, seat: int) -> bool:
+        """After ``determinize`` redealt the hand of ``seat`` (to act, after its draw): its step's
+        choices from the new hand; False when it has declared going out and this hand cannot."""
+        if self.step == "decide":
+            self.step = "decide" if self._can_go_out(seat) else "discard"
+            return True
+        if self.declared:
+            self.allowed = self._out_discards(seat)
+            return self.hands[seat] & self.allowed != 0
+        return True
+
     def _decide_actions(self, seat: int) -> list[str]:
         """The choices of the ``decide`` step: ``pass`` and the out verb (games may list several
         forms of going out)."""
@@ -416,6 +432,18 @@ class ConfrontationState(DrawDiscardState):
         new = self.clone()
         assert isinstance(new, ConfrontationState)
         pool = self._redeal_hidden(new, seat, rng, stock_hidden=self.stock_view == "hidden")
+        t = self.turn
+        if seat != t and self.phase == "play" and self.step != "draw":
+            # what the seat to act may do after its draw was worked out from its real hand: work it
+            # out again from the redealt one (a declared out that this hand cannot make is redealt,
+            # up to REDEALS times, then taken back: the copy decides again)
+            for _ in range(REDEALS):
+                if new._rederive(t):
+                    break
+                pool = self._redeal_hidden(new, seat, rng, stock_hidden=self.stock_view == "hidden")
+            else:
+                new.declared = False
+                new._after_draw(t)
         if self.stock_view == "hidden":
             new.stock = pool
         elif self.stock_view == "set":

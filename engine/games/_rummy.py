@@ -1492,9 +1492,26 @@ class RummyState(DrawDiscardState):
         z.update(stock=stock, pile=pile, table=table, building=build)
         return z
 
+    def _kept_in_hand(self, s: int) -> int:
+        """The cards a redeal keeps in seat ``s``'s hand: the known ones and, for the seat to act,
+        the cards it must use this turn (the jokers it freed: public)."""
+        return self.known[s] | (self.must_use if s == self.turn else 0)
+
     def _after_redeal(self, new: Any, seat: int) -> None:
-        if new.snap is not None and seat != self.turn:
-            new.snap = None  # another seat's take-back point is not known precisely
+        snap = new.snap  # the clone's copy of this state's snapshot
+        if snap is not None and seat != self.turn:
+            # the take-back point of the seat to act, in its redealt hand: the cards it has put on
+            # the table this turn (public) go back, the jokers it freed (public, kept: _kept_in_hand) leave
+            t = self.turn
+            hand, melds, must = snap
+            now = self.hands[t]
+            new.snap = ((new.hands[t] & ~(now & ~hand)) | (hand & ~now), melds, must)
+        if seat != self.turn:
+            new.forced = []  # a line found for the real hand (the take-back cap): searched anew
+            cap = self.rg.takeback_cap
+            if (new.takebacks >= cap and (new.building or new.must_use & new.hands[self.turn])
+                    and new.snap is not None and new._turn_plan() is None):
+                new.takebacks = cap - 1  # past the cap, the redealt turn cannot end: one more take-back
 
     def _observe(self, seat: int) -> dict[str, Any]:
         return {

@@ -370,3 +370,28 @@ def test_invariant_146_per_deal_and_determinize_keeps_public_cards() -> None:
             assert not d.invariant_violations()
             legal = [a for a in st.legal_actions() if a != "declare dek"] or st.legal_actions()
             st.apply(rng.choice(legal))
+
+
+def test_a_second_declaration_on_a_clone_never_reaches_the_original() -> None:
+    """Issue 21 §1 (two players): a seat's second declaration made on a clone (or a determinized
+    copy) stays there; the original's declarations, legal list and future are unchanged."""
+    from tests.conformance import fingerprint
+    checked = 0
+    for seed in range(300):
+        s = load_game("honderden").new_match(seed=seed, max_deals=1)
+        while not s.is_over() and checked < 5:
+            decl = [a for a in s.legal_actions() if a.startswith("declare") and a != "declare dek"]
+            mine = s.decls and s.decls[-1][0] == s.turn  # type: ignore[attr-defined]
+            if decl and mine:
+                before = fingerprint(s)
+                for copy in (s.clone(), s.determinize(s.turn, random.Random(seed))):
+                    for a in copy.legal_actions():
+                        if a.startswith("declare") and a != "declare dek":
+                            copy.clone().apply(a)
+                    copy.apply(decl[0] if decl[0] in copy.legal_actions() else copy.legal_actions()[0])
+                assert fingerprint(s) == before, f"seed {seed}"
+                checked += 1
+            s.apply(s.legal_actions()[0] if not decl else decl[0])
+        if checked >= 5:
+            break
+    assert checked == 5

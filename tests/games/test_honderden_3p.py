@@ -242,3 +242,22 @@ def test_event_names_and_invariants() -> None:
     assert {"honderden_3p.dek_via_stuk", "honderden_3p.double_both_under_jan",
             "honderden_3p.switch_to_2p", "honderden_3p.carry_over", "honderden_3p.stuk"} <= seen
     assert TOKENS[card("9H")] == "9H"
+
+
+def test_a_declaration_on_a_clone_never_reaches_the_original() -> None:
+    """Issue 21 §1: a clone shared the per-declaration meld lists (``decls``), so a carre declared
+    on a clone was scored in the original (a second game point, a second meld in every view)."""
+    deal = {"dealer": 2, "hands": [["QS", "QH", "QD", "QC", "JS", "JH", "JD", "JC"],
+                                   ["AS", "AH", "AD", "AC", "KS", "KH", "KD", "KC"],
+                                   ["TS", "TH", "TD", "TC", "9S", "9H", "9D", "9C"]]}
+    s = load_game("honderden_3p").new_match(seed=1, players=3, max_deals=1, deal=deal)
+    s.apply("declare QC QD QH QS")
+    c = s.clone()
+    c.apply("declare JC JD JH JS")
+    assert "declare JC JD JH JS" in s.legal_actions()
+    for a in ("play QS", "play AS", "play TS"):
+        s.apply(a)
+    wins = [e for e in s.events if e["event"] == "honderden_3p.meld_100_deal_win"]
+    assert [e["cards"] for e in wins] == [["QC", "QD", "QH", "QS"]]
+    assert s.scores() == [1, 0, 0]
+    assert len(s.observation(1)["declarations"]) == 1
