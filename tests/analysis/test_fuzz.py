@@ -115,3 +115,81 @@ def test_illegal_action_api_contract() -> None:
     state = load_game("hartenjagen").new_match(seed=1)
     with pytest.raises(IllegalAction):
         state.apply("play 10H")
+
+
+HONDERDEN_3P_DEAL = {"dealer": 2, "hands": [["QS", "QH", "QD", "QC", "JS", "JH", "JD", "JC"],
+                                            ["AS", "AH", "AD", "AC", "KS", "KH", "KD", "KC"],
+                                            ["TS", "TH", "TD", "TC", "9S", "9H", "9D", "9C"]]}
+
+
+@pytest.fixture
+def clone_sharing_bug(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Honderden's clone-sharing defect of issue 21 planted back: a seat's second declaration is
+    appended to the meld list that a clone shares with its original."""
+    from engine.games._honderden import HonderdenState, meld_action, meld_public
+
+    def shared_declare(self: HonderdenState, seat: int, action: str) -> None:
+        meld = next(m for m in self._melds_open(seat) if meld_action(m) == action)
+        if self.decls and self.decls[-1][0] == seat:
+            mine = self.decls[-1][1]
+            if not isinstance(mine, list):
+                mine = list(mine)
+                self.decls[-1] = (seat, mine)  # type: ignore[assignment]
+            mine.append(meld)
+        else:
+            self.decls.append((seat, [meld]))  # type: ignore[arg-type]
+        self._emit("meld_announced", seat=seat, **meld_public(meld))
+
+    monkeypatch.setattr(HonderdenState, "_declare", shared_declare)
+
+
+def test_a_saved_look_ahead_crash_replays(clone_sharing_bug: None, tmp_path: Path) -> None:
+    """Issue 21 §1: the replay redoes the look-ahead clones a steered choice made, so a failure
+    that a clone's play caused in the original reproduces from the saved case (it replayed as
+    'no failure now' before)."""
+    case = Case("honderden_3p", {}, 1, 3, 1, HONDERDEN_3P_DEAL,
+                ["declare QC QD QH QS", "declare JC JD JH JS"],
+                lookahead=[[0, ["play QS"]], [1, ["play QS", "declare JC JD JH JS"]]])
+    got = run_case(case)
+    assert got is not None and got.kind == "crash" and "StopIteration" in got.message and got.ply == 1
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps({"case": case.__dict__}))
+    again = run_case(load_case(path))
+    assert again is not None and again.signature() == got.signature()
+    without = Case(case.game, case.options, case.seed, case.players, case.max_deals, case.deal, case.actions)
+    assert run_case(without) is None
+    small, f = shrink(case, got, seconds=20)
+    assert f.signature() == got.signature()
+    assert [p for p, _ in small.lookahead] == [1]  # the look-ahead that does not matter is dropped
+
+
+def test_the_fixed_engine_replays_the_look_ahead_case_cleanly() -> None:
+    case = Case("honderden_3p", {}, 1, 3, 1, HONDERDEN_3P_DEAL,
+                ["declare QC QD QH QS", "declare JC JD JH JS"],
+                lookahead=[[1, ["declare JC JD JH JS"]]])
+    assert run_case(case) is None
+
+
+def test_steered_fuzzing_records_its_look_aheads_and_the_case_replays(clone_sharing_bug: None,
+                                                                      tmp_path: Path) -> None:
+    rep = fuzz.fuzz("honderden_3p", seconds=20, seed=3, out_dir=tmp_path)
+    crashes = [f for f in rep.failures if f["kind"] == "crash"]
+    assert crashes, "the planted clone-sharing bug was not found"
+    for f in crashes:
+        case = load_case(f["file"])
+        assert case.lookahead, f
+        got = run_case(case)
+        assert got is not None and got.kind == "crash", f
+
+
+def test_events_of_new_match_are_counted() -> None:
+    """Issue 21 §6: an event that ``new_match`` emits (ply 0: K9's ``omboeren_result`` in
+    Kruisjassen) is counted, so the report does not call it unreached although every match
+    logs it."""
+    state = load_game("kruisjassen").new_match(seed=0)
+    at_start = {e["event"] for e in state.events}
+    assert "kruisjassen.omboeren_result" in at_start
+    rep = fuzz.fuzz("kruisjassen", seconds=3, seed=1)
+    assert rep.matches > 0
+    for name in at_start:
+        assert rep.events.get(name, 0) > 0 and name not in rep.unreached

@@ -20,9 +20,12 @@ that scores and ranking have one entry per seat and places are 1..players.
 
 A failure is **shrunk** (:func:`shrink`) over the choice sequence (each action as its index in the
 legal list): cut the tail, drop chunks, lower indices, reset options to their defaults and drop the
-injected deal, keeping each change that still fails the same way.  The minimal :class:`Case`
-(game, options, seed, players, max_deals, deal, actions, probe) is saved as JSON and printed with
-the command that replays it: ``cardarena fuzz GAME --replay FILE``.
+injected deal and the look-aheads, keeping each change that still fails the same way.  The minimal
+:class:`Case` (game, options, seed, players, max_deals, deal, actions, probe, lookahead) is saved as
+JSON and printed with the command that replays it: ``cardarena fuzz GAME --replay FILE``.  The
+replay redoes the steered choices' look-ahead clones (:attr:`Case.lookahead`), so a failure that a
+clone caused in its original reproduces.  Events emitted by ``new_match`` (ply 0) count like the
+others.
 """
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +76,14 @@ class Case:
     actions: list[str] = field(default_factory=list)
     probe: str | None = None
     """An illegal action tried after ``actions``: it must raise IllegalAction and change nothing."""
+    lookahead: list[list[Any]] = field(default_factory=list)
+    """The steered choices' look-aheads: ``[ply, [action, ...]]``, each action applied to a fresh
+    clone of the state before ``actions[ply]``, in order (a clone that shares state with its
+    original changes it: the replay redoes them so that such a failure reproduces)."""
+
+    def lookahead_before(self, n: int) -> list[list[Any]]:
+        """The look-aheads made before the first ``n`` actions."""
+        return [[p, list(a)] for p, a in self.lookahead if p < n]
 
 
 @dataclass
@@ -91,7 +102,22 @@ def load_case(path: str | Path) -> Case:
     data = json.loads(Path(path).read_text())
     if not isinstance(data, dict) or "case" not in data:
         raise ValueError("not a fuzz case file (no 'case' key)")
-    return Case(**data["case"])
+    case = Case(**data["case"])
+    if not all(isinstance(e, list) and len(e) == 2 and isinstance(e[0], int) and isinstance(e[1], list)
+               for e in case.lookahead):
+        raise ValueError("not a fuzz case file ('lookahead' must be [ply, [action, ...]] pairs)")
+    return case
+
+
+def look_ahead(state: State, actions: list[str]) -> None:
+    """What a steered choice does to ``state``: apply each of ``actions`` to a fresh clone, in
+    order, stopping at the first that raises (the action is then judged for real)."""
+    for a in actions:
+        c = state.clone()
+        try:
+            c.apply(a)
+        except Exception:  # judged for real when the action is applied, as in Fuzzer._choose
+            return
 
 
 def new_state(case: Case) -> State:
@@ -165,9 +191,11 @@ def run_case(case: Case) -> Failure | None:
         return Failure("crash", f"{type(e).__name__}: {e}", -1)
     if f:
         return f
+    ahead = {p: acts for p, acts in case.lookahead}
     for ply, a in enumerate(case.actions):
         try:
-            legal = state.legal_actions()
+            legal = state.legal_actions()  # listed before the look-ahead, as in Fuzzer.run_once
+            look_ahead(state, ahead.get(ply, []))
         except Exception as e:  # as above
             return Failure("crash", f"legal_actions() raised {type(e).__name__}: {e}", ply)
         if a not in legal:
@@ -184,10 +212,12 @@ def run_case(case: Case) -> Failure | None:
 def _choices(case: Case) -> list[int] | None:
     """``case.actions`` as indices into the legal lists (up to where the engine fails, if it does)."""
     out: list[int] = []
+    ahead = {p: acts for p, acts in case.lookahead}
     try:
         state = new_state(case)
-        for a in case.actions:
+        for ply, a in enumerate(case.actions):
             legal = state.legal_actions()
+            look_ahead(state, ahead.get(ply, []))
             out.append(legal.index(a))
             state.apply(a)
     except Exception:  # the failure being shrunk may be this very crash; the choices so far stand
@@ -202,11 +232,16 @@ def _from_choices(base: Case, choices: list[int], probe_action: str | None, exte
         state = new_state(base)
     except ValueError:
         return None
-    actions = []
+    actions: list[str] = []
+    ahead = {p: acts for p, acts in base.lookahead}
     for c in [*choices, *([0] * extend)]:
         if state.is_over():
             break
-        legal = state.legal_actions()
+        try:
+            legal = state.legal_actions()
+            look_ahead(state, ahead.get(len(actions), []))
+        except Exception:  # as below
+            break
         if not legal:
             break
         a = legal[c % len(legal)]
@@ -216,7 +251,7 @@ def _from_choices(base: Case, choices: list[int], probe_action: str | None, exte
         except Exception:  # the failure itself may be a crash here; run_case judges it
             break
     return Case(base.game, dict(base.options), base.seed, base.players, base.max_deals, base.deal, actions,
-                probe_action)
+                probe_action, base.lookahead_before(len(actions)))
 
 
 def shrink(case: Case, failure: Failure, seconds: float = SHRINK_SECONDS) -> tuple[Case, Failure]:
@@ -225,7 +260,7 @@ def shrink(case: Case, failure: Failure, seconds: float = SHRINK_SECONDS) -> tup
     sig = failure.signature()
     if case.probe is None and 0 <= failure.ply < len(case.actions) - 1:
         case = Case(case.game, case.options, case.seed, case.players, case.max_deals, case.deal,
-                    case.actions[:failure.ply + 1])
+                    case.actions[:failure.ply + 1], None, case.lookahead_before(failure.ply + 1))
     best, best_f = case, failure
 
     def attempt(c: Case | None) -> bool:
@@ -237,7 +272,8 @@ def shrink(case: Case, failure: Failure, seconds: float = SHRINK_SECONDS) -> tup
             return False
         # cut the case at the failure
         if f.ply >= 0 and f.ply < len(c.actions) - 1 and c.probe is None:
-            c = Case(c.game, c.options, c.seed, c.players, c.max_deals, c.deal, c.actions[:f.ply + 1], None)
+            c = Case(c.game, c.options, c.seed, c.players, c.max_deals, c.deal, c.actions[:f.ply + 1], None,
+                     c.lookahead_before(f.ply + 1))
         if (len(c.actions), _size(c)) < (len(best.actions), _size(best)):
             best, best_f = c, f
             return True
@@ -246,7 +282,10 @@ def shrink(case: Case, failure: Failure, seconds: float = SHRINK_SECONDS) -> tup
             return True
         return False
 
-    # 1. drop the injected deal, reset options one by one
+    # 1. drop the look-aheads (a failure that needs them keeps them), the injected deal, reset
+    # options one by one
+    if best.lookahead:
+        attempt(replace(best, lookahead=[]))
     if best.deal is not None:
         attempt(_rechoose(best, best.options, None))
     defaults = {o.name: o.default for o in game_class(best.game).options_spec}
@@ -275,18 +314,25 @@ def shrink(case: Case, failure: Failure, seconds: float = SHRINK_SECONDS) -> tup
             cand[i - 1] = 0
             if attempt(_from_choices(best, cand, best.probe)):
                 choices = _choices(best) or []
+    # 3. the look-aheads one by one
+    i = 0
+    while i < len(best.lookahead) and time.monotonic() < deadline:
+        if not attempt(replace(best, lookahead=best.lookahead[:i] + best.lookahead[i + 1:])):
+            i += 1
     return best, best_f
 
 
 def _rechoose(case: Case, options: dict[str, Any], deal: dict[str, Any] | None) -> Case | None:
     """``case`` with other options or deal, taking the same choices (indices into the legal lists)."""
-    c = Case(case.game, options, case.seed, case.players, case.max_deals, deal, [], case.probe)
+    c = Case(case.game, options, case.seed, case.players, case.max_deals, deal, [], case.probe,
+             case.lookahead)
     choices = _choices(case) or []
     return _from_choices(c, choices, case.probe, extend=len(choices) + 200 if case.probe is None else 0)
 
 
 def _size(c: Case) -> int:
-    return sum(len(a) for a in c.actions) + (0 if c.deal is None else 1000)
+    return (sum(len(a) for a in c.actions) + (0 if c.deal is None else 1000)
+            + sum(len(a) for _, acts in c.lookahead for a in acts))
 
 
 # ------------------------------------------------------------------------------------------ fuzzing
@@ -382,18 +428,24 @@ class Fuzzer:
         self.verbs: Counter[str] = Counter()
         self.corpus: dict[str, list[tuple[Case, State]]] = {}
         self.seen_failures: set[str] = set()
+        self.fresh = False
+        """The current run started a new match (not a corpus state)."""
+        self.tried: list[str] = []
+        """The actions the last steered choice tried on clones."""
         card, _ = card_events(game_id)
         self.card = [f"{game_id}.{e}" for e in card]
 
     # ---------------------------------------------------------------- starting points
     def _start(self) -> tuple[Case, State] | None:
         rng = self.rng
+        self.fresh = False
         if self.corpus and rng.random() < 0.35:
             # the corpus entry of one of the rarest events
             rare = sorted(self.corpus, key=lambda e: (self.counts[e], rng.random()))[:3]
             case, state = rng.choice(self.corpus[rng.choice(rare)])
             return Case(case.game, dict(case.options), case.seed, case.players, case.max_deals, case.deal,
-                        list(case.actions)), state.clone()
+                        list(case.actions), None, case.lookahead_before(len(case.actions))), state.clone()
+        self.fresh = True  # a new match: new_match's events are still to count
         cls = self.cls
         opts = _random_options(rng, cls.options_spec, self.game_id) if rng.random() < 0.6 else {}
         players = rng.randint(cls.min_players, cls.max_players) if rng.random() < 0.5 else cls.default_players
@@ -424,7 +476,10 @@ class Fuzzer:
         return sum(1.0 / (1 + self.counts[n]) ** 2 for n in names)
 
     def _choose(self, state: State, legal: list[str], mode: str) -> str:
+        """The action to play; the actions a steered choice tried on clones are left in
+        ``self.tried`` (a case records them: :attr:`Case.lookahead`)."""
         rng = self.rng
+        self.tried = []
         if mode == "random" or len(legal) == 1:
             return rng.choice(legal)
         if mode == "chaos":
@@ -441,6 +496,7 @@ class Fuzzer:
         best, best_w = rng.choice(sample), 0.0
         n0 = len(state.events)
         for a in sample:
+            self.tried.append(a)
             c = state.clone()
             try:
                 c.apply(a)
@@ -470,6 +526,8 @@ class Fuzzer:
         if start is None:
             return None
         case, state = start
+        if self.fresh:  # a new match: the events new_match emitted (ply 0) count too
+            self._count(case, state, 0, report)
         rng = self.rng
         mode_weights = (("random", 0.55), ("chaos", 0.15), ("steered", 0.30))
         report.matches += 1
@@ -485,7 +543,8 @@ class Fuzzer:
                 f = probe(state, bad, ply)
                 if f:
                     self._failure(Case(case.game, case.options, case.seed, case.players, case.max_deals,
-                                       case.deal, list(case.actions), bad), f, report)
+                                       case.deal, list(case.actions), bad, case.lookahead_before(ply)), f,
+                                  report)
                     return f
             r = rng.random()
             mode = "random"
@@ -500,6 +559,8 @@ class Fuzzer:
                 f = Failure("crash", f"during look-ahead: {type(e).__name__}: {e}", ply)
                 self._failure(case, f, report)
                 return f
+            if self.tried:
+                case.lookahead.append([ply, list(self.tried)])
             n0 = len(state.events)
             f = apply_checked(state, action, ply)
             case.actions.append(action)
@@ -509,20 +570,25 @@ class Fuzzer:
             if f:
                 self._failure(case, f, report)
                 return f
-            if len(state.events) > n0:
-                now = time.monotonic()
-                for ev in state.events[n0:]:
-                    name = ev["event"]
-                    if self.counts[name] < 3:
-                        snap = Case(case.game, dict(case.options), case.seed, case.players, case.max_deals,
-                                    case.deal, list(case.actions))
-                        bucket = self.corpus.setdefault(name, [])
-                        if len(bucket) < 8:
-                            bucket.append((snap, state.clone()))
-                    if name not in report.first_seen:
-                        report.first_seen[name] = round(now - self._t0, 2)
-                    self.counts[name] += 1
+            self._count(case, state, n0, report)
         return None
+
+    def _count(self, case: Case, state: State, n0: int, report: Report) -> None:
+        """Count the events after the first ``n0`` (keeping corpus states for the rare ones)."""
+        if len(state.events) <= n0:
+            return
+        now = time.monotonic()
+        for ev in state.events[n0:]:
+            name = ev["event"]
+            if self.counts[name] < 3:
+                snap = Case(case.game, dict(case.options), case.seed, case.players, case.max_deals,
+                            case.deal, list(case.actions), None, case.lookahead_before(len(case.actions)))
+                bucket = self.corpus.setdefault(name, [])
+                if len(bucket) < 8:
+                    bucket.append((snap, state.clone()))
+            if name not in report.first_seen:
+                report.first_seen[name] = round(now - self._t0, 2)
+            self.counts[name] += 1
 
     def _failure(self, case: Case, f: Failure, report: Report) -> None:
         sig = f.signature()
