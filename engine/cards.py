@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Final, TypeAlias
 
+from engine.errors import quoted
+
 Card: TypeAlias = int
 """A physical card id (``copy * 54 + base``)."""
 Hand: TypeAlias = int
@@ -54,7 +56,7 @@ def card(tok: str) -> Card:
 
 
 def bad_card_message(tok: str) -> str:
-    return (f"bad card {tok!r}: write rank then suit, e.g. 'TH' or 'QS' "
+    return (f"bad card {quoted(tok)}: write rank then suit, e.g. 'TH' or 'QS' "
             "(ranks 2-9 T J Q K A, suits C D H S, joker JK)")
 
 

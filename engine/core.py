@@ -25,7 +25,7 @@ except ImportError:  # the pure source runs without it (the sandbox's interprete
         return lambda cls: cls
 
 from engine.cards import SUITS, TOKENS
-from engine.errors import IllegalAction
+from engine.errors import IllegalAction, quoted
 from engine.notation import canonical, form_of, parse_action
 from engine.tricks import Order, Points
 
@@ -547,9 +547,9 @@ class State:
         """The legal action that ``action`` spells, or raise IllegalAction saying why not."""
         if not isinstance(action, str):
             raise IllegalAction(f"an action is a string such as 'play QS', got {type(action).__name__} "
-                                f"{action!r:.60}")
+                                f"{quoted(action)}")
         if self._over:
-            raise IllegalAction(f"the match is over; no action is legal (got {action!r})")
+            raise IllegalAction(f"the match is over; no action is legal (got {quoted(action)})")
         verb, args = parse_action(action, self.game.extra_verbs or None)
         text = canonical(verb, args)
         if text in legal:
@@ -563,7 +563,7 @@ class State:
         hint = f"; legal now ({len(legal)}): {shown}"
         if verb not in forms:
             hint = f"; seat {self._current()} must now {' or '.join(forms)} ({form_of(forms[0])}){hint}"
-        raise IllegalAction(f"{text!r} is not legal now" + (f": {reason}" if reason else "") + hint)
+        raise IllegalAction(f"{quoted(text)} is not legal now" + (f": {reason}" if reason else "") + hint)
 
     # ----------------------------------------------------------------- hooks for games
     def _current(self) -> int:

@@ -6,10 +6,11 @@ calls :func:`check_deal` first; what comes back is known to be well formed, so t
 turns tokens into the game's cards (:class:`Cards` hands out physical cards of multi-pack decks).
 
 Checked, each failure a ``ValueError`` naming the problem: the deal is a dict with known keys only;
-``dealer`` is a seat; ``hands`` lists one list of card tokens per seat; every token is a card of the
-game's pack and no card appears more often than the pack holds it; each hand has the size the game
-deals; the hands, up-card and stock together are the whole pack (no card missing); a ``stock`` or
-``upcard`` given to a game that has none is refused.
+``dealer``, when given, is a seat (``None`` is refused; left out, the game's default applies);
+``hands`` lists one list of card tokens per seat; every token is a card of the game's pack and no
+card appears more often than the pack holds it; each hand has the size the game deals; the hands,
+up-card and stock together are the whole pack (no card missing); a ``stock`` or ``upcard`` given to
+a game that has none is refused.
 
 ``"partial": True`` marks a test position instead of a deal: hand sizes are free and the cards not
 listed are out of play (the conservation check covers the cards given).  Tests use it to set up a
@@ -33,10 +34,9 @@ from typing import Any, Literal
 
 from engine.cards import TOKENS, bad_card_message, is_token
 
-StockMode = Literal["none", "rest", "prefix"]
+StockMode = Literal["none", "rest"]
 """``none``: the game has no stock (every card is dealt); ``rest``: the cards not dealt are the
-stock, and a given ``stock`` must list them all (omitted: they are shuffled from the seed);
-``prefix``: a given ``stock`` is its top part, the rest follows in a seeded order."""
+stock, and a given ``stock`` must list them all (omitted: they are shuffled from the seed)."""
 UpcardMode = Literal["none", "optional", "required", "partial"]
 """``partial``: the game turns no up-card, but a test position may put one on the discard pile."""
 
@@ -49,7 +49,7 @@ class Deal:
 
     game: str
     dealer: int | None
-    """None when the deal names no dealer (the game's default applies)."""
+    """None when the deal leaves ``dealer`` out (the game's default applies)."""
     hands: list[list[str]]
     stock: list[str] | None
     """None when not given (or the game has no stock)."""
@@ -89,8 +89,8 @@ def check_deal(deal: Any, *, game: str, players: int, pack: Iterable[str],
     if not isinstance(partial, bool):
         raise ValueError(f"{where}: 'partial' must be True or False, got {partial!r}")
     dealer = deal.get("dealer")
-    if dealer is not None and (not isinstance(dealer, int) or isinstance(dealer, bool)
-                               or not 0 <= dealer < players or (seats is not None and not seats[dealer])):
+    if "dealer" in deal and (not isinstance(dealer, int) or isinstance(dealer, bool)
+                             or not 0 <= dealer < players or (seats is not None and not seats[dealer])):
         raise ValueError(f"{where}: 'dealer' must be a seat 0..{players - 1}"
                          f"{' still in the match' if seats is not None else ''}, got {dealer!r}")
     if "hands" not in deal:

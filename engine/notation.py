@@ -14,7 +14,7 @@ engine.errors.IllegalAction: bad card '10H' in 'play 10H': write rank then suit,
 from __future__ import annotations
 
 from engine.cards import JOKER_TOKEN, SUITS, bad_card_message, is_token
-from engine.errors import IllegalAction
+from engine.errors import IllegalAction, quoted
 
 # verb -> (argument kind, example form)
 #   cards1: exactly one card; cards: one or more cards; cards0: zero or more cards;
@@ -55,29 +55,31 @@ def parse_action(action: str, extra_verbs: dict[str, tuple[str, str]] | None = N
     verb, args = parts[0], tuple(parts[1:])
     grammar = VERBS if not extra_verbs else {**VERBS, **extra_verbs}
     if verb not in grammar:
-        raise IllegalAction(f"unknown verb {verb!r} in {action!r}; verbs are: {', '.join(sorted(grammar))}")
+        raise IllegalAction(f"unknown verb {quoted(verb)} in {quoted(action)}; "
+                            f"verbs are: {', '.join(sorted(grammar))}")
     kind, form = grammar[verb]
     if kind == "none" and args:
-        raise IllegalAction(f"{verb!r} takes no argument; the form is {form!r}")
+        raise IllegalAction(f"{quoted(verb)} takes no argument; the form is {form!r}")
     elif kind in ("cards1", "cards", "cards0"):
         if kind == "cards1" and len(args) != 1:
-            raise IllegalAction(f"{verb!r} takes exactly one card in {action!r}; the form is {form!r}")
+            raise IllegalAction(f"{quoted(verb)} takes exactly one card in {quoted(action)}; "
+                                f"the form is {form!r}")
         if kind == "cards" and not args:
-            raise IllegalAction(f"{verb!r} needs at least one card; the form is {form!r}")
+            raise IllegalAction(f"{quoted(verb)} needs at least one card; the form is {form!r}")
         for a in args:
             _card_arg(a, action, form)
     elif kind == "suit":
         if len(args) != 1 or (args[0] not in SUITS and args[0] != "none"):
-            raise IllegalAction(f"bad trump in {action!r}: name a suit letter C D H S or 'none'; "
+            raise IllegalAction(f"bad trump in {quoted(action)}: name a suit letter C D H S or 'none'; "
                                 f"the form is {form!r}")
     elif kind == "draw":
         if len(args) != 1:
-            raise IllegalAction(f"'draw' takes one argument in {action!r}; the form is {form!r}")
+            raise IllegalAction(f"'draw' takes one argument in {quoted(action)}; the form is {form!r}")
         if args[0] not in ("stock", "discard"):
             _card_arg(args[0], action, form)
     elif kind == "layoff":
         if len(args) < 2 or not args[-1].isdigit():
-            raise IllegalAction(f"bad layoff {action!r}: give the cards, then the meld number; "
+            raise IllegalAction(f"bad layoff {quoted(action)}: give the cards, then the meld number; "
                                 f"the form is {form!r}")
         for a in args[:-1]:
             _card_arg(a, action, form)
@@ -91,10 +93,10 @@ def _card_arg(arg: str, action: str, form: str) -> None:
         named = arg[len(JOKER_TOKEN) + 1:]
         if is_token(named) and named != JOKER_TOKEN:
             return
-        raise IllegalAction(f"bad joker {arg!r} in {action!r}: a joker names the card it stands for "
-                            f"as JK=6H; the form is {form!r}")
-    raise IllegalAction(f"{bad_card_message(arg).replace(repr(arg), repr(arg) + ' in ' + repr(action), 1)}"
-                        f"; the form is {form!r}")
+        raise IllegalAction(f"bad joker {quoted(arg)} in {quoted(action)}: a joker names the card it "
+                            f"stands for as JK=6H; the form is {form!r}")
+    message = bad_card_message(arg).replace(quoted(arg), f"{quoted(arg)} in {quoted(action)}", 1)
+    raise IllegalAction(f"{message}; the form is {form!r}")
 
 
 def canonical(verb: str, args: tuple[str, ...] | list[str]) -> str:

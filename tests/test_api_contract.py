@@ -3,6 +3,7 @@ ValueError (IllegalAction for an action), never TypeError/IndexError/OverflowErr
 are checked strictly by engine.deal (X6); game options are typed and bounded."""
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
@@ -94,6 +95,35 @@ def _deal_of(game: str, seed: int) -> dict[str, Any]:
     return {"dealer": s.dealer, "hands": [[TOKENS[c] for c in cards_of(m)] for m in masks]}  # type: ignore[attr-defined]
 
 
+HUGE_ACTIONS = [
+    "x" * 100_000,  # one unknown verb
+    "play " + "Q" * 100_000,  # one bad card
+    "play " + "QS " * 33_000,  # too many cards
+    "meld " + "QS " * 33_000,  # valid tokens, not legal
+    "meld " + "JK=" + "6" * 100_000,  # a bad joker
+    "trump " + "H" * 100_000,
+    "draw " + "s" * 100_000,
+    "layoff " + "QS " * 33_000 + "x",
+    "pass " + "KS " * 33_000,
+]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_illegal_action_messages_quote_a_huge_action_capped(game: str) -> None:
+    """An IllegalAction message quotes at most engine.errors.QUOTED_CHARS of the action (a bot's
+    100,000-character action was quoted whole), in every game and phase reached by a few moves."""
+    s = load_game(game).new_match(seed=2)
+    rng = random.Random(game)
+    for _ in range(4):
+        for action in [*HUGE_ACTIONS, [["x"] * 100_000], "declare " + "a" * 100_000]:
+            with pytest.raises(IllegalAction) as e:
+                s.apply(action)
+            assert len(str(e.value)) < 1_500, (action[:20], str(e.value)[:200])
+        for _ in range(rng.randrange(1, 6)):
+            if not s.is_over():
+                s.apply(rng.choice(s.legal_actions()))
+
+
 # ------------------------------------------------------------------ the deal validator by family
 HEARTS = [[TOKENS[13 * suit + r] for r in range(13)] for suit in range(4)]
 
@@ -139,6 +169,69 @@ def test_x6_hand_one_short_is_refused(game: str) -> None:
     hands[0] = hands[0][1:]
     with pytest.raises(ValueError, match=r"hands\[0\] has|leave out 1 card"):
         load_game(game).new_match(players=n, deal={"dealer": 0, "hands": hands, "stock": rest})
+
+
+def _whole_deal(game: str) -> tuple[int, dict[str, Any]]:
+    """The first deal of a seeded match written out whole (X6): every seat's hand, the turned card
+    where the game turns one, every other card as the stock."""
+    s = load_game(game).new_match(seed=5)
+    if game == "zenuwen":
+        return s.players, _deal_of(game, 5)
+    while not any(s.hands):  # type: ignore[attr-defined]  # a cut or an omboeren comes first
+        s.apply(s.legal_actions()[0])
+    hands = [[TOKENS[c] for c in cards_of(m)] for m in s.hands]  # type: ignore[attr-defined]
+    rest = [TOKENS[c] for c in cards_of(s.deck_mask)]
+    for t in (t for h in hands for t in h):
+        rest.remove(t)
+    deal: dict[str, Any] = {"dealer": s.dealer, "hands": hands}  # type: ignore[attr-defined]
+    up = getattr(s, "upcard", None)
+    if isinstance(up, int) and up >= 0 and TOKENS[up] in rest:
+        deal["upcard"] = TOKENS[up]
+        rest.remove(TOKENS[up])
+    if rest:
+        deal["stock"] = rest
+    return s.players, deal
+
+
+def _damaged(deal: dict[str, Any], how: str) -> dict[str, Any]:
+    d = copy.deepcopy(deal)
+    hands, stock = d["hands"], d.get("stock")
+    other = next(t for h in hands[1:] for t in h)
+    if how == "stock one short":
+        d["stock"] = stock[1:]
+    elif how == "stock one long":
+        d["stock"] = [*stock, stock[0]]
+    elif how == "stock repeats a hand's card":
+        d["stock"] = [other, *stock[1:]]
+    elif how == "hand one short":
+        hands[0] = hands[0][1:]
+    elif how == "hand one long":
+        hands[0] = [*hands[0], other]
+    elif how == "hand repeats a card":
+        hands[0] = [other, *hands[0][1:]]
+    else:
+        d["dealer"] = None
+    return d
+
+
+DAMAGE = ["stock one short", "stock one long", "stock repeats a hand's card", "hand one short",
+          "hand one long", "hand repeats a card", "dealer None"]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_x6_every_game_refuses_a_deal_that_is_not_the_whole_pack_once_or_names_no_seat(game: str) -> None:
+    """Every game's deal parser counts the cards (jo_jotte, klop_bela and klop_bela_3p took a stock
+    one card short and dealt the missing card from the seed) and takes only a seat as dealer
+    (jokeren_nl and the other rummies took ``"dealer": None``); leaving ``dealer`` out is the default."""
+    n, deal = _whole_deal(game)
+    g = load_game(game)
+    g.new_match(seed=1, players=n, deal=deal)  # the whole deal: accepted
+    g.new_match(seed=1, players=n, deal={k: v for k, v in deal.items() if k != "dealer"})
+    for how in DAMAGE:
+        if how.startswith("stock") and "stock" not in deal:
+            continue
+        with pytest.raises(ValueError, match=r"leave out|has \d+ cards|more often|'dealer' must be a seat"):
+            g.new_match(seed=1, players=n, deal=_damaged(deal, how))
 
 
 def test_x6_duplicate_beyond_the_pack_is_refused() -> None:

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from engine.cards import EIGHT, JACK, KING, QUEEN, SEVEN, SUITS, TOKENS, card
 from engine.core import JSON, Option, State, rank_by
 from engine.deal import check_deal, pack_tokens
+from engine.errors import quoted
 from engine.games._jass import (
     KLOP_RULE,
     KLOP_RULE_NO_HOLDBACK,
@@ -184,11 +185,11 @@ class BelaState(State):
 
     def _inject(self, deal: dict[str, Any]) -> None:
         """X6: ``{"dealer", "hands": [6 tokens] per seat, "upcard", "stock": [top first]}``; the
-        stock may be partial (at least the cards still to be dealt): the rest of the pack follows
-        in a seeded order."""
+        stock is every card not in the hands or turned up (a test position, ``"partial": True``,
+        lists at least the cards still to be dealt and the rest follows in a seeded order)."""
         n = self.players
         check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(self._deck_list),
-                   sizes=[self.FIRST_PACKET] * n, stock="prefix", upcard="required")
+                   sizes=[self.FIRST_PACKET] * n, stock="rest", upcard="required")
         if not isinstance(deal, dict):
             raise ValueError("deal must be a dict such as {'dealer': 0, 'hands': [[...], ...], "
                              "'upcard': 'QS', 'stock': [...]}")
@@ -203,7 +204,7 @@ class BelaState(State):
         def take(tok: Any, what: str) -> int:
             nonlocal seen
             if not isinstance(tok, str):
-                raise ValueError(f"{what}: {tok!r} is not a card token")
+                raise ValueError(f"{what}: {quoted(tok)} is not a card token")
             c = card(tok)
             if not self.deck_mask >> c & 1:
                 raise ValueError(f"{what}: {tok} is not a card of this game's 32-card deck")

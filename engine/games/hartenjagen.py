@@ -53,6 +53,7 @@ from typing import Any, ClassVar, Final, final
 from engine.cards import SUIT_MASKS, SUITS, TOKENS, card
 from engine.core import JSON, CardTables, Game, Option, State, rank_by, register
 from engine.deal import check_deal, pack_tokens
+from engine.errors import quoted
 from engine.tricks import PLAY, PLAY_TABLES, Points, rank_order, suit_action_tables
 
 # --------------------------------------------------------------------- tables, built once
@@ -308,7 +309,7 @@ class HartenjagenState(State):
             for tok in h:
                 c = card(tok)
                 if c >= NCARDS:
-                    raise ValueError(f"no jokers in hartenjagen, got {tok!r}")
+                    raise ValueError(f"no jokers in hartenjagen, got {quoted(tok)}")
                 if (seen | m) >> c & 1:
                     raise ValueError(f"card {tok} is dealt twice")
                 m |= 1 << c

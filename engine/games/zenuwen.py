@@ -88,6 +88,7 @@ from typing import Any, ClassVar
 from engine.cards import PACK, RANKS, TOKENS, build_deck
 from engine.core import JSON, NO_CARD_TABLES, Game, Option, State, rank_by, register
 from engine.deal import check_deal, pack_tokens
+from engine.errors import quoted
 
 PILES = 5
 LAYOUT_CARDS = 15
@@ -229,8 +230,8 @@ class ZenuwenState(State):
             cards = []
             for tok in h:
                 if not isinstance(tok, str) or tok not in PHYS:
-                    raise ValueError(f"injected deal: bad card {tok!r}; write rank then suit, e.g. 'TH' "
-                                     "(no jokers in Zenuwen)")
+                    raise ValueError(f"injected deal: bad card {quoted(tok)}; write rank then suit, "
+                                     "e.g. 'TH' (no jokers in Zenuwen)")
                 got = next((c for c in PHYS[tok] if free >> c & 1), None)
                 if got is None:
                     raise ValueError(f"injected deal: {tok} appears more often than the pack(s) hold it")
@@ -667,7 +668,7 @@ class ZenuwenState(State):
         for a in args:
             tok = a.split("/")[0]
             if not tok.isdigit() and tok not in PHYS:
-                return (f"bad card {tok!r}: write rank then suit, e.g. 'TH' or 'QS' "
+                return (f"bad card {quoted(tok)}: write rank then suit, e.g. 'TH' or 'QS' "
                         f"(ranks {' '.join(RANKS)}, suits C D H S)")
         if self.phase != "play":
             return "the round is over: choose a centre pile with 'pile k'"

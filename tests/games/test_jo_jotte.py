@@ -48,8 +48,7 @@ EQUAL = [
 
 def new(hands9: list[list[str]], upcard: str, seed: int = 1, max_deals: int | None = None,
         stock_rest: list[str] | None = None, **options: Any) -> State:
-    d = deal(hands9, upcard, 0)
-    d["stock"] += stock_rest or []
+    d = deal(hands9, upcard, 0, stock_rest)
     return gamekit.from_deal(G, d, seed=seed, max_deals=max_deals, options=options)
 
 
@@ -444,7 +443,7 @@ def test_determinize_keeps_known_cards() -> None:
     assert not d.invariant_violations() and d.legal_actions() == st.legal_actions()
 
 
-def test_injected_deal_needs_the_extra_cards() -> None:
-    with pytest.raises(ValueError, match="still to be dealt"):
+def test_injected_deal_needs_the_whole_pack() -> None:
+    with pytest.raises(ValueError, match="leave out 18 cards of the pack"):
         load_game(G).new_match(deal={"dealer": 0, "hands": [h[:6] for h in SWEEP], "upcard": "AC",
                                      "stock": ["AD"]})

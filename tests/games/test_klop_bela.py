@@ -12,14 +12,21 @@ from engine.cards import cards_of
 from tests import gamekit
 from tests.gamekit import events, hand_of, play
 
+PACK32 = [r + s for s in "CDHS" for r in "789TJQKA"]
 
-def deal(hands9: list[list[str]], upcard: str, dealer: int = 0) -> dict[str, Any]:
+
+def deal(hands9: list[list[str]], upcard: str, dealer: int = 0,
+         stock_rest: list[str] | None = None) -> dict[str, Any]:
     """An injected deal from the players' whole 9-card hands: the first 6 are dealt first, the last
-    3 come from the stock after the first bidding round (voorhand's first)."""
+    3 come from the stock after the first bidding round (voorhand's first).  The stock then holds
+    ``stock_rest`` and every other card of the pack in pack order (a deal is the whole pack, X6)."""
     n = len(hands9)
     stock: list[str] = []
     for i in range(1, n + 1):
         stock += hands9[(dealer + i) % n][6:]
+    stock += stock_rest or []
+    listed = {*stock, upcard, *(t for h in hands9 for t in h)}
+    stock += [t for t in PACK32 if t not in listed]
     return {"dealer": dealer, "hands": [h[:6] for h in hands9], "upcard": upcard, "stock": stock}
 
 
