@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from bots.failure import HELP_SETTINGS, fail
+from bots.failure import HELP_SETTINGS, fail, one_line
 
 if TYPE_CHECKING:   # the sandbox, the engine and the registry load in the commands (--help stays cheap)
     from bots.validate import GameCheck, Validation
@@ -110,10 +110,10 @@ def _traceback_lines(c: GameCheck) -> list[str]:
 
 
 def _print_checks(v: Validation) -> None:
-    for c in v.checks:
-        print(c.line())
+    for c in v.checks:   # the bot's text shown escaped (bots.failure.one_line): it cannot act on a terminal
+        print(one_line(c.line(), None))
         for tl in _traceback_lines(c):
-            print(f"    {tl}")
+            print(f"    {one_line(tl, None)}")
         warning = c.bank_warning()
         if warning:
             print(warning)
@@ -122,6 +122,7 @@ def _print_checks(v: Validation) -> None:
         for stream, text in c.streams.items():
             lines = text.splitlines()
             for i, ln in enumerate(lines[:OUTPUT_LINES]):
+                ln = one_line(ln, None)
                 print(f"    [{stream}] {ln}" if i == 0 else f"    {' ' * (len(stream) + 2)} {ln}")
             if len(lines) > OUTPUT_LINES:
                 print(f"    ... ({len(lines) - OUTPUT_LINES} more lines of {stream}; --json has them)")
@@ -239,12 +240,14 @@ def list_cmd(
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
     table = Table("bot", "hash", "submitted", "games", "validation")
-    for e in entries:
+    for e in entries:   # a registry's text is never markup, and shown escaped
         val: dict[str, Any] = e.validation
-        table.add_row(e.spec, e.hash[:12], e.submitted, ", ".join(e.games),
+        table.add_row(*[Text(one_line(str(x), None)) for x in (e.spec, e.hash[:12], e.submitted,
+                                                                ", ".join(e.games))],
                       "ok" if val.get("ok") else "failed")
-    Console(highlight=False, soft_wrap=False, width=200).print(table)
+    Console(highlight=False, soft_wrap=False, width=200, markup=False).print(table)
 
 
 def main() -> None:  # pragma: no cover - the lead mounts ``app`` under ``cardarena bots``

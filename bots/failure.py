@@ -18,12 +18,18 @@ HELP_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 """The typer/click context settings of every ``cardarena`` app: ``-h`` is ``--help``."""
 
 
-def one_line(text: str, limit: int = 2000) -> str:
-    """``text`` safe to print as one line: control characters, line separators, ANSI escapes and lone
-    surrogates (from a path, an id or a bot's message) shown escaped, at most ``limit`` characters."""
-    out = "".join(c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else repr(c)[1:-1]
-                  for c in text)
-    return out if len(out) <= limit else out[:limit - 3] + "..."
+def one_line(text: str, limit: int | None = 2000) -> str:
+    """``text`` safe to print as one line: control characters, line separators, ANSI escapes, lone
+    surrogates and the bidirectional controls (from a path, an id, a bot's message or a log's text)
+    shown escaped, at most ``limit`` characters (``None``: all of them)."""
+    out = "".join(c if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF and c not in _BIDI
+                  else repr(c)[1:-1] if not c.isprintable() else f"\\u{ord(c):04x}" for c in text)
+    return out if limit is None or len(out) <= limit else out[:limit - 3] + "..."
+
+
+_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Bidirectional marks and overrides: printable by ``str.isprintable``, but they reorder what a
+terminal shows around them."""
 
 
 def fail(prog: str, message: str, code: int = 2) -> NoReturn:

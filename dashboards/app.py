@@ -20,11 +20,11 @@ import textwrap
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
 from bots.cli import app as bots_app
 from bots.failure import HELP_SETTINGS, fail
 from dashboards.listing import print_games
+from tournaments.analysis.tables import plain, plain_console, styled
 from tournaments.ladder.cli import app as ladder_app
 from tournaments.tournament_cli import app as tournament_app
 
@@ -41,7 +41,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(bots_app, name="bots")
 app.add_typer(ladder_app, name="ladder")
-out = Console(highlight=False, soft_wrap=False)
+out = plain_console()
+"""Reads no markup: bot names, fault reasons and bot output are printed as the text they are."""
 PROG = "cardarena"
 RULES_DOC = "docs/rules.md"
 """The rules reference shipped in the repository (``cardarena rules`` points to it)."""
@@ -138,18 +139,18 @@ def rules_cmd(game: Annotated[str, typer.Argument(help="game id (see `cardarena 
         return
     players = (str(cls.min_players) if cls.min_players == cls.max_players
                else f"{cls.min_players}-{cls.max_players}")
-    out.print(f"[bold]{cls.name}[/bold]  ({cls.id}; {players} players; {cls.family}; source: {source})")
+    out.print(styled((cls.name, "bold"), f"  ({cls.id}; {players} players; {cls.family}; source: {source})"))
     out.print()
     out.print(textwrap.dedent(cls.summary).strip(), markup=False)
     out.print()
-    out.print("[bold]Options[/bold] (load_game(id, NAME=VALUE) or `-o NAME=VALUE`):")
+    out.print(styled(("Options", "bold"), " (load_game(id, NAME=VALUE) or `-o NAME=VALUE`):"))
     if not cls.options_spec:
         out.print("  none")
     for o in cls.options_spec:
         choices = f" (one of {', '.join(map(repr, o.choices))})" if o.choices else ""
         out.print(f"  {o.name} = {o.default!r}{choices}: {o.doc}", markup=False)
     out.print()
-    out.print("[bold]Actions[/bold]:")
+    out.print(styled(("Actions", "bold"), ":"))
     out.print(textwrap.indent(textwrap.dedent(cls.notation).strip(), "  "), markup=False)
     out.print()
     out.print(f"The whole card, with every decision: {RULES_DOC} (section `{cls.id}`); card and action "
@@ -291,16 +292,16 @@ def play_and_show(game_id: str, names: list[str], seed: int, deals: int | None, 
                                      for f in result.faults],
                           "outputs": {str(s): t for s, t in outputs.items()}}))
         return result
-    out.print(f"[bold]{type(state.game).name}[/bold]  seed {seed}  bots: {', '.join(names)}"
-              f"  ({len(state.history)} moves, {state.deal_no} deals)")
+    out.print(styled((type(state.game).name, "bold"), f"  seed {seed}  bots: {', '.join(names)}"
+                     f"  ({len(state.history)} moves, {state.deal_no} deals)"))
     for line in _brief(result, names, width=min(100, out.width)):
-        out.print(line, markup=False)
+        out.print(plain(line))
     for line in _fault_lines(result, names, outputs, bool(type(state.game).teams)):
-        out.print(line, markup=False, style="bold red" if line.startswith("FAULT") else None)
+        out.print(plain(line, "bold red" if line.startswith("FAULT") else ""))
     for seat, text in outputs.items():
-        out.print(f"output of seat {seat} ({names[seat]}):", markup=False)
+        out.print(plain(f"output of seat {seat} ({names[seat]}):"))
         for ln in text.splitlines()[:40]:
-            out.print(f"    {ln}", markup=False)
+            out.print(plain(f"    {ln}"))
     out.print(_sheet_table(state, names, result.placement))
     if result.faults:
         out.print("place: a faulting seat forfeits and is placed last"

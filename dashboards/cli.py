@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from bots.failure import fail
+from bots.failure import fail, one_line
 
 PROG = "cardarena dashboard"
 SHOW = "cardarena show"
@@ -85,10 +85,11 @@ def show_cmd(
         print(json.dumps(summary))
         return
     print(f"{path.resolve()}")
-    print(f"  {summary['game']} match {summary['match_id']}: {summary['moves']:,} moves, {summary['faults']} "
-          f"fault(s), {summary['bytes'] / 1024:,.0f} KiB, {summary['seconds']} s", file=sys.stderr)
+    print(f"  {one_line(summary['game'], None)} match {one_line(summary['match_id'], None)}: "
+          f"{summary['moves']:,} moves, {summary['faults']} fault(s), {summary['bytes'] / 1024:,.0f} KiB, "
+          f"{summary['seconds']} s", file=sys.stderr)
     if summary["replay_error"]:
-        print(f"  warning: {summary['replay_error']}", file=sys.stderr)
+        print(f"  warning: {one_line(summary['replay_error'], None)}", file=sys.stderr)
 
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)

@@ -21,9 +21,10 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from engine import game_class
+from tournaments.analysis.tables import PlainTable as Table
+from tournaments.analysis.tables import styled
 from tournaments.costs import COSTS, MEASURED
 from tournaments.schedule import GamePlan, least_spread, match_id, plan, secret_from_seed
 from tournaments.spec import Spec
@@ -145,8 +146,8 @@ def print_plan(r: dict[str, Any], out: Console) -> None:
     """The report as text: fits 80 columns (``--json`` has every pair's meetings)."""
     mode = (f"sampled, {r['seatings']} seatings per game" if r["schedule"] == "sampled"
             else "full: every seating")
-    out.print(f"[bold]{r['tournament']}[/bold]: {len(r['games'])} games, {len(r['entrants'])} entrants, "
-              f"{mode}, {r['boards']} board(s): {r['total_matches']:,} matches")
+    out.print(styled((r["tournament"], "bold"), f": {len(r['games'])} games, {len(r['entrants'])} entrants, "
+                     f"{mode}, {r['boards']} board(s): {r['total_matches']:,} matches"))
     t = Table("game", "seats", "seatings", "rot.", "boards", "matches", "deals", "CPU", title="schedule")
     for g in r["games"]:
         t.add_row(g["game"], str(g["players"]), f"{g['seatings']:,}", str(g["rotations"]), str(g["boards"]),

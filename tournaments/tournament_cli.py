@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from bots.failure import HELP_SETTINGS, fail
+from bots.failure import HELP_SETTINGS, fail, one_line
+from tournaments.analysis.tables import PlainTable as Table
+from tournaments.analysis.tables import plain_console, styled
 
 if TYPE_CHECKING:  # the heavy modules (pyarrow, the engine) load when a command runs
     from tournaments.runners import Summary
@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # the heavy modules (pyarrow, the engine) load when a command
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   context_settings=HELP_SETTINGS,
                   help="Duplicate round-robin tournaments over every game, on Ray; logs in Parquet.")
-out = Console(highlight=False, soft_wrap=False)
+out = plain_console()
+"""Reads no markup: names, ids and problems may hold a log's or a bot's text (tables.py)."""
 PROG = "cardarena tournament"
 
 
@@ -113,8 +114,9 @@ def run_cmd(
         if not as_json and progress:
             where = (" in this process" if inline else f" on {address or sp.address}"
                      if (address or sp.address) else " (embedded Ray)" if use_ray else " (local processes)")
-            out.print(f"[bold]{sp.name}[/bold]: {len(sp.games)} games, {len(sp.bots)} entrants, "
-                      f"{sp.matches_per_seating} board(s) per seating -> {sp.output}{where}", soft_wrap=True)
+            out.print(styled((sp.name, "bold"), f": {len(sp.games)} games, {len(sp.bots)} entrants, "
+                             f"{sp.matches_per_seating} board(s) per seating -> {sp.output}{where}"),
+                      soft_wrap=True)
         summary = run_tournament(sp, tournament_id=tournament_id, resume=resume, address=address,
                                  executor="inline" if inline else "ray" if use_ray else "auto",
                                  progress=progress and not as_json,
@@ -126,7 +128,8 @@ def run_cmd(
     except OSError as e:   # a full disk, a read-only or vanished output directory
         fail(PROG, _os_line(e))
     for part, problems in summary.quarantined:
-        print(f"{PROG}: quarantined {part}: {problems[0]}; its matches were played again", file=sys.stderr)
+        print(f"{PROG}: quarantined {part}: {one_line(problems[0], None)}; its matches were played again",
+              file=sys.stderr)
     board = _board_or_fail(_readable(Path(summary.root)) if isinstance(summary.root, str) else summary.root,
                            summary.tournament)
     if as_json:
@@ -224,7 +227,7 @@ def _matches_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
     for p in committed_parts(root, tournament):
         c = check_batch(root, part_game(p), p.name, tournament, full=False)
         if c.foreign and len(c.problems) == 1:
-            print(f"{PROG}: warning: {c.problems[0]}", file=sys.stderr)
+            print(f"{PROG}: warning: {one_line(c.problems[0], None)}", file=sys.stderr)
             continue
         if c.problems or c.matches is None:
             bad.append(c)
@@ -320,8 +323,8 @@ def print_leaderboard(rows: list[dict[str, Any]], title: str) -> None:
     out.print(f"ranked over {len(games)} game(s), each weighing the same", markup=False, soft_wrap=True)
     for r in rows:
         if not r["ranked"]:
-            out.print(f"not ranked overall (did not play all those games): {r['bot']} "
-                      f"(entered only: {', '.join(r['games'])})", markup=False, soft_wrap=True)
+            out.print(styled(f"not ranked overall (did not play all those games): {r['bot']} "
+                             f"(entered only: {', '.join(r['games'])})"), soft_wrap=True)
     direction = rows[0]["lower_score_wins"]
     per = Table("game", "sheet", *[r["bot"] for r in rows], title="score per game")
     for g, low in direction.items():
@@ -394,8 +397,8 @@ def status_cmd(
             fail(PROG, f"the manifest {manifest_path(output, tid)} is corrupt (not a JSON object)")
         done, bad = scan_matches(output, tid)
         for c in bad:
-            print(f"{PROG}: warning: {c.problems[0]}; not counted (`{PROG} repair {output}` quarantines it, "
-                  "`--resume` replays its matches)", file=sys.stderr)
+            print(f"{PROG}: warning: {one_line(c.problems[0], None)}; not counted (`{PROG} repair {output}` "
+                  "quarantines it, `--resume` replays its matches)", file=sys.stderr)
         rows.append({"tournament": tid, "done": len(done), "total": m.get("total_matches"),
                      "games": [g["id"] for g in m.get("games", [])], "bots": m.get("bots", {}),
                      "created_at": m.get("created_at"), "updated_at": m.get("updated_at"),
@@ -458,7 +461,7 @@ def repair_cmd(
                           "replay": sorted(fixed.replay), "removed_orphans": len(orphans)}))
         return
     for part, problems in fixed.quarantined:
-        print(f"quarantined {part}: {'; '.join(problems)}")
+        print(f"quarantined {part}: {one_line('; '.join(problems), None)}")
     print(f"{tid}: {len(fixed.done)} of {total} matches in whole batches; "
               f"{len(fixed.quarantined)} batch(es) moved to {quarantine_dir(output)}"
               + (f", {len(orphans)} orphaned file(s) removed" if orphans else "")

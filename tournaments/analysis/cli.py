@@ -11,16 +11,18 @@ import json
 import math
 import os
 import sys
+from contextlib import nullcontext
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from bots.failure import fail, one_line
+from tournaments.analysis.tables import plain_console, styled
 
-out = Console(highlight=False, soft_wrap=False)
+out = plain_console()
+"""Reads no markup: every string it prints may hold a log's or a bot's text (tables.py)."""
 PROG = "cardarena"
 
 MAX_BOOTSTRAP = 100_000
@@ -171,7 +173,7 @@ def _write(table: Any, fmt: Format, output: Path | None, limit: int) -> None:
             pacsv.write_csv(table, output)
         else:
             buf = _csv_text(table)
-            sys.stdout.write(buf)
+            sys.stdout.write(_terminal_safe(buf) if sys.stdout.isatty() else buf)
         return
     rows = table.to_pylist()
     if fmt is Format.json:
@@ -187,10 +189,17 @@ def _write(table: Any, fmt: Format, output: Path | None, limit: int) -> None:
     shown = rows if limit <= 0 else rows[:limit]
     for r in shown:
         t.add_row(*[_cell(v) for v in r.values()])
-    console = Console(file=open(output, "w")) if output else out
-    console.print(t)
-    if len(shown) < len(rows):
-        console.print(f"({len(rows)} rows; {len(rows) - len(shown)} not shown: --limit 0 shows all)")
+    with open(output, "w") if output else nullcontext(None) as f:
+        console = plain_console(f) if f is not None else out
+        console.print(t)
+        if len(shown) < len(rows):
+            console.print(f"({len(rows)} rows; {len(rows) - len(shown)} not shown: --limit 0 shows all)")
+
+
+def _terminal_safe(text: str) -> str:
+    """CSV text for a terminal: each line's control characters and escapes shown escaped (a log's
+    text cannot repaint the terminal); redirected to a file or a pipe, the CSV is written as it is."""
+    return "\n".join(one_line(line, limit=None) for line in text.split("\n"))
 
 
 def _flat(table: Any) -> Any:
@@ -260,7 +269,7 @@ def _print_board(b: Any, wide: bool = False) -> None:
     score with its interval, mean place, a game's mean points and the Plackett-Luce strength; ``wide``
     adds the strength's interval and openskill.  Head-to-head columns are the ranks."""
     from tournaments.analysis.leaderboard import METRIC
-    from tournaments.analysis.tables import console, fit_table
+    from tournaments.analysis.tables import console, fit_table, plain
     con = console(wide, out)
     per_game = b.scope != "overall"
     low = b.lower_score_wins
@@ -278,10 +287,10 @@ def _print_board(b: Any, wide: bool = False) -> None:
         t.add_row(str(place) + ("~" if e.tied_with_next or (i and b.entrants[i - 1].tied_with_next) else ""),
                   e.name, str(e.matches), f"{e.score:.3f}", ci, f"{e.mean_place:.2f}", *pts,
                   f"{e.strength:+.2f}", *more)
-    con.print(f"[bold]{b.scope}[/bold]: {b.matches} matches")
+    con.print(styled((b.scope, "bold"), f": {b.matches} matches"))
     con.print(t)
     if b.note:
-        con.print("  " + b.note, markup=False)
+        con.print(plain("  " + b.note))
     con.print("  " + METRIC, markup=False)
     sheet = "" if low is None else " (lower is better)" if low else " (higher is better)"
     con.print("  n: matches; place: mean place" + (f"; points: mean of the game's own score sheet{sheet}"
@@ -308,8 +317,8 @@ def _print_board(b: Any, wide: bool = False) -> None:
                 else:
                     row.append("-")
             h.add_row(f"{k} {a}", *row)
-        con.print(f"[bold]{b.scope}[/bold]: share of matches the row placed above the column (ties half; "
-                  "columns numbered as the rows; ~ = not significant)")
+        con.print(styled((b.scope, "bold"), ": share of matches the row placed above the column (ties half; "
+                         "columns numbered as the rows; ~ = not significant)"))
         con.print(h)
     con.print()
 
@@ -355,7 +364,7 @@ def verify_cmd(
     else:
         vs = report.violations if shown <= 0 else report.violations[:shown]
         for v in vs:
-            print(v.line())
+            print(one_line(v.line(), limit=None))
         if len(vs) < len(report.violations):
             print(f"... {len(report.violations) - len(vs)} more (--show 0 prints all)")
         rate = report.moves / report.replay_seconds if report.replay_seconds else 0.0
@@ -374,8 +383,10 @@ def coverage_cmd(
 ) -> None:
     """Every rule event of each game's card in docs/rules.md (then those the game declares beyond it)
     with how often it fired; never fired = flagged."""
+    from rich.text import Text
+
     from tournaments.analysis.coverage import coverage
-    from tournaments.analysis.tables import fit_table
+    from tournaments.analysis.tables import fit_table, plain
     from tournaments.analysis.views import LogError
     log = _open(directory, ("matches", "events"))
     try:
@@ -391,13 +402,13 @@ def coverage_cmd(
         return
     for c in covs:
         fired = len(c.events) - len(c.missing)
-        out.print(f"[bold]{c.game}[/bold]: {c.matches} matches, {fired}/{len(c.events)} listed events "
-                  f"fired (list: {c.source})")
+        out.print(styled((c.game, "bold"), f": {c.matches} matches, {fired}/{len(c.events)} listed events "
+                         f"fired (list: {c.source})"))
         t = fit_table("event", "fired", "matches", "")
         for ev in c.events:
-            flag = "[bold red]NEVER FIRED[/bold red]" if ev["missing"] else ""
+            flag = Text("NEVER FIRED", style="bold red") if ev["missing"] else Text()
             if not ev["on_card"] and c.source != "declared only":
-                flag += (" " if flag else "") + "declared"
+                flag.append((" " if flag else "") + "declared")
             t.add_row(_short(ev["event"], c.game), str(ev["fired"]), str(ev["matches"]), flag)
         for ev in c.extra:
             t.add_row(_short(ev["event"], c.game), str(ev["fired"]), str(ev["matches"]), "unlisted")
@@ -406,7 +417,7 @@ def coverage_cmd(
             out.print("  declared: the game declares it, its docs/rules.md card does not list it; "
                       "unlisted: fired, on neither list", markup=False)
         if c.note:
-            out.print(f"  {c.game}: {c.note}", markup=False)
+            out.print(plain(f"  {c.game}: {c.note}"))
 
 
 def _short(event: str, game: str) -> str:

@@ -93,12 +93,13 @@ def faults_cmd(
     print(f"{one_line(who)}: {rep['faults']} fault(s) in {len(rep['groups'])} group(s) (one bug, one "
           "group: kind and reason with its numbers, cards and ids made placeholders)")
     for i, g in enumerate(rep["groups"], 1):
-        print(f"{i}. {g['kind']} x{g['count']} in {g['matches']} match(es) of {', '.join(g['games'])}"
+        games = one_line(", ".join(g["games"]))
+        print(f"{i}. {one_line(g['kind'])} x{g['count']} in {g['matches']} match(es) of {games}"
               f" ({one_line(g['entrant'])}): {one_line(g['reason'])}")
         first = g["faults"][0]
-        print(f"   first: match {first['match_id']} seat {first['seat']} ply {first['ply']}: "
+        print(f"   first: match {one_line(first['match_id'])} seat {first['seat']} ply {first['ply']}: "
               f"{one_line(first['reason'].strip().splitlines()[0] if first['reason'].strip() else '', 300)}")
         for f in g["faults"][:SHOWN]:
-            print(f"   replay: {f['replay']['show']}   (or {f['replay']['verify']})")
+            print(f"   replay: {one_line(f['replay']['show'])}   (or {one_line(f['replay']['verify'])})")
         if len(g["faults"]) > SHOWN:
             print(f"   ... and {len(g['faults']) - SHOWN} more (--json lists every fault)")

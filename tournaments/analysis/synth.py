@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 
 from engine import game_class, load_game
 from engine.core import State
-from tournaments.log import TABLES, BatchLog, MoveRow, commit_batch, options_json, write_part
+from tournaments.log import TABLES, BatchLog, Fault, MoveRow, commit_batch, options_json, write_part
 from tournaments.paths import all_parts, sibling_part
 from tournaments.schedule import bot_seed, deal_seed, secret_from_seed
 
@@ -85,13 +85,17 @@ def play_logged(state: State, bots: Sequence[str], seeds: Sequence[int]) -> list
 def write_log(out: str | Path, games: Sequence[str], bots: Sequence[str], boards: int = 2, seed: int = 1,
               tournament: str = "synth", max_deals: int | None = None,
               options: dict[str, dict[str, Any]] | None = None, batch_size: int = 16,
-              players: int | None = None, secret: bytes | None = None) -> int:
+              players: int | None = None, secret: bytes | None = None, fault_reason: str | None = None,
+              worker: str = "synth:0") -> int:
     """Play and log matches of ``games`` between ``bots``; return the number of matches written.
 
     For each game and board, the first ``players`` entrants of ``bots`` (the game's default seat
     count) sit in every rotation: entrant ``i`` at seat ``(i + rotation) % players``; all rotations of
     a board share its seed (duplicate deals).  Entrants rotate through ``bots`` board by board, so
     every bot plays when there are more bots than seats.
+
+    ``fault_reason``: each match also records a crash of seat 0 at its first move with this reason,
+    and ``worker`` names the worker (tests of how the commands show a log's text).
     """
     root = Path(out)
     written = 0
@@ -125,9 +129,9 @@ def write_log(out: str | Path, games: Sequence[str], bots: Sequence[str], boards
                     teams=[s % 2 for s in range(n)] if cls.teams else list(range(n)),
                     scores=state.scores(), ranking=ranking, engine_ranking=ranking,
                     deals_played=state.deal_no, sheet=state.score_sheet(), moves=moves, events=state.events,
-                    faults=[],
+                    faults=[] if fault_reason is None else [Fault(0, "crash", 0, fault_reason)],
                     duration_s=time.perf_counter() - t0, finished_at_ms=int(time.time() * 1000),
-                    worker="synth:0")
+                    worker=worker)
                 written += 1
                 if len(log.match_ids) >= batch_size:
                     commit_batch(root, log, fsync=False)
