@@ -23,8 +23,9 @@ jass tables".  Decisions followed: GJ1-GJ17 (and X1-X6).
   side whose running total reaches 100 claims (both after a trick: the trick winner's side): 1 stroke,
   2 if the opponents have under 51 (GJ5 onder jan); the deal ends.  While a pit lives its side does
   not claim.  GJ11/GJ12: a pit is made by taking all 8 tricks: 4 strokes plus the strokes of every
-  big meld its side announced, the opponents' Stuk cancelled; the first lost trick ends it (its
-  melds void).  Nobody at 100 after 8 tricks: the running totals carry over.
+  big meld its side announced that has not already scored (a meld scores once: only the pit
+  announcer's melds wait for the pit), the opponents' Stuk cancelled; the first lost trick ends it
+  (its melds void).  Nobody at 100 after 8 tricks: the running totals carry over.
 * GJ16 ``manual_claims``: ``declare honderd`` on one's own turn in play; a false claim gives the
   opponents the deal (1 stroke, 2 if the claimers are under 51, GJ3); after the 8th trick an
   unclaimed side at 100 is claimed for; a side that took all 8 tricks unclaimed scores a pit.
@@ -96,6 +97,9 @@ class GrevjasState(KruisjasState):
     pit_seat: int
     last_taker: int
     stuk_side: list[bool]
+    scored: tuple[int, int]
+    """GJ10/GJ12: the meld that scored in the meld round, as (announcement, meld) indices into
+    ``announced`` ((-1, -1): none); a made pit does not score it again."""
 
     def _rule(self) -> PlayRule:
         return GREVJAS_RULE
@@ -104,6 +108,7 @@ class GrevjasState(KruisjasState):
     """GJ17: the ranks each player cut for the first deal, round by round (ties cut again)."""
 
     def _init_match(self) -> None:
+        self.scored = (-1, -1)
         self.first_cuts = []
         self.pack = []
         self.pit_side = self.pit_seat = -1
@@ -116,6 +121,7 @@ class GrevjasState(KruisjasState):
         self.last_taker = -1
         self.stuk_side = [False, False]
         self.pack = []
+        self.scored = (-1, -1)
 
     # ------------------------------------------------------------------ dealing (GJ1, GJ2, GJ9, GJ17)
     def _first_dealer(self) -> int:
@@ -195,17 +201,18 @@ class GrevjasState(KruisjasState):
             self._melds_done()
 
     def _melds_done(self) -> None:
-        best: tuple[int, Meld] | None = None
-        for seat, combo in self.announced:
-            for m in combo:
+        best: tuple[int, Meld, tuple[int, int]] | None = None
+        for i, (seat, combo) in enumerate(self.announced):
+            for j, m in enumerate(combo):
                 if best is None or key_cards_top(m) > key_cards_top(best[1]):  # GJ10: ties, earlier
-                    best = (seat, m)
+                    best = (seat, m, (i, j))
         if best is not None:
-            seat, m = best
+            seat, m, where = best
             side = seat % 2
             if side != self.pit_side:  # GJ6: a pit side's melds wait for the pit
                 self._emit("meld_scored", seat=seat, meld=m.describe(), value=m.value)
                 self._score_meld(side, seat, m)
+                self.scored = where  # GJ12: it scores once
         if self._claims(None):
             return
         self._start_play((self.dealer + 1) % 4)
@@ -298,13 +305,15 @@ class GrevjasState(KruisjasState):
         self._end(winner, strokes)
 
     def _pit_made(self, side: int) -> None:
-        # GJ12: 4 strokes in all, plus every big meld its side announced; the opponents' Stuk cancelled
+        # GJ12: 4 strokes in all, plus every big meld its side announced that has not already scored
+        # (a meld scores once: only the pit announcer's melds wait for the pit); the opponents' Stuk
+        # cancelled
         strokes = 4
         big: list[tuple[int, Meld]] = []
-        for seat, combo in self.announced:
+        for i, (seat, combo) in enumerate(self.announced):
             if seat % 2 == side:
-                for m in combo:
-                    if m.value >= 100:
+                for j, m in enumerate(combo):
+                    if m.value >= 100 and (i, j) != self.scored:
                         strokes += m.value // 100
                         big.append((seat, m))
         self._emit("pit_made", seat=self.pit_seat if self.pit_seat >= 0 else None, side=side,

@@ -213,6 +213,45 @@ def test_gj12_made_pit_logs_its_big_melds_as_strokes() -> None:
     assert st.score_sheet()[0] == [14.0, 0.0, 14.0, 0.0]
 
 
+GJ12_DEAL = {"dealer": 0, "trump_card": "TD",
+             "hands": [["JS", "JH", "QC", "8D", "QD", "9D", "JD", "TD"],
+                       ["8S", "7C", "AC", "7S", "8H", "7H", "9H", "QH"],
+                       ["8C", "KC", "9S", "TH", "KD", "AD", "KS", "7D"],
+                       ["9C", "TS", "KH", "AH", "JC", "QS", "TC", "AS"]]}
+GJ12_PLAY = ("AC KD TC 8D 9S TS JD 8S QC 7C KC 9C TH AH TD QH 9D 7H AD AS QD 8H 7D QS JS 7S KS JC 8C KH "
+             "JH 9H").split()
+
+
+def test_gj12_a_meld_scores_once() -> None:
+    """Issue 21 §4 (seed 003 L351: only the pit announcer's melds wait for the pit): side 0's run of
+    five scored its 5 strokes when announced (GJ6, the deal's best meld); when side 0 then sweeps
+    all eight tricks under ``manual_claims`` (a pit, GJ16) it is not scored again: 4 + 5, not
+    4 + 5 + 5."""
+    st = load_game("grevjas", manual_claims=True).new_match(seed=1, players=4, deal=GJ12_DEAL)
+    play(st, "declare pit + 9H 8H 7H", "pass", "pass", "declare QD JD TD 9D 8D")
+    [b] = ev(st, "grevjas.meld_big_as_strokes")
+    assert (b["seat"], b["strokes"]) == (0, 5) and "pit" not in b
+    play(st, *[f"play {c}" for c in GJ12_PLAY])
+    assert ev(st, "grevjas.pit_failed")[0]["side"] == 1
+    [p] = ev(st, "grevjas.pit_made")
+    assert p["side"] == 0 and p["strokes"] == 4
+    assert len(ev(st, "grevjas.meld_big_as_strokes")) == 1  # scored once
+    assert st.score_sheet()[0] == [9.0, 0.0, 9.0, 0.0]
+
+
+def test_gj12_a_swept_side_scores_its_big_melds_that_had_not_scored() -> None:
+    """GJ10/GJ12: only the deal's best meld scored in the meld round; a sweep (a pit) scores the
+    sweeping side's other big melds, the one that scored excepted."""
+    st = new(PIT, manual_claims=True)
+    play(st, "pass", "declare AD KD QD JD TD 9D 8D 7D", "pass", "declare AH KH QH JH TH 9H 8H 7H")
+    [b] = ev(st, "grevjas.meld_big_as_strokes")  # GJ10: the earlier of two equal melds scores
+    assert (b["seat"], b["strokes"]) == (2, 5)
+    finish_deal(st)
+    logged = [(e["seat"], e.get("pit")) for e in ev(st, "grevjas.meld_big_as_strokes")]
+    assert logged == [(2, None), (0, True)]
+    assert ev(st, "grevjas.pit_made")[0]["strokes"] == 4 + 5
+    assert st.score_sheet()[0] == [14.0, 0.0, 14.0, 0.0]
+
 
 # --------------------------------------------------------------------- claims
 def test_gj4_automatic_claim_at_100() -> None:
