@@ -204,6 +204,36 @@ def test_b5_option_must_trump_whoever_wins() -> None:
     assert not events(st, "butifarra.undertrump_blocked")
 
 
+def test_b5_must_trump_wins_over_no_losing_trump() -> None:
+    """B5 (RULES.md, turn 3): with both options, ``must_trump`` wins: a void player holding only
+    trumps lower than the trick's (and other cards) must still play one of them."""
+    st = b5_start(must_trump=True, no_losing_trump=True)  # seat 3: only 4H-8H, all below AH
+    assert st.history[-1] == "play 4H"
+    # seat 0, void, his partner wins with AH: 2H and 3H lose, yet one of them must be played
+    assert sorted(st.legal_actions()) == ["play 2H", "play 3H"]
+    with pytest.raises(IllegalAction, match="B5"):
+        st.apply("play 4C")
+    st = new(B5_HANDS, dealer=0, must_trump=True, no_losing_trump=True)
+    play(st, "trump H", "pass", "pass", "play AD", "play AH")
+    with pytest.raises(IllegalAction, match="B5"):
+        st.apply("play 2C")
+
+
+def test_b5_with_both_options_every_legal_list_is_must_trumps() -> None:
+    """B5 with ``no_losing_trump`` too: in random play every legal list equals the one under
+    ``must_trump`` alone (the same deals, the same actions)."""
+    for seed in range(40):
+        both = load_game("butifarra", must_trump=True, no_losing_trump=True).new_match(seed=seed, max_deals=1)
+        alone = load_game("butifarra", must_trump=True).new_match(seed=seed, max_deals=1)
+        rng = random.Random(seed)
+        while not both.is_over():
+            legal = both.legal_actions()
+            assert legal == alone.legal_actions(), f"seed {seed} after {both.history[-4:]}"
+            a = rng.choice(legal)
+            both.apply(a)
+            alone.apply(a)
+
+
 def test_b5_must_trump_overtrumps_the_partner_when_it_can() -> None:
     hands = [
         ["2H", "AH", "4C", "5C", "6C", "7C", "8C", "2S", "3S", "4S", "5S", "6S"],
