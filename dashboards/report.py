@@ -9,445 +9,55 @@ are BSD-3-Clause, as are Altair and vl-convert).  It holds:
 - the overall and per-game leaderboards with rating intervals, a head-to-head heatmap and how the
   ratings converged as matches accumulated;
 - the entrants with their options (as the spec gave them, from the manifest);
-- faults grouped by bot, kind and normalised reason (:func:`normalise_reason`: one bug at different
-  moves is one row), with the first example's match and move;
+- faults grouped by bot, kind and normalised reason (:func:`bots.faults.group_faults`: one bug at
+  different moves is one row), with the first example's match and move;
 - rule coverage as one small table per game, with the events that never fired;
-- a match viewer: a sample of matches is replayed here with the engine and every seat's
+- a match viewer: a sample of matches is replayed with the engine and every seat's
   ``state.observation(seat)`` after every ply is embedded (delta-encoded, zlib, base64), so the
   browser draws hands, tricks, melds, the discard pile, scores and rule events without an engine,
   and jumps to the move of a fault.
 
 :func:`build_match_page` writes the viewer alone for one match (``cardarena show DIR MATCH_ID``).
 
-Where the data comes from: the Parquet logs of ``data/README.md`` (schema 1), read with DuckDB.
-The numbers come from :class:`Analysis`, the one seam to the analysis package
-(``tournaments.analysis``): it takes that package's ratings, head-to-head, coverage and verification
-where it provides them, and computes them here otherwise (openskill Plackett-Luce, pairwise
-placements, ``Game.rule_events``, a report-time replay).
+This module renders; it reads no log and computes no rating.  The data comes from
+:mod:`dashboards.report_data`: the logs of ``data/README.md`` through
+``tournaments.analysis.views.TournamentLog``, and the numbers (ratings, head-to-head, convergence,
+coverage, verification) from the analysis package through :class:`~dashboards.report_data.Analysis`.
 
 A section without data (an empty tournament, a single bot or game) shows a sentence saying why in
 place of its chart.
 """
 from __future__ import annotations
 
-import base64
 import html
 import json
 import math
 import os
-import random
 import re
 import time
-import zlib
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from bots.faults import group_faults
-from bots.faults import normalise_reason as normalise_reason  # (re-exported: it lives in bots.faults now)
+from dashboards.report_data import (
+    Analysis,
+    DashboardError,
+    Logs,
+    entrants,
+    find_match,
+    game_order,
+    jsonable,
+    read_logs,
+    replay_for_viewer,
+    sample_matches,
+)
 
 TEMPLATES = Path(__file__).with_name("templates")
 DEFAULT_SAMPLE = 20
 """Matches embedded in the viewer unless ``--sample`` says otherwise."""
-Z95 = 1.959964
-
-
-class DashboardError(ValueError):
-    """Bad input (not a tournament directory, unreadable logs): one line for the user."""
-
-
-# =============================================================================== reading the logs
-@dataclass
-class Logs:
-    """What the report needs from a tournament directory, read through the analysis package's views."""
-
-    root: Path
-    log: Any
-    """The checked :class:`tournaments.analysis.views.TournamentLog`."""
-    manifests: list[dict[str, Any]]
-    matches: list[dict[str, Any]]
-    """One dict per match (the ``matches`` columns, ``game`` included), in the order they finished."""
-    event_counts: dict[tuple[str, str], int]
-    """(game, event) -> how often it fired."""
-    moves_total: int
-    events_total: int
-
-    def games(self) -> list[str]:
-        """The games of the tournament: those with matches, and those its manifests name."""
-        seen = {m["game"] for m in self.matches}
-        for man in self.manifests:
-            for games in (man.get("games"), man.get("spec", {}).get("games")):
-                for g in games if isinstance(games, list) else []:
-                    gid = g.get("id") if isinstance(g, dict) else g
-                    if isinstance(gid, str):
-                        seen.add(gid)
-        return _game_order(seen)
-
-    def sql(self, query: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
-        """Rows of a DuckDB query over the views ``matches``, ``moves`` and ``events``."""
-        import duckdb
-        con = self.log.connect()
-        try:
-            cur = con.execute(query, params or [])
-            cols = [d[0] for d in cur.description or []]
-            return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
-        except duckdb.Error as e:
-            raise DashboardError(f"cannot read the logs under {self.root}: {_first_line(e)}") from None
-        finally:
-            con.close()
-
-    def moves_of(self, match_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
-        """The moves of these matches, in ply order."""
-        out: dict[str, list[dict[str, Any]]] = {m: [] for m in match_ids}
-        if match_ids:
-            q = ("SELECT match_id, ply, deal, seat, action, status FROM moves "
-                 "WHERE match_id IN (SELECT unnest(?)) ORDER BY match_id, ply")
-            for r in self.sql(q, [list(match_ids)]):
-                out[r["match_id"]].append(r)
-        return out
-
-
-def _first_line(e: BaseException) -> str:
-    text = str(e).strip()
-    return text.splitlines()[0] if text else type(e).__name__
-
-
-def _game_order(ids: Iterable[str]) -> list[str]:
-    from engine.core import RULES_ORDER
-    order = {g: i for i, g in enumerate(RULES_ORDER)}
-    return sorted(set(ids), key=lambda g: (order.get(g, len(order)), g))
-
-
-def read_logs(root: str | Path) -> Logs:
-    """Open a tournament directory (``data/README.md``); :class:`DashboardError` if it is none or a
-    part file is missing or unreadable (the message names the file)."""
-    from tournaments.analysis.views import LogError, open_log
-    root = Path(root)
-    try:
-        log = open_log(root)
-    except LogError as e:
-        raise DashboardError(str(e)) from None
-    manifests: list[dict[str, Any]] = []
-    from tournaments.paths import manifests as manifest_files
-    for p in manifest_files(root):
-        try:
-            manifests.append(json.loads(p.read_text(encoding="utf-8")))
-        except (OSError, json.JSONDecodeError) as e:
-            raise DashboardError(f"{p}: unreadable manifest ({e})") from None
-    logs = Logs(root, log, manifests, [], {}, 0, 0)
-    logs.matches = logs.sql("SELECT * REPLACE (epoch_ms(finished_at) AS finished_at) FROM matches "
-                            "ORDER BY finished_at, match_id")
-    for m in logs.matches:
-        m["faults"] = [dict(f) for f in m.get("faults") or []]
-    logs.moves_total = int(logs.sql("SELECT count(*) AS n FROM moves")[0]["n"])
-    for r in logs.sql("SELECT game, event, count(*) AS n FROM events GROUP BY ALL"):
-        logs.event_counts[(r["game"], r["event"])] = int(r["n"])
-    logs.events_total = sum(logs.event_counts.values())
-    return logs
-
-
-# =============================================================================== the analysis seam
-class Analysis:
-    """The numbers of the report, as plain rows (lists of dicts), from the analysis package
-    (``tournaments.analysis``): leaderboards and head-to-head (``ratings.rank``), verification
-    (``verify.verify``) and rule coverage.  Computed here: how the ratings converged (the same
-    openskill updates in the same order, recorded after every match) and faults."""
-
-    def __init__(self, logs: Logs, bootstrap: int = 200) -> None:
-        from tournaments.analysis import ratings
-        self.logs = logs
-        self._histories: dict[str, dict[str, Series]] | None = None
-        self.boards: dict[str, Any] = {b.scope: b for b in ratings.rank(logs.log, bootstrap=bootstrap)}
-        if "overall" not in self.boards and len(self.boards) == 1:
-            self.boards["overall"] = next(iter(self.boards.values()))  # one game: it is the whole
-
-    # ------------------------------------------------------------------ ratings
-    def leaderboard(self, game: str | None) -> list[dict[str, Any]]:
-        """One row per ranked entrant, in the headline's order (:mod:`tournaments.analysis.leaderboard`,
-        the numbers ``tournament leaderboard`` and ``rank`` print): the headline ``score`` with its
-        bootstrap 95% interval (``tied`` when the gap to the next is not significant), matches, mean
-        place, mean points (per game), faults, the Plackett-Luce strength with its interval and the
-        openskill rating ``mu`` with mu +- 1.96 sigma.  Overall: only the entrants ranked there
-        (:meth:`apart` lists the others)."""
-        board = self.boards.get(game or "overall")
-        if board is None:
-            return []
-        games = set(board.games) if board.games else None
-        faults: dict[str, int] = defaultdict(int)
-        for m in self.logs.matches:
-            if games is not None and m["game"] not in games:
-                continue
-            faulted = {f.get("seat") for f in m["faults"]}
-            for seat, bot in enumerate(m["bots"]):
-                faults[bot] += seat in faulted
-        rows = []
-        for i, e in enumerate(board.entrants, 1):
-            rows.append({
-                "rank": i, "bot": e.name, "matches": e.matches, "mean_place": e.mean_place,
-                "mean_score": e.mean_score if game is not None else None,
-                "score": e.score, "score_lo": e.score_lo, "score_hi": e.score_hi, "faults": faults[e.name],
-                "strength": e.strength, "strength_lo": e.lo, "strength_hi": e.hi,
-                "tied": bool(e.tied_with_next), "mu": e.mu, "sigma": e.sigma,
-                "lo": e.mu - Z95 * e.sigma, "hi": e.mu + Z95 * e.sigma})
-        return rows
-
-    def board_note(self, game: str | None) -> tuple[str, list[dict[str, Any]], bool | None]:
-        """What a board compares (one line), the entrants left out of it (overall) and, for a game,
-        the direction of its score sheet (True: lower is better)."""
-        board = self.boards.get(game or "overall")
-        if board is None:
-            return "", [], None
-        return board.note, list(board.apart), board.lower_score_wins
-
-    def head_to_head(self, game: str | None = None) -> list[dict[str, Any]]:
-        """Both directions of every pair that met: the share of meetings in which ``a`` placed above
-        ``b`` (ties half), its bootstrap interval, the number of meetings and whether the order is
-        significant (the interval leaves out 0.5)."""
-        board = self.boards.get(game or "overall")
-        rows: list[dict[str, Any]] = []
-        for h in board.h2h if board is not None else []:
-            n = h.wins + h.losses + h.ties
-            sig = bool(h.significant)
-            rows.append({"a": h.a, "b": h.b, "share": h.score, "lo": h.lo, "hi": h.hi, "n": n,
-                         "significant": sig})
-            rows.append({"a": h.b, "b": h.a, "share": 1 - h.score, "lo": 1 - h.hi, "hi": 1 - h.lo, "n": n,
-                         "significant": sig})
-        return sorted(rows, key=lambda r: (r["a"], r["b"]))
-
-    def convergence(self, game: str | None, points: int = 120) -> list[dict[str, Any]]:
-        """Each entrant's openskill rating after each match it played, in the order the leaderboard
-        rates them, thinned to about ``points`` per entrant; the last point is the leaderboard's."""
-        if self._histories is None:
-            self._histories = rating_histories(self.logs.matches)
-        out: list[dict[str, Any]] = []
-        for bot, series in self._histories.get(game or "overall", {}).items():
-            step = max(1, math.ceil(len(series) / points))
-            keep = series[::step]
-            if keep[-1] is not series[-1]:
-                keep.append(series[-1])
-            for k, mu, sigma in keep:
-                out.append({"bot": bot, "match": k, "mu": mu, "lo": mu - Z95 * sigma, "hi": mu + Z95 * sigma})
-        return out
-
-    # ------------------------------------------------------------------ faults
-    def faults(self) -> list[dict[str, Any]]:
-        """Every fault: bot, kind, reason, game, match, seat, ply."""
-        rows = []
-        for m in self.logs.matches:
-            for f in m["faults"]:
-                seat = f.get("seat")
-                bot = (m["bots"][seat] if isinstance(seat, int) and 0 <= seat < len(m["bots"])
-                       else "(engine)" if f.get("kind") == "error" else "?")
-                rows.append({"bot": bot, "kind": f.get("kind") or "?", "reason": f.get("reason") or "",
-                             "game": m["game"], "match_id": m["match_id"], "seat": seat, "ply": f.get("ply")})
-        return rows
-
-    # ------------------------------------------------------------------ coverage
-    def coverage(self) -> list[dict[str, Any]]:
-        """One row per (game, rule event): how often it fired and in how many matches (``coverage``);
-        ``listed``: on the game's RULES.md card (an event that fired without being listed is shown too).
-        Games the manifest names that have no match yet show their card's events, none fired."""
-        from tournaments.analysis.coverage import card_events, coverage
-        rows: list[dict[str, Any]] = []
-        seen = set()
-        for gc in coverage(self.logs.log):
-            seen.add(gc.game)
-            for listed, events in ((True, gc.events), (False, gc.extra)):
-                rows += [{"game": gc.game, "event": e["event"], "count": e["fired"], "matches": e["matches"],
-                          "listed": listed} for e in events]
-        for g in self.logs.games():
-            if g not in seen:
-                rows += [{"game": g, "event": f"{g}.{n}", "count": 0, "matches": 0, "listed": True}
-                         for n in card_events(g)[0]]
-        for r in rows:
-            r["short"] = r["event"].split(".", 1)[-1]
-        return rows
-
-    # ------------------------------------------------------------------ verification
-    def verification(self) -> dict[str, Any]:
-        """``cardarena verify``: every match replayed (each action legal, scores, ranking, deals and
-        rule events as logged) and the invariant queries run over the logs."""
-        from tournaments.analysis.verify import verify
-        t0 = time.perf_counter()
-        rep = verify(self.logs.root)
-        return {"ran": True, "matches": rep.matches, "total": len(self.logs.matches), "moves": rep.moves,
-                "queries": list(rep.queries), "unknown_games": list(rep.unknown_games),
-                "seconds": time.perf_counter() - t0,
-                "problems": [{"check": v.check, "game": v.game, "match_id": v.match_id, "detail": v.detail,
-                              "replay": v.replay} for v in rep.violations]}
-
-
-Series = list[tuple[int, float, float]]
-"""``(k, mu, sigma)`` after each rated match."""
-
-
-def rating_histories(matches: Sequence[dict[str, Any]]) -> dict[str, dict[str, Series]]:
-    """Per scope (each game, and ``overall``) and entrant, ``(k, mu, sigma)`` after the k-th rated match
-    of that scope in which the entrant played.
-
-    The leaderboard's openskill (``tournaments.analysis.ratings``): per game, Plackett-Luce updates in
-    ``match_id`` order with partners as one team (a unit: the labels of a team's seats, its best place);
-    overall, each entrant's per-game ratings combined with equal weight (mean mu, sqrt(sum sigma^2) / k)
-    after every match, in ``match_id`` order across games.  So each series ends at the leaderboard's
-    rating (``test_convergence_ends_at_the_leaderboard_rating`` holds the two together).  One pass.
-    """
-    from openskill.models import PlackettLuce
-    model = PlackettLuce()
-    per_game: dict[str, dict[str, Any]] = defaultdict(dict)
-    hist: dict[str, dict[str, Series]] = defaultdict(lambda: defaultdict(list))
-    done: Counter[str] = Counter()
-    for k, m in enumerate(sorted(matches, key=lambda m: m["match_id"]), 1):
-        game = m["game"]
-        ratings = per_game[game]
-        done[game] += 1
-        us = _units(m["bots"], m["teams"], m["ranking"])
-        teams = []
-        for labels, _ in us:
-            for lab in labels:
-                if lab not in ratings:
-                    ratings[lab] = model.rating(name=lab)
-            teams.append([ratings[lab] for lab in labels])
-        new = model.rate(teams, ranks=[float(p) for _, p in us])
-        for (labels, _), team in zip(us, new, strict=True):
-            for lab, r in zip(labels, team, strict=True):
-                ratings[lab] = r
-        for lab in dict.fromkeys(m["bots"]):
-            r = ratings[lab]
-            hist[game][lab].append((done[game], float(r.mu), float(r.sigma)))
-            vals = [(float(g[lab].mu), float(g[lab].sigma)) for g in per_game.values() if lab in g]
-            mu = sum(v[0] for v in vals) / len(vals)
-            sigma = math.sqrt(sum(v[1] ** 2 for v in vals)) / len(vals)
-            hist["overall"][lab].append((k, mu, sigma))
-    return {scope: dict(h) for scope, h in hist.items()}
-
-
-Unit = tuple[tuple[str, ...], int]
-"""A competing unit of a match: the entrant labels of one side's seats, and its place."""
-
-
-def _units(bots: Sequence[str], teams: Sequence[int], ranking: Sequence[int]) -> list[Unit]:
-    """The competing units of a match, by place then labels: one per seat, or one per partnership."""
-    out: list[Unit]
-    if len(set(teams)) == len(teams):
-        out = [((b,), r) for b, r in zip(bots, ranking, strict=True)]
-    else:
-        seats: dict[int, list[int]] = defaultdict(list)
-        for s, t in enumerate(teams):
-            seats[t].append(s)
-        out = [(tuple(bots[s] for s in ss), min(ranking[s] for s in ss)) for ss in seats.values()]
-    out.sort(key=lambda u: (u[1], u[0]))
-    return out
-
-
-# =============================================================================== the match viewer
-def sample_matches(matches: Sequence[dict[str, Any]], n: int, include: Sequence[str] = ()
-                   ) -> list[dict[str, Any]]:
-    """Up to ``n`` matches for the viewer (plus every id in ``include``): faulted matches first (a
-    quarter at most), then round-robin over games, each game's matches in a fixed pseudo-random order.
-    ``n < 0`` takes every match."""
-    by_id = {m["match_id"]: m for m in matches}
-    missing = [i for i in include if i not in by_id]
-    if missing:
-        raise DashboardError(f"no match {missing[0]!r} in the logs (match ids are 16 hex digits; "
-                             "see the viewer's list or `cardarena query`)")
-    if n < 0:
-        return list(matches)
-    chosen: dict[str, dict[str, Any]] = {i: by_id[i] for i in include}
-    rng = random.Random(0xDA5B)
-    order = sorted(matches, key=lambda m: m["match_id"])
-    rng.shuffle(order)
-    faulted = [m for m in order if m["faults"]]
-    for m in faulted[: max(1, n // 4) if n else 0]:
-        if len(chosen) - len(include) >= n:
-            break
-        chosen.setdefault(m["match_id"], m)
-    per_game: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for m in order:
-        per_game[m["game"]].append(m)
-    queues = [per_game[g] for g in _game_order(per_game)]
-    while len(chosen) - len(include) < n and any(queues):
-        for q in queues:
-            while q and q[0]["match_id"] in chosen:
-                q.pop(0)
-            if q and len(chosen) - len(include) < n:
-                m = q.pop(0)
-                chosen[m["match_id"]] = m
-    pos = {m["match_id"]: i for i, m in enumerate(matches)}
-    return sorted(chosen.values(), key=lambda m: pos[m["match_id"]])
-
-
-def _delta(prev: dict[str, Any], cur: dict[str, Any]) -> list[Any]:
-    changed = {k: v for k, v in cur.items() if k not in prev or prev[k] != v}
-    gone = [k for k in prev if k not in cur]
-    return [changed, gone] if gone else [changed]
-
-
-def replay_for_viewer(m: dict[str, Any], moves: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Replay one match and record what each seat saw after every ply.
-
-    ``frames[k]`` is the table after ``k`` moves as a delta on ``frames[k-1]``: ``c`` the keys of the
-    observation that every seat shares, ``s`` each seat's own keys (``hand``, ``legal_actions``, ...).
-    A rule event is attached to the frame in which it fired.
-    """
-    from engine import IllegalAction
-    from engine.replay import replay, start
-    try:
-        state = start(m["game"], json.loads(m["options"]), m["seed"], m["players"], m["max_deals"])
-    except ValueError as e:
-        raise DashboardError(f"match {m['match_id']} cannot be replayed by this engine: {e}") from None
-    n = state.players
-    obs = [[state.observation(s) for s in range(n)]]
-    ev_frames: list[list[Any]] = [[0, e] for e in state.events]
-    error = None
-    try:
-        for k, step in enumerate(replay(state, [mv["action"] for mv in moves]), 1):
-            obs.append([state.observation(s) for s in range(n)])
-            ev_frames += [[k, e] for e in step.events]
-    except IllegalAction as e:
-        mv = moves[len(obs) - 1]
-        error = f"the replay stops at ply {mv['ply']}: {mv['action']!r} is illegal: {e}"
-    except Exception as e:  # an engine bug (a match logged with status "error"): show where it broke
-        mv = moves[len(obs) - 1]
-        error = f"the engine failed at ply {mv['ply']} ({mv['action']!r}): {type(e).__name__}: {e}"
-    if error is None and len(obs) - 1 < len(moves):
-        mv = moves[len(obs) - 1]
-        error = (f"the replay stops at ply {mv['ply']}: the match is over, but {len(moves) - len(obs) + 1} "
-                 "more moves are logged")
-    keys: set[str] = set()
-    for f in obs:
-        for o in f:
-            keys.update(o)
-    common = {k for k in keys if all(all(o.get(k) == f[0].get(k) for o in f[1:]) for f in obs)}
-    common.discard("seat")
-    frames: list[dict[str, Any]] = []
-    prev_c: dict[str, Any] = {}
-    prev_s: list[dict[str, Any]] = [{} for _ in range(n)]
-    for f in obs:
-        c = {k: v for k, v in f[0].items() if k in common}
-        ss = [{k: v for k, v in o.items() if k not in common} for o in f]
-        frames.append({"c": _delta(prev_c, c), "s": [_delta(p, q) for p, q in zip(prev_s, ss, strict=True)]})
-        prev_c, prev_s = c, ss
-    body = {
-        "moves": [[mv["seat"], mv["action"], mv["status"], mv["deal"]] for mv in moves[:len(obs) - 1]],
-        "events": ev_frames, "frames": frames, "sheet": state.score_sheet(), "error": error,
-    }
-    raw = json.dumps(body, separators=(",", ":"), default=_jsonable).encode()
-    return {
-        "id": m["match_id"], "game": m["game"], "tournament": m["tournament"], "players": n,
-        "bots": m["bots"], "teams": m["teams"], "scores": m["scores"], "ranking": m["ranking"],
-        "status": m["status"], "faults": m["faults"], "deals": m["deals_played"], "nmoves": len(moves),
-        "seed": m["seed"], "options": json.loads(m["options"]), "max_deals": m["max_deals"],
-        "error": error, "z": base64.b64encode(zlib.compress(raw, 9)).decode("ascii"),
-    }
-
-
-def _jsonable(o: Any) -> Any:
-    if isinstance(o, (set, frozenset, tuple)):
-        return list(o)
-    return str(o)
 
 
 # =============================================================================== charts
@@ -608,7 +218,7 @@ def _nodata(text: str) -> str:
 
 
 def _json_script(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"), default=_jsonable).replace("<", "\\u003c")
+    return json.dumps(obj, separators=(",", ":"), default=jsonable).replace("<", "\\u003c")
 
 
 class _Charts:
@@ -671,31 +281,6 @@ def _spec_block(logs: Logs) -> str:
             f'<details><summary>the spec</summary><pre>{_e(json.dumps(spec, indent=2, sort_keys=True))}</pre>'
             "</details></div>")
     return "".join(parts)
-
-
-def entrants(manifests: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Entrant label -> ``{"bot", "ref", "options", "games"}`` from the manifests: the spec's ``bots``
-    entries (``{name, bot, options}``, the options as the spec gave them), the resolved bot refs
-    (``bots``: label -> built-in name or ``NAME@VERSION``) and the games each entrant entered
-    (``entrants``: game -> labels), where the manifest has them."""
-    out: dict[str, dict[str, Any]] = {}
-    for man in manifests:
-        given = man.get("bots")
-        refs: dict[str, Any] = given if isinstance(given, dict) else {}
-        listed = man.get("spec", {}).get("bots")
-        for b in listed if isinstance(listed, list) else []:
-            if isinstance(b, dict) and isinstance(b.get("name"), str):
-                opts = b.get("options")
-                out[b["name"]] = {"bot": str(b.get("bot", b["name"])), "ref": str(refs.get(b["name"], "")),
-                                  "options": dict(opts) if isinstance(opts, dict) else {}, "games": []}
-        for label, ref in refs.items():
-            out.setdefault(label, {"bot": str(ref), "ref": str(ref), "options": {}, "games": []})
-        per_game = man.get("entrants")
-        for game, labels in per_game.items() if isinstance(per_game, dict) else []:
-            for label in labels if isinstance(labels, list) else []:
-                if label in out and game not in out[label]["games"]:
-                    out[label]["games"].append(game)
-    return out
 
 
 def options_text(options: dict[str, Any]) -> str:
@@ -772,13 +357,6 @@ def _verify_block(v: dict[str, Any] | None, total: int) -> str:
     return out
 
 
-def fault_groups(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The faults grouped by bot, kind and normalised reason (:func:`bots.faults.normalise_reason`,
-    shared with ``cardarena bots faults``), the biggest group first; each group with its count, the
-    games and matches it hit and its first example (the first in the order the matches finished)."""
-    return group_faults(rows)
-
-
 def _faults_block(rows: Sequence[dict[str, Any]], charts: _Charts, nmatches: int,
                   viewer_ids: set[str]) -> str:
     why = ("No matches yet, so no faults." if nmatches == 0 else
@@ -786,7 +364,7 @@ def _faults_block(rows: Sequence[dict[str, Any]], charts: _Charts, nmatches: int
     chart = charts.slot("faults", faults_chart(rows), why)
     if not rows:
         return chart
-    groups = fault_groups(rows)
+    groups = group_faults(rows)
     body = []
     for g in groups:
         ex = g["first"]
@@ -839,7 +417,7 @@ def _coverage_block(rows: Sequence[dict[str, Any]], logs: Logs) -> str:
     if not logs.matches:
         note += '<p class="small">No matches yet: every listed event is still to fire.</p>'
     cards = []
-    for g in _game_order(by_game):
+    for g in game_order(by_game):
         rs = by_game[g]
         never = [r for r in rs if r["count"] == 0]
         fired = len(rs) - len(never)
@@ -1014,23 +592,6 @@ def _write_page(out: Path, template: str, fills: dict[str, str]) -> None:
         tmp.replace(out)
     finally:
         tmp.unlink(missing_ok=True)
-
-
-def find_match(logs: Logs, match_id: str) -> dict[str, Any]:
-    """The logged match ``match_id`` (or the one match whose id starts with it, 6 digits or more);
-    :class:`DashboardError` naming what was wrong otherwise."""
-    exact = [m for m in logs.matches if m["match_id"] == match_id]
-    if exact:
-        return exact[0]
-    near = [m for m in logs.matches if len(match_id) >= 6 and m["match_id"].startswith(match_id)]
-    if len(near) == 1:
-        return near[0]
-    if len(near) > 1:
-        more = ", ..." if len(near) > 5 else ""
-        raise DashboardError(f"match id {match_id!r} is ambiguous in {logs.root}: "
-                             f"{', '.join(m['match_id'] for m in near[:5])}{more}")
-    raise DashboardError(f"no match {match_id!r} in {logs.root} ({len(logs.matches):,} matches; match ids "
-                         "are 16 hex digits, as `cardarena query` prints them)")
 
 
 def build_match_page(root: str | Path, match_id: str, output: str | Path | None = None

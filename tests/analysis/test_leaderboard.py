@@ -67,7 +67,7 @@ Surfaces = tuple[list[dict[str, Any]], dict[str, dict[str, Any]], Any]
 
 def _surfaces(capsys: pytest.CaptureFixture[str], root: Path) -> Surfaces:
     """``tournament leaderboard --json``, ``rank --json`` (by scope) and the dashboard's analysis."""
-    from dashboards.report import Analysis, read_logs
+    from dashboards.report_data import Analysis, read_logs
     code, text, err = run(capsys, ["tournament", "leaderboard", str(root), "--json"])
     assert code == 0, err
     cli_rows = json.loads(text)

@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from dashboards.report import build_report, read_logs
+from dashboards.report import build_report
+from dashboards.report_data import read_logs
 from engine import load_game
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -13,10 +13,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from dashboards.report import (
+from dashboards.report import build_report
+from dashboards.report_data import (
     Analysis,
     DashboardError,
-    build_report,
     read_logs,
     replay_for_viewer,
     sample_matches,
@@ -132,7 +132,7 @@ def test_coverage_counts_every_logged_event(cli_tournament: Path) -> None:
     rows = Analysis(logs, bootstrap=10).coverage()
     fired = {(r["game"], r["event"]): r["count"] for r in rows}
     q = "SELECT game, event, count(*) AS n FROM events GROUP BY ALL"
-    logged = {(r["game"], r["event"]): r["n"] for r in logs.sql(q)}
+    logged = {(r["game"], r["event"]): r["n"] for r in logs.rows(q)}
     assert logged and all(fired[k] == n for k, n in logged.items())
     assert all(r["count"] == 0 for r in rows if (r["game"], r["event"]) not in logged)
 
@@ -303,7 +303,7 @@ def test_normalise_reason_one_bug_at_any_move_is_one_shape() -> None:
     different bug (another exception, another message) does not."""
     import random
 
-    from dashboards.report import normalise_reason
+    from bots.faults import normalise_reason
     rng = random.Random(14)
     deck = [r + s for r in "23456789TJQKA" for s in "CDHS"] + ["JK", "JK=5H"]
 

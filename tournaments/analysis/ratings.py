@@ -174,8 +174,8 @@ def _unit_key(u: Unit) -> tuple[int, tuple[str, ...]]:
 
 
 # ------------------------------------------------------------------------------------------ openskill
-def openskill_ratings(matches: list[MatchRec], fast: bool = True) -> dict[str, tuple[float, float]]:
-    """openskill Plackett-Luce (mu, sigma) per entrant after all ``matches`` in order.
+def _openskill(fast: bool = True) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """openskill's default Plackett-Luce as (``rating(name=...)``, ``rate(teams, ranks=...)``).
 
     ``fast``: openskill's ``rate`` deep-copies its input (a new UUID per rating, about 85% of its
     time); this applies what ``rate`` does with the default model (sigma widened by ``tau``, then
@@ -184,8 +184,6 @@ def openskill_ratings(matches: list[MatchRec], fast: bool = True) -> dict[str, t
     """
     from openskill.models import PlackettLuce
     model = PlackettLuce()
-    ratings: dict[str, Any] = {}
-    rating = model.rating
     rate: Callable[..., Any] = model.rate
     compute = getattr(model, "_compute", None)
     if fast and compute is not None and not model.limit_sigma:
@@ -196,22 +194,64 @@ def openskill_ratings(matches: list[MatchRec], fast: bool = True) -> dict[str, t
                 for r in team:
                     r.sigma = math.sqrt(r.sigma * r.sigma + tau2)
             return compute(teams, ranks=ranks)
+    return model.rating, rate
+
+
+def _rate_match(ratings: dict[str, Any], units: list[Unit], rating: Callable[..., Any],
+                rate: Callable[..., Any]) -> None:
+    """One match's openskill update of ``ratings`` (entrant -> rating), partners as one team."""
+    teams = []
+    for labels, _ in units:
+        team = []
+        for lab in labels:
+            r = ratings.get(lab)
+            if r is None:
+                r = ratings[lab] = rating(name=lab)
+            team.append(r)
+        teams.append(team)
+    new = rate(teams, ranks=[float(p) for _, p in units])
+    for (labels, _), team in zip(units, new, strict=True):
+        for lab, r in zip(labels, team, strict=True):
+            ratings[lab] = r
+
+
+def openskill_ratings(matches: list[MatchRec], fast: bool = True) -> dict[str, tuple[float, float]]:
+    """openskill Plackett-Luce (mu, sigma) per entrant after all ``matches`` in order (``fast``: see
+    :func:`_openskill`)."""
+    rating, rate = _openskill(fast)
+    ratings: dict[str, Any] = {}
     for m in matches:
-        us = m.units
-        teams = []
-        for labels, _ in us:
-            team = []
-            for lab in labels:
-                r = ratings.get(lab)
-                if r is None:
-                    r = ratings[lab] = rating(name=lab)
-                team.append(r)
-            teams.append(team)
-        new = rate(teams, ranks=[float(p) for _, p in us])
-        for (labels, _), team in zip(us, new, strict=True):
-            for lab, r in zip(labels, team, strict=True):
-                ratings[lab] = r
+        _rate_match(ratings, m.units, rating, rate)
     return {k: (float(r.mu), float(r.sigma)) for k, r in ratings.items()}
+
+
+Series = list[tuple[int, float, float]]
+"""``(k, mu, sigma)`` after each rated match."""
+
+
+def openskill_histories(matches: list[MatchRec]) -> dict[str, dict[str, Series]]:
+    """How the openskill ratings converged: per scope (each game, and ``overall``) and entrant,
+    ``(k, mu, sigma)`` after the k-th match of that scope in which the entrant played.
+
+    The same updates as :func:`rank`'s: per game in ``match_id`` order; overall, each entrant's
+    per-game ratings combined with equal weight (mean mu, sqrt(sum sigma^2) / k) after every match, in
+    ``match_id`` order across games.  So each series ends at the leaderboard's rating.  One pass."""
+    rating, rate = _openskill()
+    per_game: dict[str, dict[str, Any]] = defaultdict(dict)
+    hist: dict[str, dict[str, Series]] = defaultdict(lambda: defaultdict(list))
+    done: dict[str, int] = defaultdict(int)
+    for k, m in enumerate(sorted(matches, key=lambda m: m.match_id), 1):
+        ratings = per_game[m.game]
+        done[m.game] += 1
+        _rate_match(ratings, m.units, rating, rate)
+        for lab in dict.fromkeys(m.bots):
+            r = ratings[lab]
+            hist[m.game][lab].append((done[m.game], float(r.mu), float(r.sigma)))
+            vals = [(float(g[lab].mu), float(g[lab].sigma)) for g in per_game.values() if lab in g]
+            mu = sum(v[0] for v in vals) / len(vals)
+            sigma = math.sqrt(sum(v[1] ** 2 for v in vals)) / len(vals)
+            hist[OVERALL][lab].append((k, mu, sigma))
+    return {scope: dict(h) for scope, h in hist.items()}
 
 
 # ------------------------------------------------------------------------------------------ PL model

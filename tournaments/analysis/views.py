@@ -156,6 +156,21 @@ class TournamentLog:
                 con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet([{lst}], union_by_name = true)")
         return con
 
+    def rows(self, query: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+        """Run DuckDB SQL over the views; the result as one dict per row.  A query DuckDB refuses (a
+        part that does not decode) raises :class:`LogError` with its first line."""
+        import duckdb
+        con = self.connect()
+        try:
+            cur = con.execute(query, params or [])
+            cols = [d[0] for d in cur.description or []]
+            return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+        except duckdb.Error as e:
+            text = str(e).strip()
+            raise LogError(text.splitlines()[0] if text else type(e).__name__) from None
+        finally:
+            con.close()
+
     # ------------------------------------------------------------------ Polars
     def sql(self, query: str, params: list[Any] | None = None) -> pl.DataFrame:
         """Run DuckDB SQL over the views; the result as a Polars DataFrame."""
