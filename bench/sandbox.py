@@ -19,6 +19,13 @@ switch between moves (``Limits.idle_between_moves``).
   the standard library's ``json`` at both ends), pinned (the match process on one CPU, its bots
   inherit it: what a local tournament worker does) and not; rounds interleaved, medians reported.
   The target: <= 50 µs per move.
+
+* ``hardening`` (issue 27, ``--hardening-rounds``): the sandbox as it is (uid 65534 through setpriv,
+  a fresh session keyring and the seccomp filter installed by the runner) against the same sandbox
+  without them (the bot as the host's uid 0 with no capabilities, no filter: the sandbox before issue
+  27), rounds interleaved in one run: the start of a sandbox (spawn, import, construct), the round trip
+  of a real Hartenjagen observation, and whole one-deal matches of four sandboxed random bots (the
+  match loop's and the bots' CPU per move, and wall clock, over the same bots in-process).
 """
 from __future__ import annotations
 
@@ -162,6 +169,65 @@ def real_matches(path: Path, matches: int, pinned: bool, in_process: bool) -> di
     return out
 
 
+class Hardening:
+    """Switch the issue-27 hardening (uid 65534, keyring, seccomp filter) off and on (bench only)."""
+
+    def __init__(self) -> None:
+        import bots.sandbox as sb
+        self.sb = sb
+        self.saved = sb._identity, sb._confinement
+
+    def use(self, on: bool) -> None:
+        if on:
+            self.sb._identity, self.sb._confinement = self.saved
+        else:
+            self.sb._identity = lambda: (["--cap-drop", "ALL"], [])
+            self.sb._confinement = lambda: []
+
+
+def hardening(src_path: Path, rand_path: Path, real: list[dict[str, Any]], rounds: int, matches: int) -> None:
+    """The issue-27 hardening against the sandbox without it, interleaved rounds in this run."""
+    hard = Hardening()
+    cells: dict[tuple[bool, str], list[float]] = {}
+    src = bot_source(src_path)
+    for _ in range(rounds):
+        for on in (False, True):
+            hard.use(on)
+            starts = []
+            for _ in range(5):
+                t = time.perf_counter()
+                box = Sandbox(src, Limits())
+                box.start()
+                box.new_match("bench", 0, 0)
+                starts.append(time.perf_counter() - t)
+                box.close()
+            cells.setdefault((on, "start"), []).append(statistics.median(starts))
+            box = Sandbox(src, Limits())
+            box.start()
+            box.new_match("bench", 0, 0)
+            timed(box, real[:200])
+            cells.setdefault((on, "trip"), []).append(statistics.median(timed(box, real)))
+            box.close()
+            if matches:
+                base = real_matches(rand_path, matches, True, True)
+                r = real_matches(rand_path, matches, True, False)
+                n = r["moves"]
+                cells.setdefault((on, "cpu"), []).append((r["cpu"] + r["bots_cpu"] - base["cpu"]) / n)
+                cells.setdefault((on, "wall"), []).append((r["wall"] - base["wall"]) / n)
+    hard.use(True)
+    print(f"hardening (issue 27): {rounds} interleaved rounds; after = uid 65534 + keyring + seccomp filter, "
+          "before = without them (medians of the rounds)")
+    for kind, label, scale, unit in (("start", "start (spawn, import, construct)", 1e3, "ms"),
+                                     ("trip", "round trip, real obs, any CPU", 1e6, "µs"),
+                                     ("cpu", f"{matches} real matches, pinned: CPU per move", 1e6, "µs"),
+                                     ("wall", f"{matches} real matches, pinned: wall per move", 1e6, "µs")):
+        if (True, kind) not in cells:
+            continue
+        before, after = statistics.median(cells[(False, kind)]), statistics.median(cells[(True, kind)])
+        print(f"  {label:44} before {before * scale:7.2f} {unit}   after {after * scale:7.2f} {unit}   "
+              f"after/before {after / before:.2f}x")
+
+
 def us(xs: list[float]) -> str:
     xs = sorted(xs)
     return (f"median {statistics.median(xs) * 1e6:7.1f} µs   p90 {xs[int(len(xs) * 0.9)] * 1e6:7.1f} µs")
@@ -172,6 +238,8 @@ def main() -> None:
     ap.add_argument("--moves", type=int, default=5000)
     ap.add_argument("--matches", type=int, default=20, help="real matches per round (0: skip)")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--hardening-rounds", type=int, default=5, help="issue 27's before/after (0: skip)")
+    ap.add_argument("--only-hardening", action="store_true", help="measure only the hardening's cost")
     args = ap.parse_args()
     print(isolation().describe())
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
@@ -182,6 +250,12 @@ def main() -> None:
         tiny = [{"legal_actions": ["play QS", "play 2C"]}] * args.moves
         real = observations(args.moves)
         allowed = sorted(os.sched_getaffinity(0))
+        if args.hardening_rounds:
+            rb = Path(d) / "rand.py"
+            rb.write_text(RANDOM_BOT)
+            hardening(path, rb, real[:2000], args.hardening_rounds, args.matches)
+        if args.only_hardening:
+            return
         starts = []
         for _ in range(10):
             t = time.perf_counter()

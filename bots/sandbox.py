@@ -543,6 +543,23 @@ def _setpriv() -> list[str]:
             "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
 
 
+def _confinement() -> list[str]:
+    """The runner's ``--confine`` argument: a fresh session keyring and the seccomp filter
+    (bots/seccomp.py), or nothing where the filter cannot be built (then :func:`isolation` refuses
+    submitted bots)."""
+    return [seccomp.confine_arg()] if seccomp.unavailable() is None else []
+
+
+def _identity() -> tuple[list[str], list[str]]:
+    """(bubblewrap's options, the command prefix) that make the bot uid 65534, never the host's 0:
+    see :func:`_bwrap_argv`."""
+    ids = str(UNPRIVILEGED)
+    if os.geteuid() == 0:
+        return (["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
+                 "--cap-add", "CAP_SETPCAP"], _setpriv())
+    return ["--unshare-user", "--uid", ids, "--gid", ids, "--cap-drop", "ALL"], []
+
+
 def _bwrap_argv(limits: Limits, binds: Sequence[tuple[str, str]], argv: Sequence[str]) -> list[str]:
     """The whole bubblewrap command running ``argv`` with ``binds`` (host path, path inside) read-only.
 
@@ -571,13 +588,8 @@ def _bwrap_argv(limits: Limits, binds: Sequence[tuple[str, str]], argv: Sequence
              "--die-with-parent", "--new-session", "--clearenv",
              "--setenv", "HOME", "/tmp", "--setenv", "PATH", "/usr/bin:/bin",
              "--setenv", "LANG", "C.UTF-8", "--setenv", "TMPDIR", "/tmp", "--remount-ro", "/"]
-    if os.geteuid() == 0:
-        args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID",
-                 "--cap-add", "CAP_SETPCAP", "--", *_setpriv(), *argv]
-    else:
-        ids = str(UNPRIVILEGED)
-        args += ["--unshare-user", "--uid", ids, "--gid", ids, "--cap-drop", "ALL", "--", *argv]
-    return [shutil.which("bwrap") or "bwrap", *args]
+    options, prefix = _identity()
+    return [shutil.which("bwrap") or "bwrap", *args, *options, "--", *prefix, *argv]
 
 
 # The unshare fallback (CARDARENA_SANDBOX=unshare, root only).  ``unshare`` makes new mount, PID,
@@ -717,8 +729,8 @@ def _command(src: BotSource, wrapper: str, trusted: bool, rfd: int, wfd: int, li
     if codec is not None and wrapper != "none" and not _codec_readable(codec):
         codec = None   # uid 65534 could not import it: the runner uses json
     runner_args = [python, "-I", "-S", "-B", "-u", "/sandbox/_runner.py", str(rfd), str(wfd)]
-    if wrapper != "none" and seccomp.unavailable() is None:
-        runner_args.insert(6, seccomp.confine_arg())
+    if wrapper != "none":
+        runner_args[6:6] = _confinement()
     if codec is not None and wrapper != "none":
         runner_args.append(CODEC_INSIDE)
     inside = f"/bot/{src.path.name}"
