@@ -153,3 +153,15 @@ def test_a_bot_crashing_after_validation_goes_to_probation_without_an_outsized_s
     assert st["crash@1"].groups <= st["good@1"].groups
     reason = [c.reason for c in store.changes() if c.ref == "crash@1"][-1]
     assert reason.startswith("fault rate 1.00")
+
+
+def test_a_pool_of_one_possible_table_keeps_playing(tmp_path: Path) -> None:
+    """Four versions in a 4-player game seat one table only: the no-repeat window shortens to what
+    the pool can seat instead of stalling the ladder."""
+    from tests.ladder.conftest import tiny_spec
+    from tournaments.ladder.core import create_ladder
+    out = tmp_path / "four"
+    create_ladder(tiny_spec(reference=["random", "greedy", {"name": "r2", "bot": "random"},
+                                       {"name": "r3", "bot": "random"}], matchmaking={"recent": 5}), str(out))
+    s = run_ladder(out, groups=3, executor="inline", say=quiet)
+    assert s.groups_committed == 3

@@ -58,6 +58,9 @@ from tournaments.paths import committed_parts
 from tournaments.runner import Batch, BatchResult
 from tournaments.schedule import Match, bot_seed, deal_seed, group_id, match_id, rotate
 
+IDLE_S = 30.0
+"""A run with ``--groups`` (no ``--for``) ends when no table could be seated for this long."""
+
 
 @dataclass
 class RunSummary:
@@ -172,14 +175,28 @@ class Ladder:
                 t = placement_table(e, refs, self.games, self.rng)
                 if t is not None:
                     return t
-        recent = {table_key(g["game"], g["arrangement"], self.games[g["game"]][1])
-                  for g in self.view.groups[-self.mm.recent:]} if self.mm.recent else set()
+        recent = self.recent_tables(pool)
         now = time.time()
         seed = pick_seed_safe(pool, now, self.mm, self.rng)
         if seed is None:
             return None
         return choose_table(seed, pool, self.games, self.online.get, recent, self.mm,
                             self.spec.rating.beta, self.rng)
+
+    def recent_tables(self, pool: list[Entry]) -> set[tuple[str, frozenset[frozenset[str]]]]:
+        """The tables of each game's last ``recent`` groups, the window shortened where the pool can
+        seat fewer distinct tables (one table fewer than it can seat: a pool of exactly four versions
+        in a 4-player game has one table, and would otherwise never play again)."""
+        from tournaments.schedule import count_arrangements
+        out: set[tuple[str, frozenset[frozenset[str]]]] = set()
+        for gid, (players, teams) in self.games.items():
+            n = sum(1 for e in pool if gid in e.games)
+            window = min(self.mm.recent, count_arrangements(n, players, teams) - 1) if n >= players else 0
+            if window <= 0:
+                continue
+            mine = [g for g in self.view.groups if g["game"] == gid][-window:]
+            out |= {table_key(gid, g["arrangement"], teams) for g in mine}
+        return out
 
     def write_group(self, t: Table, rerun_of: str | None = None) -> dict[str, Any]:
         row = group_row(self.spec, self.next_seq(), t, self.online.seq, rerun_of)
@@ -425,6 +442,7 @@ def run_ladder(root: Path, *, address: str | None = None, duration_s: float | No
             for g in pending:
                 s.groups_resubmitted += 1
                 yield make_batch(spec, root, lad.secret, g, epoch, lad.refs, lad.options, fsync)
+            idle_since: float | None = None
             while not done():
                 lad.validate_waiting(s)
                 if lad.rerun_queue:
@@ -434,10 +452,15 @@ def run_ladder(root: Path, *, address: str | None = None, duration_s: float | No
                     s.groups_rerun += 1
                 else:
                     t2 = lad.plan_next()
-                    if t2 is None:
+                    if t2 is None:   # too few versions for a table: wait for submissions (--for), else end
+                        idle_since = idle_since or time.monotonic()
+                        if deadline is None and time.monotonic() - idle_since > IDLE_S:
+                            speak(f"no table can be seated (too few versions) for {IDLE_S:.0f} s: stopping")
+                            return
                         time.sleep(0.5)
                         lad.ingest(s)
                         continue
+                    idle_since = None
                     row = lad.write_group(t2)
                 s.groups_new += 1
                 submitted[0] += 1

@@ -15,9 +15,12 @@
 5. **Stage 2**: rounds of every arrangement (every team split) of the top ``settlement.top_k`` that can
    still be among the first three (rank interval reaching 3 or better), each on a fresh board, until
    the bootstrap gives P(first > second) >= ``settlement.confidence`` and the top three rank intervals
-   are disjoint, or the budget (``--budget``, else ``settlement.budget`` groups) runs out.
+   are disjoint, or the budget (``--budget``, else ``settlement.budget`` groups) runs out.  The rule is
+   checked at :data:`LOOKS` looks only (after stage 1, then after each third of the remaining budget),
+   each at the Bonferroni level ``1 - (1 - confidence) / LOOKS`` (0.9875 for 0.95), since a rule
+   checked after every round would stop on a tie by chance far too often.
 6. **Places**: by the batch fit (:mod:`tournaments.ladder.board`) over the settlement groups; a version
-   not ahead of the next with P >= ``confidence`` shares its place (1, 1, 3).
+   not ahead of the next with P at the looks' level shares its place (1, 1, 3).
 
 **Anti-collusion report** (:func:`collusion_report`): for each pair of authors, over the ladder's
 free-for-all groups where both sat, each one's place against the place its online rating predicted
@@ -90,6 +93,30 @@ def _records(view_groups: list[dict[str, Any]], committed: dict[str, list[dict[s
                 recs.append(MatchRec(g["game"], m["match_id"], m["group_id"], m["bots"], m["teams"],
                                      m["ranking"], [0.0] * len(m["bots"])))
     return recs
+
+
+LOOKS = 4
+"""The stop rule is checked at most this often (after stage 1, then after each third of the rest of
+the budget), each time at the confidence :func:`look_confidence` gives: a rule checked after every
+round would stop on a tie by chance far more often than 1 - confidence (optional stopping)."""
+
+
+def look_confidence(confidence: float, looks: int = LOOKS) -> float:
+    """The confidence each look needs so that all of them together err at most ``1 - confidence``
+    (Bonferroni): 0.95 over 4 looks is 0.9875 each."""
+    return 1.0 - (1.0 - confidence) / looks
+
+
+def stage2_round(f: Fit, top_k: int, games_of: dict[str, list[str]], games: dict[str, tuple[int, bool]],
+                 played: int, budget: int, stage1: int, looks: int = LOOKS) -> tuple[list[str], list[Table]]:
+    """The groups until the next look: the arrangements of :func:`stage2_tables` repeated (each on a
+    fresh board) up to a third of the budget left after stage 1, at most the budget."""
+    top, tables = stage2_tables(f, top_k, games_of, games)
+    if not tables:
+        return top, []
+    chunk = max(len(tables), math.ceil((budget - stage1) / max(1, looks - 1)))
+    chunk = min(chunk, budget - played)
+    return top, [tables[i % len(tables)] for i in range(chunk)]
 
 
 def decided(f: Fit, confidence: float) -> bool:
@@ -201,22 +228,25 @@ def _settle(root: Path, spec: LadderSpec, store: LadderStore, tid: str, budget: 
         play(write(stage1[:budget]))
     stop = "budget"
     t0 = time.monotonic()
+    level = look_confidence(spec.settlement.confidence)
+    stage1_n = sum(1 for g in groups if g["seq"] <= state.setdefault("stage1", len(groups)))
+    path.write_text(json.dumps(state, indent=2) + "\n")
     while True:
         committed = tables.committed(root, tid).by_group
-        f = fit(_records(groups, committed), spec.rating.bootstrap, seed=len(groups))
-        if decided(f, spec.settlement.confidence):
+        f = fit(_records(groups, committed), max(spec.rating.bootstrap, 200), seed=len(groups))
+        if decided(f, level):
             stop = "decided"
             break
         left = budget - len(groups)
         if left <= 0:
             break
-        top, stage2 = stage2_tables(f, spec.settlement.top_k, games_of, games)
+        top, stage2 = stage2_round(f, spec.settlement.top_k, games_of, games, len(groups), budget, stage1_n)
         if not stage2:
             break
         speak(f"stage 2: {min(len(stage2), left)} groups among {', '.join(top)} "
               f"({len(groups)} of {budget} played, {time.monotonic() - t0:.0f} s)")
         play(write(stage2[:left]))
-    places = shared_places(f, spec.settlement.confidence)
+    places = shared_places(f, level)
     by = {str(r["ref"]): r for r in f.rows()}
     authors = {r: (versions[r].author if r in versions else REFERENCE) for r in frozen_refs}
     result = {**state, "groups": len(groups), "stop": stop, "key": key.hex(), "settled_at": now_iso(),

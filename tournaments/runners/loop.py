@@ -113,7 +113,8 @@ def run_batches(executor: Executor[H], work: Iterator[Batch], on_result: Callabl
     """Run every batch of ``work`` on ``executor`` to the end or to Ctrl-C (see the module doc)."""
     pending: dict[H, Batch] = {}
     attempts: dict[str, int] = {}
-    limit = max_in_flight or max(2, 2 * executor.start(s, bar))
+    started = executor.start(s, bar)   # always: a given max_in_flight must not skip the start
+    limit = max_in_flight or max(2, 2 * started)
 
     def rerun(lost: list[Batch], error: Lost) -> None:
         if s.stopped:   # stopping: a lost batch stays for the next run
