@@ -137,6 +137,8 @@ class CardArenaEnv(AECEnv[str, dict[str, Any], int]):
         return self.engine_state.observation(self._index[agent])
 
     def step(self, action: Any) -> None:
+        if self.engine_state is None:
+            raise ValueError("step() before reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)  # PettingZoo's: anything but None is a ValueError
