@@ -207,9 +207,10 @@ class Ladder:
     # ------------------------------------------------------------------ validation
     def validate_waiting(self, s: RunSummary) -> None:
         self.view.versions = self.store.versions()
-        for v in self.view.versions:
-            if v.state != "validating":
-                continue
+        waiting = [v for v in self.view.versions if v.state == "validating"]
+        if waiting:
+            require_sandbox()
+        for v in waiting:
             ok, reason, games = validate_version(self.spec, self.root, v.ref)
             if ok:
                 self.store.move(v.ref, "placement", reason, games=games)
@@ -290,6 +291,16 @@ class Ladder:
         s.snapshots += 1
         top = ", ".join(f"{r['rank']}. {r['ref']} {r['strength']:+.2f}" for r in board["overall"][:5])
         self.say(f"board: {board['watermark']['groups']} groups rated; {top}")
+
+
+def require_sandbox() -> None:
+    """:class:`LadderError` (one line) when submitted bots cannot run here (no sandbox): an
+    infrastructure problem, which must stop the run, never reject a version."""
+    from bots.sandbox import SandboxUnavailable, isolation
+    try:
+        isolation().require_untrusted()
+    except SandboxUnavailable as e:
+        raise LadderError(str(e)) from None
 
 
 def pick_seed_safe(pool: list[Entry], now: float, p: Params, rng: random.Random) -> Entry | None:
@@ -428,6 +439,8 @@ def run_ladder(root: Path, *, address: str | None = None, duration_s: float | No
         epoch = begin_epoch(root, spec.name)
         clean_orphans(root, spec.name, before_epoch=epoch)
         lad = Ladder(root, speak, fsync)
+        if any(not v.reference and v.state in ("placement", "active") for v in lad.view.versions):
+            require_sandbox()   # before a group of a submitted bot faults for want of a sandbox
         pending = lad.view.pending()
         deadline = None if duration_s is None else time.monotonic() + duration_s
         last_board = [time.monotonic()]
