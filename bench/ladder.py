@@ -199,6 +199,9 @@ def main() -> None:
     ap.add_argument("--starvation", type=int, default=40, help="the starvation time, in groups")
     ap.add_argument("--quick", action="store_true", help="fewer checkpoints and settlement seeds")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--part", choices=("all", "ladder", "settle"), default="all",
+                    help="only the ladder's figures (1-4) or only the settlement's (5)")
+    ap.add_argument("--settle-seeds", type=int, default=None, help="settlement seeds (default --seeds)")
     a = ap.parse_args()
     t0 = time.process_time()
     budget = int(a.rr * a.share)
@@ -207,7 +210,8 @@ def main() -> None:
     res: dict[str, list[float]] = {k: [] for k in (
         "tau", "tau_top8", "tau_truth", "tau_rr_truth", "coverage", "gini", "max_wait")}
     need: dict[str, list[float]] = {"info": [], "window": [], "uniform": []}
-    for seed in range(a.seeds):
+    for seed in range(a.seeds if a.part != "settle" else 0):
+        t1 = time.process_time()
         strength, authors = versions(a.versions, seed)
         rr = fit(round_robin(strength, a.rr, seed), 0)
         truth = Fit(list(strength), np.array(list(strength.values())), np.empty((0, len(strength))))
@@ -230,10 +234,11 @@ def main() -> None:
         res["max_wait"].append(run.max_wait)
         print(f"seed {seed}: tau {res['tau'][-1]:.3f} top8 {res['tau_top8'][-1]:.3f} coverage "
               f"{res['coverage'][-1]:.3f} gini {res['gini'][-1]:.3f} max wait {run.max_wait}; groups to "
-              f"tau 0.9: " + ", ".join(f"{m} {need[m][-1]}" for m in need), file=sys.stderr, flush=True)
+              f"tau 0.9: " + ", ".join(f"{m} {need[m][-1]}" for m in need)
+              + f" ({time.process_time() - t1:.0f} s CPU)", file=sys.stderr, flush=True)
     settle: dict[str, dict[str, float]] = {}
-    s_seeds = 10 if a.quick else a.seeds
-    for delta in (0.0, 0.15, 0.3, 0.5, 0.8):
+    s_seeds = a.settle_seeds or (10 if a.quick else a.seeds)
+    for delta in ((0.0, 0.15, 0.3, 0.5, 0.8) if a.part != "ladder" else ()):
         right = shared = wrong = 0
         for seed in range(s_seeds):
             rng = np.random.default_rng(500 + seed)
@@ -251,14 +256,20 @@ def main() -> None:
         print(f"settlement delta {delta:g}: {settle[f'{delta:g}']}", file=sys.stderr, flush=True)
 
     def mean(xs: list[float]) -> float:
-        return float(np.mean(xs))
+        return float(np.mean(xs)) if xs else math.nan
+
+    if a.part == "settle":
+        print(json.dumps({"settlement": settle, "seeds": s_seeds,
+                          "cpu_s": round(time.process_time() - t0, 1)}))
+        return
 
     out = {"versions": a.versions, "seeds": a.seeds, "rr_groups": a.rr, "ladder_groups": budget,
-           "tau_overall": {"mean": mean(res["tau"]), "min": min(res["tau"])},
-           "tau_top8": {"mean": mean(res["tau_top8"]), "min": min(res["tau_top8"])},
+           "tau_overall": {"mean": mean(res["tau"]), "min": min(res["tau"], default=math.nan)},
+           "tau_top8": {"mean": mean(res["tau_top8"]), "min": min(res["tau_top8"], default=math.nan)},
            "tau_vs_truth": {"ladder": mean(res["tau_truth"]), "round_robin": mean(res["tau_rr_truth"])},
-           "coverage95": mean(res["coverage"]), "gini": {"mean": mean(res["gini"]), "max": max(res["gini"])},
-           "max_wait_groups": max(res["max_wait"]), "starvation_groups": a.starvation,
+           "coverage95": mean(res["coverage"]),
+           "gini": {"mean": mean(res["gini"]), "max": max(res["gini"], default=math.nan)},
+           "max_wait_groups": max(res["max_wait"], default=0), "starvation_groups": a.starvation,
            "groups_to_tau_0.9": {m: {"median": float(np.median(v)),
                                      "reached": sum(math.isfinite(x) for x in v)} for m, v in need.items()},
            "settlement": settle, "cpu_s": round(time.process_time() - t0, 1)}

@@ -78,3 +78,21 @@ def test_close_needs_a_ladder_and_lock(ladder: Path) -> None:
     LadderStore(ladder).set_meta(closed_at="2026-01-01T00:00:00")
     res = CliRunner().invoke(app, ["ladder", "run", str(ladder), "--groups", "1"])
     assert res.exit_code == 2 and "closed" in res.stderr
+
+
+def test_collusion_report_flags_a_feeder_and_not_chance() -> None:
+    """A feeder: whenever authors ann and bo share a table, bo's bot lets ann's win (ann first, bo
+    last) though their ratings are equal; the pair is flagged.  Random places are not."""
+    from tournaments.ladder.settle import collusion_pairs
+    authors = {"a@1": "ann", "b@1": "bo", "r1": "reference", "r2": "reference"}
+    even = {r: (25.0, 3.0) for r in authors}
+    feeder = [({"a@1": 1, "r1": 2 + i % 2, "r2": 3 - i % 2, "b@1": 4}, even) for i in range(12)]
+    rows = collusion_pairs(feeder, authors, 25 / 6)
+    assert len(rows) == 1 and rows[0]["authors"] == ["ann", "bo"] and rows[0]["flag"]
+    assert rows[0]["ann"]["above_predicted"] > 0 > rows[0]["bo"]["above_predicted"]
+    rng = np.random.default_rng(3)
+    chance = []
+    for _ in range(12):
+        order = rng.permutation(4) + 1
+        chance.append((dict(zip(["a@1", "b@1", "r1", "r2"], order.tolist(), strict=True)), even))
+    assert not collusion_pairs(chance, authors, 25 / 6)[0]["flag"]

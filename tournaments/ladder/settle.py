@@ -308,30 +308,43 @@ def _phi(x: float) -> float:
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
 
+SD_FLOOR = 0.25
+"""The smallest spread (in places) a z score of the report divides by."""
+Seen = tuple[dict[str, int], dict[str, tuple[float, float]]]
+"""One group as the report sees it: each version's rank, and its online (mu, sigma) before the group."""
+
+
 def collusion_report(root: Path, min_groups: int = 5, z: float = 2.0) -> list[dict[str, Any]]:
-    """Per pair of authors (free-for-all groups where both sat): groups, and each one's mean place
-    above the place its online rating predicted (positive: better than predicted), with a z score;
-    ``flag`` when one is at least ``z`` better and the other at least ``z`` worse."""
+    """The report over a ladder's log (:func:`collusion_pairs` of its rated free-for-all groups)."""
     spec = load_spec(root)
     view = load_view(root, spec)
     before = {(r["group_id"], r["ref"]): (r["mu_before"], r["sigma_before"])
               for r in tables.read(root, "ratings_online", spec.name)}
-    authors = {v.ref: v.author for v in view.versions}
-    beta2 = 2.0 * spec.rating.beta ** 2
-    resid: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    seen: list[Seen] = []
     for g in view.rateable():
         if teams_of(g["game"]):
             continue
         o = group_outcome(g["group_id"], g["game"], view.committed[g["group_id"]])
         refs = [u[0] for u in o.units]
-        if any((g["group_id"], r) not in before for r in refs):
-            continue
-        rank = dict(zip(refs, o.ranks, strict=True))
+        if all((g["group_id"], r) in before for r in refs):
+            prior = {r: before[(g["group_id"], r)] for r in refs}
+            seen.append((dict(zip(refs, o.ranks, strict=True)), prior))
+    return collusion_pairs(seen, {v.ref: v.author for v in view.versions}, spec.rating.beta, min_groups, z)
+
+
+def collusion_pairs(seen: list[Seen], authors: dict[str, str], beta: float, min_groups: int = 5,
+                    z: float = 2.0) -> list[dict[str, Any]]:
+    """Per pair of authors (groups where both sat): groups, and each one's mean place above the place
+    its online rating predicted (positive: better than predicted), with a z score; ``flag`` when one
+    is at least ``z`` better and the other at least ``z`` worse over ``min_groups`` groups or more."""
+    beta2 = 2.0 * beta * beta
+    resid: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for rank, before in seen:
+        refs = list(rank)
         exp = {}
         for a in refs:
-            ma, sa = before[(g["group_id"], a)]
-            exp[a] = 1.0 + sum(_phi((before[(g["group_id"], b)][0] - ma)
-                                    / math.sqrt(sa * sa + before[(g["group_id"], b)][1] ** 2 + beta2))
+            ma, sa = before[a]
+            exp[a] = 1.0 + sum(_phi((before[b][0] - ma) / math.sqrt(sa * sa + before[b][1] ** 2 + beta2))
                                for b in refs if b != a)
         by_author = {authors.get(r, REFERENCE): r for r in refs}
         names = sorted(a for a in by_author if a != REFERENCE)
@@ -348,7 +361,8 @@ def collusion_report(root: Path, min_groups: int = 5, z: float = 2.0) -> list[di
             xs = d[who]
             m = sum(xs) / n
             sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1)) if n > 1 else 0.0
-            zz = m / (sd / math.sqrt(n)) if sd > 0 else 0.0
+            sd = max(sd, SD_FLOOR)   # a feeder that never varies has sd 0: its z is large, not 0
+            zz = m / (sd / math.sqrt(n))
             row[who] = {"above_predicted": round(m, 4), "z": round(zz, 3)}
             zs.append(zz)
         row["flag"] = n >= min_groups and ((zs[0] >= z and zs[1] <= -z) or (zs[1] >= z and zs[0] <= -z))
