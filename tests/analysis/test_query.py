@@ -54,3 +54,25 @@ def test_query_out_to_a_missing_folder_or_a_folder_is_one_line(capsys: pytest.Ca
 def test_query_sql_error_is_one_line(capsys: pytest.CaptureFixture[str], clean_log: Path) -> None:
     code, _, err = cardarena(capsys, "query", str(clean_log), "SELEC nonsense FROM")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "SQL error" in err, err
+
+
+def test_query_json_flag_is_the_json_format(capsys: pytest.CaptureFixture[str], clean_log: Path) -> None:
+    """`query --json`, as every data command takes it, prints what `--format json` prints."""
+    code, text, err = cardarena(capsys, "query", str(clean_log), LISTS, "--json")
+    assert code == 0, err
+    assert json.loads(text) == json.loads(cardarena(capsys, "query", str(clean_log), LISTS,
+                                                    "--format", "json")[1])
+    code, _, err = cardarena(capsys, "query", str(clean_log), LISTS, "--json", "--format", "csv")
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+
+
+def test_query_table_never_breaks_a_number_across_lines(capsys: pytest.CaptureFixture[str],
+                                                        clean_log: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 19-digit seed stays on one line in a narrow terminal (it folded across four before)."""
+    monkeypatch.setenv("COLUMNS", "60")
+    sql = ("SELECT match_id, 9223372036854775807 AS seed, 'a long text that may fold' AS note, "
+           "1234567890123.5 AS x FROM matches LIMIT 2")
+    code, text, err = cardarena(capsys, "query", str(clean_log), sql)
+    assert code == 0, err
+    assert text.count("9223372036854775807") == 2 and text.count("1234567890123.5") == 2, text

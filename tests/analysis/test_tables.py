@@ -83,7 +83,13 @@ def test_query_table_shows_match_ids_whole(capsys: pytest.CaptureFixture[str], a
                                            clean_log: Path) -> None:
     ids = pq.read_table(clean_log / "matches").column("match_id").to_pylist()
     code, text, err = run(capsys, ["query", str(clean_log), "SELECT match_id, bots, scores, ranking, sheet, "
-                                   "faults, options, seed FROM matches", "--limit", "0"])
+                                   "faults, options FROM matches", "--limit", "0"])
     assert code == 0, err
     fits(text)
     assert all(mid in text for mid in ids)
+    # with the 19-digit seeds too the table is wider than 80 columns rather than cut a seed into lines
+    seeds = pq.read_table(clean_log / "matches").column("seed").to_pylist()
+    code, text, err = run(capsys, ["query", str(clean_log), "SELECT match_id, bots, scores, ranking, sheet, "
+                                   "faults, options, seed FROM matches", "--limit", "0"])
+    assert code == 0 and "…" not in text, err
+    assert all(mid in text for mid in ids) and all(str(s) in text for s in seeds), text

@@ -118,10 +118,17 @@ def query_cmd(
                                                                     "parquet)")] = None,
     limit: Annotated[int, typer.Option(min=0, max=MAX_COUNT, help="rows shown by --format table (0: all)")
                      ] = 100,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output (--format json)")
+                       ] = False,
 ) -> None:
     """Run SQL over a tournament's logs (views: moves, matches, events; `game` is a column; and the
     engine's card tables: card_tables, card_ranks)."""
     import duckdb
+
+    if as_json:
+        if fmt not in (Format.table, Format.json):
+            fail(PROG, f"--json and --format {fmt.value} ask for two formats: give one")
+        fmt = Format.json
 
     from tournaments.analysis.verify import register_card_tables
     from tournaments.analysis.views import LogError
@@ -183,14 +190,26 @@ def _write(table: Any, fmt: Format, output: Path | None, limit: int) -> None:
         else:
             print(text)
         return
+    import pyarrow as pa
+
     from tournaments.analysis.tables import fit_table  # cells fold, never cut; ids never wrap
-    t = fit_table(*table.column_names, ids=[c for c in table.column_names if c == "match_id" or
-                                           c.endswith("_id") or c in ("tournament", "id")])
+    whole = [f.name for f in table.schema   # ids and numbers (a 19-digit seed) never break across lines
+             if f.name.endswith("_id") or f.name in ("tournament", "id")
+             or pa.types.is_integer(f.type) or pa.types.is_floating(f.type) or pa.types.is_decimal(f.type)]
+    t = fit_table(*table.column_names, ids=whole)
     shown = rows if limit <= 0 else rows[:limit]
-    for r in shown:
-        t.add_row(*[_cell(v) for v in r.values()])
+    cells = [[_cell(v) for v in r.values()] for r in shown]
+    for r in cells:
+        t.add_row(*r)
+    for i, (name, col) in enumerate(zip(table.column_names, t.columns, strict=True)):
+        if name in whole:   # a column that never wraps is never narrowed below its cells
+            col.min_width = max((len(r[i]) for r in cells), default=0)
+    need = sum(c.min_width or 4 for c in t.columns) + 3 * len(t.columns) + 1
     with open(output, "w") if output else nullcontext(None) as f:
         console = plain_console(f) if f is not None else out
+        if need > console.width:   # rather wider than the terminal than a number cut or a column gone
+            console = plain_console(console.file)
+            console.width = need   # (after the fact: rich's constructor lets $COLUMNS override width=)
         console.print(t)
         if len(shown) < len(rows):
             console.print(f"({len(rows)} rows; {len(rows) - len(shown)} not shown: --limit 0 shows all)")

@@ -78,4 +78,6 @@ def console(wide: bool, base: Console) -> Console:
     """``base``, or for ``--wide`` a console as wide as the widest table needs (no folding at all)."""
     if not wide:
         return base
-    return plain_console(base.file, width=max(base.width, 400))
+    wide_console = plain_console(base.file)
+    wide_console.width = max(base.width, 400)   # (rich's constructor lets $COLUMNS override width=)
+    return wide_console
