@@ -491,6 +491,18 @@ def test_issue27_s2_remember_carries_nothing_across_a_duplicate_board_on_the_loc
     """A 4-entrant tournament, one board: the remember bot plays all four rotations of the same deal
     (two at a time on the local pool).  It tries every channel at every start and faults with
     ``LEAK ...`` if it finds a record of another process; it never does."""
+    _remember_tournament(tmp_path, "local")
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray")
+def test_issue27_s2_remember_carries_nothing_across_a_duplicate_board_on_ray(wrapper: str,
+                                                                              tmp_path: Path) -> None:
+    """The same on Ray (embedded, two CPUs)."""
+    _remember_tournament(tmp_path, "ray")
+
+
+def _remember_tournament(tmp_path: Path, executor: str) -> None:
     import pyarrow.parquet as pq
 
     from tests.tournaments.conftest import raw_spec
@@ -500,7 +512,7 @@ def test_issue27_s2_remember_carries_nothing_across_a_duplicate_board_on_the_loc
     data = _registry_with(tmp_path, "remember")
     spec = parse_spec(raw_spec(tmp_path, games=["hartenjagen"], limits={"move_s": 5.0, "bank_s": 5.0},
                                bots=["remember", "random", "greedy", {"name": "r2", "bot": "random"}]))
-    s = run_tournament(spec, executor="local", progress=False, bots_data=str(data))
+    s = run_tournament(spec, executor=executor, progress=False, bots_data=str(data))
     assert s.complete
     matches = pq.read_table(tmp_path / "out" / "matches").to_pylist()
     assert len(matches) == 4 and len({m["match_id"] for m in matches}) == 4
