@@ -96,6 +96,10 @@ COPY_PLIES = (1, 8, 300)
 trick or turn the copy was made in, the long one crosses deals)."""
 
 
+PLY_COPY_PLIES = 8
+"""Upper bound of the random plies played on the copies made at every ply of the walk."""
+
+
 def pick(rng: random.Random, legal: list[str]) -> str:
     """A random legal action, its verb drawn first (uniformly among the verbs listed), then the
     action among that verb's: rare actions (a declaration among eight cards to play, a meld, a
@@ -198,16 +202,16 @@ def shared_mutables(state: State, copy: State) -> dict[str, Any]:
     return dict(sorted(mine[i] for i in both))
 
 
-def _render(v: Any, depth: int = 0) -> str:
+def render_value(v: Any, depth: int = 0) -> str:
     """``v`` as text, through containers and objects that clone themselves (their fields)."""
     if depth > 8:
         return "..."
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{k!r}: {_render(x, depth + 1)}" for k, x in v.items()) + "}"
+        return "{" + ", ".join(f"{k!r}: {render_value(x, depth + 1)}" for k, x in v.items()) + "}"
     if isinstance(v, (list, tuple)):
-        return ("[" if isinstance(v, list) else "(") + ", ".join(_render(x, depth + 1) for x in v) + "]"
+        return ("[" if isinstance(v, list) else "(") + ", ".join(render_value(x, depth + 1) for x in v) + "]"
     if isinstance(v, (set, frozenset)):
-        return "{" + ", ".join(sorted(_render(x, depth + 1) for x in v)) + "}"
+        return "{" + ", ".join(sorted(render_value(x, depth + 1) for x in v)) + "}"
     if isinstance(v, random.Random):
         return f"Random({hash(v.getstate())})"
     if callable(getattr(v, "clone", None)) and not isinstance(v, (State, type)):
@@ -216,14 +220,14 @@ def _render(v: Any, depth: int = 0) -> str:
             for k in vars(c).get("__mypyc_attrs__", ()):
                 if k not in ("__dict__", "__weakref__") and hasattr(v, k):
                     fields[k] = getattr(v, k)
-        return type(v).__name__ + _render(fields, depth + 1)
+        return type(v).__name__ + render_value(fields, depth + 1)
     return repr(v)
 
 
 def state_dump(state: State) -> dict[str, str]:
-    """Every field of ``state`` as text (:func:`state_fields`, :func:`_render`): what must not
+    """Every field of ``state`` as text (:func:`state_fields`, :func:`render_value`): what must not
     change while only copies of it are played."""
-    return {k: _render(v) for k, v in state_fields(state).items()}
+    return {k: render_value(v) for k, v in state_fields(state).items()}
 
 
 def _changed(before: dict[str, str], after: dict[str, str]) -> list[str]:
@@ -344,8 +348,10 @@ def clone_isolation_walk(game_id: str, seed: int, checks: int = 3, options: dict
     """:func:`clone_isolation_violations` at ``checks`` random positions of one random match (the
     first within its first plies: trick 1, the first turn; the next ones further on), and at every
     ply on the way the cheap part: a clone and a ``determinize`` copy share nothing mutable
-    (:func:`sharing_violations`).  ``structural=False`` leaves the sharing checks out: what
-    playing the copies and the original shows alone (tests/clone_mutants.py)."""
+    (:func:`sharing_violations`), and playing them on for up to :data:`PLY_COPY_PLIES` plies leaves
+    every field of the original as it was (:func:`state_dump`).  ``structural=False`` leaves the
+    sharing checks out: what playing the copies and the original shows alone
+    (tests/clone_mutants.py)."""
     from engine import load_game
     state = load_game(game_id, **(options or {})).new_match(seed=seed, players=players)
     rng = random.Random(seed)
@@ -354,10 +360,21 @@ def clone_isolation_walk(game_id: str, seed: int, checks: int = 3, options: dict
         for _ in range(rng.randrange(0, 12 if i == 0 else 40)):
             if state.is_over():
                 break
+            where = f"{game_id} seed {seed} ply {len(state.history)}"
+            dump = state_dump(state)
             for copy in (state.clone(), state.determinize(rng.randrange(state.players), random.Random(seed))):
                 bad, _ = sharing_violations(state, copy) if structural else ([], [])
                 if bad:
-                    return [f"{game_id} seed {seed} ply {len(state.history)}: a copy {b}" for b in bad]
+                    return [f"{where}: a copy {b}" for b in bad]
+                try:
+                    _play_copy(copy, rng, PLY_COPY_PLIES)
+                except Exception as e:  # a copy that cannot be played is a finding, with its place
+                    return [f"{where}: a copy failed after {copy.history[len(state.history):]}: "
+                            f"{type(e).__name__}: {e}"]
+                changed = _changed(dump, state_dump(state))
+                if changed:
+                    return [f"{where}: playing a copy changed the original's fields "
+                            + ", ".join(changed[:6])]
             state.apply(pick(rng, state.legal_actions()))
         if state.is_over():
             break
