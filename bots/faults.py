@@ -1,4 +1,12 @@
-"""A bot's faults, grouped so that one bug is one row (standard library only).
+"""A fault, one record of it, and its grouping, so that one bug is one row (standard library only).
+
+:class:`Fault` is the one record of a fault: a seat's bot (a timeout, crash, illegal action or memory
+fault) or the engine itself (``seat`` None, outcome ``error``).  The match loop makes it
+(``bots.match``: from a sandbox's :class:`BotFault`, an in-process player's exception or an illegal
+action), the tournament's log keeps it (``tournaments.log``: ``matches.faults`` holds its seat, its
+outcome as ``kind``, its ply and :meth:`Fault.detail`), and the reports group it.
+:class:`BotFault` is the exception a sandbox raises: a fault whose seat and move the match loop
+adds when it records it.
 
 :func:`normalise_reason` reduces a fault's reason to its shape (the action the bot gave, the engine's
 legal list, numbers, cards, suits, addresses and ids replaced by placeholders), and
@@ -11,7 +19,68 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass
+class Fault:
+    """A fault, for the bot's author and the log: who, what, where and why."""
+
+    seat: int | None
+    """The seat whose bot faulted; None for an engine error (outcome ``error``)."""
+    outcome: str
+    """``timeout``, ``crash``, ``illegal`` or ``memory``; ``error``: the engine's."""
+    reason: str
+    stage: str
+    """``start``, ``import``, ``init`` (constructing ``Bot``) or ``act``; ``engine`` for an engine error."""
+    deal: int
+    ply: int
+    """Actions played in the match before the failed move."""
+    move: int
+    """The seat's own move number (1 = its first move)."""
+    action: str | None = None
+    """The action the bot gave, when it was illegal."""
+    traceback: str = ""
+
+    @property
+    def bot_seat(self) -> int:
+        """The seat of a bot's fault; ``ValueError`` for an engine error, which is no seat's."""
+        if self.seat is None:
+            raise ValueError(f"an engine error is no seat's fault: {self.reason}")
+        return self.seat
+
+    def line(self) -> str:
+        """One line: where and why."""
+        where = (f"at {self.stage}" if self.stage in ("start", "import", "init")
+                 else f"deal {self.deal}, its move {self.move} (ply {self.ply})")
+        return f"seat {self.seat}: {self.outcome} {where}: {self.reason}"
+
+    def detail(self) -> str:
+        """What the log keeps as the fault's reason (``matches.faults.reason``): the reason, after the
+        action given (quoted) when there was one, then the traceback excerpt."""
+        reason = f"{self.action!r}: {self.reason}" if self.action is not None else self.reason
+        return reason + (f"\n{self.traceback}" if self.traceback else "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "outcome": self.outcome, "reason": self.reason, "stage": self.stage,
+                "deal": self.deal, "ply": self.ply, "move": self.move, "action": self.action,
+                "traceback": self.traceback}
+
+
+class BotFault(Exception):
+    """A bot's fault as its sandbox raises it: ``outcome`` (``timeout``, ``crash``, ``illegal``,
+    ``memory``), a one-line ``reason``, the ``stage`` it happened in (``start``, ``import``, ``init``,
+    ``act``) and a traceback excerpt for the bot's author; the match loop records it as a
+    :class:`Fault` with its seat and move."""
+
+    def __init__(self, outcome: str, reason: str, stage: str = "act", traceback: str = "") -> None:
+        super().__init__(f"{outcome}: {reason}")
+        self.outcome = outcome
+        self.reason = reason
+        self.stage = stage
+        self.traceback = traceback
+
 
 _CARD_RE = re.compile(r"(?<![A-Za-z0-9])(?:JK(?:=[2-9TJQKA][CDHS])?|(?:10|[2-9TJQKA])[CDHS])(?![A-Za-z0-9])")
 _NORMALISE = [
@@ -59,4 +128,4 @@ def group_faults(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["group_faults", "normalise_reason"]
+__all__ = ["BotFault", "Fault", "group_faults", "normalise_reason"]

@@ -24,42 +24,12 @@ from typing import Any
 
 from bots.api import BUILTIN, BotSource, Player, bot_source, builtin_player, looks_like_path
 from bots.builtin.random import Bot as RandomBot
+from bots.faults import BotFault, Fault
 from bots.records import MoveRecord
-from bots.sandbox import DEFAULT_LIMITS, BotFault, Limits, SandboxPlayer, start_players
+from bots.sandbox import DEFAULT_LIMITS, Limits, SandboxPlayer, start_players
 from bots.text import clean_lines, clean_text
 from engine import IllegalAction, State, load_game
 from engine.core import Game
-
-
-@dataclass
-class Fault:
-    """A seat's fault, for the bot's author."""
-
-    seat: int
-    outcome: str
-    """``timeout``, ``crash``, ``illegal`` or ``memory``."""
-    reason: str
-    stage: str
-    """``start``, ``import``, ``init`` (constructing ``Bot``) or ``act``."""
-    deal: int
-    ply: int
-    """Actions played in the match before the failed move."""
-    move: int
-    """The seat's own move number (1 = its first move)."""
-    action: str | None = None
-    """The action the bot gave, when it was illegal."""
-    traceback: str = ""
-
-    def line(self) -> str:
-        """One line: where and why."""
-        where = (f"at {self.stage}" if self.stage in ("start", "import", "init")
-                 else f"deal {self.deal}, its move {self.move} (ply {self.ply})")
-        return f"seat {self.seat}: {self.outcome} {where}: {self.reason}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "outcome": self.outcome, "reason": self.reason, "stage": self.stage,
-                "deal": self.deal, "ply": self.ply, "move": self.move, "action": self.action,
-                "traceback": self.traceback}
 
 
 @dataclass

@@ -62,6 +62,7 @@ from typing import Any
 
 from bots import seccomp
 from bots.api import BotSource, Observation
+from bots.faults import BotFault  # the one fault record's exception form (bots/faults.py)
 from bots.text import clean_lines, clean_text
 
 try:
@@ -176,19 +177,6 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
-
-
-class BotFault(Exception):
-    """A bot's fault: ``outcome`` (``timeout``, ``crash``, ``illegal``, ``memory``), a one-line
-    ``reason``, the ``stage`` it happened in (``start``, ``import``, ``init``, ``act``) and a traceback
-    excerpt for the bot's author."""
-
-    def __init__(self, outcome: str, reason: str, stage: str = "act", traceback: str = "") -> None:
-        super().__init__(f"{outcome}: {reason}")
-        self.outcome = outcome
-        self.reason = reason
-        self.stage = stage
-        self.traceback = traceback
 
 
 class SandboxUnavailable(ValueError):

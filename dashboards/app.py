@@ -206,16 +206,17 @@ def _fault_lines(result: MatchResult, names: list[str], outputs: dict[int, str],
     traceback excerpt indented (the bot's output is shown apart, not repeated here)."""
     lines: list[str] = []
     for f in result.faults:
+        seat = f.bot_seat
         where = (f"at {f.stage}" if f.stage in ("start", "import", "init")
                  else f"at deal {f.deal}, its move {f.move} (ply {f.ply})")
         gave = f", it played {f.action!r}" if f.action is not None else ""
-        lines.append(f"FAULT seat {f.seat} ({names[f.seat]}): {f.outcome} {where}{gave}: {f.reason}")
-        tb = _without_output(f.traceback, outputs.get(f.seat, ""))
+        lines.append(f"FAULT seat {seat} ({names[seat]}): {f.outcome} {where}{gave}: {f.reason}")
+        tb = _without_output(f.traceback, outputs.get(seat, ""))
         lines += [f"    {ln}" for ln in tb.splitlines()[-12:]]
-        placed = (f"seat {f.seat} and its partner, seat {(f.seat + 2) % 4}, are placed last" if teams
-                  else f"seat {f.seat} is placed last")
-        lines.append(f"    the random fallback played seat {f.seat}'s other "
-                     f"{result.fallback_moves[f.seat]} moves; {placed}")
+        placed = (f"seat {seat} and its partner, seat {(seat + 2) % 4}, are placed last" if teams
+                  else f"seat {seat} is placed last")
+        lines.append(f"    the random fallback played seat {seat}'s other "
+                     f"{result.fallback_moves[seat]} moves; {placed}")
     return lines
 
 
@@ -286,9 +287,9 @@ def play_and_show(game_id: str, names: list[str], seed: int, deals: int | None, 
                                     for i, (s, a) in enumerate(result.moves)],
                           "events": state.events, "sheet": state.score_sheet(), "scores": state.scores(),
                           "ranking": state.ranking(), "placement": result.placement,
-                          "faults": [{**f.to_json(), "bot": names[f.seat],
-                                      "traceback": _without_output(f.traceback, outputs.get(f.seat, "")),
-                                      "fallback_moves": result.fallback_moves[f.seat]}
+                          "faults": [{**f.to_json(), "bot": names[f.bot_seat],
+                                      "traceback": _without_output(f.traceback, outputs.get(f.bot_seat, "")),
+                                      "fallback_moves": result.fallback_moves[f.bot_seat]}
                                      for f in result.faults],
                           "outputs": {str(s): t for s, t in outputs.items()}}))
         return result

@@ -45,6 +45,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from bots.faults import Fault
 from bots.records import MoveRecord
 from tournaments.paths import (
     committed_parts,
@@ -63,6 +64,9 @@ SCHEMA_VERSION = 1
 
 TABLES = ("moves", "events", "matches")
 """The tables, in the order a batch writes them (matches last: it is the commit record)."""
+
+REASON_CHARS = 4000
+"""A fault's logged reason (:meth:`bots.faults.Fault.detail`) is cut to this many characters."""
 
 MOVE_STATUSES = ("ok", "timeout", "crash", "illegal", "memory", "fallback")
 """``moves.status``: the bot's outcome for that move; ``fallback`` = played by the random fallback for a
@@ -147,15 +151,6 @@ def options_json(options: dict[str, Any]) -> str:
 
 
 # ------------------------------------------------------------------------------------------ buffer
-@dataclass
-class Fault:
-    seat: int | None
-    """None for an engine error (status ``error``)."""
-    kind: str
-    ply: int
-    reason: str
-
-
 class BatchLog:
     """The rows of one batch of matches (all of one game), kept column-wise until :meth:`tables`.
 
@@ -210,10 +205,11 @@ class BatchLog:
             "engine_ranking": list(engine_ranking), "deals_played": deals_played,
             "sheet": [[float(x) for x in row] for row in sheet], "engine_version": engine_version(),
             "moves": n,
-            "status": first.kind if first else "ok",
+            "status": first.outcome if first else "ok",
             "fault_seat": first.seat if first else None,
-            "fault_reason": first.reason if first else None,
-            "faults": [{"seat": f.seat, "kind": f.kind, "ply": f.ply, "reason": f.reason} for f in faults],
+            "fault_reason": first.detail()[:REASON_CHARS] if first else None,
+            "faults": [{"seat": f.seat, "kind": f.outcome, "ply": f.ply, "reason": f.detail()[:REASON_CHARS]}
+                       for f in faults],
             "duration_s": duration_s, "finished_at": finished_at_ms, "worker": worker,
         }
         for k, v in row.items():

@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bots.api import Player
-from bots.match import Fault as MatchFault
+from bots.faults import Fault
 from bots.match import close_players, make_players, play_match
 from bots.sandbox import Limits as BotLimits
 from engine import game_class, load_game
 from engine.core import Game, State
-from tournaments.log import BatchLog, Fault, MoveRow, commit_batch, options_json, stage_batch
+from tournaments.log import BatchLog, MoveRow, commit_batch, options_json, stage_batch
 from tournaments.schedule import Match
 from tournaments.spec import Limits
 from tournaments.store import ObjectStore, is_uri, open_store
@@ -122,14 +122,7 @@ def play_logged(game: Game, players: Sequence[Player], seed: int, max_deals: int
     """
     moves: list[MoveRow] = []
     r = play_match(game, players, seed, max_deals, on_move=moves.append, contain_errors=True, seeds=seeds)
-    faults = [Fault(f.seat, f.outcome, f.ply, _fault_reason(f)[:4000]) for f in r.faults]
-    return Played(r.state, moves, faults, r.placement, r.seconds, r.error)
-
-
-def _fault_reason(f: MatchFault) -> str:
-    """What ``matches.faults.reason`` holds: the reason, the action given, a traceback excerpt."""
-    reason = f"{f.action!r}: {f.reason}" if f.action is not None else f.reason
-    return reason + (f"\n{f.traceback}" if f.traceback else "")
+    return Played(r.state, moves, list(r.faults), r.placement, r.seconds, r.error)
 
 
 # ------------------------------------------------------------------------------------------ a batch
@@ -187,7 +180,7 @@ def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
         fl = list(p.faults)
         if p.error is not None:
             errors += 1
-            fl.insert(0, Fault(None, "error", len(p.state.history), p.error[:4000]))
+            fl.insert(0, Fault(None, "error", p.error, "engine", p.state.deal_no, len(p.state.history), 0))
         st = p.state
         log.add_match(match_id=m.match_id, group_id=m.group_id, options=opts, seed=m.seed,
                       players=batch.players, max_deals=batch.max_deals, board=m.board, rotation=m.rotation,

@@ -147,3 +147,34 @@ def test_clean_orphans_before_an_epoch_spares_the_current_run(two_games: Path) -
     removed = sorted(p.name for p in clean_orphans(two_games, "t", before_epoch=2))
     assert removed == sorted([f".{part_name('t', ids, 1)}.98-abcd.tmp", part_name("t", ids, 1)])
     assert (moves / part_name("t", ids, 2)).exists()
+
+
+def test_a_fault_is_one_record_from_the_sandbox_to_the_log() -> None:
+    """One record type for a fault (bots.faults.Fault) from the match loop to the log, one exception
+    form of it (BotFault, what a sandbox raises); the log keeps its seat, outcome (as ``kind``), ply and
+    ``detail()`` (the action given, the reason, the traceback excerpt), an engine error too."""
+    import bots.match
+    import bots.sandbox
+    import tournaments.log
+    import tournaments.runner
+    from bots.faults import BotFault, Fault
+    from tournaments.log import REASON_CHARS, BatchLog
+
+    assert bots.sandbox.BotFault is BotFault
+    assert bots.match.Fault is tournaments.log.Fault is tournaments.runner.Fault is Fault
+    bot = Fault(2, "illegal", "not legal now: follow hearts", "act", 1, 7, 2, "play 2C", "tb line")
+    engine = Fault(None, "error", "RuntimeError: boom" + "x" * REASON_CHARS, "engine", 1, 9, 0)
+    assert bot.detail() == "'play 2C': not legal now: follow hearts\ntb line"
+    log = BatchLog("t", "hartenjagen")
+    log.add_match(match_id="m", group_id="g", options="{}", seed=1, players=4, max_deals=1, board=0,
+                  rotation=0, bots=["a", "b", "c", "d"], bot_refs=["a", "b", "c", "d"], teams=[0, 1, 2, 3],
+                  scores=[0, 0, 0, 0], ranking=[1, 2, 3, 4], engine_ranking=[1, 2, 3, 4], deals_played=1,
+                  sheet=[[0, 0, 0, 0]], moves=[], events=[], faults=[engine, bot], duration_s=0.0,
+                  finished_at_ms=0, worker="w")
+    row = log.tables()["matches"].to_pylist()[0]
+    cut = engine.reason[:REASON_CHARS]
+    assert (row["status"], row["fault_seat"], row["fault_reason"]) == ("error", None, cut)
+    assert row["faults"] == [{"seat": None, "kind": "error", "ply": 9, "reason": cut},
+                             {"seat": 2, "kind": "illegal", "ply": 7, "reason": bot.detail()}]
+    with pytest.raises(ValueError, match="no seat's fault"):
+        _ = engine.bot_seat

@@ -29,9 +29,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from bots.faults import Fault
 from engine import game_class, load_game
 from engine.core import State
-from tournaments.log import TABLES, BatchLog, Fault, MoveRow, commit_batch, options_json, write_part
+from tournaments.log import TABLES, BatchLog, MoveRow, commit_batch, options_json, write_part
 from tournaments.paths import all_parts, sibling_part
 from tournaments.schedule import bot_seed, deal_seed, secret_from_seed
 
@@ -129,7 +130,7 @@ def write_log(out: str | Path, games: Sequence[str], bots: Sequence[str], boards
                     teams=[s % 2 for s in range(n)] if cls.teams else list(range(n)),
                     scores=state.scores(), ranking=ranking, engine_ranking=ranking,
                     deals_played=state.deal_no, sheet=state.score_sheet(), moves=moves, events=state.events,
-                    faults=[] if fault_reason is None else [Fault(0, "crash", 0, fault_reason)],
+                    faults=[] if fault_reason is None else [Fault(0, "crash", fault_reason, "act", 1, 0, 1)],
                     duration_s=time.perf_counter() - t0, finished_at_ms=int(time.time() * 1000),
                     worker=worker)
                 written += 1
