@@ -197,7 +197,9 @@ def main() -> None:
     ap.add_argument("--share", type=float, default=0.25, help="the ladder's groups, as a share of --rr")
     ap.add_argument("--bootstrap", type=int, default=200)
     ap.add_argument("--starvation", type=int, default=40, help="the starvation time, in groups")
-    ap.add_argument("--quick", action="store_true", help="fewer checkpoints and settlement seeds")
+    ap.add_argument("--quick", action="store_true", help="fewer settlement seeds")
+    ap.add_argument("--need-seeds", type=int, default=None,
+                    help="seeds of the groups-to-tau-0.9 comparison (default --seeds)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--part", choices=("all", "ladder", "settle"), default="all",
                     help="only the ladder's figures (1-4) or only the settlement's (5)")
@@ -205,8 +207,7 @@ def main() -> None:
     a = ap.parse_args()
     t0 = time.process_time()
     budget = int(a.rr * a.share)
-    step = 200 if a.quick else 100
-    cps = list(range(step, 2 * budget + 1, step))
+    cps = [c for c in (100, 200, 300, 400, 500, 700, 1000) if c <= 2 * budget]
     res: dict[str, list[float]] = {k: [] for k in (
         "tau", "tau_top8", "tau_truth", "tau_rr_truth", "coverage", "gini", "max_wait")}
     need: dict[str, list[float]] = {"info": [], "window": [], "uniform": []}
@@ -215,7 +216,7 @@ def main() -> None:
         strength, authors = versions(a.versions, seed)
         rr = fit(round_robin(strength, a.rr, seed), 0)
         truth = Fit(list(strength), np.array(list(strength.values())), np.empty((0, len(strength))))
-        for mode in need:
+        for mode in (need if seed < (a.need_seeds or a.seeds) else ()):
             run = run_ladder_sim(strength, authors, max(cps), mode, seed, a.starvation, cps)
             reached = next((c for c in cps if tau(fit(run.checkpoints[c], 0), rr) >= 0.9), math.inf)
             need[mode].append(reached)

@@ -438,6 +438,84 @@ def _coverage_block(rows: Sequence[dict[str, Any]], logs: Logs) -> str:
     return note + f'<div class="cov-grid">{"".join(cards)}</div>'
 
 
+# =============================================================================== the ladder page
+def board_history_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """Each version's board strength (overall) at every snapshot, with its 95% interval."""
+    if not rows:
+        return None
+    alt = _alt()
+    values = [{k: _r(v) for k, v in r.items()} for r in rows]
+    base = alt.Chart(_table()).encode(x=alt.X("at:T", title="snapshot"),
+                                      color=alt.Color("ref:N", title="version"))
+    band = base.mark_area(opacity=0.1).encode(y=alt.Y("lo95:Q", title="strength (Plackett–Luce), 95%"),
+                                              y2="hi95:Q")
+    line = base.mark_line(point=True).encode(
+        y="strength:Q", tooltip=["ref:N", "at:T", alt.Tooltip("strength:Q", format=".3f"),
+                                 alt.Tooltip("lo95:Q", format=".3f"), alt.Tooltip("hi95:Q", format=".3f"),
+                                 "rank:Q", "groups:Q"])
+    return _vl((band + line).properties(width=560, height=240), values)
+
+
+def online_history_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """Each version's online rating (openskill mu, +-2 sigma) after every group it played."""
+    if not rows:
+        return None
+    alt = _alt()
+    values = [{k: _r(v) for k, v in r.items()} for r in rows]
+    base = alt.Chart(_table()).encode(x=alt.X("seq:Q", title="online update (group)"),
+                                      color=alt.Color("ref:N", title="version"))
+    band = base.mark_area(opacity=0.1).encode(y=alt.Y("lo:Q", title="online mu, mu ± 2 sigma"), y2="hi:Q")
+    line = base.mark_line().encode(y="mu:Q", detail="game:N",
+                                   tooltip=["ref:N", "game:N", "seq:Q", alt.Tooltip("mu:Q", format=".2f"),
+                                            alt.Tooltip("lo:Q", format=".2f"),
+                                            alt.Tooltip("hi:Q", format=".2f")])
+    return _vl((band + line).properties(width=560, height=240), values)
+
+
+def ladder_sections(root: Path, charts: _Charts) -> dict[str, str]:
+    """The ladder page (a directory of ``cardarena ladder``): the board over time, each version's online
+    rating history, the placement results and the state changes; nothing for a tournament."""
+    if not (root / "_ladder" / "ladder.json").is_file():
+        return {"LADDER": "", "LADDER_NAV": ""}
+    from tournaments.ladder import tables
+    from tournaments.ladder.core import load_spec
+    from tournaments.ladder.state import LadderStore
+
+    spec = load_spec(root)
+    store = LadderStore(root)
+    board = [r for r in tables.read(root, "board", spec.name) if r["scope"] == "overall" and r["ref"]]
+    hist = [{"at": r["at"].isoformat(), "ref": r["ref"], "strength": r["strength"], "lo95": r["lo95"],
+             "hi95": r["hi95"], "rank": r["rank"], "groups": r["groups"]} for r in board]
+    online = [{"seq": r["seq"], "ref": r["ref"], "game": r["game"], "mu": r["mu_after"],
+               "lo": r["mu_after"] - 2 * r["sigma_after"], "hi": r["mu_after"] + 2 * r["sigma_after"]}
+              for r in sorted(tables.read(root, "ratings_online", spec.name), key=lambda r: r["seq"])]
+    changes = store.changes()
+    versions = store.versions()
+    placed = {c.ref: c for c in changes if c.from_state == "placement" and c.to_state == "active"}
+    prow = "".join(
+        f"<tr><td>{_e(v.ref)}</td><td>{_e(v.author)}</td><td>{_e(v.submitted_at[:19])}</td>"
+        f"<td>{_e(placed[v.ref].at[:19]) if v.ref in placed else '-'}</td>"
+        f"<td>{_e(placed[v.ref].reason) if v.ref in placed else _e(v.state)}</td></tr>"
+        for v in versions if not v.reference)
+    crow = "".join(f"<tr><td>{_e(c.at[:19])}</td><td>{_e(c.ref)}</td><td>{_e(c.from_state or '')}</td>"
+                   f"<td>{_e(c.to_state)}</td><td>{_e(c.reason)}</td></tr>" for c in changes)
+    body = (
+        '<section id="ladder">\n  <h2>Ladder</h2>\n'
+        f'  <p class="small">Ladder <code>{_e(spec.name)}</code>: {len(versions)} versions, '
+        f'{len({r["snapshot"] for r in board})} board snapshots (docs/ladder.md).</p>\n'
+        "  <h3>The board over time (overall)</h3>\n  "
+        + charts.slot("ladder-board", board_history_chart(hist), "No board snapshot yet.")
+        + "\n  <h3>Online ratings, version by version</h3>\n  "
+        + charts.slot("ladder-online", online_history_chart(online), "No rated group yet.")
+        + "\n  <h3>Placement</h3>\n"
+        + ("<table><tr><th>version</th><th>author</th><th>submitted</th><th>active</th>"
+           "<th>placement</th></tr>" + prow + "</table>" if prow else _nodata("No version submitted yet."))
+        + "\n  <h3>State changes</h3>\n"
+        + "<table><tr><th>at</th><th>version</th><th>from</th><th>to</th><th>reason</th></tr>" + crow
+        + "</table>\n</section>\n")
+    return {"LADDER": body, "LADDER_NAV": '<a href="#ladder">Ladder</a>\n    '}
+
+
 def _is_team_game(game: str) -> bool:
     from engine.core import GAMES, game_class
     return game in GAMES and game_class(game).teams
@@ -529,6 +607,7 @@ def build_report(root: str | Path, output: str | Path | None = None, sample: int
         "LEADERBOARDS": _leaderboards_block(an, logs, charts),
         "FAULTS": _faults_block(an.faults(), charts, len(logs.matches), {m["match_id"] for m in picked}),
         "COVERAGE": _coverage_block(an.coverage(), logs),
+        **ladder_sections(logs.root, charts),
     }
     moves = logs.moves_of([m["match_id"] for m in picked])
     viewer = [replay_for_viewer(m, moves[m["match_id"]]) for m in picked]
