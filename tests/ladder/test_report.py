@@ -9,7 +9,7 @@ from tournaments.ladder.loop import run_ladder
 
 def test_the_report_of_a_ladder_has_its_page(ladder: Path) -> None:
     run_ladder(ladder, groups=3, executor="inline", say=lambda _: None)
-    out, summary = build_report(ladder, ladder / "r.html", verify=False, bootstrap=20)
+    out, _ = build_report(ladder, ladder / "r.html", verify=False, bootstrap=20)
     page = out.read_text()
     assert '<section id="ladder">' in page and 'href="#ladder"' in page
     assert "chart-" in page and "ladder-board" in page and "ladder-online" in page
