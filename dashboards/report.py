@@ -50,6 +50,7 @@ from dashboards.report_data import (
     find_match,
     game_order,
     jsonable,
+    read_ladder,
     read_logs,
     replay_for_viewer,
     sample_matches,
@@ -475,22 +476,10 @@ def online_history_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | Non
 def ladder_sections(root: Path, charts: _Charts) -> dict[str, str]:
     """The ladder page (a directory of ``cardarena ladder``): the board over time, each version's online
     rating history, the placement results and the state changes; nothing for a tournament."""
-    if not (root / "_ladder" / "ladder.json").is_file():
+    lad = read_ladder(root)
+    if lad is None:
         return {"LADDER": "", "LADDER_NAV": ""}
-    from tournaments.ladder import tables
-    from tournaments.ladder.core import load_spec
-    from tournaments.ladder.state import LadderStore
-
-    spec = load_spec(root)
-    store = LadderStore(root)
-    board = [r for r in tables.read(root, "board", spec.name) if r["scope"] == "overall" and r["ref"]]
-    hist = [{"at": r["at"].isoformat(), "ref": r["ref"], "strength": r["strength"], "lo95": r["lo95"],
-             "hi95": r["hi95"], "rank": r["rank"], "groups": r["groups"]} for r in board]
-    online = [{"seq": r["seq"], "ref": r["ref"], "game": r["game"], "mu": r["mu_after"],
-               "lo": r["mu_after"] - 2 * r["sigma_after"], "hi": r["mu_after"] + 2 * r["sigma_after"]}
-              for r in sorted(tables.read(root, "ratings_online", spec.name), key=lambda r: r["seq"])]
-    changes = store.changes()
-    versions = store.versions()
+    board, changes, versions = lad.board, lad.changes, lad.versions
     placed = {c.ref: c for c in changes if c.from_state == "placement" and c.to_state == "active"}
     prow = "".join(
         f"<tr><td>{_e(v.ref)}</td><td>{_e(v.author)}</td><td>{_e(v.submitted_at[:19])}</td>"
@@ -501,12 +490,12 @@ def ladder_sections(root: Path, charts: _Charts) -> dict[str, str]:
                    f"<td>{_e(c.to_state)}</td><td>{_e(c.reason)}</td></tr>" for c in changes)
     body = (
         '<section id="ladder">\n  <h2>Ladder</h2>\n'
-        f'  <p class="small">Ladder <code>{_e(spec.name)}</code>: {len(versions)} versions, '
+        f'  <p class="small">Ladder <code>{_e(lad.name)}</code>: {len(versions)} versions, '
         f'{len({r["snapshot"] for r in board})} board snapshots (docs/ladder.md).</p>\n'
         "  <h3>The board over time (overall)</h3>\n  "
-        + charts.slot("ladder-board", board_history_chart(hist), "No board snapshot yet.")
+        + charts.slot("ladder-board", board_history_chart(lad.history), "No board snapshot yet.")
         + "\n  <h3>Online ratings, version by version</h3>\n  "
-        + charts.slot("ladder-online", online_history_chart(online), "No rated group yet.")
+        + charts.slot("ladder-online", online_history_chart(lad.online), "No rated group yet.")
         + "\n  <h3>Placement</h3>\n"
         + ("<table><tr><th>version</th><th>author</th><th>submitted</th><th>active</th>"
            "<th>placement</th></tr>" + prow + "</table>" if prow else _nodata("No version submitted yet."))

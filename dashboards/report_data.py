@@ -21,7 +21,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tournaments.ladder.state import Change, Version
 
 Z95 = 1.959964
 
@@ -397,3 +400,38 @@ def find_match(logs: Logs, match_id: str) -> dict[str, Any]:
                              f"{', '.join(m['match_id'] for m in near[:5])}{more}")
     raise DashboardError(f"no match {match_id!r} in {logs.root} ({len(logs.matches):,} matches; match ids "
                          "are 16 hex digits, as `cardarena query` prints them)")
+
+
+@dataclass
+class Ladder:
+    """What the ladder page shows of a ``cardarena ladder`` directory (its own tables and state)."""
+
+    name: str
+    board: list[dict[str, Any]]
+    """The overall board's rows of every snapshot (entrants with a version ref)."""
+    history: list[dict[str, Any]]
+    """Per board row: snapshot time, version, strength with its 95% interval, rank and groups."""
+    online: list[dict[str, Any]]
+    """Each online update in order: version, game, mu and mu +- 2 sigma after it."""
+    changes: list[Change]
+    """The versions' state changes."""
+    versions: list[Version]
+
+
+def read_ladder(root: Path) -> Ladder | None:
+    """The ladder of directory ``root`` (None for a tournament: no ``_ladder/ladder.json``)."""
+    if not (root / "_ladder" / "ladder.json").is_file():
+        return None
+    from tournaments.ladder import tables
+    from tournaments.ladder.core import load_spec
+    from tournaments.ladder.state import LadderStore
+
+    spec = load_spec(root)
+    store = LadderStore(root)
+    board = [r for r in tables.read(root, "board", spec.name) if r["scope"] == "overall" and r["ref"]]
+    hist = [{"at": r["at"].isoformat(), "ref": r["ref"], "strength": r["strength"], "lo95": r["lo95"],
+             "hi95": r["hi95"], "rank": r["rank"], "groups": r["groups"]} for r in board]
+    online = [{"seq": r["seq"], "ref": r["ref"], "game": r["game"], "mu": r["mu_after"],
+               "lo": r["mu_after"] - 2 * r["sigma_after"], "hi": r["mu_after"] + 2 * r["sigma_after"]}
+              for r in sorted(tables.read(root, "ratings_online", spec.name), key=lambda r: r["seq"])]
+    return Ladder(spec.name, board, hist, online, store.changes(), store.versions())
