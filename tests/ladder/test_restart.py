@@ -62,3 +62,28 @@ def test_ctrl_c_drains_and_a_rerun_goes_on(ladder: Path) -> None:
     assert p.returncode == 130, err
     got = check_log(ladder)
     assert set(got["committed"]) == set(got["groups"])   # drained: nothing left in flight
+
+
+def test_a_killed_worker_loses_and_doubles_no_group(ladder: Path) -> None:
+    """A worker of the local pool killed mid-run: its groups run again under the same ids (the
+    runners' submission loop), and the log holds every group once, rated once."""
+    import json
+    env = {**os.environ, "CARDARENA_COMPILED": "0"}
+    p = subprocess.Popen([sys.executable, "-m", "dashboards", "ladder", "run", str(ladder), "--groups", "40",
+                          "--json"], cwd=PROJECT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         start_new_session=True)
+    try:
+        wait_for(lambda: len(committed_parts(ladder, "lad")) >= 3, 120)
+        kids = subprocess.run(["ps", "-o", "pid=", "--ppid", str(p.pid)], capture_output=True, text=True)
+        workers = [int(x) for x in kids.stdout.split()]
+        assert workers
+        os.kill(workers[0], signal.SIGKILL)
+        out, err = p.communicate(timeout=300)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 0, err
+    summary = json.loads(out)
+    got = check_log(ladder)
+    assert set(got["committed"]) == set(got["groups"]) and len(got["groups"]) == 40
+    assert summary["lost_workers"] >= 1 and summary["resubmitted_batches"] >= 1

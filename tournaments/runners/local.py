@@ -88,7 +88,12 @@ class LocalPool:
 
     def submit(self, batch: Batch) -> Future[BatchResult]:
         assert self.pool is not None
-        return self.pool.submit(run_batch, batch)
+        try:
+            return self.pool.submit(run_batch, batch)
+        except BrokenProcessPool as e:   # a worker died since the last wait: this batch is lost with the
+            lost: Future[BatchResult] = Future()   # others (LocalExecutor.result: Lost, everything)
+            lost.set_exception(e)
+            return lost
 
     def renew(self) -> None:
         self.close()
