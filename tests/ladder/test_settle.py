@@ -96,3 +96,12 @@ def test_collusion_report_flags_a_feeder_and_not_chance() -> None:
         order = rng.permutation(4) + 1
         chance.append((dict(zip(["a@1", "b@1", "r1", "r2"], order.tolist(), strict=True)), even))
     assert not collusion_pairs(chance, authors, 25 / 6)[0]["flag"]
+
+
+def test_a_clearly_weaker_version_never_shares_first_through_a_chain() -> None:
+    rng = np.random.default_rng(1)
+    theta = np.array([1.0, 0.8, 0.6, 0.4, 0.2, -2.0])
+    f = fit_of(theta.tolist(), theta + rng.normal(0, 0.3, (400, 6)))
+    places = dict(shared_places(f, 0.95))
+    assert places["v0"] == 1 and places["v1"] == 1
+    assert places["v5"] == 6

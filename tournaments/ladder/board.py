@@ -78,13 +78,12 @@ def prob_ahead(f: Fit, a: str, b: str) -> float:
 
 
 def shared_places(f: Fit, confidence: float) -> list[tuple[str, int]]:
-    """(name, place) by strength, where a version not ahead of the next with P >= ``confidence``
-    shares its place with it (places count as in sport: 1, 1, 3)."""
+    """(name, place) by strength: a version's place is 1 + the number of versions ahead of it with
+    bootstrap P >= ``confidence``, so versions whose order the fit does not give share a place
+    (1, 1, 3) while a clearly weaker one never shares the first place through a chain of neighbours."""
     order = f.order()
-    out: list[tuple[str, int]] = []
-    place = 1
-    for k, i in enumerate(order):
-        if k and prob_ahead(f, f.names[order[k - 1]], f.names[i]) >= confidence:
-            place = k + 1
-        out.append((f.names[i], place))
-    return out
+    out = []
+    for i in order:
+        ahead = sum(1 for j in order if j != i and prob_ahead(f, f.names[j], f.names[i]) >= confidence)
+        out.append((f.names[i], 1 + ahead))
+    return sorted(out, key=lambda x: (x[1], order.index(f.names.index(x[0]))))

@@ -19,8 +19,9 @@
    checked at :data:`LOOKS` looks only (after stage 1, then after each third of the remaining budget),
    each at the Bonferroni level ``1 - (1 - confidence) / LOOKS`` (0.9875 for 0.95), since a rule
    checked after every round would stop on a tie by chance far too often.
-6. **Places**: by the batch fit (:mod:`tournaments.ladder.board`) over the settlement groups; a version
-   not ahead of the next with P at the looks' level shares its place (1, 1, 3).
+6. **Places**: by the batch fit (:mod:`tournaments.ladder.board`) over the settlement groups: 1 + the
+   versions ahead with P at the looks' level (:func:`~tournaments.ladder.board.shared_places`), so
+   places the fit cannot order are shared (1, 1, 3).
 
 **Anti-collusion report** (:func:`collusion_report`): for each pair of authors, over the ladder's
 free-for-all groups where both sat, each one's place against the place its online rating predicted
