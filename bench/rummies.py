@@ -45,9 +45,9 @@ _ROOT = sys.argv[sys.argv.index("--root") + 1] if "--root" in sys.argv[:-1] else
 sys.path.insert(0, _ROOT)
 
 GAMES = ("jokeren_nl", "amerikaans_jokeren", "jokeren_drift", "ramino_drift", "loba")
-"""The games built on ``engine/games/_rummy.py`` (the default)."""
+"""The games built on ``engine/games/rummy/_rummy.py`` (the default)."""
 KNOCK_GAMES = ("wildcard_rummy", "cincinnati_rummy", "ramino_klop")
-"""The games of ``engine/games/_knock.py`` whose going-out offer is one search over the hand
+"""The games of ``engine/games/rummy/_knock.py`` whose going-out offer is one search over the hand
 (``Solver.outs1``; Ramino Klop's knock: ``Solver.knock_discards``); measured only when ``--games``
 names them."""
 

@@ -44,12 +44,15 @@ GROUP = "cardarena_hot"
 """mypyc's group name: the shared C library is the top-level module ``cardarena_hot__mypyc``."""
 
 def engine_modules(root: Path = ROOT) -> tuple[str, ...]:
-    """Every module of the ``engine`` package and of ``engine.games`` but the packages' ``__init__``
-    and this switch itself, in file-name order: a directory listing, nothing imported."""
+    """Every module of the ``engine`` package, of ``engine.games`` and of its family folders
+    (``engine.games.<family>``) but the packages' ``__init__`` and this switch itself, in file-name
+    order: a directory listing, nothing imported."""
     here = root / "engine"
     top = [f"engine.{p.stem}" for p in sorted(here.glob("*.py")) if p.stem not in ("__init__", "_compiled")]
     games = [f"engine.games.{p.stem}" for p in sorted((here / "games").glob("*.py")) if p.stem != "__init__"]
-    return (*top, *games)
+    families = [f"engine.games.{d.name}.{p.stem}" for d in sorted((here / "games").iterdir())
+                if (d / "__init__.py").is_file() for p in sorted(d.glob("*.py")) if p.stem != "__init__"]
+    return (*top, *games, *families)
 
 
 MODULES: tuple[str, ...] = engine_modules()

@@ -681,14 +681,18 @@ def _copy_data(v: Any) -> Any:
 
 
 # --------------------------------------------------------------------- registry
-# A game is one module ``engine/games/<id>.py`` that declares ``class X(Game): id = "<id>"`` and calls
-# ``register(X)`` (a call rather than a decorator, so that mypyc compiles the module).
-# The ids are the module names found on the package's path (``engine.games.__path__``, read as a
-# directory listing: nothing is imported); :func:`game_class` imports only the module it is asked
-# for.  Modules whose name starts with ``_`` are family modules and helpers, not games.
+# A game is one module ``engine/games/<id>.py`` or ``engine/games/<family>/<id>.py`` that declares
+# ``class X(Game): id = "<id>"`` and calls ``register(X)`` (a call rather than a decorator, so that
+# mypyc compiles the module).  The ids are the module names found on the package's path
+# (``engine.games.__path__``) and in its family folders one level down (a folder with an
+# ``__init__.py``), read as a directory listing: nothing is imported; :func:`game_class` imports
+# only the module it is asked for.  Modules and folders whose name starts with ``_`` are family
+# modules and helpers, not games.
 _REGISTRY: dict[str, type[Game]] = {}
 GAMES: list[str] = []
 """Ids of every game module on the discovery path, in RULES.md order (other ids after, sorted)."""
+GAME_MODULES: dict[str, str] = {}
+"""Game id -> the dotted name of the module that declares it (``engine.games.jass.handjas``)."""
 
 RULES_ORDER = (
     "genive", "geneve", "hartenjagen", "manillen", "jokeren_nl", "zenuwen", "butifarra",
@@ -701,29 +705,49 @@ RULES_ORDER = (
 GAMES_PACKAGE = "engine.games"
 
 
-def discover() -> list[str]:
-    """Scan the game package's path for game modules and refresh :data:`GAMES` in place (called at
-    import, and again when an id is asked for that the last scan did not see)."""
-    import pkgutil
+def _game_modules(folder: str, package: str, found: dict[str, str], depth: int) -> None:
+    """Add the game modules of one folder (and, ``depth`` levels down, of its family folders) to
+    ``found``: a directory listing; the first module of an id on the path wins."""
+    import os
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for e in entries:
+        if e.name.startswith(("_", ".")):
+            continue
+        if e.name.endswith(".py") and e.is_file():
+            found.setdefault(e.name[:-3], f"{package}.{e.name[:-3]}")
+        elif depth and e.is_dir() and os.path.isfile(os.path.join(e.path, "__init__.py")):
+            _game_modules(e.path, f"{package}.{e.name}", found, depth - 1)
 
+
+def discover() -> list[str]:
+    """Scan the game package's path and its family folders for game modules and refresh
+    :data:`GAMES` and :data:`GAME_MODULES` in place (called at import, and again when an id is
+    asked for that the last scan did not see)."""
     from engine import games as package
-    found = {m.name for m in pkgutil.iter_modules(package.__path__)
-             if not m.ispkg and not m.name.startswith("_")}
+    found: dict[str, str] = {}
+    for folder in package.__path__:
+        _game_modules(folder, GAMES_PACKAGE, found, 1)
     rank = {g: i for i, g in enumerate(RULES_ORDER)}
     GAMES[:] = sorted(found, key=lambda g: (rank.get(g, len(rank)), g))
+    GAME_MODULES.clear()
+    GAME_MODULES.update(found)
     return GAMES
 
 
 def register(cls: type[Game]) -> type[Game]:
-    """Class decorator: add a game to the registry under its ``id``, which must be the name of the
-    module that declares it (``engine/games/<id>.py``)."""
+    """Add a game to the registry under its ``id``, which must be the name of the module that
+    declares it (``engine/games/<id>.py`` or ``engine/games/<family>/<id>.py``)."""
     module = vars(cls).get("__module__", "")
-    package, _, name = module.rpartition(".")
-    if package != GAMES_PACKAGE or cls.id != name:
+    name = module.rpartition(".")[2]
+    if not module.startswith(GAMES_PACKAGE + ".") or cls.id != name:
         raise ValueError(f"game id {cls.id!r} declared in module {module}: a game is declared in "
-                         f"{GAMES_PACKAGE}.<its id> ({GAMES_PACKAGE}.{cls.id})")
+                         f"{GAMES_PACKAGE}.<its id> or {GAMES_PACKAGE}.<family>.<its id> "
+                         f"({GAMES_PACKAGE}.{cls.id})")
     _REGISTRY[cls.id] = cls
-    if cls.id not in GAMES:
+    if GAME_MODULES.get(cls.id) != module:
         discover()
     return cls
 
@@ -735,14 +759,15 @@ def game_class(game_id: Any) -> type[Game]:
     cls = _REGISTRY.get(game_id)
     if cls is not None:
         return cls
-    if game_id not in GAMES:
+    if game_id not in GAME_MODULES:
         discover()  # a game module added to the path since the last scan
-        if game_id not in GAMES:
+        if game_id not in GAME_MODULES:
             raise ValueError(f"unknown game {game_id!r}; known games: {', '.join(GAMES)}")
-    importlib.import_module(f"{GAMES_PACKAGE}.{game_id}")
+    module = GAME_MODULES[game_id]
+    importlib.import_module(module)
     cls = _REGISTRY.get(game_id)
     if cls is None:
-        raise ValueError(f"module {GAMES_PACKAGE}.{game_id} registers no game: it must declare "
+        raise ValueError(f"module {module} registers no game: it must declare "
                          f"class ...(Game) with id = {game_id!r} and call register(...) on it")
     return cls
 

@@ -1,6 +1,6 @@
 """The draw-and-discard kernel: what every game with a stock and a discard pile shares.
 
-Used by the drift rummies (``engine.games._rummy``), the knock rummies (``_knock``), the shedding
+Used by the drift rummies (``engine.games.rummy._rummy``), the knock rummies (``_knock``), the shedding
 games (``_shedding``) and ``tonk``; the family modules keep only their turn protocol and scoring.
 
 * :func:`deal_injected`: an injected deal (RULES.md X6) checked by :func:`engine.deal.check_deal`

@@ -128,8 +128,8 @@ class PlayRule:
     A duty binds while an opponent wins the trick; with ``partner_exempt`` it lapses while the
     player's partner wins (games without partners pass ``partner_winning=False``: always bound).
     ``must_trump`` binds whoever wins.  The presets live with their families:
-    ``engine.games._manille`` (``MANILLE_RULE``, :func:`~engine.games._manille.family_rule`,
-    ``MANILLEN_RULE``) and ``engine.games._jass`` (``KRUISJAS_RULE``, ``GREVJAS_RULE``,
+    ``engine.games.manille._manille`` (``MANILLE_RULE``, :func:`~engine.games.manille._manille.family_rule`,
+    ``MANILLEN_RULE``) and ``engine.games.jass._jass`` (``KRUISJAS_RULE``, ``GREVJAS_RULE``,
     ``HANDJAS_RULE``, ``KLOP_RULE``, ``HONDERDEN_RULE`` ...); Hearts is :data:`FOLLOW_SUIT`.
     """
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine import GAMES
-from engine.games._honderden import HonderdenState, meld_action, meld_public
+from engine.games.jass._honderden import HonderdenState, meld_action, meld_public
 from tests.clone_mutants import container_fields, run_mutant
 from tests.conformance import clone_isolation_walk
 from tests.test_conformance import CLONE_SEEDS

@@ -137,8 +137,8 @@ def test_compiled_modules_are_the_ones_loaded() -> None:
     code = ("import engine, importlib, sys\nfrom engine import _compiled\n"
             "engine.load_game('hartenjagen')\n"
             "bad = [m for m in _compiled.MODULES if not _compiled.is_compiled(importlib.import_module(m))]\n"
-            "import engine.games._jass as j\n"
-            "print(bad, _compiled.is_compiled(j) == ('engine.games._jass' in _compiled.MODULES))\n")
+            "import engine.games.jass._jass as j\n"
+            "print(bad, _compiled.is_compiled(j) == ('engine.games.jass._jass' in _compiled.MODULES))\n")
     r = _run(code, "require")
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split() == ["[]", "True"]
@@ -175,8 +175,9 @@ def test_a_new_engine_module_is_compiled_with_the_others_and_stales_the_build(tm
     root = _copy_tree(tmp_path, with_build=True)
     build = root / "build" / "compiled"
     assert _compiled.engine_modules(root) == _compiled.MODULES and _compiled.check_build(build, root)[1] == ""
-    shutil.copy(root / "engine" / "games" / "manillen.py", root / "engine" / "games" / "manillen_copy.py")
-    assert "engine.games.manillen_copy" in _compiled.engine_modules(root)
+    family = root / "engine" / "games" / "manille"
+    shutil.copy(family / "manillen.py", family / "manillen_copy.py")
+    assert "engine.games.manille.manillen_copy" in _compiled.engine_modules(root)
     files, why = _compiled.check_build(build, root)
     assert files == {} and why.startswith("a module of engine/ was added or removed since the compiled build")
 
@@ -277,7 +278,7 @@ def test_compiled_rummy_states_show_each_field_once_to_the_garbage_collector() -
     (``game`` and ``rg``)."""
     _need_build()
     code = ("import gc, random\nfrom collections import Counter\nimport engine\n"
-            "from engine import _compiled\nimport engine.games._rummy as r\n"
+            "from engine import _compiled\nimport engine.games.rummy._rummy as r\n"
             "assert _compiled.is_compiled(r), 'wrong build'\n"
             "for g in ('jokeren_nl', 'amerikaans_jokeren', 'jokeren_drift', 'ramino_drift', 'loba'):\n"
             "    st = engine.load_game(g).new_match(seed=1)\n    rng = random.Random(1)\n"

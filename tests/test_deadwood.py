@@ -124,8 +124,9 @@ def test_lower_bound_never_exceeds_the_unmelded_count() -> None:
 def test_no_meld_table_is_built_at_import() -> None:
     """Issue 15: the run-place tables and the rummy's action tables are built on first use, not when
     the family modules are imported (and ``bits`` needs no table at all)."""
-    code = ("import engine.games._rummy, engine.games._knock, engine.games._shedding, engine.games.tonk\n"
-            "import engine.cards as c, engine.deadwood as d, engine.games._rummy as r\n"
+    code = ("import engine.games.rummy._rummy, engine.games.rummy._knock, engine.games.shedding._shedding\n"
+            "import engine.games.rummy.tonk\n"
+            "import engine.cards as c, engine.deadwood as d, engine.games.rummy._rummy as r\n"
             "assert not d.EXT13 and not d.FOLD14 and not r._SUIT_TABLES\n"
             "d.lower_bound(7, 0, 0); r.by_suit('meld ', 5)\n"
             "assert len(d.EXT13) == 1 << 13 and len(d.FOLD14) == 1 << 14\n"
@@ -178,7 +179,7 @@ def test_wr7_one_search_finds_every_out_card_the_per_card_loop_finds() -> None:
     6+1, 10+1 cards) and not, for the specs of Wildcard and Cincinnati Rummy and two others."""
     from engine import load_game
     from engine.cards import build_deck
-    from engine.games._knock import ConfrontationGame
+    from engine.games.rummy._knock import ConfrontationGame
 
     games = [load_game("wildcard_rummy"), load_game("cincinnati_rummy")]
     specs = [g.solver.spec for g in games if isinstance(g, ConfrontationGame)]
@@ -226,7 +227,7 @@ def test_rk1_one_search_finds_every_knock_discard_the_per_card_loop_finds() -> N
     wild, ace high, long runs)."""
     from engine import load_game
     from engine.cards import build_deck
-    from engine.games.ramino_klop import KNOCK_MAX, VALUES, RaminoKlop
+    from engine.games.rummy.ramino_klop import KNOCK_MAX, VALUES, RaminoKlop
 
     game = load_game("ramino_klop")
     assert isinstance(game, RaminoKlop)

@@ -1,7 +1,7 @@
 """The lazy game registry (engine.core: discover, register, game_class): a game is one module
-``engine/games/<id>.py``; the ids come from a listing of the package's path, nothing is imported
-until a game is asked for, and a new variant needs no central list.  X5: its rule events carry its
-own id."""
+``engine/games/<id>.py`` or ``engine/games/<family>/<id>.py``; the ids come from a listing of the
+package's path and its family folders, nothing is imported until a game is asked for, and a new
+variant needs no central list.  X5: its rule events carry its own id."""
 from __future__ import annotations
 
 import subprocess
@@ -15,9 +15,14 @@ import engine
 import engine.games
 from bots.match import play
 from engine import GAMES, game_class, load_game
-from engine.core import _REGISTRY, RULES_ORDER, discover
+from engine.core import _REGISTRY, GAME_MODULES, RULES_ORDER, discover
 
 GAMES_DIR = Path(engine.games.__file__).parent
+
+
+def source(game_id: str) -> Path:
+    """The file of a game's module (``engine/games/[<family>/]<id>.py``)."""
+    return GAMES_DIR.joinpath(*GAME_MODULES[game_id].split(".")[2:]).with_suffix(".py")
 
 
 @pytest.fixture
@@ -35,7 +40,7 @@ def extra_games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
 
 
 def copy_game(src: str, new_id: str, where: Path) -> None:
-    text = (GAMES_DIR / f"{src}.py").read_text()
+    text = source(src).read_text()
     assert text.count(f'    id = "{src}"\n') == 1
     (where / f"{new_id}.py").write_text(text.replace(f'    id = "{src}"\n', f'    id = "{new_id}"\n'))
 
@@ -71,7 +76,7 @@ def test_x5_a_module_that_declares_no_game_is_refused_in_one_line(extra_games: P
 
 
 def test_x5_a_game_declared_under_another_id_than_its_module_is_refused(extra_games: Path) -> None:
-    text = (GAMES_DIR / "manillen.py").read_text()
+    text = source("manillen").read_text()
     (extra_games / "wrong_name.py").write_text(text)  # still says id = "manillen"
     with pytest.raises(ValueError, match=r"game id 'manillen' declared in module engine\.games\.wrong_name"):
         game_class("wrong_name")
@@ -85,8 +90,10 @@ def test_unknown_id_names_the_known_games() -> None:
 
 
 def test_games_lists_every_game_module_in_rules_order() -> None:
-    modules = sorted(p.stem for p in GAMES_DIR.glob("*.py") if not p.stem.startswith("_"))
+    files = [*GAMES_DIR.glob("*.py"), *GAMES_DIR.glob("*/*.py")]
+    modules = sorted(p.stem for p in files if not p.stem.startswith("_"))
     assert sorted(GAMES) == modules
+    assert all(source(g).is_file() for g in GAMES)
     assert [g for g in GAMES if g in RULES_ORDER] == [g for g in RULES_ORDER if g in modules]
 
 
@@ -96,3 +103,20 @@ def test_importing_engine_imports_no_game_and_load_game_only_its_own() -> None:
             "after = [m for m in sys.modules if m.startswith('engine.games.')]; print(before, after)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["[]", "['engine.games.hartenjagen']"]
+
+
+def test_a_game_in_a_family_folder_is_found_by_the_listing_and_imported_on_demand(extra_games: Path) -> None:
+    """Discovery walks the family folders one level down (a folder with an ``__init__.py``) without
+    importing them; the id is the module's name, its module ``engine.games.<family>.<id>``."""
+    family = extra_games / "toyfamily"
+    family.mkdir()
+    (family / "__init__.py").write_text('"""A family folder."""\n')
+    copy_game("manillen", "manillen_folded", family)
+    assert "manillen_folded" in discover()
+    assert GAME_MODULES["manillen_folded"] == "engine.games.toyfamily.manillen_folded"
+    assert "engine.games.toyfamily" not in sys.modules
+    try:
+        assert game_class("manillen_folded").id == "manillen_folded"
+    finally:
+        sys.modules.pop("engine.games.toyfamily.manillen_folded", None)
+        sys.modules.pop("engine.games.toyfamily", None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from engine.cards import SPADES, card, mask_of
-from engine.games._manille import MANILLE_RULE, MANILLEN_RULE, MANILLEN_SEED_RULE, family_rule
+from engine.games.manille._manille import MANILLE_RULE, MANILLEN_RULE, MANILLEN_SEED_RULE, family_rule
 from engine.tricks import FOLLOW_SUIT, PlayRule, beats, mask_function, rank_order
 from engine.tricks import absent_after_play as _absent
 from tests.trick_reference import legal_plays, trick_winner

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import pytest
 
 from engine.cards import JACK, SUIT_MASKS
-from engine.games import _jass, _manille
+from engine.games.jass import _jass
+from engine.games.manille import _manille
 from engine.tricks import Order, PlayRule, absent_after_play, beats, mask_function
 from tests.trick_reference import trick_winner
 

@@ -3,7 +3,7 @@ family, seats and option defaults (``tournaments/games_index.json``).
 
 Importing a game builds its tables (all of them about a second, one rummy family 65,536 entries), so
 the index is read instead.  It carries a digest of the sources it was built from (``engine/core.py``
-and ``engine/games/*.py``): when they differ (a game added, removed or changed since the index was
+and ``engine/games/**.py``): when they differ (a game added, removed or changed since the index was
 written), :func:`listing` builds the rows from the games themselves, which is slow but never wrong.
 ``tests/test_startup.py`` keeps the shipped index in sync; regenerate it with::
 
@@ -31,11 +31,13 @@ def _engine_dir() -> Path:
 
 
 def sources_digest() -> str:
-    """SHA-256 over the names and bytes of ``engine/core.py`` and ``engine/games/*.py``."""
+    """SHA-256 over the paths and bytes of ``engine/core.py``, ``engine/games/*.py`` and
+    ``engine/games/<family>/*.py``."""
     root = _engine_dir()
     h = hashlib.sha256()
-    for p in [root / "core.py", *sorted((root / "games").glob("*.py"))]:
-        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    games = root / "games"
+    for p in [root / "core.py", *sorted([*games.glob("*.py"), *games.glob("*/*.py")])]:
+        h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from itertools import combinations
 
 from engine.cards import PACK, SUITS, TOKENS, bits
-from engine.games._jass import CARRE, Meld, MeldValues, announcements, hand_melds, meld_cards
+from engine.games.jass._jass import CARRE, Meld, MeldValues, announcements, hand_melds, meld_cards
 from engine.melds import GroupRule, RunRule, enumerate_groups, enumerate_runs, item_token, pos_base
 
 JOKERS_PER_PACK = 2

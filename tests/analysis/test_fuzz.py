@@ -126,7 +126,7 @@ HONDERDEN_3P_DEAL = {"dealer": 2, "hands": [["QS", "QH", "QD", "QC", "JS", "JH",
 def clone_sharing_bug(monkeypatch: pytest.MonkeyPatch) -> None:
     """Honderden's clone-sharing defect of issue 21 planted back: a seat's second declaration is
     appended to the meld list that a clone shares with its original."""
-    from engine.games._honderden import HonderdenState, meld_action, meld_public
+    from engine.games.jass._honderden import HonderdenState, meld_action, meld_public
 
     def shared_declare(self: HonderdenState, seat: int, action: str) -> None:
         meld = next(m for m in self._melds_open(seat) if meld_action(m) == action)

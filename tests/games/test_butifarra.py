@@ -139,7 +139,7 @@ def test_b4_twelve_each_four_at_a_time() -> None:
     for seed in range(5):
         st = load_game("butifarra").new_match(seed=seed)
         # the engine's dealing, replayed from the seed: dealer drawn, the pack sorted by random
-        # keys (engine.games._manille.ManilleState._shuffled), then dealt 4-4-4
+        # keys (engine.games.manille._manille.ManilleState._shuffled), then dealt 4-4-4
         rng = random.Random(seed)
         dealer = rng.randrange(4)
         deck = sorted(deck_48_no_tens(), key=lambda _: rng.random())
@@ -389,7 +389,7 @@ def test_b1_option_seed_reading_all_points() -> None:
 
 def test_partner_exemption_used_fires_exactly_when_the_strict_rule_refuses_the_card() -> None:
     from engine.cards import card as card_id
-    from engine.games._manille import BUTIFARRA_ORDER, MANILLE_RULE
+    from engine.games.manille._manille import BUTIFARRA_ORDER, MANILLE_RULE
     from tests.trick_reference import legal_plays, trick_winner
     checked = fired = 0
     for seed in range(80):

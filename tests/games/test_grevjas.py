@@ -150,7 +150,7 @@ def test_gj10_melds_of_one_announcement_share_no_card() -> None:
 
 
 def test_gj10_announcements_in_random_deals_share_no_card() -> None:
-    from engine.games._jass import mask_of_tokens
+    from engine.games.jass._jass import mask_of_tokens
     game = load_game(G)
     offered = 0
     for seed in range(300):

@@ -9,7 +9,7 @@ import pytest
 
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, card, deck_36
-from engine.games.handjas import HandjasState, deal_strokes
+from engine.games.jass.handjas import HandjasState, deal_strokes
 from engine.tricks import PlayRule
 from tests import gamekit
 from tests.gamekit import play
@@ -180,8 +180,8 @@ def test_hj9_melds_announced_from_voorhand_first_declared_wins_ties() -> None:
 def test_hj10_hj20_handjas_plays_by_the_shared_jass_rule_objects() -> None:
     """Handjas's trick duties are _jass.HANDJAS_RULE (option off: HANDJAS_SWISS_RULE), the one rule
     object its docstring names, not a private copy."""
-    import engine.games.handjas as handjas_module
-    from engine.games import _jass
+    import engine.games.jass.handjas as handjas_module
+    from engine.games.jass import _jass
     for on, rule in ((True, _jass.HANDJAS_RULE), (False, _jass.HANDJAS_SWISS_RULE)):
         st = load_game("handjas", trump_lead_overtrump=on).new_match(seed=3, players=4)
         assert isinstance(st, HandjasState)

@@ -9,8 +9,8 @@ import pytest
 
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, cards_of, deck_32
-from engine.games._honderden import HonderdenState, melds_in
-from engine.games._jass import mask_of_tokens
+from engine.games.jass._honderden import HonderdenState, melds_in
+from engine.games.jass._jass import mask_of_tokens
 from tests import gamekit
 from tests.gamekit import hand_of as hand
 from tests.gamekit import play

@@ -9,7 +9,7 @@ import pytest
 
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, card
-from engine.games._honderden import DECK32, HonderdenState
+from engine.games.jass._honderden import DECK32, HonderdenState
 from tests import gamekit
 from tests.gamekit import play
 from tests.gamekit import plays as plays_only

@@ -1,4 +1,4 @@
-"""The shared jass machinery (engine/games/_jass.py): RULES.md "Common jass tables", roem detection
+"""The shared jass machinery (engine/games/jass/_jass.py): RULES.md "Common jass tables", roem detection
 (hand melds, announcements, roem in de slag), meld keys and the trick duties of the jass cards."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import random
 import pytest
 
 from engine.cards import RANKS, TOKENS, card
-from engine.games._jass import (
+from engine.games.jass._jass import (
     GREVJAS_MELDS,
     GREVJAS_RULE,
     HANDJAS,

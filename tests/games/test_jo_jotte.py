@@ -10,7 +10,7 @@ import pytest
 from engine import IllegalAction, State, load_game
 from engine.cards import TOKENS, cards_of
 from engine.core import rank_by
-from engine.games._jass import JO_JOTTE, TEN_HIGH
+from engine.games.jass._jass import JO_JOTTE, TEN_HIGH
 from tests import gamekit
 from tests.gamekit import events, hand_of, play
 from tests.games.test_klop_bela import deal, plays

@@ -1,4 +1,4 @@
-"""engine/games/_knock.py: the exact deadwood minimiser (RULES.md "Common rummy definitions":
+"""engine/games/rummy/_knock.py: the exact deadwood minimiser (RULES.md "Common rummy definitions":
 deadwood, set composition, jokers naming cards, ace rules) checked on hand-made hands and against
 a brute-force search over every partition of small random hands."""
 from __future__ import annotations

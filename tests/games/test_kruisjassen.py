@@ -296,7 +296,7 @@ def test_k12_runs_announced_at_full_length_never_split() -> None:
 def test_k12_announcements_in_random_deals_are_disjoint_full_runs() -> None:
     """Every announcement offered in random deals: melds share no card, each run is a maximal run
     of the hand unless a carré of the same announcement took one of its cards."""
-    from engine.games._jass import KRUISJAS_MELDS, hand_melds, mask_of_tokens
+    from engine.games.jass._jass import KRUISJAS_MELDS, hand_melds, mask_of_tokens
     game = load_game(G)
     for seed in range(300):
         st = game.new_match(seed=seed, max_deals=1)

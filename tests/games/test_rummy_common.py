@@ -1,4 +1,4 @@
-"""The shared drift-rummy machinery (engine/games/_rummy.py): RULES.md "Common rummy definitions",
+"""The shared drift-rummy machinery (engine/games/rummy/_rummy.py): RULES.md "Common rummy definitions",
 X3 and X7, exercised through ``jokeren_drift`` (the plainest game that uses it)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from engine import IllegalAction, State, load_game
 from engine.cards import JOKER_MASK, TOKENS, base_set, bits, cards_of
-from engine.games._rummy import RummyState
+from engine.games.rummy._rummy import RummyState
 from tests import gamekit
 from tests.gamekit import events, play, table
 

@@ -1,0 +1,1 @@
+"""The rummies: the drift rummies' base (``_rummy``) and the knock rummies' base (``_knock``)."""

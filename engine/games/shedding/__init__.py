@@ -1,0 +1,1 @@
+"""The shedding games: their base (``_shedding``)."""
