@@ -200,14 +200,7 @@ class CardArenaState(pyspiel.State):
         space = self._game().space
         if not 0 <= action < space.size:
             raise pyspiel.SpielError(f"action id {int(action)} is outside 0..{space.size - 1} ({self._gid})")
-        text = space.strings[int(action)]
-        legal = self._engine.state.legal_actions()
-        if text not in legal:
-            try:
-                self._engine.state.clone().apply(text)
-            except IllegalAction as e:
-                raise pyspiel.SpielError(f"id {int(action)} ({e})") from None
-            raise pyspiel.SpielError(f"id {int(action)} ({text!r}) is not legal now")
+        # an illegal id: the engine's IllegalAction, raised by _apply_action as a SpielError
 
     def _apply_action(self, action: int) -> None:
         game = self._game()
@@ -220,8 +213,8 @@ class CardArenaState(pyspiel.State):
             return
         try:
             self._engine.state.apply(game.space.string(action))
-        except (IllegalAction, ValueError) as e:  # a C++ caller's id (Python callers were checked)
-            raise pyspiel.SpielError(str(e)) from None
+        except (IllegalAction, ValueError) as e:  # the engine changed nothing
+            raise pyspiel.SpielError(f"id {action} ({e})") from None
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:

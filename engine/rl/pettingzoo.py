@@ -60,6 +60,7 @@ class CardArenaEnv(AECEnv[str, dict[str, Any], int]):
             "action_mask": Box(0, 1, (size,), np.int8),
         }) for a in self.possible_agents}
         self._zeros = np.zeros(size, dtype=np.int8)
+        self._ids = {s: i for i, s in enumerate(self.space.strings)}
         self._seeds: random.Random | None = None
         self.engine_state: State | None = None
         self._cache: dict[str, dict[str, Any]] = {}
@@ -105,12 +106,16 @@ class CardArenaEnv(AECEnv[str, dict[str, Any], int]):
         self._mask = None
         cur = st.current_player
         if cur is not None:
+            prev: str | None = getattr(self, "agent_selection", None)
+            if prev is not None and prev in self.infos:
+                self.infos[prev] = {}
             self.agent_selection = self.possible_agents[cur]
+            self.infos[self.agent_selection] = {"legal_actions": st.legal_actions()}
+        else:
             for a in self.agents:
                 self.infos[a] = {}
-            self.infos[self.agent_selection] = {"legal_actions": st.legal_actions()}
-        elif not hasattr(self, "agent_selection") or self.agent_selection not in self.agents:
-            self.agent_selection = self.agents[0]
+            if not hasattr(self, "agent_selection") or self.agent_selection not in self.agents:
+                self.agent_selection = self.agents[0]
 
     def observe(self, agent: str) -> dict[str, Any]:
         got = self._cache.get(agent)
@@ -120,9 +125,12 @@ class CardArenaEnv(AECEnv[str, dict[str, Any], int]):
         if st is None:
             raise ValueError("observe() before reset()")
         seat = self._index[agent]
-        if st.current_player == seat:
+        if agent == self.agent_selection and not st.is_over():
             if self._mask is None:
-                self._mask = self.space.mask(st)
+                ids = self._ids
+                mask = np.zeros(self.space.size, dtype=np.int8)
+                mask[[ids[a] for a in self.infos[agent]["legal_actions"]]] = 1
+                self._mask = mask
             mask = self._mask
         else:
             mask = self._zeros.copy()

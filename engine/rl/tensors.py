@@ -52,7 +52,7 @@ from numpy.typing import NDArray
 
 from engine.cards import PACK, RANKS, SUITS
 from engine.core import OBSERVATION_COMMON, Game, State, load_game
-from engine.rl.actions import card_domain
+from engine.rl.actions import NATURALS, card_domain
 
 Writer = Callable[[dict[str, Any], int, list[int], list[float]], None]
 """Appends (flat index, value) pairs for one key of an observation (the observer's seat given)."""
@@ -106,6 +106,9 @@ class ObservationEncoder:
         self.domain = (*card_domain(game), "JK")
         self.col = {t: i for i, t in enumerate(self.domain)}
         self.denom = self._denominators(sample, game)
+        self._weight = {t: (j, 1.0 / self.denom[j]) for t, j in self.col.items()}
+        jk = self.col["JK"]
+        self._weight.update({f"JK={t}": (jk, 1.0 / self.denom[jk]) for t in NATURALS})
         self.kinds = {"phase": "phase", "current_player": "seat", "scores": kinds["scores"]}
         self.kinds.update({k: kinds[k] for k in keys if k in kinds})
         self.skipped = {k: skips[k] for k in keys if k in skips and k not in kinds}
@@ -113,7 +116,7 @@ class ObservationEncoder:
         self._writers: list[tuple[str, int, Writer]] = []
         pos = 0
         for key, kind in self.kinds.items():
-            size, writer = self._compile(key, kind)
+            size, writer = self._compile(key, kind, pos)
             self.layout[key] = slice(pos, pos + size)
             self._writers.append((key, pos, writer))
             pos += size
@@ -129,16 +132,12 @@ class ObservationEncoder:
         seat = observation["seat"]
         idx: list[int] = []
         val: list[float] = []
-        for _key, base, writer in self._writers:
-            start = len(idx)
+        for _key, _base, writer in self._writers:
             writer(observation, seat, idx, val)
-            if base:
-                for i in range(start, len(idx)):
-                    idx[i] += base
-        # one vectorised write; bincount adds the copies of a card that appear several times
-        out = np.bincount(idx, weights=val, minlength=self.shape[0]).astype(np.float32)
-        np.clip(out, -1.0, 1.0, out=out)
-        return out
+        # one vectorised write (bincount adds the copies of a card that appear several times);
+        # numbers were clipped to [-1, 1] as they were written, and a card's copies never exceed
+        # what the packs hold
+        return np.bincount(idx, weights=val, minlength=self.shape[0]).astype(np.float32)
 
     # ------------------------------------------------------------------ set-up
     def _denominators(self, sample: State, game: Game) -> list[float]:
@@ -164,14 +163,26 @@ class ObservationEncoder:
         return TOKENS[base]
 
     def _cards_into(self, value: Any, base: int, idx: list[int], val: list[float]) -> None:
-        col, denom = self.col, self.denom
-        for t in _tokens(value):
-            j = col.get("JK" if t.startswith("JK") else t)
-            if j is not None:
-                idx.append(base + j)
-                val.append(1.0 / denom[j])
+        """Append a cards plane's entries: each token's column and its weight (1 / copies)."""
+        if isinstance(value, str):
+            value = value.split()
+        elif not isinstance(value, list):
+            if isinstance(value, tuple):
+                value = list(value)
+            else:
+                return
+        weight = self._weight
+        for t in value:
+            if type(t) is str:
+                e = weight.get(t)
+                if e is not None:
+                    idx.append(base + e[0])
+                    val.append(e[1])
+            elif isinstance(t, (list, tuple)):
+                self._cards_into(t, base, idx, val)
 
-    def _compile(self, key: str, kind: str) -> tuple[int, Writer]:
+    def _compile(self, key: str, kind: str, b0: int) -> tuple[int, Writer]:
+        """The size of a key's slice and its writer, which appends absolute indices (``b0`` on)."""
         n = self.players
         name, _, arg = kind.partition(":")
         nd = len(self.domain)
@@ -188,12 +199,12 @@ class ObservationEncoder:
                 if i is None:
                     raise ValueError(f"{self.game_id}: phase {o['phase']!r} is not in its PHASES "
                                      f"{self.phases}")
-                idx.append(i)
+                idx.append(b0 + i)
                 val.append(1.0)
             return len(ph), w
         if name == "cards":
             def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
-                cards_into(o.get(key), 0, idx, val)
+                cards_into(o.get(key), b0 + 0, idx, val)
             return nd, w
         if name == "card":
             col = self.col
@@ -201,7 +212,7 @@ class ObservationEncoder:
             def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
                 v = o.get(key)
                 j = _column(col, v)
-                idx.append(nd if j is None else j)
+                idx.append(b0 + (nd if j is None else j))
                 val.append(1.0)
             return nd + 1, w
         if name in ("seat_cards", "seat_piles"):
@@ -211,17 +222,17 @@ class ObservationEncoder:
                 for s, v in _per_seat(o.get(key), n):
                     r = (s - seat) % n
                     if piles == 1:
-                        cards_into(v, r * nd, idx, val)
+                        cards_into(v, b0 + r * nd, idx, val)
                     else:
                         for p, pile in enumerate(_seq(v)[:piles]):
-                            cards_into(pile, (r * piles + p) * nd, idx, val)
+                            cards_into(pile, b0 + (r * piles + p) * nd, idx, val)
             return n * piles * nd, w
         if name == "piles":
             count = int(arg)
 
             def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
                 for p, pile in enumerate(_seq(o.get(key))[:count]):
-                    cards_into(pile, p * nd, idx, val)
+                    cards_into(pile, b0 + p * nd, idx, val)
             return count * nd, w
         if name == "seat_lists":
             p_s, _, b_s = arg.partition(":")
@@ -233,16 +244,16 @@ class ObservationEncoder:
                     for p, x in enumerate(_seq(v)[:count]):
                         y = _number(x)
                         if y:
-                            idx.append(r * count + p)
-                            val.append(y / bound)
+                            idx.append(b0 + r * count + p)
+                            val.append(_clip(y / bound))
             return n * count, w
         if name == "seat_suit":
             def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
                 v = _seq(o.get(key))
                 r = rel(v[0], seat) if len(v) == 2 else None
-                idx.append(n if r is None else r)
+                idx.append(b0 + (n if r is None else r))
                 s = v[1] if len(v) == 2 else None
-                idx.append(n + 1 + (SUITS.index(s) if isinstance(s, str) and s in SUITS else 4))
+                idx.append(b0 + n + 1 + (SUITS.index(s) if isinstance(s, str) and s in SUITS else 4))
                 val += (1.0, 1.0)
             return n + 6, w
         if name == "by_seat_cards":
@@ -253,19 +264,19 @@ class ObservationEncoder:
                         cards = e.get("cards")
                         if cards is None:  # announced, not shown yet: the cards its descriptions name
                             cards = [_described(d) for d in _seq(e.get("melds"))]
-                        cards_into(cards, r * nd, idx, val)
+                        cards_into(cards, b0 + r * nd, idx, val)
             return n * nd, w
         if name == "named_cards":
             col = self.col
 
             def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
                 v = o.get(key)
-                cards_into(v, 0, idx, val)
+                cards_into(v, b0 + 0, idx, val)
                 for t in _tokens(v):
                     if t.startswith("JK="):
                         j = col.get(t[3:])
                         if j is not None:
-                            idx.append(nd + j)
+                            idx.append(b0 + nd + j)
                             val.append(1.0)
             return 2 * nd, w
         if name == "seat_suits":
@@ -274,7 +285,7 @@ class ObservationEncoder:
                     r = (s - seat) % n
                     for x in _seq(v):
                         if isinstance(x, str) and x in SUITS:
-                            idx.append(r * 4 + SUITS.index(x))
+                            idx.append(b0 + r * 4 + SUITS.index(x))
                             val.append(1.0)
             return 4 * n, w
         if name in ("seat_nums", "seat_bools", "nums"):
@@ -285,16 +296,25 @@ class ObservationEncoder:
                 size, bound, relative = n, float(arg or 1), True
 
             def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
-                for s, v in enumerate(_seq(o.get(key))[:size]):
-                    x = _number(v)
-                    if x:
-                        idx.append((s - seat) % n if relative else s)
-                        val.append(x / bound)
+                v = o.get(key)
+                if v.__class__ is not list:
+                    return
+                shift = seat if relative else 0
+                for s, x in enumerate(v[:size]):
+                    c = x.__class__
+                    if c is int or c is float:
+                        if x:
+                            y = x / bound
+                            idx.append(b0 + (s - shift) % n if relative else b0 + s)
+                            val.append(-1.0 if y < -1.0 else 1.0 if y > 1.0 else y)
+                    elif x is True:
+                        idx.append(b0 + (s - shift) % n if relative else b0 + s)
+                        val.append(min(1.0, 1.0 / bound))
             return size, w
         if name == "seat":
             def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
                 r = rel(o.get(key), seat)
-                idx.append(n if r is None else r)
+                idx.append(b0 + (n if r is None else r))
                 val.append(1.0)
             return n + 1, w
         if name == "seats":
@@ -302,7 +322,7 @@ class ObservationEncoder:
                 for s in _seq(o.get(key)):
                     r = rel(s, seat)
                     if r is not None:
-                        idx.append(r)
+                        idx.append(b0 + r)
                         val.append(1.0)
             return n, w
         if name in ("num", "bool"):
@@ -311,15 +331,15 @@ class ObservationEncoder:
             def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
                 x = _number(o.get(key))
                 if x:
-                    idx.append(0)
-                    val.append(x / bound)
+                    idx.append(b0 + 0)
+                    val.append(_clip(x / bound))
             return 1, w
         if name == "choice":
             values = {v: i for i, v in enumerate(arg.split("|"))}
             other = len(values)
 
             def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
-                idx.append(values.get(str(o.get(key)), other))
+                idx.append(b0 + values.get(str(o.get(key)), other))
                 val.append(1.0)
             return other + 1, w
         if name == "trick":
@@ -338,7 +358,7 @@ class ObservationEncoder:
                     r = rel(s, seat)
                     j = _column(col, t)
                     if r is not None and j is not None:
-                        idx.append(r * nd + j)
+                        idx.append(b0 + r * nd + j)
                         val.append(1.0)
             return n * nd, w
         if name == "tricks":
@@ -347,7 +367,7 @@ class ObservationEncoder:
                     if isinstance(e, dict):
                         r = rel(e.get("winner"), seat)
                         if r is not None:
-                            cards_into(e.get("cards"), r * nd, idx, val)
+                            cards_into(e.get("cards"), b0 + r * nd, idx, val)
             return n * nd, w
         if name == "melds":
             m = int(arg)
@@ -363,19 +383,19 @@ class ObservationEncoder:
                         continue
                     b = (num - 1) * width
                     cards = e.get("cards")
-                    cards_into(cards, b, idx, val)
+                    cards_into(cards, b0 + b, idx, val)
                     for t in _tokens(cards):
                         if t.startswith("JK="):  # the card a laid joker stands for
                             j = col.get(t[3:])
                             if j is not None:
-                                idx.append(b + nd + j)
+                                idx.append(b0 + b + nd + j)
                                 val.append(1.0)
                     r = rel(e.get("owner"), seat)
                     if r is not None:
-                        idx.append(b + 2 * nd + r)
+                        idx.append(b0 + b + 2 * nd + r)
                         val.append(1.0)
                     if e.get("kind") == "run":
-                        idx.append(b + 2 * nd + n)
+                        idx.append(b0 + b + 2 * nd + n)
                         val.append(1.0)
             return m * width, w
         raise ValueError(f"{self.game_id}: TENSOR kind {kind!r} of key {key!r} is not in the vocabulary "
@@ -409,6 +429,10 @@ def _per_seat(v: Any, n: int) -> list[tuple[int, Any]]:
                 out.append((int(k), x))
         return out
     return list(enumerate(_seq(v)[:n]))
+
+
+def _clip(x: float) -> float:
+    return -1.0 if x < -1.0 else 1.0 if x > 1.0 else x
 
 
 def _seq(v: Any) -> Sequence[Any]:
