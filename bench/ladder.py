@@ -204,6 +204,9 @@ def main() -> None:
     ap.add_argument("--part", choices=("all", "ladder", "settle"), default="all",
                     help="only the ladder's figures (1-4) or only the settlement's (5)")
     ap.add_argument("--settle-seeds", type=int, default=None, help="settlement seeds (default --seeds)")
+    ap.add_argument("--first-seed", type=int, default=0, help="seeds --first-seed .. + --seeds - 1 (to split "
+                    "a run over processes; --merge adds their JSON outputs up)")
+    ap.add_argument("--merge", nargs="+", default=None, help="JSON outputs of --part ladder runs to add up")
     a = ap.parse_args()
     t0 = time.process_time()
     budget = int(a.rr * a.share)
@@ -211,12 +214,20 @@ def main() -> None:
     res: dict[str, list[float]] = {k: [] for k in (
         "tau", "tau_top8", "tau_truth", "tau_rr_truth", "coverage", "gini", "max_wait")}
     need: dict[str, list[float]] = {"info": [], "window": [], "uniform": []}
-    for seed in range(a.seeds if a.part != "settle" else 0):
+    if a.merge:
+        for path in a.merge:
+            raw = json.loads(Path(path).read_text())["raw"]
+            for k in res:
+                res[k] += raw[k]
+            for k in need:
+                need[k] += [math.inf if x is None else x for x in raw["need"][k]]
+        a.seeds = len(res["tau"])
+    for seed in range(a.first_seed, a.first_seed + a.seeds) if a.part != "settle" and not a.merge else ():
         t1 = time.process_time()
         strength, authors = versions(a.versions, seed)
         rr = fit(round_robin(strength, a.rr, seed), 0)
         truth = Fit(list(strength), np.array(list(strength.values())), np.empty((0, len(strength))))
-        for mode in (need if seed < (a.need_seeds or a.seeds) else ()):
+        for mode in (need if seed < (a.need_seeds if a.need_seeds is not None else 10**9) else ()):
             run = run_ladder_sim(strength, authors, max(cps), mode, seed, a.starvation, cps)
             reached = next((c for c in cps if tau(fit(run.checkpoints[c], 0), rr) >= 0.9), math.inf)
             need[mode].append(reached)
@@ -273,7 +284,9 @@ def main() -> None:
            "max_wait_groups": max(res["max_wait"], default=0), "starvation_groups": a.starvation,
            "groups_to_tau_0.9": {m: {"median": float(np.median(v)),
                                      "reached": sum(math.isfinite(x) for x in v)} for m, v in need.items()},
-           "settlement": settle, "cpu_s": round(time.process_time() - t0, 1)}
+           "settlement": settle, "cpu_s": round(time.process_time() - t0, 1),
+           "raw": {**res, "need": {m: [None if not math.isfinite(x) else x for x in v]
+                                   for m, v in need.items()}}}
     print(json.dumps(out, indent=2) if a.json else json.dumps(out))
 
 

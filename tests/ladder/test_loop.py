@@ -56,6 +56,7 @@ def test_reference_groups_are_whole_rated_and_on_the_board(ladder: Path) -> None
     b = json.loads(so)
     assert set(b) >= {"watermark", "overall", "games"}
     assert b["watermark"]["group_id"] == got["view"].groups[-1]["group_id"] and b["watermark"]["at"]
+    assert b["watermark"]["groups"] == 6
     assert set(b["games"]) == {"hartenjagen"}
     for row in b["overall"] + b["games"]["hartenjagen"]:
         assert {"ref", "strength", "lo95", "hi95", "rank", "groups", "matches", "provisional"} <= set(row)

@@ -294,13 +294,15 @@ def store_board(view: View, board: dict[str, Any]) -> int:
         for r in rs:
             rows.append({"tournament": view.tournament, "snapshot": snap, "at": at,
                          "watermark_seq": board["watermark"]["seq"],
-                         "watermark_group": board["watermark"]["group_id"], "revision": board["revision"],
+                         "watermark_group": board["watermark"]["group_id"],
+                         "watermark_groups": board["watermark"]["groups"], "revision": board["revision"],
                          "scope": scope, **{k: r[k] for k in (
                              "ref", "author", "state", "strength", "lo95", "hi95", "rank", "rank_lo",
                              "rank_hi", "groups", "matches", "fault_rate", "provisional", "mu", "sigma")}})
     if not rows:
         rows.append({"tournament": view.tournament, "snapshot": snap, "at": at, "watermark_seq": 0,
-                     "watermark_group": None, "revision": board["revision"], "scope": "overall", "ref": "",
+                     "watermark_group": None, "watermark_groups": 0, "revision": board["revision"],
+                     "scope": "overall", "ref": "",
                      "author": "", "state": "", "strength": None, "lo95": None, "hi95": None, "rank": None,
                      "rank_lo": None, "rank_hi": None, "groups": 0, "matches": 0, "fault_rate": None,
                      "provisional": True, "mu": None, "sigma": None})
@@ -318,7 +320,8 @@ def latest_board(root: Path, tournament: str) -> dict[str, Any] | None:
     first = mine[0]
     out: dict[str, Any] = {"ladder": tournament, "snapshot": snap, "revision": first["revision"],
                            "watermark": {"seq": first["watermark_seq"], "group_id": first["watermark_group"],
-                                         "groups": None, "at": first["at"].isoformat(timespec="seconds")},
+                                         "groups": first.get("watermark_groups"),
+                                         "at": first["at"].isoformat(timespec="seconds")},
                            "overall": [], "games": {}}
     for r in sorted(mine, key=lambda r: (r["scope"], r["rank"] or 0)):
         if not r["ref"]:

@@ -64,6 +64,7 @@ BOARD_SCHEMA = pa.schema([
     pa.field("at", pa.timestamp("ms", tz="UTC"), nullable=False),
     pa.field("watermark_seq", pa.int64(), nullable=False),
     pa.field("watermark_group", pa.string()),
+    pa.field("watermark_groups", pa.int64()),
     pa.field("revision", pa.string(), nullable=False),
     pa.field("scope", pa.string(), nullable=False),
     pa.field("ref", pa.string(), nullable=False),
