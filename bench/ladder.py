@@ -246,7 +246,7 @@ def main() -> None:
         res["max_wait"].append(run.max_wait)
         print(f"seed {seed}: tau {res['tau'][-1]:.3f} top8 {res['tau_top8'][-1]:.3f} coverage "
               f"{res['coverage'][-1]:.3f} gini {res['gini'][-1]:.3f} max wait {run.max_wait}; groups to "
-              f"tau 0.9: " + ", ".join(f"{m} {need[m][-1]}" for m in need)
+              f"tau 0.9: " + ", ".join(f"{m} {need[m][-1] if need[m] else '-'}" for m in need)
               + f" ({time.process_time() - t1:.0f} s CPU)", file=sys.stderr, flush=True)
     settle: dict[str, dict[str, float]] = {}
     s_seeds = a.settle_seeds or (10 if a.quick else a.seeds)

@@ -166,3 +166,32 @@ def test_a_pool_of_one_possible_table_keeps_playing(tmp_path: Path) -> None:
                                        {"name": "r3", "bot": "random"}], matchmaking={"recent": 5}), str(out))
     s = run_ladder(out, groups=3, executor="inline", say=quiet)
     assert s.groups_committed == 3
+
+
+def test_a_group_with_an_engine_error_is_played_again_and_never_rated(
+        ladder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An engine error (a bug, not a bot's fault) in a group's match: the group is not rated nor
+    charged to anyone, and the same arrangement is played again as a new group (``rerun_of``)."""
+    import tournaments.runner as runner
+    real = runner.play_logged
+    calls = {"n": 0}
+
+    def faulty(*args: Any, **kwargs: Any) -> Any:
+        p = real(*args, **kwargs)
+        calls["n"] += 1
+        if calls["n"] == 2:   # the second match of the first group
+            p.error = "Traceback: an engine bug"
+        return p
+
+    monkeypatch.setattr(runner, "play_logged", faulty)
+    s = run_ladder(ladder, groups=3, executor="inline", say=quiet)
+    assert s.groups_rerun == 1
+    view = load_view(ladder)
+    bad = view.groups[0]
+    assert view.errored(bad["group_id"])
+    again = [g for g in view.groups if g["rerun_of"] == bad["group_id"]]
+    assert len(again) == 1 and again[0]["arrangement"] == bad["arrangement"]
+    rated = {r["group_id"] for r in tables.read(ladder, "ratings_online", "lad")}
+    assert bad["group_id"] not in rated and again[0]["group_id"] in rated
+    assert all(st.faulted == 0 for st in view.stats().values())
+    check_log(ladder)
