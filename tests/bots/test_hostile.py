@@ -677,3 +677,27 @@ def test_issue27_s6_bots_list_survives_one_bad_row(
         assert "'odd'" in lines[0]
         assert "first@1" in out or '"name": "first"' in out
     assert [e.spec for e in reg.entries(skipped=[])] == ["first@1"]
+
+
+def test_issue27_s1_files_only_root_can_read_are_copied_for_uid_65534(
+        wrapper: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot file and a runner readable only by their owner (mode 0600 in a 0700 folder: a registry
+    or checkout under a strict umask) still run, as uid 65534, from world-readable copies."""
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    bot = private / "first.py"
+    bot.write_text("import os\n\ndef act(obs):\n    print('uid', os.getuid(), flush=True)\n"
+                   "    return obs['legal_actions'][0]\n")
+    bot.chmod(0o600)
+    runner = private / "_runner.py"
+    runner.write_bytes(sandbox_mod.RUNNER.read_bytes())
+    runner.chmod(0o600)
+    monkeypatch.setattr(sandbox_mod, "RUNNER", runner)
+    box = Sandbox(bot_source(bot), FAST)
+    try:
+        box.start()
+        box.new_match("toy", 0, 1)
+        assert box.act({"legal_actions": ["play QS"]}) == "play QS"
+    finally:
+        box.close()
+    assert box.stdout.decode().split() == ["uid", "65534"]
