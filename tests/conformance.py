@@ -344,14 +344,16 @@ def clone_isolation_violations(state: State, rng: random.Random, structural: boo
 
 
 def clone_isolation_walk(game_id: str, seed: int, checks: int = 3, options: dict[str, Any] | None = None,
-                         players: int | None = None, structural: bool = True) -> list[str]:
+                         players: int | None = None, structural: bool = True,
+                         late: bool = False) -> list[str]:
     """:func:`clone_isolation_violations` at ``checks`` random positions of one random match (the
     first within its first plies: trick 1, the first turn; the next ones further on), and at every
-    ply on the way the cheap part: a clone and a ``determinize`` copy share nothing mutable
-    (:func:`sharing_violations`), and playing them on for up to :data:`PLY_COPY_PLIES` plies leaves
-    every field of the original as it was (:func:`state_dump`).  ``structural=False`` leaves the
-    sharing checks out: what playing the copies and the original shows alone
-    (tests/clone_mutants.py)."""
+    ply on the way the cheap part (:func:`copies_leave_the_original`): a clone and a
+    ``determinize`` copy share nothing mutable, and playing them on for up to
+    :data:`PLY_COPY_PLIES` plies leaves every field of the original as it was.  ``late`` goes on
+    to the match's end (at most :data:`LATE_PLIES` more), the cheap part every
+    :data:`LATE_EVERY` plies (eliminations, match ends).  ``structural=False`` leaves the sharing
+    checks out: what playing the copies and the original shows alone (tests/clone_mutants.py)."""
     from engine import load_game
     state = load_game(game_id, **(options or {})).new_match(seed=seed, players=players)
     rng = random.Random(seed)
@@ -360,25 +362,49 @@ def clone_isolation_walk(game_id: str, seed: int, checks: int = 3, options: dict
         for _ in range(rng.randrange(0, 12 if i == 0 else 40)):
             if state.is_over():
                 break
-            where = f"{game_id} seed {seed} ply {len(state.history)}"
-            dump = state_dump(state)
-            for copy in (state.clone(), state.determinize(rng.randrange(state.players), random.Random(seed))):
-                bad, _ = sharing_violations(state, copy) if structural else ([], [])
-                if bad:
-                    return [f"{where}: a copy {b}" for b in bad]
-                try:
-                    _play_copy(copy, rng, PLY_COPY_PLIES)
-                except Exception as e:  # a copy that cannot be played is a finding, with its place
-                    return [f"{where}: a copy failed after {copy.history[len(state.history):]}: "
-                            f"{type(e).__name__}: {e}"]
-                changed = _changed(dump, state_dump(state))
-                if changed:
-                    return [f"{where}: playing a copy changed the original's fields "
-                            + ", ".join(changed[:6])]
+            out = copies_leave_the_original(state, rng, structural)
+            if out:
+                return out
             state.apply(pick(rng, state.legal_actions()))
         if state.is_over():
             break
         out += clone_isolation_violations(state, rng, structural)
         if out:
+            return out
+    for step in range(LATE_PLIES if late else 0):
+        if state.is_over():
             break
+        if step % LATE_EVERY == 0:
+            out = copies_leave_the_original(state, rng, structural)
+            if out:
+                return out
+        state.apply(pick(rng, state.legal_actions()))
     return out
+
+
+LATE_PLIES = 4000
+"""Plies a ``late`` walk goes on for at most after its checks."""
+LATE_EVERY = 5
+"""A ``late`` walk checks its copies every this many plies."""
+
+
+def copies_leave_the_original(state: State, rng: random.Random, structural: bool = True) -> list[str]:
+    """The cheap part of the property at one position: a clone and a ``determinize`` copy for a
+    random seat share nothing mutable with ``state`` (unless ``structural`` is off), can be played
+    on for up to :data:`PLY_COPY_PLIES` plies, and leave every field of ``state`` as it was."""
+    where = f"{state.game.id} seed {state.seed} ply {len(state.history)}"
+    dump = state_dump(state)
+    seat = rng.randrange(state.players)
+    for copy in (state.clone(), state.determinize(seat, random.Random(rng.getrandbits(32)))):
+        bad, _ = sharing_violations(state, copy) if structural else ([], [])
+        if bad:
+            return [f"{where}: a copy {b}" for b in bad]
+        try:
+            _play_copy(copy, rng, PLY_COPY_PLIES)
+        except Exception as e:  # a copy that cannot be played is a finding, with its place
+            return [f"{where}: a copy failed after {copy.history[len(state.history):]}: "
+                    f"{type(e).__name__}: {e}"]
+        changed = _changed(dump, state_dump(state))
+        if changed:
+            return [f"{where}: playing a copy changed the original's fields " + ", ".join(changed[:6])]
+    return []
