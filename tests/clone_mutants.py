@@ -14,11 +14,14 @@ prints the table; tests/test_clone_isolation.py runs it.
 """
 from __future__ import annotations
 
+import os
 import random
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+
+os.environ.setdefault("CARDARENA_COMPILED", "0")  # before engine is imported: the source can be patched
 
 from engine import GAMES, State, load_game
 from tests.conformance import clone_isolation_walk, pick, render_value, state_fields
