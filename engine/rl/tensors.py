@@ -362,12 +362,22 @@ class ObservationEncoder:
                         val.append(1.0)
             return n * nd, w
         if name == "tricks":
+            weight = self._weight
+
             def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
                 for e in _seq(o.get(key)):
-                    if isinstance(e, dict):
-                        r = rel(e.get("winner"), seat)
-                        if r is not None:
-                            cards_into(e.get("cards"), b0 + r * nd, idx, val)
+                    if e.__class__ is not dict:
+                        continue
+                    s = e.get("winner")
+                    cards = e.get("cards")
+                    if s.__class__ is not int or not 0 <= s < n or cards.__class__ is not list:
+                        continue
+                    b = b0 + (s - seat) % n * nd
+                    for t in cards:
+                        x = weight.get(t) if t.__class__ is str else None
+                        if x is not None:
+                            idx.append(b + x[0])
+                            val.append(x[1])
             return n * nd, w
         if name == "melds":
             m = int(arg)
