@@ -12,6 +12,7 @@ from engine import IllegalAction, State, load_game
 from tests import gamekit
 from tests.conformance import random_playout
 from tests.gamekit import can_discard, events, play, table
+from tests.games.rummy_oracle import capped_positions, check_capped_position
 
 FILL = ["2C", "4D", "6S", "8C", "TD", "QS", "KC"]  # no meld among them
 GAME = "amerikaans_jokeren"
@@ -332,3 +333,15 @@ def test_aj15_swap_when_the_rank_is_held_in_all_four_suits() -> None:
     assert "swap 6S 1" in st.legal_actions()
     play(st, "swap 6S 1", "meld 7C", "meld 7D", "meld JK=7H", "confirm")
     assert can_discard(st)
+
+
+# --------------------------------------------------------------------- meld protocol: the take-back cap
+def test_meld_protocol_after_the_third_takeback_exactly_the_finishable_actions_are_offered() -> None:
+    # meld protocol (revised turn 3): after the third take-back exactly the actions after which the
+    # turn can still end are offered (every discard, meld card, confirm, lay-off or swap), checked by
+    # the brute-force oracle on random positions and after random offered plays from them
+    compared = 0
+    for opts in ({},):
+        for seed, st in capped_positions("amerikaans_jokeren", range(200), 14, 20, **opts):
+            compared += check_capped_position(st, random.Random(seed))
+    assert compared >= 40

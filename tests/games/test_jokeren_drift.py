@@ -12,6 +12,7 @@ from engine import IllegalAction, State, load_game
 from tests import gamekit
 from tests.conformance import random_playout
 from tests.gamekit import events, play, table
+from tests.games.rummy_oracle import capped_positions, check_capped_position, finishable_actions
 
 FILL = ["2C", "4D", "6S", "8C", "TD", "QS", "KC"]  # no meld among them
 
@@ -256,5 +257,21 @@ def test_takeback_never_returns_a_taken_discard_and_the_cap_is_three() -> None:
         play(st, "meld 7C", "meld 7D", "takeback")
         assert "KS" in st.observation(0)["hand"]
     legal = st.legal_actions()
-    assert "takeback" not in legal and legal and all(a.startswith("discard") for a in legal)
-    assert "discard KS" in legal and st.phase == "play"
+    assert "takeback" not in legal and "discard KS" in legal and st.phase == "play"
+    # revised turn 3: the set 7C 7D 7S can still be laid (a discard follows), so it is offered
+    assert {"meld 7C", "meld 7D", "meld 7S"} <= set(legal)
+    assert set(legal) == finishable_actions(st)
+    play(st, "meld 7C", "meld 7D", "meld 7S", "confirm", "discard KS")
+    assert table(st) == ["7C 7D 7S"]
+
+
+# --------------------------------------------------------------------- meld protocol: the take-back cap
+def test_meld_protocol_after_the_third_takeback_exactly_the_finishable_actions_are_offered() -> None:
+    # meld protocol (revised turn 3): after the third take-back exactly the actions after which the
+    # turn can still end are offered (every discard, meld card, confirm, lay-off or swap), checked by
+    # the brute-force oracle on random positions and after random offered plays from them
+    compared = 0
+    for opts in ({}, {"open40": True}):
+        for seed, st in capped_positions("jokeren_drift", range(100), 14, 12, **opts):
+            compared += check_capped_position(st, random.Random(seed))
+    assert compared >= 40

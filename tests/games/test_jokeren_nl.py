@@ -14,6 +14,14 @@ from engine.core import Game
 from tests import gamekit
 from tests.conformance import random_playout
 from tests.gamekit import can_discard, events, play, table
+from tests.games.rummy_oracle import after as oracle_after
+from tests.games.rummy_oracle import can_end as oracle_can_end
+from tests.games.rummy_oracle import (
+    capped_positions,
+    check_capped_position,
+    finishable_actions,
+    joker_after_layoff_position,
+)
 
 FILL = ["2C", "4D", "6S", "8C", "TD", "QS", "KC"]  # no meld among them
 OTHER = ["3C", "5D", "7S", "9C", "JD", "KH", "AC"]
@@ -427,9 +435,11 @@ def test_random_matches_keep_invariants() -> None:
             assert st.stuck == 0  # type: ignore[attr-defined]
 
 
-def test_j2_the_last_takeback_keeps_the_taken_discard_and_offers_a_line_that_uses_it() -> None:
+def test_j2_the_last_takeback_keeps_the_taken_discard_and_offers_every_line_that_uses_it() -> None:
     # jokeren_nl: the top discard is taken only to be used at once (J2); a take-back never puts it
-    # back (meld protocol, revised turn 2): after the third, only a line that lays it is offered
+    # back (meld protocol, revised turn 2): after the third, exactly the actions after which the
+    # turn can still end are offered (revised turn 3): 9C starts 9C 9D 9S, which with JH QH KH
+    # opens (57), so it is offered too, not only the line the engine would pick
     hands = [["JH", "2C", "4D", "6S", "8C", "TD", "QS"], ["KH", "QH", "9C", "9D", "9S", "2D", "4S", "6C"]]
     st = new(hands, stock=["5S", "3S", "3S"])
     play(st, "draw stock", "discard JH", "draw discard")
@@ -438,12 +448,14 @@ def test_j2_the_last_takeback_keeps_the_taken_discard_and_offers_a_line_that_use
     assert not any(a.startswith("discard") for a in st.legal_actions())
     play(st, "meld 9C", "takeback")
     assert st.phase == "play" and "JH" in st.observation(1)["hand"]
+    legal = st.legal_actions()
+    assert "takeback" not in legal and {"meld 9C", "meld JH"} <= set(legal)
+    assert set(legal) == finishable_actions(st)
     for _ in range(10):
         legal = st.legal_actions()
         assert "takeback" not in legal
         if all(a.startswith("discard") for a in legal):
             break
-        assert len(legal) == 1
         st.apply(legal[0])
     assert any("JH" in m for m in table(st)) and "discard 2D" in st.legal_actions()
 
@@ -556,22 +568,48 @@ def brute_force_can_end(st: State, depth: int = 0, seen: set[Any] | None = None)
 
 
 def test_j2_after_the_third_takeback_every_offered_action_leaves_the_turn_able_to_end() -> None:
-    # TC taken (usable only through a swap): after three take-backs only the next action of a line
-    # that ends the turn is offered, and playing the offers always reaches the discard
+    # TC taken (usable only through a swap): after three take-backs exactly the actions after
+    # which the turn can still end are offered (revised turn 3), and playing any of them, here
+    # always the first, reaches the discard
     st = repro_deal()
     play(st, "draw discard")
     for _ in range(3):
         play(st, "swap QD 2", "takeback")
     assert "TC" in st.observation(1)["hand"]
+    assert set(st.legal_actions()) == finishable_actions(st)
     for _ in range(12):
         legal = st.legal_actions()
         assert "takeback" not in legal and legal
         if all(a.startswith("discard") for a in legal):
             break
-        assert len(legal) == 1
         st.apply(legal[0])
     assert can_discard(st) and st.stuck == 0  # type: ignore[attr-defined]
     assert any("TC" in m for m in table(st))
+
+
+def test_meld_protocol_after_the_third_takeback_exactly_the_finishable_actions_are_offered() -> None:
+    # meld protocol (revised turn 3), checked by the brute-force oracle on random positions (open
+    # and not yet open, taken discards that must be used), and after random offered plays from them
+    compared = 0
+    for opts in ({}, {"open50": True}):
+        for seed, st in capped_positions("jokeren_nl", range(100), 14, 12, **opts):
+            compared += check_capped_position(st, random.Random(seed))
+    assert compared >= 40
+
+
+def test_j2_j16_use_at_once_agrees_with_the_oracle_when_the_jokers_place_needs_a_natural_lay_off() -> None:
+    # random positions: a swap (and a pick-up of the swapping card) is offered exactly when some line
+    # ends the turn, in particular when the freed joker's only place opens after a natural is laid
+    # off (J7: never two jokers side by side)
+    rng = random.Random(21)
+    seen = {True: 0, False: 0}
+    for i in range(120):
+        st, swap = joker_after_layoff_position("jokeren_nl", rng, from_pile=i % 2 == 1)
+        act = "draw discard" if i % 2 else swap
+        expected = oracle_can_end(oracle_after(st, act))
+        assert (act in st.legal_actions()) == expected, (i, st.observation(0)["hand"], table(st))
+        seen[expected] += 1
+    assert seen[True] >= 20 and seen[False] >= 5
 
 
 def test_j2_no_first_move_refusal_never_contradicts_the_exact_search() -> None:
@@ -593,3 +631,55 @@ def test_j2_no_first_move_refusal_never_contradicts_the_exact_search() -> None:
                     searched += 1
             st.apply(rng.choice(st.legal_actions()))
     assert refused > 30 and searched > 10  # both sides of the refusal were exercised
+
+
+# ------------------------------------------- J2, J6, J16: the freed joker's place after a lay-off
+def s10_deal(seat0_draws_discard: bool) -> State:
+    """Issue 21's S10 position: meld 1 ``JK=TS JS QS KS AS`` (seat 1), meld 2 ``7C 7D 7S JK=7H`` and
+    meld 3 ``KC KD KH KS`` (seat 0); seat 1 has just discarded ``seat1_discard``.  Seat 0 holds
+    ``9S`` (the low end of meld 1) and, once it draws, ``7H`` (the joker of meld 2): from the
+    discard pile (S10, seat 1 discarded it) or from the stock (S11, seat 1 discarded 4C)."""
+    hands = [["7C", "7D", "JK", "7S", "KC", "KD", "KH", "KS", "9S", "2C", "AD", "TD", "JC"],
+             ["JK", "JS", "QS", "KS", "AS", "2D", "3D", "5H", "6C", "8D", "9C", "4D", "7H"]]
+    # S10's stock begins 5C 3H 3C; S11's 5C 3H 4C 7H (seat 1 draws and discards 4C, seat 0 draws 7H)
+    top = ["5C", "3H", "3C"] if seat0_draws_discard else ["5C", "3H", "4C", "7H"]
+    rest = [TOKENS[c] for c in range(54) for _ in range(2)]
+    for t in [tok for h in hands for tok in h] + top:
+        rest.remove(t)
+    st = load_game("jokeren_nl").new_match(seed=0, players=2, deal={
+        "dealer": 0, "upcard": None, "hands": hands, "stock": [*top, *sorted(rest)]})
+    play(st, "draw stock", "meld JS", "meld QS", "meld KS", "meld AS", "confirm", "discard 5C")
+    play(st, "draw stock", "meld 7C", "meld 7D", "meld 7S", "meld JK=7H", "confirm",
+         "meld KC", "meld KD", "meld KH", "meld KS", "confirm", "discard 3H")
+    play(st, "draw stock", "layoff JK=TS 1", "discard 7H" if seat0_draws_discard else "discard 4C")
+    assert table(st) == ["JK=TS JS QS KS AS", "7C 7D 7S JK=7H", "KC KD KH KS"]
+    return st
+
+
+def test_j2_pickup_usable_when_the_freed_jokers_place_needs_a_natural_laid_off_first() -> None:
+    # S10: 7H is usable at once: swap 7H 2, lay off 9S onto meld 1, then the joker as 8S (JK=9S
+    # would touch JK=TS, J7; meld 3 is full)
+    st = s10_deal(seat0_draws_discard=True)
+    assert st.legal_actions() == ["draw stock", "draw discard"]
+    play(st, "draw discard", "swap 7H 2", "layoff 9S 1", "layoff JK=8S 1")
+    assert table(st)[:2] == ["JK=8S 9S JK=TS JS QS KS AS", "7C 7D 7H 7S"] and can_discard(st)
+
+
+def test_j16_swap_offered_when_the_freed_jokers_place_needs_a_natural_laid_off_first() -> None:
+    # S11: 7H drawn from the stock; 'swap 7H 2' is legal at once (then 9S, then JK=8S)
+    st = s10_deal(seat0_draws_discard=False)
+    play(st, "draw stock")
+    legal = st.legal_actions()
+    assert "swap 7H 2" in legal and "layoff 9S 1" in legal
+    play(st, "swap 7H 2")
+    assert not can_discard(st)  # the joker is owed to the table
+    assert "layoff 9S 1" in st.legal_actions()
+    play(st, "layoff 9S 1", "layoff JK=8S 1")
+    assert can_discard(st)
+
+
+def test_j16_swap_legal_whichever_order_the_player_tries_lay_off_then_swap() -> None:
+    # the legal set does not depend on the order: lay off 9S first, then the swap is offered too
+    st = s10_deal(seat0_draws_discard=False)
+    play(st, "draw stock", "layoff 9S 1")
+    assert "swap 7H 2" in st.legal_actions()

@@ -11,6 +11,7 @@ from engine import IllegalAction, State, load_game
 from tests import gamekit
 from tests.conformance import random_playout
 from tests.gamekit import discards, events, play, table
+from tests.games.rummy_oracle import capped_positions, check_capped_position
 
 FILL = ["2C", "4D", "6S", "8C", "TD", "QS", "KC"]  # no meld among them
 
@@ -273,6 +274,26 @@ def test_l13_joker_as_the_last_card_goes_out() -> None:
     assert [e["seat"] for e in events(st, "loba.went_out")] == [0]
 
 
+def test_l13_takeback_offered_when_only_jokers_that_cannot_be_discarded_are_left() -> None:
+    # issue 21's repro (meld protocol, revised turn 3): after 'draw stock' and 'layoff 3S 3' onto
+    # 4S 5S JK=6S 7S, seat 0 holds JK JK: no discard is legal (they can be laid, L13), so the turn
+    # cannot end as it stands and 'takeback' is offered beside the two joker lay-offs
+    st = new([["QC", "QD", "QH", "4S", "5S", "JK", "7S", "JK", "JK"],
+              ["9C", "9D", "9H", "2D", "4H", "6C", "8H", "TC", "KD"]],
+             stock=["2H", "5C", "TD", "3C", "3S", "8C"], upcard="AH")
+    play(st, "draw stock", "meld QC", "meld QD", "meld QH", "confirm", "discard 2H")
+    play(st, "draw stock", "meld 9C", "meld 9D", "meld 9H", "confirm", "discard 5C")
+    play(st, "draw stock", "meld 4S", "meld 5S", "meld JK=6S", "meld 7S", "confirm", "discard TD")
+    play(st, "draw stock", "discard 3C")
+    play(st, "draw stock", "layoff 3S 3")
+    assert table(st)[2] == "3S 4S 5S JK=6S 7S" and st.observation(0)["hand"] == ["JK", "JK"]
+    legal = st.legal_actions()
+    assert discards(st) == [] and legal[0] == "takeback"
+    assert {"layoff JK=2S 3", "layoff JK=8S 3"} <= set(legal)
+    play(st, "takeback")
+    assert sorted(st.observation(0)["hand"]) == ["3S", "JK", "JK"] and discards(st) == ["discard 3S"]
+
+
 # --------------------------------------------------------------------- L14: out in one go
 def test_l14_went_out_in_one_only_in_the_first_table_play_turn() -> None:
     st = _lose_deal([30.0, 0.0], max_deals=1)
@@ -394,3 +415,15 @@ def test_l12_move_cache_is_kept_while_the_meld_is_unchanged() -> None:
                 checked += 1
             st.apply(rng.choice(st.legal_actions()))
     assert checked > 20
+
+
+# --------------------------------------------------------------------- meld protocol: the take-back cap
+def test_meld_protocol_after_the_third_takeback_exactly_the_finishable_actions_are_offered() -> None:
+    # meld protocol (revised turn 3): after the third take-back exactly the actions after which the
+    # turn can still end are offered (every discard, meld card, confirm, lay-off or move), checked by
+    # the brute-force oracle on random positions and after random offered plays from them
+    compared = 0
+    for opts in ({}, {"pickup_for_layoff": True}):
+        for seed, st in capped_positions("loba", range(100), 14, 12, **opts):
+            compared += check_capped_position(st, random.Random(seed))
+    assert compared >= 40

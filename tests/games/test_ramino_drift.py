@@ -12,6 +12,7 @@ from engine import IllegalAction, State, load_game
 from tests import gamekit
 from tests.conformance import random_playout
 from tests.gamekit import discards, events, play, table
+from tests.games.rummy_oracle import capped_positions, check_capped_position
 
 FILL_A = ["2C", "4D", "6S", "8C", "TD", "QS", "KC"]  # no meld; penalty 50
 FILL_B = ["3C", "5D", "7S", "9C", "JD", "KS", "AH"]  # no meld; penalty 45
@@ -292,3 +293,15 @@ def test_random_matches_end_with_a_last_player_and_never_stick() -> None:
         assert st.is_over() and sum(1 for r in st.ranking() if r == 1) == 1
         assert st.stuck == 0  # type: ignore[attr-defined]
         assert any(e["event"] == "ramino_drift.eliminated" for e in st.events)
+
+
+# --------------------------------------------------------------------- meld protocol: the take-back cap
+def test_meld_protocol_after_the_third_takeback_exactly_the_finishable_actions_are_offered() -> None:
+    # meld protocol (revised turn 3): after the third take-back exactly the actions after which the
+    # turn can still end are offered (every discard, meld card, confirm, lay-off or swap), checked by
+    # the brute-force oracle on random positions and after random offered plays from them
+    compared = 0
+    for opts in ({}, {"layoff_sets": False}):
+        for seed, st in capped_positions("ramino_drift", range(100), 14, 12, **opts):
+            compared += check_capped_position(st, random.Random(seed))
+    assert compared >= 40

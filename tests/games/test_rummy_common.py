@@ -12,7 +12,10 @@ from engine import IllegalAction, State, load_game
 from engine.cards import JOKER_MASK, TOKENS, base_set, bits, cards_of
 from engine.games.rummy._rummy import RummyState
 from tests import gamekit
-from tests.gamekit import events, play, table
+from tests.gamekit import can_discard, events, play, table
+from tests.games.rummy_oracle import SWAP_GAMES, finishable_actions, joker_after_layoff_position
+from tests.games.rummy_oracle import after as oracle_after
+from tests.games.rummy_oracle import can_end as oracle_can_end
 
 FILL = ["2C", "4D", "6S", "8C", "TD", "QS", "KC"]  # no meld among them
 
@@ -284,12 +287,35 @@ def test_determinize_keeps_the_card_taken_from_the_discard_pile() -> None:
     assert d.invariant_violations() == []
 
 
-def test_takeback_cap_closes_table_play_after_three() -> None:
+def test_takeback_cap_offers_every_action_after_which_the_turn_can_still_end() -> None:
+    # meld protocol (revised turn 3): after the third take-back, table play stays open wherever the
+    # turn can still end (meld 5H 6H 7H, then a discard), and never takes the turn where it cannot
     st = new([["5H", "6H", "7H", *FILL], FILL], stock=["KH", "2S", "2S"])
     play(st, "draw stock")
     for _ in range(3):
         play(st, "meld 5H", "takeback")
     legal = st.legal_actions()
-    assert legal and all(a.startswith("discard") for a in legal)  # every turn ends
-    with pytest.raises(IllegalAction):
-        st.apply("meld 5H")
+    assert "takeback" not in legal and {"meld 5H", "meld 6H", "meld 7H"} <= set(legal)
+    assert set(legal) == finishable_actions(st)
+    play(st, "meld 6H")
+    assert st.legal_actions() == ["meld 5H", "meld 7H"]  # no take-back left: the meld is finished
+    play(st, "meld 7H", "meld 5H", "confirm")
+    assert can_discard(st) and table(st) == ["5H 6H 7H"]
+
+
+@pytest.mark.parametrize("game", SWAP_GAMES)
+def test_use_it_at_once_agrees_with_the_oracle_when_the_freed_jokers_place_needs_a_natural_laid_off_first(
+        game: str) -> None:
+    # "use it at once" (J2/J6/J16, AJ15, JD5, RD6) is exact: on random positions where the freed
+    # joker's only place on a run may open after a natural of the hand is laid off (or a new meld
+    # takes it), a swap, and the pick-up of the swapping card, are offered exactly when some line
+    # ends the turn.  (Loba never frees a joker.)
+    rng = random.Random(21)
+    seen = {True: 0, False: 0}
+    for i in range(120):
+        st, swap = joker_after_layoff_position(game, rng, from_pile=i % 2 == 1)
+        act = "draw discard" if i % 2 else swap
+        expected = oracle_can_end(oracle_after(st, act))
+        assert (act in st.legal_actions()) == expected, (i, st.observation(0)["hand"], table(st))
+        seen[expected] += 1
+    assert seen[True] >= 20

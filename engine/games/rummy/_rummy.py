@@ -22,10 +22,13 @@ A turn (phase ``draw``, then ``play``):
   - ``takeback``: while the turn cannot end as it stands (a meld not yet confirmed, a card that must
     be used still in hand, an opening requirement unmet), everything laid this turn goes back: hand
     and table return to their state just after the draw; a card taken from the discard pile stays
-    taken (meld protocol, revised turn 2).  At most ``max_takebacks`` (3) take-backs per turn;
-    after the third, ``takeback`` is no longer offered and every action offered leaves the turn
-    able to end: only the discards if it can end as it stands, else only the next action of a
-    line found by the exact turn search (:meth:`RummyState._turn_plan`, ``engine.deadwood``).
+    taken (meld protocol, revised turn 2).  It is offered in every position from which the turn
+    cannot end as it stands (no discard is legal: Loba's hand of jokers that can be laid, L13,
+    included).  At most ``max_takebacks`` (3) take-backs per turn; after the third, ``takeback``
+    is no longer offered and exactly the actions after which the turn can still end are offered:
+    every discard, meld card, confirm, lay-off or swap from which some line still ends the turn,
+    each checked by the exact turn search (:meth:`RummyState._finishable`, ``engine.deadwood``);
+    the engine never picks the line (revised turn 3).
 * ``discard 5H`` ends the turn, and discarding the last card goes out.  It is offered only when the
   turn can end.
 
@@ -229,9 +232,8 @@ class RummyGame(Game):
     free_discard: ClassVar[bool] = True
     """Any card may be discarded (no ``_discard_ok`` restriction): a faster path."""
     max_takebacks: ClassVar[int] = 3
-    """Take-backs per turn (meld protocol); after the last one, table play is closed for the turn
-    (only the discard is left), or, while a card must still be used, only the next action of a line
-    that ends the turn is offered, so that every turn ends."""
+    """Take-backs per turn (meld protocol); after the last one exactly the actions after which the
+    turn can still end are offered, so that every turn ends (revised turn 3)."""
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -354,8 +356,6 @@ class RummyState(DrawDiscardState):
     pickup_refused: bool
     """Only the stock may be drawn this turn (kept for games that need it; take-backs never
     return a taken discard)."""
-    forced: list[str]
-    """After the last take-back: the rest of the line (found by the exact search) being played."""
     stuck: int
     """Times the safety net ended a turn that had no legal action (never, if the rules hold)."""
     took_discard: int
@@ -481,7 +481,6 @@ class RummyState(DrawDiscardState):
         self.takebacks = 0
         self.took_discard = -1
         self.pickup_refused = False
-        self.forced = []
         self.building = []
 
     def _begin_turn(self, seat: int) -> None:
@@ -542,51 +541,65 @@ class RummyState(DrawDiscardState):
         hand = self.hands[seat]
         n = hand.bit_count()
         keep = self.keep()
-        out: list[str] = []
         may_takeback = self.takebacks < self.rg.takeback_cap
-        if not may_takeback and (self.forced or self.building or self.must_use & hand):
-            # the take-back cap: every action offered must leave the turn able to end, so only
-            # the next action of a line the exact search found is offered
-            if not self.forced:
-                self.forced = self._turn_plan() or []
-            if self.forced:
-                return [self.forced[0]]
         if self.building:
-            if may_takeback:
-                out.append("takeback")
-            out += self._build_offers(hand, n - keep)
+            out = self._build_offers(hand, n - keep)
             if self._meld_ok(self.building) is not None:
                 out.append("confirm")
-            return out
-        can_end = not (self.must_use & hand) and self._turn_can_end(seat, n <= 1)
-        bases = base_set(hand)
-        jokers = (hand & JOKER_MASK).bit_count()
-        if can_end:
-            last = n == 1
-            if self.rg.frees_discard:
-                out = by_suit("discard ", bases)
-                if jokers:
-                    out.append(DISCARD[JOKER])
+            if may_takeback:
+                out.insert(0, "takeback")
             else:
-                for b in bits(bases):
-                    if self._discard_ok(seat, b, last):
-                        out.append(DISCARD[b])
-                if jokers and self._discard_ok(seat, JOKER, last):
-                    out.append(DISCARD[JOKER])
-        closed = not may_takeback and not self.must_use & hand  # the take-back cap: only discard
-        if n - 1 >= keep and not closed:
-            starts = self._start_mask(bases, jokers, n - keep)
+                out = self._finishable(out)  # the take-back cap (revised turn 3)
+            return out
+        discards = self._discards(seat, hand, n)
+        table: list[str] = []
+        if n - 1 >= keep:
+            bases = base_set(hand)
+            starts = self._start_mask(bases, (hand & JOKER_MASK).bit_count(), n - keep)
             if starts:
-                out += by_suit("meld ", starts)
-            out += self._layoff_offers(seat, hand)
-            out += self._swap_offers(seat, hand, n)
-        if (not can_end or not out) and self.snap is not None and may_takeback:
-            out.insert(0, "takeback")
+                table = by_suit("meld ", starts)
+            table += self._layoff_offers(seat, hand)
+            table += self._swap_offers(seat, hand, n)
+            if not may_takeback:
+                # the take-back cap: exactly the actions after which the turn can still end
+                table = self._finishable(table)
+        out = discards + table
+        if not discards and self.snap is not None and may_takeback:
+            out.insert(0, "takeback")  # the turn cannot end as it stands
         if not out:
             # safety net (should not happen; tests check it never does): any discard ends the turn
             self.stuck += 1
             out = sorted({DISCARD[c] for c in bits(hand)})
         return out
+
+    def _discards(self, seat: int, hand: int, n: int) -> list[str]:
+        """The discards that end the turn now: none while a card must still be used or the game's
+        requirements are unmet (:meth:`_turn_can_end`), else the cards :meth:`_discard_ok` allows
+        (with :meth:`_discard_ban`)."""
+        if self.must_use & hand or not hand or not self._turn_can_end(seat, n <= 1):
+            return []
+        last = n == 1
+        jokers = hand & JOKER_MASK
+        bases = base_set(hand)
+        if self.rg.frees_discard:
+            out = by_suit("discard ", bases & ~self._discard_ban(seat, last))
+            if jokers and self._discard_ok(seat, JOKER, last):
+                out.append(DISCARD[JOKER])
+            return out
+        out = [DISCARD[b] for b in bits(bases) if self._discard_ok(seat, b, last)]
+        if jokers and self._discard_ok(seat, JOKER, last):
+            out.append(DISCARD[JOKER])
+        return out
+
+    def _discard_ban(self, seat: int, last: bool) -> int:
+        """Natural base cards that may not be discarded now, as a mask (games with
+        ``free_discard``; the joker is asked of :meth:`_discard_ok`)."""
+        return 0
+
+    def _finishable(self, actions: list[str]) -> list[str]:
+        """The take-back cap (meld protocol, revised turn 3): the table-play ``actions`` after
+        which some line still ends the turn (the exact search, :meth:`_usable_after`)."""
+        return [a for a in actions if self._usable_after([a])]
 
     def _discard_ok(self, seat: int, c: int, last: bool) -> bool:
         """Hook: may card ``c`` be discarded (``last``: it is the last card, going out)?"""
@@ -1016,7 +1029,6 @@ class RummyState(DrawDiscardState):
 
     def _plan_from(self, root: RummyState) -> list[str] | None:
         """:meth:`_turn_plan` from ``root``, a private copy of this state (it is searched in place)."""
-        root.forced = []
         root.takebacks = 0  # the search plays table moves, never a take-back
         deal = self.deal_no
         return plan_search(root, self._search_moves, self._search_play,
@@ -1090,13 +1102,12 @@ class RummyState(DrawDiscardState):
                self.must_use, self.took_discard,
                tuple([(m.owner, m.text()) for m in self.melds]), tuple(self.turn_melds), self.turn_swaps,
                tuple(self.opened), self.out_allowed(), self._build_key(), self.deal_no,
-               len(self.turn_layoffs))
+               len(self.turn_layoffs), tuple(self.building))
         cache = self.rg.cache
         hit = cache.get(key)
         if hit is not None:
             return bool(hit)
         st = self._light_clone()
-        st.forced = []
         for a in actions:
             st._apply(a)
         ok = st._plan_from(st) is not None  # st is a private copy: searched from without a second one
@@ -1108,7 +1119,7 @@ class RummyState(DrawDiscardState):
     @staticmethod
     def _search_key(st: RummyState) -> Hashable:
         return (st.hands[st.turn], st.must_use, tuple([m.text() for m in st.melds]),
-                tuple(st.turn_melds), st.turn_swaps)
+                tuple(st.turn_melds), st.turn_swaps, tuple(st.building))
 
     @staticmethod
     def _search_play(st: RummyState, move: Sequence[str]) -> RummyState | None:
@@ -1134,16 +1145,9 @@ class RummyState(DrawDiscardState):
             return False
         seat = st.turn
         hand = st.hands[seat]
-        n = hand.bit_count()
-        if st.must_use & hand or not st._turn_can_end(seat, n <= 1):
-            return False
         if not hand:
             return not st.rg.keeps_discard
-        if st.rg.frees_discard:
-            return True
-        if any(st._discard_ok(seat, b, n == 1) for b in bits(base_set(hand))):
-            return True
-        return bool(hand & JOKER_MASK) and st._discard_ok(seat, JOKER, n == 1)
+        return bool(st._discards(seat, hand, hand.bit_count()))
 
     def _permission_by_meld(self, seat: int) -> bool:
         """Hook: would laying a meld this turn allow lay-offs or swaps not allowed now?"""
@@ -1175,12 +1179,24 @@ class RummyState(DrawDiscardState):
         return out
 
     def _search_moves(self, st: RummyState) -> Iterator[list[str]]:
-        """The search's macro moves, lazily (new melds first: the usual way to use a card)."""
+        """The search's macro moves, lazily (new melds first: the usual way to use a card).
+
+        Complete for the goal (the turn can end): a meld being built is finished card by card
+        (every card the protocol offers, then ``confirm``); a card that must be used goes into a
+        new meld, is laid off (after hand cards that reach it on a run of its suit), or, a freed
+        joker under ``joker_reuse='any'``, is laid off after any natural lay-offs onto runs that
+        open its place (J6/J16, RD6: in any order); an unmet opening requirement takes new melds,
+        and lay-offs where going out meets it; a hand with no discard allowed (Loba's jokers, L13)
+        takes lay-offs; and every swap is tried."""
         seat = st.turn
         hand = st.hands[seat]
         n = hand.bit_count()
         limit = n - st.keep()
         if st.building:
+            for a in st._build_offers(hand, limit):
+                yield [a]
+            if st._meld_ok(st.building) is not None:
+                yield ["confirm"]
             return
         must = st.must_use & hand
         if must:
@@ -1199,15 +1215,17 @@ class RummyState(DrawDiscardState):
                         if parts[1] == tok:
                             yield [a]
                         continue
+                    m = st.melds[int(parts[2]) - 1]
                     if IS_JOKER[u]:
-                        if st.rg.reuse == "any" and parts[1].startswith("JK="):
+                        if parts[1].startswith("JK="):
                             yield [a]
+                        elif m.kind == "run" and limit >= 2:
+                            yield [a]  # a natural first, opening the joker's place (J6/J16, RD6)
                         continue
                     if parts[1] == tok:
                         yield [a]
                         continue
                     # a chain: hand cards laid off onto a run of u's suit first
-                    m = st.melds[int(parts[2]) - 1]
                     x = card(parts[1][3:] if parts[1].startswith("JK=") else parts[1])
                     if m.kind == "run" and x // 13 == suit and limit >= 2:
                         yield [a]
@@ -1215,6 +1233,12 @@ class RummyState(DrawDiscardState):
                 yield from st._meld_moves(hand, limit, -1)  # the meld that allows the rest
         elif not st._turn_can_end(seat, n <= 1):
             yield from st._meld_moves(hand, limit, -1)  # an opening requirement still unmet
+            if limit >= 1 and st._layoffs_may_end_turn(seat):
+                for a in st._layoff_offers(seat, hand):
+                    yield [a]  # going out would meet it (open50, AJ4/AJ11, RD's banned cards)
+        elif limit >= 1 and not st._discards(seat, hand, n):
+            for a in st._layoff_offers(seat, hand):
+                yield [a]  # no discard allowed (L13: only jokers that can be laid)
         if st._may_swap(seat) and limit >= 0:
             bases = base_set(hand)
             for i, m in enumerate(st.melds):
@@ -1235,6 +1259,11 @@ class RummyState(DrawDiscardState):
     def _turn_can_end(self, seat: int, going_out: bool) -> bool:
         """Opening requirements met by what was laid this turn (``going_out``: the discard ends
         the hand)."""
+        return True
+
+    def _layoffs_may_end_turn(self, seat: int) -> bool:
+        """Hook: while :meth:`_turn_can_end` is False, could lay-offs help to end the turn (by
+        going out)?  False only where they provably cannot (the search then skips them)."""
         return True
 
     def _after_meld(self, seat: int, idx: int) -> None:
@@ -1276,8 +1305,6 @@ class RummyState(DrawDiscardState):
 
     def _apply(self, action: str) -> None:
         seat = self.turn
-        if self.forced and self.forced[0] == action:
-            self.forced = self.forced[1:]
         verb, _, rest = action.partition(" ")
         if verb == "draw":
             self._do_draw(seat, rest)

@@ -456,14 +456,6 @@ class LobaState(RummyState):
         return False  # seed L654: jokers cannot be exchanged for natural cards
 
     # ----------------------------------------------------------------- L13: joker discards
-    def _play_actions(self) -> list[str]:
-        out = super()._play_actions()
-        if (out and out[-1] == "discard JK") or "discard JK" in out:
-            hand = self.hands[self.turn]
-            if not self._discard_ok(self.turn, JOKER, hand.bit_count() == 1):
-                out.remove("discard JK")
-        return out
-
     def _discard_ok(self, seat: int, c: int, last: bool) -> bool:
         if c != JOKER:
             return True
@@ -472,8 +464,6 @@ class LobaState(RummyState):
         hand = self.hands[seat]
         if hand & ~JOKER_MASK:
             return False
-        if self.takebacks >= self.rg.takeback_cap:
-            return True  # table play is closed for this turn: none can be laid
         # L13: only jokers, none of which can be laid this turn
         return not any(self._may_layoff(seat, i) and any(j for _, j, _ in self._accepts(m))
                        for i, m in enumerate(self.melds))

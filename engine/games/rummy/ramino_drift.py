@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Final
 
-from engine.cards import BASE, DISCARD, IS_JOKER, JOKER, JOKER_MASK, PHYS, TOKENS, bits, deck_54, value_table
+from engine.cards import BASE, IS_JOKER, JOKER, JOKER_MASK, PHYS, TOKENS, bits, deck_54, value_table
 from engine.core import NO_CARD_TABLES, Option, register
 from engine.games.rummy._rummy import RummyGame, RummyState
 from engine.melds import GroupRule, Item, RunRule, item_token
@@ -104,14 +104,9 @@ class RaminoDriftState(RummyState):
         # an identical card, the other joker, too)
         return not self._banned(c)
 
-    def _play_actions(self) -> list[str]:
-        out = super()._play_actions()
+    def _discard_ban(self, seat: int, last: bool) -> int:
         t = self.took_discard
-        if t >= 0 and not self.building:
-            ban = DISCARD[JOKER if IS_JOKER[t] else BASE[t]]  # seed L699: never the taken card
-            if ban in out:
-                out.remove(ban)
-        return out
+        return 0 if t < 0 or IS_JOKER[t] else 1 << BASE[t]  # seed L699: never the taken card
 
     def _turn_can_end(self, seat: int, going_out: bool) -> bool:
         # common rule: table play may not leave only banned cards (unless going out without a
