@@ -60,6 +60,7 @@ from engine.cards import (
     IS_JOKER,
     JOKER,
     JOKER_MASK,
+    PACK,
     PHYS,
     TOKENS,
     base_set,
@@ -69,7 +70,7 @@ from engine.cards import (
     value_table,
 )
 from engine.core import Game, State
-from engine.deadwood import plan_search
+from engine.deadwood import MeldSpec, Solver, plan_search
 from engine.deal import check_deal, check_sizes, pack_tokens
 from engine.errors import IllegalAction
 from engine.melds import (
@@ -598,8 +599,45 @@ class RummyState(DrawDiscardState):
 
     def _finishable(self, actions: list[str]) -> list[str]:
         """The take-back cap (meld protocol, revised turn 3): the table-play ``actions`` after
-        which some line still ends the turn (the exact search, :meth:`_usable_after`)."""
-        return [a for a in actions if self._usable_after([a])]
+        which some line still ends the turn (the exact search, :meth:`_can_finish`, one memo for
+        all of them: their lines meet in the same positions).  Memoised per position."""
+        if not actions:
+            return actions
+        key = ("finish", tuple(actions), *self._position_key())
+        cache = self.rg.cache
+        hit = cache.get(key)
+        if hit is not None:
+            return list(hit)
+        memo: dict[Hashable, bool] = {}
+        deal = self.deal_no
+        out = []
+        for a in actions:
+            st = self._light_clone()
+            st.takebacks = 0  # the search plays table moves, never a take-back
+            st._apply(a)
+            if self._can_finish(st, memo, deal):
+                out.append(a)
+        if len(cache) > 200_000:
+            cache.clear()
+        cache[key] = tuple(out)
+        return out
+
+    def _can_finish(self, st: RummyState, memo: dict[Hashable, bool], deal: int) -> bool:
+        """Exact: can the turn end from ``st`` (a private copy)?  The DFS of :meth:`_plan_from`
+        over :meth:`_search_moves`, answering yes or no, with ``memo`` shared between searches."""
+        if self._search_goal(st, deal):
+            return True
+        k = self._search_key(st)
+        hit = memo.get(k)
+        if hit is not None:
+            return hit
+        memo[k] = False
+        for mv in self._search_moves(st):
+            nxt = self._search_play(st, mv)
+            if nxt is not None and self._can_finish(nxt, memo, deal):
+                memo[k] = True
+                return True
+        return False
 
     def _discard_ok(self, seat: int, c: int, last: bool) -> bool:
         """Hook: may card ``c`` be discarded (``last``: it is the last card, going out)?"""
@@ -1094,15 +1132,19 @@ class RummyState(DrawDiscardState):
             new.snap = (0, [], 0)  # never taken back: no snapshot to save
         return new
 
+    def _position_key(self) -> tuple[Hashable, ...]:
+        """What the turn search's answers depend on: hand, top discard, cards owed, table with
+        owners, this turn's melds and swaps, flags, the meld being built."""
+        seat = self.turn
+        return (seat, self.hands[seat], self.pile[-1] if self.pile else None, self.must_use,
+                self.took_discard, tuple([(m.owner, m.text()) for m in self.melds]), tuple(self.turn_melds),
+                self.turn_swaps, tuple(self.opened), self.out_allowed(), self._build_key(), self.deal_no,
+                len(self.turn_layoffs), tuple(self.building), tuple([m.text() for m in self.turn_laid]))
+
     def _usable_after(self, actions: Sequence[str]) -> bool:
         """Exact: after ``actions`` (a draw from the pile, a swap), can the turn still end?
         Memoised per position (hand, table with owners, this turn's melds, flags) and actions."""
-        seat = self.turn
-        key = ("plan", tuple(actions), seat, self.hands[seat], self.pile[-1] if self.pile else None,
-               self.must_use, self.took_discard,
-               tuple([(m.owner, m.text()) for m in self.melds]), tuple(self.turn_melds), self.turn_swaps,
-               tuple(self.opened), self.out_allowed(), self._build_key(), self.deal_no,
-               len(self.turn_layoffs), tuple(self.building))
+        key = ("plan", tuple(actions), *self._position_key())
         cache = self.rg.cache
         hit = cache.get(key)
         if hit is not None:
@@ -1118,8 +1160,11 @@ class RummyState(DrawDiscardState):
 
     @staticmethod
     def _search_key(st: RummyState) -> Hashable:
+        # this turn's melds as confirmed and its lay-offs count too: the opening rules read them
+        # (J10/J13: lay-offs onto a new meld add nothing; AJ10: no lay-offs unless going out)
         return (st.hands[st.turn], st.must_use, tuple([m.text() for m in st.melds]),
-                tuple(st.turn_melds), st.turn_swaps, tuple(st.building))
+                tuple(st.turn_melds), st.turn_swaps, tuple(sorted(st.building)),  # (in any order)
+                tuple([m.text() for m in st.turn_laid]), len(st.turn_layoffs))
 
     @staticmethod
     def _search_play(st: RummyState, move: Sequence[str]) -> RummyState | None:
@@ -1193,10 +1238,10 @@ class RummyState(DrawDiscardState):
         n = hand.bit_count()
         limit = n - st.keep()
         if st.building:
+            if st._meld_ok(st.building) is not None:
+                yield ["confirm"]  # the shortest way on first
             for a in st._build_offers(hand, limit):
                 yield [a]
-            if st._meld_ok(st.building) is not None:
-                yield ["confirm"]
             return
         must = st.must_use & hand
         if must:
@@ -1232,10 +1277,14 @@ class RummyState(DrawDiscardState):
             if not st.turn_melds and st._permission_by_meld(seat):
                 yield from st._meld_moves(hand, limit, -1)  # the meld that allows the rest
         elif not st._turn_can_end(seat, n <= 1):
-            yield from st._meld_moves(hand, limit, -1)  # an opening requirement still unmet
-            if limit >= 1 and st._layoffs_may_end_turn(seat):
+            # an opening requirement still unmet: more melds, or going out (open50, AJ4/AJ10/AJ11,
+            # RD's banned cards), which needs every card but one to find a place
+            out_possible = st._dead_cards(seat, hand, limit) <= 1
+            if out_possible or st._melds_may_meet(seat):
+                yield from st._meld_moves(hand, limit, -1)
+            if limit >= 1 and out_possible and st._layoffs_may_end_turn(seat):
                 for a in st._layoff_offers(seat, hand):
-                    yield [a]  # going out would meet it (open50, AJ4/AJ11, RD's banned cards)
+                    yield [a]
         elif limit >= 1 and not st._discards(seat, hand, n):
             for a in st._layoff_offers(seat, hand):
                 yield [a]  # no discard allowed (L13: only jokers that can be laid)
@@ -1259,6 +1308,49 @@ class RummyState(DrawDiscardState):
     def _turn_can_end(self, seat: int, going_out: bool) -> bool:
         """Opening requirements met by what was laid this turn (``going_out``: the discard ends
         the hand)."""
+        return True
+
+    def _dead_cards(self, seat: int, hand: int, limit: int) -> int:
+        """A lower bound on the cards of ``hand`` that table play cannot lay this turn: naturals
+        that no meld from the hand can hold (:meth:`_completable`) and that no table meld could
+        ever take (a set of its rank, a run of its suit).  Going out needs it at most 1."""
+        bases = base_set(hand)
+        jokers = (hand & JOKER_MASK).bit_count()
+        ranks = suits = 0
+        for m in self.melds:
+            c, nm = m.items[0]
+            b = BASE[c] if nm is None else nm
+            if m.kind == "run":
+                suits |= 1 << (b // 13)
+            else:
+                ranks |= 1 << (b % 13)
+        dead = 0
+        for c in bits(hand & ~JOKER_MASK):
+            x = BASE[c]
+            if ranks >> (x % 13) & 1 or suits >> (x // 13) & 1:
+                continue
+            if not self._completable([(x, None)], bases, jokers, limit - 1):
+                dead += 1
+        if dead > 1 or not self._sets_plain():
+            return dead
+        # the exact deadwood minimiser, counting the cards no table meld could take (its melds are
+        # at least as free as the game's: jokers side by side, any number of them)
+        key = ("solver", ranks, suits)
+        cache = self.rg.cache
+        solver = cache.get(key)
+        if solver is None:
+            vals = [0 if b >= JOKER or ranks >> (b % 13) & 1 or suits >> (b // 13) & 1 else 1
+                    for b in range(PACK)]
+            r, g = self.rg.rrule, self.rg.srule
+            solver = Solver(MeldSpec(set_max=g.max_size, run_min=r.min_len, ace_low=r.ace_low,
+                                     ace_high=r.ace_high), vals, 0)
+            cache[key] = solver
+        assert isinstance(solver, Solver)
+        return solver.deadwood(bits(hand))
+
+    def _melds_may_meet(self, seat: int) -> bool:
+        """Hook: while :meth:`_turn_can_end` is False, could more new melds meet the requirement
+        without going out?  (Jokeren: the opening points; Amerikaans: only ``points`` rounds.)"""
         return True
 
     def _layoffs_may_end_turn(self, seat: int) -> bool:

@@ -150,6 +150,12 @@ class AmerikaansJokerenState(RummyState):
             return True
         return self._requirement_met(going_out)
 
+    def _melds_may_meet(self, seat: int) -> bool:
+        # AJ10: a set/run round's one meld cannot be mended by more melds, nor a round with
+        # lay-offs; only a points round below its points can (else only going out helps)
+        kind, _ = REQUIREMENT[self.round()]
+        return kind == "points" and not self.turn_layoffs
+
     def _requirement_met(self, going_out: bool) -> bool:
         kind, size = REQUIREMENT[self.round()]
         laid = self.turn_laid
