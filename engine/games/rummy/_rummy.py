@@ -1626,10 +1626,8 @@ class RummyState(DrawDiscardState):
             now = self.hands[t]
             new.snap = ((new.hands[t] & ~(now & ~hand)) | (hand & ~now), melds, must)
         if seat != self.turn:
-            new.forced = []  # a line found for the real hand (the take-back cap): searched anew
             cap = self.rg.takeback_cap
-            if (new.takebacks >= cap and (new.building or new.must_use & new.hands[self.turn])
-                    and new.snap is not None and new._turn_plan() is None):
+            if new.takebacks >= cap and new.snap is not None and new._turn_plan() is None:
                 new.takebacks = cap - 1  # past the cap, the redealt turn cannot end: one more take-back
 
     def _observe(self, seat: int) -> dict[str, Any]:
