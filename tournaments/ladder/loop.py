@@ -49,7 +49,15 @@ from tournaments.ladder.core import (
     sync_ratings,
     teams_of,
 )
-from tournaments.ladder.matchmaking import Entry, Params, Table, choose_table, placement_table, table_key
+from tournaments.ladder.matchmaking import (
+    Entry,
+    Params,
+    Table,
+    choose_table,
+    pick_seed,
+    placement_table,
+    table_key,
+)
 from tournaments.ladder.online import OnlineRatings
 from tournaments.ladder.spec import LadderSpec
 from tournaments.ladder.state import REFERENCE, LadderError, LadderStore, bots_root
@@ -177,7 +185,7 @@ class Ladder:
                     return t
         recent = self.recent_tables(pool)
         now = time.time()
-        seed = pick_seed_safe(pool, now, self.mm, self.rng)
+        seed = pick_seed(pool, now, self.mm, self.rng)
         if seed is None:
             return None
         return choose_table(seed, pool, self.games, self.online.get, recent, self.mm,
@@ -301,11 +309,6 @@ def require_sandbox() -> None:
         isolation().require_untrusted()
     except SandboxUnavailable as e:
         raise LadderError(str(e)) from None
-
-
-def pick_seed_safe(pool: list[Entry], now: float, p: Params, rng: random.Random) -> Entry | None:
-    from tournaments.ladder.matchmaking import pick_seed
-    return pick_seed(pool, now, p, rng)
 
 
 def validate_version(spec: LadderSpec, root: Path, ref: str) -> tuple[bool, str, list[str]]:
