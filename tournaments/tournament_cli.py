@@ -87,6 +87,8 @@ def run_cmd(
     leaderboard: Annotated[bool, typer.Option("--leaderboard/--no-leaderboard", help="print it at the end")
                            ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable summary")] = False,
+    compact_after: Annotated[bool, typer.Option("--compact", help="compact the log when the run has "
+                                                "played every match (see `tournament compact`)")] = False,
     allow_engine_change: Annotated[bool, typer.Option(
         "--allow-engine-change", help="go on with a tournament whose matches so far were played by other "
         "rules code (another cardarena version); the manifest records the change")] = False,
@@ -130,10 +132,17 @@ def run_cmd(
     for part, problems in summary.quarantined:
         print(f"{PROG}: quarantined {part}: {one_line(problems[0], None)}; its matches were played again",
               file=sys.stderr)
+    compaction: dict[str, Any] | None = None
+    if compact_after and not summary.stopped:
+        if isinstance(summary.root, str):
+            fail(PROG, f"--compact: {summary.root.split('?', 1)[0]} is an object store, where compaction is "
+                       "not supported; compact a local copy")
+        compaction = _compact_or_fail(Path(summary.root), summary.tournament, None, as_json)
     board = _board_or_fail(_readable(Path(summary.root)) if isinstance(summary.root, str) else summary.root,
                            summary.tournament)
     if as_json:
-        print(json.dumps({**_summary_json(summary), "leaderboard": board}))
+        print(json.dumps({**_summary_json(summary), "leaderboard": board}
+                         | ({"compaction": compaction} if compaction else {})))
     else:
         again = f"cardarena tournament run {spec} --resume" if spec else "the same command with --resume"
         _print_summary(summary, again)
@@ -467,6 +476,46 @@ def repair_cmd(
               + (f", {len(orphans)} orphaned file(s) removed" if orphans else "")
               + ("" if len(fixed.done) == total else
                  "; play the rest with: cardarena tournament run SPEC --resume (its own spec)"))
+
+
+@app.command("compact")
+def compact_cmd(
+    output: Annotated[Path, typer.Argument(help="a tournament output directory, e.g. data/demo")],
+    game: Annotated[str | None, typer.Option(help="compact this game only (default: every game)")] = None,
+    tournament: Annotated[str | None, typer.Option(help="tournament id (default: the only one there)")
+                          ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+) -> None:
+    """Merge a finished (or paused) tournament's batches, per game, into few large files sorted by match
+    and ply (row groups of about 128 MB), under the tournament's lock.  Readers see the old files or
+    the new ones; `run SPEC --resume` afterwards plays every remaining match once."""
+    tid = _one_tournament(output, tournament)
+    done = _compact_or_fail(output, tid, game, as_json)
+    if as_json:
+        print(json.dumps(done))
+
+
+def _compact_or_fail(output: Path, tid: str, game: str | None, quiet: bool) -> dict[str, Any]:
+    """Compact (one line of ours on failure, exit 2); print a line unless ``quiet``; the JSON record."""
+    from tournaments.compact import CompactError, compact
+    from tournaments.runners import TournamentError
+
+    try:
+        done = compact(output, tid, game)
+    except (CompactError, TournamentError, ValueError) as e:
+        fail(PROG, str(e))
+    except OSError as e:
+        fail(PROG, _os_line(e))
+    record = {"tournament": tid, "epoch": done.epoch, "matches": done.matches,
+              "games": {g: {"batches_before": a, "batches_after": b} for g, (a, b) in done.games.items()},
+              "removed_orphans": done.removed_orphans}
+    if quiet:
+        return record
+    before = sum(a for a, _ in done.games.values())
+    after = sum(b for _, b in done.games.values())
+    print(f"{tid}: {done.matches} matches in {len(done.games)} game(s): {before} batch(es) -> {after} "
+          f"(epoch {done.epoch})")
+    return record
 
 
 def _one_tournament(output: Path, tournament: str | None) -> str:

@@ -90,6 +90,11 @@ class TournamentLog:
                            "(expected matches/game=<id>/part-*.parquet, as data/README.md describes)")
         for t in TABLES:
             self.parts[t] = _list_parts(root, t)
+        # readers follow the commit record: a moves or events part counts only beside its batch's matches
+        # part (an orphan of a killed writer, or an old batch a compaction is replacing, is not read)
+        committed = {(p.game, p.path.name) for p in self.parts["matches"]}
+        for t in ("moves", "events"):
+            self.parts[t] = [p for p in self.parts[t] if (p.game, p.path.name) in committed]
         if self.check:
             self._check()
 
