@@ -27,7 +27,10 @@ from engine import GAMES, State, load_game
 from tests.conformance import clone_isolation_walk, pick, render_value, state_fields
 
 MUTANT_SEEDS = 6
-"""Random matches walked per mutant before it counts as missed."""
+"""Random matches walked per mutant before play is checked for changing the field in place."""
+MUTANT_MORE_SEEDS = 24
+"""Random matches walked per mutant of a field that play changes in place before it counts as
+missed."""
 
 
 @dataclass
@@ -102,17 +105,23 @@ def changed_in_place(game_id: str, field: str, seeds: int = 6, plies: int = 3000
 
 
 def run_mutant(game_id: str, field: str) -> MutantResult:
+    """The shallow mutant of ``field`` through the behavioural property: :data:`MUTANT_SEEDS`
+    matches, and up to :data:`MUTANT_MORE_SEEDS` when play changes the field in place (a rare
+    change: Honderden's rejected declarations, HO11)."""
     with shallow_mutant(game_id, field):
-        bad: list[str] = []
-        for seed in range(MUTANT_SEEDS):
+        mutated: bool | None = None
+        for seed in range(MUTANT_MORE_SEEDS):
+            if seed == MUTANT_SEEDS:
+                mutated = changed_in_place(game_id, field)
+                if not mutated:
+                    break
             try:
                 bad = clone_isolation_walk(game_id, seed, structural=False, late=True)
             except Exception as e:  # a crash of the mutant counts as caught: the property saw it
                 bad = [f"{type(e).__name__}: {e}"]
             if bad:
-                return MutantResult(game_id, field, True, True, bad[0][:160])
-        mutated = changed_in_place(game_id, field)
-    return MutantResult(game_id, field, False, mutated,
+                return MutantResult(game_id, field, True, True, f"seed {seed}: {bad[0][:160]}")
+    return MutantResult(game_id, field, False, bool(mutated),
                         "MISSED although changed in place" if mutated
                         else "never changed in place (only rebound: sharing it is harmless)")
 
