@@ -4,17 +4,22 @@ takes its workers with it and ``--resume`` through the local path logs every sch
 (the logs equal an uninterrupted run's); a worker that dies has its batches run again."""
 from __future__ import annotations
 
+import contextlib
+import json
 import multiprocessing
 import os
+import random
 import signal
+import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.tournaments.conftest import comparable
-from tests.tournaments.test_ray import assert_exactly_once, long_spec, wait_for_parts
+from tests.tournaments.conftest import comparable, toml_of
+from tests.tournaments.test_ray import assert_exactly_once, driver, long_spec, wait_for_parts
 from tournaments.log import finished_matches
 from tournaments.runner import BatchResult
 from tournaments.runners import (
@@ -163,4 +168,39 @@ def test_local_path_reruns_the_batches_of_a_worker_that_died(tmp_path: Path) -> 
 
     s = run_tournament(parse_spec(raw), progress=False, on_batch=on_batch, fsync=False)
     assert killed and s.complete and s.lost_workers >= 1 and s.resubmitted >= 0
+    assert_exactly_once(tmp_path / "out", raw, reference(tmp_path, raw))
+
+
+def _kill_workers(driver: subprocess.Popen[str], every_s: float, times: int, killed: list[int]) -> None:
+    """Kill one of the driver's pool workers every ``every_s`` seconds, ``times`` times (while it runs)."""
+    while len(killed) < times and driver.poll() is None:
+        time.sleep(every_s)
+        with contextlib.suppress(OSError):   # the driver or the worker ended while we looked
+            workers = forked_children(driver.pid)
+            if workers:
+                os.kill(random.choice(workers), signal.SIGKILL)
+                killed.append(1)
+
+
+@pytest.mark.parametrize("every_s, times", [
+    (0.4, 6), pytest.param(1.2, 12, marks=pytest.mark.slow)])
+def test_local_pool_survives_a_worker_killed_again_and_again(tmp_path: Path, every_s: float,
+                                                             times: int) -> None:
+    """Issue 27: a worker killed every 1.2 s, 12 times, broke the submit loop (BrokenProcessPool from
+    ``submit`` on the broken pool, a traceback; ``--json`` printed nothing).  Now every lost batch runs
+    again, the run completes, ``--json`` prints its document, and every match is logged once."""
+    boards = 60 if times <= 6 else 800   # runs that outlast the kills (100-150 matches/s on 2 CPUs)
+    raw = dict(long_spec(tmp_path, "out", boards=boards), run={"batch_s": 0.3})
+    spec = tmp_path / "t.toml"
+    spec.write_text(toml_of(raw))
+    proc = driver(["run", str(spec), "--json", "--no-progress", "--no-leaderboard"])
+    killed: list[int] = []
+    killer = threading.Thread(target=_kill_workers, args=(proc, every_s, times, killed))
+    killer.start()
+    out, err = proc.communicate(timeout=900)
+    killer.join()
+    assert "Traceback" not in err and proc.returncode == 0, err[-3000:]
+    summary = json.loads(out)
+    assert len(killed) == times and summary["complete"] and summary["lost_workers"] >= 1, \
+        (len(killed), summary)
     assert_exactly_once(tmp_path / "out", raw, reference(tmp_path, raw))

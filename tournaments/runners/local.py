@@ -25,7 +25,10 @@ from typing import Any
 from tournaments.runner import Batch, BatchResult, run_batch
 from tournaments.runners.loop import Failed, Lost
 from tournaments.runners.progress import Progress
-from tournaments.runners.summary import Summary
+from tournaments.runners.summary import Summary, TournamentError
+
+START_TRIES = 5
+"""Pools made in a row whose workers died as they started before the run gives up."""
 
 
 def machine_cpus() -> int:
@@ -81,10 +84,20 @@ class LocalPool:
         return self
 
     def _start(self) -> None:
-        slot = self.ctx.Value("i", 0)
-        self.pool = ProcessPoolExecutor(self.workers, mp_context=self.ctx, initializer=_local_worker_init,
-                                        initargs=(self.cpus, slot, os.getpid()))
-        self.pool.submit(_local_ready).result()   # forks every worker, and waits for one to run
+        """A new pool, every worker forked and one of them running.  A worker killed while the pool
+        starts breaks it: it is made again, up to :data:`START_TRIES` times."""
+        for tries in range(1, START_TRIES + 1):
+            slot = self.ctx.Value("i", 0)
+            self.pool = ProcessPoolExecutor(self.workers, mp_context=self.ctx, initializer=_local_worker_init,
+                                            initargs=(self.cpus, slot, os.getpid()))
+            try:
+                self.pool.submit(_local_ready).result()   # forks every worker, and waits for one to run
+                return
+            except BrokenProcessPool as e:
+                self.close(kill=True)
+                if tries == START_TRIES:
+                    raise TournamentError(f"the local worker processes died as they started, "
+                                          f"{START_TRIES} times ({e or 'killed'})") from e
 
     def submit(self, batch: Batch) -> Future[BatchResult]:
         assert self.pool is not None
@@ -131,7 +144,15 @@ class LocalExecutor:
         return self.pool.workers
 
     def submit(self, batch: Batch) -> Future[BatchResult]:
-        return self.pool.submit(batch)
+        """The batch's future; when a worker has died since the loop last looked (the pool is broken),
+        a future that failed with :class:`BrokenProcessPool`, so that the loop re-runs this batch with
+        the others in flight (:meth:`result`) instead of ending with a traceback."""
+        try:
+            return self.pool.submit(batch)
+        except BrokenProcessPool as e:
+            lost: Future[BatchResult] = Future()
+            lost.set_exception(e)
+            return lost
 
     def wait(self, handles: list[Future[BatchResult]], timeout: float) -> Iterable[Future[BatchResult]]:
         done, _ = wait_futures(handles, timeout=timeout, return_when=FIRST_COMPLETED)

@@ -48,6 +48,11 @@ from tournaments.runners.summary import Summary, TournamentError
 
 MAX_ATTEMPTS = 5
 """Runs of one batch whose worker or node was lost before the run gives up on it."""
+MAX_POOL_LOSSES = 30
+"""Runs of one batch lost with everything in flight (a local pool a dead worker broke) before the run
+gives up on it: such a loss does not say which batch's worker died, so a batch that merely shared the
+pool with it counts one too, and a worker killed every second or two would otherwise end a run whose
+batches take longer than that (issue 27: a worker killed every 1.2 s, 12 times)."""
 
 H = TypeVar("H", bound=Hashable)
 
@@ -112,18 +117,19 @@ def run_batches(executor: Executor[H], work: Iterator[Batch], on_result: Callabl
                 s: Summary, bar: Progress, max_in_flight: int | None = None) -> None:
     """Run every batch of ``work`` on ``executor`` to the end or to Ctrl-C (see the module doc)."""
     pending: dict[H, Batch] = {}
-    attempts: dict[str, int] = {}
+    attempts: dict[tuple[str, bool], int] = {}
     started = executor.start(s, bar)   # always: a given max_in_flight must not skip the start
     limit = max_in_flight or max(2, 2 * started)
 
     def rerun(lost: list[Batch], error: Lost) -> None:
         if s.stopped:   # stopping: a lost batch stays for the next run
             return
+        most = MAX_POOL_LOSSES if error.everything else MAX_ATTEMPTS
         for b in lost:
-            key = b.match_ids[0]
+            key = (b.match_ids[0], error.everything)
             attempts[key] = attempts.get(key, 0) + 1
-            if attempts[key] > MAX_ATTEMPTS:
-                raise TournamentError(f"a batch of {b.game} failed {MAX_ATTEMPTS} times: {error.why}"
+            if attempts[key] > most:
+                raise TournamentError(f"a batch of {b.game} failed {most} times: {error.why}"
                                       ) from error.error
         s.resubmitted += len(lost)
         executor.lost(lost, error)
