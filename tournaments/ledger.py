@@ -21,6 +21,7 @@ import os
 import re
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -345,19 +346,65 @@ def acquire_lease(store: ObjectStore, tournament: str, ttl: float | None = None)
     return lease
 
 
+STEP_HOOK: Callable[[str], None] | None = None
+"""A test hook: called with the name of each step of publishing a batch (``publish: ...``) and of
+taking a tournament over (``takeover: ...``, tournaments.runners.preparation), so that a test can
+pause a driver at any of them."""
+
+
+def step(name: str) -> None:
+    if STEP_HOOK is not None:
+        STEP_HOOK(name)
+
+
 def publish_batch(store: ObjectStore, lease: Lease, attempt: str, keys: list[str]) -> list[str]:
     """Copy a staged batch (:func:`tournaments.log.stage_batch`: ``keys``, matches part last) to its final
     names, each only while ``lease`` holds (:meth:`Lease.check`), then remove the staged copies; return
-    the final keys.  The matches part, copied last, is the commit record, as on disk."""
+    the final keys.  The matches part, copied last, is the commit record, as on disk.
+
+    The fence is the store's, not only this check: a run that takes over removes the staging of every
+    earlier epoch *before* it reads the log (:func:`clean_staging`), so a copy by a driver paused past
+    its last check fails at its source (a :class:`~tournaments.store.StoreError`), and whatever it
+    copied before is an orphan the new run removes; what it published before the new run read the
+    log, the new run counts.  :func:`late_batches` checks the log again at the end of a run."""
     stage = staging_dir("", lease.tournament, lease.epoch, attempt)
     lease.check()
+    step("publish: checked")
     for k in keys[:-1]:
         store.copy(stage / k, k)
+        step(f"publish: copied {k.split('/', 1)[0]}")
     lease.check()
+    step("publish: checked again")
     store.copy(stage / keys[-1], keys[-1])
+    step("publish: copied matches")
     for k in keys:
         store.delete(stage / k)
+    step("publish: staging removed")
     return keys
+
+
+def late_batches(store: ObjectStore, tournament: str, epoch: int, seen: set[str]) -> list[str]:
+    """The end-of-run check of the fence: matches parts of ``tournament`` of an epoch before ``epoch``
+    that are in ``store`` but not in ``seen`` (the keys the run read when it started).  A driver of an
+    earlier epoch published them after this run read the log; this run played their matches too, so
+    they are moved to ``_quarantine`` (every file of the batch) and their keys returned."""
+    late = []
+    prefix = part_prefix(tournament)
+    for k in store.list("matches"):
+        name = k.rsplit("/", 1)[-1]
+        e = part_epoch(name)
+        if name.startswith(prefix) and k not in seen and e is not None and e < epoch:
+            late.append(k)
+    for k in late:
+        game, name = part_game(Path(k)), k.rsplit("/", 1)[-1]
+        mpath = part_path("", "matches", game, name)
+        for f in [part_path("", t, game, name) for t in TABLES] + [digest_path(mpath)]:
+            key = f.as_posix()
+            if store.exists(key):
+                table = key.split("/", 1)[0]
+                store.copy(key, (quarantine_dir("", table, game) / f.name).as_posix())
+                store.delete(key)
+    return late
 
 
 def clean_staging(store: ObjectStore, tournament: str, before_epoch: int | None = None) -> list[str]:

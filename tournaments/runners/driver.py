@@ -8,9 +8,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tournaments.ledger import clean_orphans, clean_staging, read_manifest, write_manifest
+from tournaments.ledger import clean_orphans, clean_staging, late_batches, read_manifest, write_manifest
 from tournaments.log import Fenced
-from tournaments.paths import manifest_path
+from tournaments.paths import manifest_path, part_epoch
 from tournaments.runner import BatchResult
 from tournaments.runners.inline import run_inline
 from tournaments.runners.local import LocalExecutor, LocalPool, machine_cpus
@@ -21,6 +21,7 @@ from tournaments.runners.ray import RayExecutor, RayOutput, _join, _ray_shutdown
 from tournaments.runners.summary import Summary, TournamentError
 from tournaments.runners.work import Sizer, batches
 from tournaments.spec import Spec
+from tournaments.store import StoreError
 
 EXECUTORS = ("auto", "local", "ray", "inline")
 
@@ -113,17 +114,37 @@ def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool
 
 
 def _finish_manifest(p: Prepared, s: Summary) -> None:
-    if p.store is not None and p.lease is not None:   # staged objects no publish will take any more
-        s.removed_orphans += len(clean_staging(p.store, p.tournament))
-    elif p.epoch:   # parts a fenced-off worker of an earlier run wrote after this run began
-        s.removed_orphans += len(clean_orphans(p.root, p.tournament, before_epoch=p.epoch))
-    m = read_manifest(p.root, p.tournament) or {}
-    m.pop("schema_version", None)
-    m.update(updated_at=datetime.now(UTC).isoformat(timespec="seconds"), complete=s.complete,
-             done_matches=s.done)
-    write_manifest(p.root, p.tournament, m)
-    if p.mirror is not None:
-        p.mirror.push(manifest_path("", p.tournament).as_posix())
+    try:
+        if p.store is not None and p.lease is not None:
+            _finish_store(p, s)
+        elif p.epoch:   # parts a fenced-off worker of an earlier run wrote after this run began
+            s.removed_orphans += len(clean_orphans(p.root, p.tournament, before_epoch=p.epoch))
+        m = read_manifest(p.root, p.tournament) or {}
+        m.pop("schema_version", None)
+        m.update(updated_at=datetime.now(UTC).isoformat(timespec="seconds"), complete=s.complete,
+                 done_matches=s.done)
+        write_manifest(p.root, p.tournament, m)
+        if p.mirror is not None:
+            p.mirror.push(manifest_path("", p.tournament).as_posix())
+    except StoreError as e:
+        raise TournamentError(f"{e}; run again with --resume to finish the tournament's bookkeeping"
+                              ) from None
+
+
+def _finish_store(p: Prepared, s: Summary) -> None:
+    """The end of a run on an object store: the fence checked again (still this run's lease; no batch
+    of an earlier epoch published since this run read the log, else it is quarantined: this run
+    played its matches), then this run's staged objects no publish will take any more removed."""
+    assert p.store is not None and p.lease is not None and p.mirror is not None
+    try:
+        p.lease.check()
+    except Fenced as e:
+        raise TournamentError(str(e)) from None
+    for k in late_batches(p.store, p.tournament, p.epoch, p.mirror.keys):
+        s.quarantined.append((p.store.where(k), [f"{p.store.where(k)}: published by an earlier run (epoch "
+                                                 f"{part_epoch(k.rsplit('/', 1)[-1])}) after this one "
+                                                 "read the log; its matches were played by this run"]))
+    s.removed_orphans += len(clean_staging(p.store, p.tournament, before_epoch=p.epoch + 1))
 
 
 Publish = Callable[[BatchResult], None]

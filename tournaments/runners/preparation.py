@@ -31,6 +31,7 @@ from tournaments.ledger import (
     read_secret,
     repair,
     secret_fingerprint,
+    step,
     tournaments_in,
     write_manifest,
     write_secret,
@@ -109,12 +110,17 @@ class Prepared:
             return
         if self.lease is None:
             raise TournamentError("a staged batch without this run's lease: nothing published")
-        publish_batch(self.store, self.lease, r.attempt, r.parts)
+        try:
+            publish_batch(self.store, self.lease, r.attempt, r.parts)
+        except StoreError as e:   # the store went away, or a new run removed this run's staging
+            raise TournamentError(f"{e}; the batch was not published: run again with --resume "
+                                  "(its matches are played again)") from None
         r.parts = [self.store.where(k) for k in r.parts]
 
     def release(self) -> None:
         if self.lease is not None:
-            self.lease.release()
+            with contextlib.suppress(StoreError):   # a store that went away: the lease runs out
+                self.lease.release()
             self.lease = None
         if self.mirror is not None:
             self.mirror.close()
@@ -168,13 +174,20 @@ def _prepare_store(spec: Spec, tid: str, uri: str, new_id: bool, resume: bool, b
     try:
         store = open_store(uri)
         lease = acquire_lease(store, tid) if lock else None
+        step("takeover: lease taken")
+        removed = 0
+        if lease is not None:   # the fence: an earlier run's late copy now fails at its source
+            removed = len(clean_staging(store, tid, before_epoch=lease.epoch))
+            step("takeover: staging removed")
     except (StoreError, LeaseHeld, ValueError) as e:
         raise TournamentError(str(e)) from None
     try:
         mirror = mirror_tournament(store, tid)
+        step("takeover: log read")
     except StoreError as e:
         if lease is not None:
-            lease.release()
+            with contextlib.suppress(StoreError):
+                lease.release()
         raise TournamentError(str(e)) from None
     try:
         p = _prepare(spec, tid, mirror.dir, new_id, resume, bots_data, allow_engine_change)
@@ -185,22 +198,25 @@ def _prepare_store(spec: Spec, tid: str, uri: str, new_id: bool, resume: bool, b
         p.store, p.lease, p.mirror, p.uri = store, lease, mirror, uri
         if lease is not None:
             p.epoch = lease.epoch
-            p.removed_orphans = len(clean_staging(store, tid, before_epoch=p.epoch))
-            p.removed_orphans += len(clean_orphans(mirror.dir, tid, before_epoch=p.epoch))
+            p.removed_orphans = removed + len(clean_orphans(mirror.dir, tid, before_epoch=p.epoch))
             fixed = repair(mirror.dir, tid, {m.match_id for gp in p.plans for m in gp.matches()})
             p.done, p.quarantined = fixed.done, fixed.quarantined
+            step("takeover: repaired")
             mirror.sync_back("")
+            step("takeover: synced back")
         else:
             p.done = finished_matches(mirror.dir, tid)
     except (PartError, TournamentError, StoreError) as e:
         mirror.close()
         if lease is not None:
-            lease.release()
+            with contextlib.suppress(StoreError):
+                lease.release()
         raise TournamentError(str(e).replace(str(mirror.dir), uri.split("?", 1)[0])) from None
     except BaseException:
         mirror.close()
         if lease is not None:
-            lease.release()
+            with contextlib.suppress(StoreError):
+                lease.release()
         raise
     return p
 
