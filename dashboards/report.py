@@ -581,7 +581,7 @@ def build_report(root: str | Path, output: str | Path | None = None, sample: int
     ``verify``: run ``cardarena verify`` (replay every match) for the verification status.
     """
     t0 = time.perf_counter()
-    logs = read_logs(root)
+    logs = read_logs(root, digests=not verify)   # verifying, the status reports a changed part
     out = output_path(output, logs.root / "report.html")
     from engine import GAMES
     picked = sample_matches([m for m in logs.matches if m["game"] in GAMES or m["match_id"] in include],

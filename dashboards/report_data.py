@@ -92,13 +92,14 @@ def game_order(ids: Iterable[str]) -> list[str]:
     return sorted(set(ids), key=lambda g: (order.get(g, len(order)), g))
 
 
-def read_logs(root: str | Path) -> Logs:
+def read_logs(root: str | Path, digests: bool = True) -> Logs:
     """Open a tournament directory (``data/README.md``); :class:`DashboardError` if it is none or a
-    part file is missing or unreadable (the message names the file)."""
+    part file is missing or unreadable, a match is in two batches, or (``digests``) a part is not the
+    bytes its batch committed (the message names the file)."""
     from tournaments.analysis.views import LogError, open_log
     root = Path(root)
     try:
-        log = open_log(root)
+        log = open_log(root, digests=digests)
     except LogError as e:
         raise DashboardError(str(e)) from None
     manifests: list[dict[str, Any]] = []

@@ -48,7 +48,7 @@ from tournaments.paths import (
     temp_files,
     temp_part_name,
 )
-from tournaments.store import Mirror, ObjectStore
+from tournaments.store import Mirror, ObjectStore, StoreError
 
 
 # ------------------------------------------------------------------------------------------ epoch fence
@@ -421,16 +421,64 @@ def clean_staging(store: ObjectStore, tournament: str, before_epoch: int | None 
     return doomed
 
 
+SECRETS_SUFFIX = ".secrets"
+"""The prefix beside a store's log where its tournaments' secrets are kept while they run."""
+
+
+def secret_store(store: ObjectStore) -> ObjectStore:
+    """Where the secrets of the tournaments logged in ``store`` (``s3://BUCKET/PREFIX``) are kept while
+    they run: the sibling prefix ``s3://BUCKET/PREFIX.secrets``, apart from the log, so that whoever may
+    read the log (``PREFIX/``) cannot deal a running tournament's remaining boards.  The secret joins
+    the log (``_tournaments/<id>.secret``) when the tournament is complete, so that its deals can be
+    checked; its fingerprint is in the manifest from the start.  A log at a bucket's root has no such
+    sibling: :class:`StoreError` (one line)."""
+    if "/" not in store.base:
+        raise StoreError(f"{store.uri}: a tournament log in a store needs a prefix (s3://BUCKET/PREFIX): "
+                         f"its secret is kept apart, under PREFIX{SECRETS_SUFFIX}")
+    uri, _, query = store.uri.partition("?")
+    return ObjectStore(uri.rstrip("/") + SECRETS_SUFFIX + (f"?{query}" if query else ""), store.fs,
+                       store.base + SECRETS_SUFFIX, store.scheme, dict(store.s3))
+
+
+def _secret_text(data: bytes, where: str) -> bytes:
+    text = data.decode("ascii", errors="replace").strip()
+    if not re.fullmatch(r"[0-9a-f]{64}", text):
+        raise ValueError(f"{where} is not a tournament secret (64 hex digits)")
+    return bytes.fromhex(text)
+
+
+def read_store_secret(store: ObjectStore, tournament: str) -> bytes | None:
+    """A tournament's secret in a store: kept apart while it runs (:func:`secret_store`), or published
+    in the log once it is complete; None when there is none."""
+    kept = secret_store(store)
+    for where, key in ((kept, f"{tournament}.secret"), (store, secret_path("", tournament).as_posix())):
+        try:
+            return _secret_text(where.get(key), where.where(key))
+        except FileNotFoundError:
+            continue
+    return None
+
+
+def write_store_secret(store: ObjectStore, tournament: str, secret: bytes) -> None:
+    """Keep a new tournament's secret apart from its log (:func:`secret_store`)."""
+    secret_store(store).put(f"{tournament}.secret", secret.hex().encode() + b"\n")
+
+
+def publish_secret(store: ObjectStore, tournament: str, secret: bytes) -> None:
+    """The tournament is complete: its secret joins the log, so that its deals can be re-derived."""
+    store.put(secret_path("", tournament), secret.hex().encode() + b"\n")
+
+
 def mirror_tournament(store: ObjectStore, tournament: str | None = None) -> Mirror:
     """A temporary local copy of the log in ``store`` (of ``tournament``'s parts only, when given; every
-    manifest and secret): the bookkeeping above then runs on it and :meth:`Mirror.sync_back` replays
-    its changes in the store."""
+    manifest, never a secret): the bookkeeping above then runs on it and :meth:`Mirror.sync_back`
+    replays its changes in the store."""
     prefix = part_prefix(tournament) if tournament is not None else "part-"
 
     def keep(k: str) -> bool:
         name = k.rsplit("/", 1)[-1]
         if k.startswith(TOURNAMENTS + "/"):
-            return ".lease-e" not in name
+            return ".lease-e" not in name and not name.endswith(".secret")   # never the secret
         return name.startswith(prefix)
 
     return Mirror(store, [TOURNAMENTS, *TABLES, DIGESTS], keep)

@@ -450,7 +450,7 @@ def check_batch(root: str | os.PathLike[str], game: str, name: str, tournament: 
     base = Path(root)
     mpath = part_path(base, "matches", game, name)
     out = BatchCheck(game, name, [], [])
-    record, rec_problem = _digest_record(mpath)
+    record, rec_problem = digest_record(mpath)
     if rec_problem:
         out.problems.append(rec_problem)
     data = {}
@@ -532,12 +532,21 @@ def check_batch(root: str | os.PathLike[str], game: str, name: str, tournament: 
     return out
 
 
-def _digest_record(mpath: Path) -> tuple[dict[str, Any] | None, str | None]:
+def digest_record(mpath: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """(the digest record of the batch whose matches part is ``mpath``, or a problem with it): none
+    for a batch written before digest records; a missing one where the tournament's other batches of
+    the game have theirs is a problem (it was deleted)."""
     dpath = digest_path(mpath)
     try:
         rec = json.loads(dpath.read_text())
     except FileNotFoundError:
-        return None, None    # a batch written before digest records (or by another writer)
+        # a batch written before digest records (or by another writer) has none; but where the
+        # tournament's other batches of the game have theirs, a missing one was deleted
+        key = mpath.name.split("-", 2)[:2]
+        if len(key) == 2 and any(dpath.parent.glob(f"{key[0]}-{key[1]}-*.json")):
+            return None, (f"{dpath}: missing digest record (the tournament's other batches have theirs: "
+                          "the batch's parts cannot be certified)")
+        return None, None
     except (OSError, ValueError) as e:
         return None, f"{dpath}: unreadable digest record ({_one_line(e)[:200]})"
     if not isinstance(rec, dict) or not isinstance(rec.get("sha256"), dict) or not isinstance(
@@ -565,12 +574,19 @@ def scan_matches(root: str | os.PathLike[str], tournament: str) -> tuple[set[str
     presence and row counts (:func:`check_batch` without ``full``)."""
     done: set[str] = set()
     bad: list[BatchCheck] = []
+    where: dict[str, Path] = {}
     for p in committed_parts(root, tournament):
         c = check_batch(root, part_game(p), p.name, tournament, full=False)
+        if not c.problems:
+            twice = [x for x in c.match_ids if x in done]
+            if twice:   # a batch copied under another name: each match counts once
+                c.problems.append(f"{p}: holds {len(twice)} match(es) already in {where[twice[0]]} "
+                                  f"(e.g. {twice[0]}): not counted twice")
         if c.problems:
             bad.append(c)
         else:
             done.update(c.match_ids)
+            where.update((x, p) for x in c.match_ids)
     return done, bad
 
 

@@ -291,11 +291,44 @@ def open_store(uri: str, timeout_s: float = 5.0) -> ObjectStore:
     return store
 
 
+MIRROR_PREFIX = "cardarena-store-"
+"""Temporary mirrors are ``<tmp>/cardarena-store-<pid>-<random>``: the pid of the process that made it."""
+
+
+def sweep_mirrors(tmp: str | None = None) -> list[Path]:
+    """Remove the temporary mirrors that processes which no longer run left behind (a SIGKILLed driver
+    or reader); return them.  A mirror of a live process is left alone.  A mirror named by an older
+    cardarena (no pid in its name) may belong to a live process: only the tournament secrets such
+    mirrors held are removed from it."""
+    gone = []
+    for d in Path(tmp or tempfile.gettempdir()).glob(MIRROR_PREFIX + "*"):
+        pid = d.name[len(MIRROR_PREFIX):].split("-", 1)[0]
+        if not d.is_dir() or d.is_symlink():
+            continue
+        if not pid.isdigit():
+            for f in d.glob("_tournaments/*.secret"):
+                f.unlink(missing_ok=True)
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue   # its process still runs
+        except ProcessLookupError:
+            pass
+        except PermissionError:   # another user's live process
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+        gone.append(d)
+    return gone
+
+
 class Mirror:
-    """A temporary local copy of some of a store's objects, removed by :meth:`close`."""
+    """A temporary local copy of some of a store's objects, removed by :meth:`close`; never a tournament
+    secret (:func:`tournaments.ledger.mirror_tournament` and :func:`local_root` leave them out).
+    Making one first removes the mirrors of processes that died without removing theirs."""
 
     def __init__(self, store: ObjectStore, prefixes: list[str], keep: Any = None) -> None:
-        self.dir = Path(tempfile.mkdtemp(prefix="cardarena-store-"))
+        sweep_mirrors()
+        self.dir = Path(tempfile.mkdtemp(prefix=f"{MIRROR_PREFIX}{os.getpid()}-"))
         try:
             self.keys: set[str] = set(store.download(self.dir, prefixes, keep))
         except BaseException:
@@ -336,6 +369,6 @@ def local_root(root: str | os.PathLike[str]) -> Path:
         return Path(root)
     store = open_store(text)
     mirror = Mirror(store, ["_tournaments", "matches", "moves", "events", "_digests"],
-                    lambda k: ".lease-e" not in k)
+                    lambda k: ".lease-e" not in k and not k.endswith(".secret"))
     atexit.register(mirror.close)
     return mirror.dir

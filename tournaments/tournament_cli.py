@@ -233,14 +233,20 @@ def _matches_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     cols = ["group_id", "bots", "ranking", "teams", "faults"]
     bad = []
+    where: dict[str, Path] = {}
     for p in committed_parts(root, tournament):
         c = check_batch(root, part_game(p), p.name, tournament, full=False)
         if c.foreign and len(c.problems) == 1:
             print(f"{PROG}: warning: {one_line(c.problems[0], None)}", file=sys.stderr)
             continue
+        twice = [x for x in c.match_ids if x in where]
+        if twice and not c.problems:   # a batch copied under another name would count twice
+            c.problems.append(f"{p}: holds {len(twice)} match(es) already in {where[twice[0]]} "
+                              f"(e.g. {twice[0]}): not counted twice")
         if c.problems or c.matches is None:
             bad.append(c)
             continue
+        where.update((x, p) for x in c.match_ids)
         for r in c.matches.select(cols).to_pylist():
             r["game"] = c.game
             rows.append(r)
@@ -380,8 +386,9 @@ def status_cmd(
                                        "columns)")] = False,
 ) -> None:
     """The tournaments in an output directory: matches done of total.  A damaged batch (a part that does
-    not read whole, is missing, or holds another tournament's rows) is not counted: a warning line on
-    stderr names it (``damaged`` in --json), and ``cardarena tournament repair`` quarantines it."""
+    not read whole, is missing, holds another tournament's rows or a match another batch holds, or lost
+    its digest record) is not counted: a warning line on stderr names it (``damaged`` in --json),
+    ``cardarena tournament repair`` quarantines it, and the command exits 1 (0: the log is whole)."""
     from tournaments.ledger import read_manifest, tournaments_in
     from tournaments.log import scan_matches
     from tournaments.paths import manifest_path
@@ -412,8 +419,11 @@ def status_cmd(
                      "games": [g["id"] for g in m.get("games", [])], "bots": m.get("bots", {}),
                      "created_at": m.get("created_at"), "updated_at": m.get("updated_at"),
                      "damaged": [p for c in bad for p in c.problems]})
+    damaged = any(r["damaged"] for r in rows)
     if as_json:
         print(json.dumps(rows))
+        if damaged:
+            raise SystemExit(1)
         return
     from tournaments.analysis.tables import console, fit_table
     if wide:
@@ -422,6 +432,8 @@ def status_cmd(
             table.add_row(r["tournament"], f"{r['done']} / {r['total']}", ", ".join(r["games"]),
                           ", ".join(r["bots"]), str(r["updated_at"]))
         console(True, out).print(table)
+        if damaged:
+            raise SystemExit(1)
         return
     table = fit_table("tournament", "done", "games", "entrants", "updated", ids=("tournament",))
     for r in rows:
@@ -429,6 +441,8 @@ def status_cmd(
                       str(len(r["bots"])), str(r["updated_at"] or "-")[:16].replace("T", " "))
     out.print(table)
     out.print("(--wide lists the games and entrants)")
+    if damaged:   # the counts above leave the damaged batches out: not a clean bill
+        raise SystemExit(1)
 
 
 @app.command("repair")
@@ -442,7 +456,7 @@ def repair_cmd(
     changed since its commit, a missing moves/events part, another tournament's rows, a match logged
     twice) to OUT/_quarantine/; `run SPEC --resume` then plays exactly their matches again."""
     from tournaments.ledger import begin_epoch, clean_orphans, read_manifest, repair
-    from tournaments.paths import quarantine_dir
+    from tournaments.paths import manifest_path, quarantine_dir
     from tournaments.runners import TournamentError
     from tournaments.runners.preparation import _lock
 
@@ -457,7 +471,15 @@ def repair_cmd(
         epoch = begin_epoch(output, tid)
         orphans = clean_orphans(output, tid, before_epoch=epoch)
         fixed = repair(output, tid)
-        total = (read_manifest(output, tid) or {}).get("total_matches")
+        try:
+            manifest = read_manifest(output, tid) or {}
+        except (OSError, ValueError) as e:   # (a JSONDecodeError names no file)
+            raise ValueError(f"the manifest {manifest_path(output, tid)} cannot be read "
+                             f"({one_line(str(e).splitlines()[0] if str(e) else type(e).__name__, 100)})"
+                             ) from None
+        if not isinstance(manifest, dict):
+            raise ValueError(f"the manifest {manifest_path(output, tid)} is corrupt (not a JSON object)")
+        total = manifest.get("total_matches")
     except OSError as e:
         fail(PROG, _os_line(e))
     except ValueError as e:

@@ -92,11 +92,13 @@ def test_extra_events_are_listed_apart(log_copy: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from tournaments.log import write_part
+    from tournaments.log import record_digests, write_part
+    from tournaments.paths import sibling_part
     part = sorted((log_copy / "events" / "game=geneve").glob("*.parquet"))[0]
     rows = pq.read_table(part).to_pylist()
     rows.append(dict(rows[0], event="geneve.not_on_the_card"))
     write_part(part, pa.Table.from_pylist(rows, schema=pq.read_schema(part).remove_metadata()), fsync=False)
+    record_digests(sibling_part(part, "matches"))   # a forged batch, recorded as committed
     cov = coverage(TournamentLog(log_copy), "geneve")[0]
     assert cov.extra == [{"event": "geneve.not_on_the_card", "fired": 1, "matches": 1}]
 

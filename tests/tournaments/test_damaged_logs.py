@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from dashboards.app import app
 from tests.tournaments.conftest import raw_spec, toml_of
 from tournaments.ledger import repair
-from tournaments.log import check_batch, write_part
+from tournaments.log import check_batch, record_digests, write_part
 from tournaments.paths import committed_parts, part_name
 
 runner = CliRunner()
@@ -102,8 +102,8 @@ def test_damaged_matches_part_is_named_by_every_reader(fresh: tuple[Path, Path, 
     victim = _victim(out)
     lost = _ids(victim)
     DAMAGE[damage](victim)
-    code, stdout, err = cli("tournament", "status", str(out), "--json")   # can go on: warns, skips
-    assert code == 0 and err.count("\n") == 1 and str(victim) in err and "not counted" in err
+    code, stdout, err = cli("tournament", "status", str(out), "--json")   # warns, skips, exits 1
+    assert code == 1 and err.count("\n") == 1 and str(victim) in err and "not counted" in err
     assert f'"done": {len(ids) - len(lost)}' in stdout
     for cmd in (["tournament", "leaderboard", str(out)], ["query", str(out), "SELECT count(*) FROM matches"],
                 ["rank", str(out)]):
@@ -149,7 +149,7 @@ def test_a_deleted_moves_part_makes_its_batch_incomplete_until_resumed(
     moves = out / "moves" / victim.parent.name / victim.name
     moves.unlink()
     code, stdout, err = cli("tournament", "status", str(out), "--json")
-    assert code == 0 and str(moves) in err and "incomplete" in err
+    assert code == 1 and str(moves) in err and "incomplete" in err
     assert f'"done": {len(ids) - len(_ids(victim))}' in stdout
     code, _, err = cli("tournament", "leaderboard", str(out))
     assert code == 2 and str(moves) in err
@@ -176,8 +176,9 @@ def test_a_part_of_another_tournament_is_reported_not_counted(fresh: tuple[Path,
                              pa.array(["u"] * tab.num_rows, pa.string()))
         write_part(part.with_name(name), tab, fsync=False)
     alien = out / "matches" / src.parent.name / name
+    record_digests(alien)   # a whole batch, digest record and all: only its rows are another's
     code, stdout, err = cli("tournament", "status", str(out), "--json")
-    assert code == 0 and f'"done": {len(ids)}' in stdout and str(alien) in err and "'u'" in err
+    assert code == 1 and f'"done": {len(ids)}' in stdout and str(alien) in err and "'u'" in err
     code, stdout, err = cli("tournament", "leaderboard", str(out), "--json")
     assert code == 0 and str(alien) in err and "not counted" in err
     assert sum(r["matches"] for r in json.loads(stdout)) == 4 * len(ids)   # four seats a match
@@ -196,6 +197,7 @@ def test_k5_repair_keeps_each_match_once_when_a_batch_is_copied_under_another_ep
     copy = src.name.replace("-e1-", "-e7-")
     for t in ("moves", "events", "matches"):
         shutil.copy(out / t / src.parent.name / src.name, out / t / src.parent.name / copy)
+    record_digests(src.with_name(copy))
     fixed = repair(out, "t", ids)
     assert fixed.done == ids and len(fixed.quarantined) == 1 and "already in" in fixed.quarantined[0][1][0]
     _once_each(out, ids)
@@ -223,3 +225,95 @@ def test_check_batch_flags_16_bytes_overwritten_anywhere(fresh: tuple[Path, Path
         victim.write_bytes(bytes(data))
         c = check_batch(out, game, victim.name, "t")
         assert c.problems and all(str(out) in p for p in c.problems), i
+
+
+def _copy_batch(out: Path, src: Path, name: str) -> Path:
+    """Every file of ``src``'s batch (its parts and digest record) copied under the part name ``name``."""
+    from tournaments.paths import digest_path
+    for t in ("moves", "events", "matches"):
+        shutil.copy(out / t / src.parent.name / src.name, out / t / src.parent.name / name)
+    shutil.copy(digest_path(src), digest_path(src.with_name(name)))
+    return src.with_name(name)
+
+
+READERS = [["tournament", "leaderboard", "{out}"], ["query", "{out}", "SELECT count(*) FROM matches"],
+           ["rank", "{out}", "--bootstrap", "5"], ["coverage", "{out}"]]
+
+
+def _refused_by_readers(out: Path, tmp: Path, *needles: str) -> None:
+    """Every reader exits 2 with one line holding one of ``needles``; the dashboard that verifies the
+    log refuses it too, or shows it failed."""
+    for cmd in [*READERS, ["dashboard", "{out}", "--no-verify", "-o", str(tmp / "r.html")]]:
+        code, _, err = cli(*[c.format(out=out) for c in cmd])
+        assert code == 2 and err.count("\n") == 1 and any(n in err for n in needles), (cmd, code, err)
+    _dashboard_says_so(out, tmp, *needles)
+
+
+def _dashboard_says_so(out: Path, tmp: Path, *needles: str) -> None:
+    page = tmp / "verified.html"
+    code, _, err = cli("dashboard", str(out), "-o", str(page))
+    if code == 0:
+        assert 'class="status bad"' in page.read_text(), "a verified dashboard shows the damage"
+    else:   # (a part whose pages no longer decode: the replay cannot read it)
+        assert code == 2 and err.count("\n") == 1, err
+
+
+def test_a_batch_copied_under_another_name_is_refused_by_every_reader(
+        fresh: tuple[Path, Path, set[str]], tmp_path: Path) -> None:
+    """Issue 27: a batch copied whole under another name (its digest record too, so it certifies
+    alone) was counted twice by leaderboard, rank, dashboard and query (9,649 of 9,600)."""
+    _, out, ids = fresh
+    src = _victim(out)
+    copy = _copy_batch(out, src, src.name[:-len("0123456789abcdef.parquet")] + "0" * 16 + ".parquet")
+    _refused_by_readers(out, tmp_path, f"{copy}: holds", f"{src}: holds")
+    code, stdout, err = cli("tournament", "status", str(out), "--json")
+    assert code == 1 and "already in" in err and f'"done": {len(ids)}' in stdout
+    code, stdout, err = cli("tournament", "repair", str(out))
+    assert code == 0 and "quarantined" in stdout, stdout + err
+    for cmd in READERS:
+        code, _, err = cli(*[c.format(out=out) for c in cmd])
+        assert code == 0, (cmd, err)
+    _once_each(out, ids)
+
+
+def test_a_moves_part_with_32_bytes_overwritten_is_refused_by_the_readers_of_moves(
+        fresh: tuple[Path, Path, set[str]], tmp_path: Path) -> None:
+    """Bytes of a moves part overwritten inside a data page that still decodes: its SHA-256 differs from
+    the batch's digest record; query (which reads moves) refuses the log naming the part."""
+    _, out, _ = fresh
+    victim = _victim(out)
+    moves = out / "moves" / victim.parent.name / victim.name
+    meta = pq.read_metadata(moves)
+    col = meta.row_group(0).column(meta.schema.to_arrow_schema().get_field_index("think_us"))
+    at = col.data_page_offset + col.total_compressed_size - 32
+    data = bytearray(moves.read_bytes())
+    data[at:at + 32] = bytes(a ^ 0x5A for a in data[at:at + 32])
+    moves.write_bytes(bytes(data))
+    for cmd in (["query", str(out), "SELECT count(*) FROM moves"],
+                ["dashboard", str(out), "--no-verify", "-o", str(tmp_path / "r.html")]):
+        code, _, err = cli(*cmd)
+        assert code == 2 and err.count("\n") == 1 and str(moves) in err and "SHA-256" in err, (cmd, err)
+    _dashboard_says_so(out, tmp_path, str(moves))
+    code, stdout, err = cli("tournament", "repair", str(out))
+    assert code == 0 and f"quarantined {victim}" in stdout, stdout + err
+
+
+def test_a_deleted_digest_record_is_reported(fresh: tuple[Path, Path, set[str]], tmp_path: Path) -> None:
+    from tournaments.paths import digest_path
+    _, out, _ = fresh
+    victim = _victim(out)
+    record = digest_path(victim)
+    record.unlink()
+    _refused_by_readers(out, tmp_path, str(record))
+    code, _, err = cli("tournament", "status", str(out))
+    assert code == 1 and str(record) in err and "missing digest record" in err
+    code, stdout, err = cli("tournament", "repair", str(out))
+    assert code == 0 and f"quarantined {victim}" in stdout and "missing digest record" in stdout
+
+
+def test_repair_on_a_corrupt_manifest_names_the_file(fresh: tuple[Path, Path, set[str]]) -> None:
+    _, out, _ = fresh
+    manifest = out / "_tournaments" / "t.json"
+    manifest.write_text("{not json")
+    code, _, err = cli("tournament", "repair", str(out))
+    assert code == 2 and err.count("\n") == 1 and str(manifest) in err, err

@@ -504,7 +504,7 @@ def verify(root: str | os.PathLike[str], workers: int | None = None, deep: bool 
     certified, it alone is replayed (in this process), and the invariant SQL of its game runs over
     views that hold its rows only (:meth:`TournamentLog.only_match`); a second or so on any log."""
     if only is not None:
-        log = TournamentLog(Path(root), check=False).only_match(only)
+        log = TournamentLog(Path(root), check=False, duplicates=False, digests=False).only_match(only)
         if not log.parts["matches"]:
             raise LogError(f"no match {only!r} in {root} (match ids are 16 hex digits: "
                            f"`cardarena query {root} \"SELECT match_id FROM matches\"` lists them)")
@@ -512,8 +512,8 @@ def verify(root: str | os.PathLike[str], workers: int | None = None, deep: bool 
         log._check()
         workers = 1
     else:
-        violations = certify(root)
-        log = TournamentLog(Path(root))
+        violations = certify(root)   # the integrity violations: reported, not refused below
+        log = TournamentLog(Path(root), duplicates=False, digests=False)
     unknown = [g for g in log.games if g not in GAMES]
     stats = ReplayStats()
     if unknown:

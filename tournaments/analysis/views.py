@@ -24,6 +24,7 @@ the hive partition ``game=<id>``).  A ladder's log (docs/ladder.md) has the view
 """
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tournaments.log import SCHEMA_VERSION, SCHEMAS, TABLES, PartError, read_part
+from tournaments.log import SCHEMA_VERSION, SCHEMAS, TABLES, PartError, digest_record, read_part
 from tournaments.paths import partitions, table_dir, tournaments_dir
 from tournaments.store import StoreError, local_root, restore_uri
 
@@ -67,6 +68,12 @@ class TournamentLog:
     parts: dict[str, list[Part]] = field(default_factory=dict)
     match_id: str | None = None
     """When set, the views hold this match's rows only (see :meth:`only_match`)."""
+    duplicates: bool = True
+    """Refuse a match that two batches hold (a batch copied under another name would count twice)."""
+    digests: bool = True
+    """Refuse a part read (of ``tables``) whose bytes are not those its batch committed (its digest
+    record), and a batch whose record was deleted.  ``verify`` (and a dashboard that runs it) reports
+    these as violations itself."""
 
     def __post_init__(self) -> None:
         shown = restore_uri(self.root)
@@ -103,11 +110,20 @@ class TournamentLog:
         for t in self.tables:
             for p in self.parts[t]:
                 check_part(p.path, t)
+        seen: dict[str, Path] = {}
         for p in self.parts["matches"]:   # the commit records, small: decoded whole, page CRCs checked
             try:
-                read_part(p.path, "matches")
+                ids = read_part(p.path, "matches").column("match_id").to_pylist()
             except PartError as e:
                 raise LogError(str(e)) from None
+            for x in ids if self.duplicates else ():   # a batch copied under another name
+                if x in seen:
+                    raise LogError(f"{p.path}: holds match {x}, which {seen[x]} holds too (a batch copied "
+                                   f"under another name?): not counted twice; `cardarena tournament "
+                                   f"repair` quarantines the copy")
+                seen[x] = p.path
+            if self.digests:
+                self._check_digests(p)
         # every committed batch has its moves and events parts (written before the matches part)
         for p in self.parts["matches"]:
             for t in ("moves", "events"):
@@ -116,6 +132,28 @@ class TournamentLog:
                     raise LogError(f"{sib}: missing part file (its batch's matches part {p.path} exists; "
                                    "a batch writes moves, events, then matches)")
 
+    def _check_digests(self, p: Part) -> None:
+        """The parts of ``p``'s batch that this log reads, against the batch's digest record (SHA-256 of
+        the bytes it committed): a part overwritten since is refused.  A batch without a record while
+        the tournament's others have theirs lost it (:func:`tournaments.log.digest_record`)."""
+        record, problem = digest_record(p.path)
+        if problem:
+            raise LogError(problem)
+        if record is None:
+            return
+        for t in self.tables:
+            f = self.root / t / p.path.parent.name / p.path.name
+            want = record["sha256"].get(t)
+            if want is None or not f.is_file():
+                continue
+            h = hashlib.sha256()
+            with open(f, "rb") as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(chunk)
+            if h.hexdigest() != want:
+                raise LogError(f"{f}: its bytes changed since the batch was committed (SHA-256 differs from "
+                               "the batch's digest record); `cardarena tournament repair` quarantines it")
+
     def only_match(self, match_id: str) -> TournamentLog:
         """The log of one match: the batches whose ``matches`` part holds ``match_id`` (a match's moves
         and events are written in its own batch, see data/README.md) and views filtered to its rows.
@@ -123,7 +161,8 @@ class TournamentLog:
         holds the match."""
         holding = [p for p in self.parts["matches"] if _holds(p.path, match_id)]
         names = {(p.game, p.path.name) for p in holding}
-        sub = TournamentLog(self.root, tables=self.tables, check=False, match_id=match_id)
+        sub = TournamentLog(self.root, tables=self.tables, check=False, match_id=match_id,
+                            duplicates=self.duplicates, digests=self.digests)
         sub.parts = {t: [p for p in self.parts[t] if (p.game, p.path.name) in names] for t in TABLES}
         if self.check:
             sub._check()
@@ -218,10 +257,10 @@ class TournamentLog:
         return self._frame("events", game, match_id, columns)
 
 
-def open_log(root: str | os.PathLike[str], tables: tuple[str, ...] = TABLES, check: bool = True
-             ) -> TournamentLog:
+def open_log(root: str | os.PathLike[str], tables: tuple[str, ...] = TABLES, check: bool = True,
+             digests: bool = True) -> TournamentLog:
     """Open and check a tournament directory (see :class:`TournamentLog`)."""
-    return TournamentLog(Path(restore_uri(root)), tables=tuple(tables), check=check)
+    return TournamentLog(Path(restore_uri(root)), tables=tuple(tables), check=check, digests=digests)
 
 
 def _quote(text: str) -> str:

@@ -8,7 +8,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tournaments.ledger import clean_orphans, clean_staging, late_batches, read_manifest, write_manifest
+from tournaments.ledger import (
+    clean_orphans,
+    clean_staging,
+    late_batches,
+    publish_secret,
+    read_manifest,
+    write_manifest,
+)
 from tournaments.log import Fenced
 from tournaments.paths import manifest_path, part_epoch
 from tournaments.runner import BatchResult
@@ -145,6 +152,8 @@ def _finish_store(p: Prepared, s: Summary) -> None:
                                                  f"{part_epoch(k.rsplit('/', 1)[-1])}) after this one "
                                                  "read the log; its matches were played by this run"]))
     s.removed_orphans += len(clean_staging(p.store, p.tournament, before_epoch=p.epoch + 1))
+    if s.complete:   # its deals can be checked now; while it ran, the log held only the fingerprint
+        publish_secret(p.store, p.tournament, p.secret)
 
 
 Publish = Callable[[BatchResult], None]

@@ -12,6 +12,7 @@ import contextlib
 import fcntl
 import os
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,15 +30,18 @@ from tournaments.ledger import (
     publish_batch,
     read_manifest,
     read_secret,
+    read_store_secret,
     repair,
     secret_fingerprint,
+    secret_store,
     step,
     tournaments_in,
     write_manifest,
     write_secret,
+    write_store_secret,
 )
 from tournaments.log import PartError, engine_version, finished_matches, logged_engine_versions
-from tournaments.paths import lock_path, manifest_path, secret_path
+from tournaments.paths import lock_path, manifest_path
 from tournaments.runner import BatchResult
 from tournaments.runners.summary import TournamentError
 from tournaments.schedule import GamePlan, plan, spec_secret
@@ -173,6 +177,7 @@ def _prepare_store(spec: Spec, tid: str, uri: str, new_id: bool, resume: bool, b
     store (``data/README.md``)."""
     try:
         store = open_store(uri)
+        secret_store(store)   # a log at the bucket's root has nowhere apart for its secret
         lease = acquire_lease(store, tid) if lock else None
         step("takeover: lease taken")
         removed = 0
@@ -190,11 +195,13 @@ def _prepare_store(spec: Spec, tid: str, uri: str, new_id: bool, resume: bool, b
                 lease.release()
         raise TournamentError(str(e)) from None
     try:
-        p = _prepare(spec, tid, mirror.dir, new_id, resume, bots_data, allow_engine_change)
-        for k in (secret_path("", tid), manifest_path("", tid)):   # the secret first, as on disk
-            if k.as_posix() not in mirror.keys:
-                mirror.push(k.as_posix())
-                mirror.keys.add(k.as_posix())
+        p = _prepare(spec, tid, mirror.dir, new_id, resume, bots_data, allow_engine_change,
+                     (lambda t: read_store_secret(store, t),   # apart from the log, never in the mirror
+                      lambda t, secret: write_store_secret(store, t, secret)))
+        k = manifest_path("", tid).as_posix()
+        if k not in mirror.keys:   # a new tournament: its secret is kept already (the secret first)
+            mirror.push(k)
+            mirror.keys.add(k)
         p.store, p.lease, p.mirror, p.uri = store, lease, mirror, uri
         if lease is not None:
             p.epoch = lease.epoch
@@ -221,8 +228,17 @@ def _prepare_store(spec: Spec, tid: str, uri: str, new_id: bool, resume: bool, b
     return p
 
 
+SecretRead = Callable[[str], "bytes | None"]
+SecretWrite = Callable[[str, bytes], None]
+
+
 def _prepare(spec: Spec, tid: str, root: Path, new_id: bool, resume: bool, bots_data: str | None,
-             allow_engine_change: bool = False) -> Prepared:
+             allow_engine_change: bool = False,
+             secrets: tuple[SecretRead, SecretWrite] | None = None) -> Prepared:
+    """The manifest's checks and bookkeeping in the directory ``root``; ``secrets``: how the tournament
+    secret is read and kept (default: beside the manifest in ``root``; on a store, apart from its log)."""
+    read_s, write_s = secrets or ((lambda t: read_secret(root, t)),
+                                  (lambda t, secret: write_secret(root, t, secret)))
     try:
         manifest = read_manifest(root, tid)
     except (OSError, ValueError) as e:
@@ -245,7 +261,7 @@ def _prepare(spec: Spec, tid: str, root: Path, new_id: bool, resume: bool, bots_
         plans = plan(spec, by_game, secret)
         total = sum(p.total for p in plans)
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        write_secret(root, tid, secret)   # before the manifest: a manifest always has its secret
+        write_s(tid, secret)   # before the manifest: a manifest always has its secret
         write_manifest(root, tid, {
             "tournament": tid, "spec_hash": spec.spec_hash(), "spec": spec.identity(), "name": spec.name,
             "games": spec.game_entries(), "bots": refs, "entrants": by_game, "total_matches": total,
@@ -263,7 +279,7 @@ def _prepare(spec: Spec, tid: str, root: Path, new_id: bool, resume: bool, bots_
             raise TournamentError(f"the manifest {manifest_path(root, tid)} is corrupt ({type(e).__name__}: "
                                   f"{str(e)[:100]}); move the directory away or choose another output"
                                   ) from None
-        secret = _kept_secret(manifest, root, tid)
+        secret = _kept_secret(manifest, root, tid, read_s)
         _check_engine(manifest, root, tid, allow_engine_change)
         plans = plan(spec, by_game, secret)
         total = sum(p.total for p in plans)
@@ -292,7 +308,7 @@ def _check_engine(manifest: dict[str, Any], root: Path, tid: str, allow: bool) -
     write_manifest(root, tid, manifest)
 
 
-def _kept_secret(manifest: dict[str, Any], root: Path, tid: str) -> bytes:
+def _kept_secret(manifest: dict[str, Any], root: Path, tid: str, read: SecretRead) -> bytes:
     """The secret a tournament started with, checked against the manifest's fingerprint."""
     kept = manifest.get("secret_sha256")
     if kept is None:
@@ -300,14 +316,14 @@ def _kept_secret(manifest: dict[str, Any], root: Path, tid: str) -> bytes:
                               "older cardarena, whose deals a bot could predict); start it again in a new "
                               "output directory")
     try:
-        secret = read_secret(root, tid)
-    except (OSError, ValueError) as e:
+        secret = read(tid)
+    except (OSError, ValueError, StoreError) as e:
         raise TournamentError(f"the secret of tournament {tid!r} cannot be read ({e}); its remaining "
                               "matches cannot be dealt as its first ones were") from None
     if secret is None:
         raise TournamentError(f"the secret of tournament {tid!r} is missing "
-                              f"({root}/_tournaments/{tid}.secret); its remaining matches cannot be "
-                              "dealt as its first ones were")
+                              f"({root}/_tournaments/{tid}.secret, or beside a store's log); its remaining "
+                              "matches cannot be dealt as its first ones were")
     if secret_fingerprint(secret) != kept:
         raise TournamentError(f"the secret of tournament {tid!r} in {root} is not the one it started with "
                               f"(fingerprint {secret_fingerprint(secret)}, manifest {kept})")
