@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
+import re
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -140,7 +141,8 @@ def player_clock(player: Any) -> dict[str, float | None]:
 
 def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int | None = None,
                deal: dict[str, Any] | None = None, *, on_move: Callable[[MoveRecord], None] | None = None,
-               contain_errors: bool = False, seeds: Sequence[int] | None = None) -> MatchResult:
+               contain_errors: bool = False, seeds: Sequence[int] | None = None,
+               on_fault: Callable[[Fault, dict[str, Any]], None] | None = None) -> MatchResult:
     """Play a whole match; each player sees only its own observations; faults are contained.
 
     ``seeds``: the seats' own seeds (what their players were made with; default
@@ -150,7 +152,9 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
     Every observation a player receives has the match's keys (:data:`MATCH_OBSERVATION`): the
     game's ``options`` and the player's ``clock``.
 
-    ``on_move`` gets a :class:`MoveRecord` after every action (the tournament's log).  With
+    ``on_move`` gets a :class:`MoveRecord` after every action (the tournament's log); ``on_fault``
+    gets each :class:`Fault` with the observation the faulting player was given (``bots replay``
+    writes it to a file).  With
     ``contain_errors`` an exception of the engine itself (a bug) ends the match with
     :attr:`MatchResult.error` set and every seat placed last, instead of propagating.
     """
@@ -194,6 +198,8 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
                 status = "ok"
                 if fault is not None:   # the seat forfeits; a seeded random player finishes its moves
                     result.faults.append(fault)
+                    if on_fault is not None:
+                        on_fault(fault, obs)
                     result.outcomes[seat] = status = fault.outcome
                     _close(player)
                     active[seat] = RandomBot(game.id, seat, own_seeds[seat] ^ FALLBACK_SALT)
@@ -322,12 +328,50 @@ def resolve_bot(name: str, data_dir: str | Path | None = None) -> tuple[BotSourc
     return entry.source(), False
 
 
+def parse_ref(ref: str) -> tuple[str, dict[str, int | float]]:
+    """(bot name, constructor options) of a bot reference as ``matches.bot_refs`` shows it: a built-in
+    with options is written ``ismcts(iterations=40,time_limit=0.5)``; any other form (a built-in,
+    ``NAME@VERSION``, a path) has no options.  ``ValueError`` (one line) for options a built-in does
+    not accept, or a value out of its range.
+
+    >>> parse_ref("ismcts(iterations=40)")
+    ('ismcts', {'iterations': 40})
+    >>> parse_ref("alice@2")
+    ('alice@2', {})
+    """
+    m = re.fullmatch(r"([a-z_]+)\((.*)\)", ref)
+    if m is None or m.group(1) not in BUILTIN:
+        return ref, {}
+    name, body = m.group(1), m.group(2)
+    import importlib
+
+    from bots.builtin._common import check_options
+    declared = getattr(importlib.import_module(f"bots.builtin.{name}"), "OPTIONS", ())
+    kinds = {o.name: o.kind for o in declared}
+    raw: dict[str, Any] = {}
+    for item in filter(None, body.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise ValueError(f"bot {ref!r}: expected NAME(key=value,...), got {item!r}")
+        kind = kinds.get(key.strip(), str)
+        try:
+            raw[key.strip()] = kind(value.strip())
+        except ValueError:
+            raw[key.strip()] = value.strip()
+    try:
+        return name, check_options(name, declared, raw)
+    except ValueError as e:
+        raise ValueError(f"bot {ref!r}: {e}") from None
+
+
 def make_players(game: Game, names: Sequence[str], seed: int, sandbox: bool = False,
                  limits: Limits = DEFAULT_LIMITS, data_dir: str | Path | None = None,
                  seeds: Sequence[int] | None = None) -> list[Player]:
     """Players for each seat, each with its own seed: ``seeds`` by seat (a tournament's, derived
     from its secret), by default :func:`seat_seed` of the match seed and the seat.
 
+    Every form ``matches.bot_refs`` holds is a name here (:func:`parse_ref`): a built-in with options
+    (``ismcts(iterations=40)``) is made with them, in this process, as the tournament made it.
     Built-ins run in this process unless ``sandbox``; bot files and submitted bots always run in a
     sandbox.  Unknown names raise ``ValueError`` naming the accepted forms.  Close the players with
     :func:`close_players` after the match.
@@ -337,7 +381,13 @@ def make_players(game: Game, names: Sequence[str], seed: int, sandbox: bool = Fa
     if len(own) != len(names):
         raise ValueError(f"seeds: {len(own)} seeds for {len(names)} players")
     boxed: list[tuple[int, BotSource, bool, int]] = []
-    for seat, n in enumerate(names):
+    for seat, ref in enumerate(names):
+        n, options = parse_ref(ref)
+        if options:   # a built-in with constructor options runs in this process (tournaments/spec.py)
+            import importlib
+            players[seat] = importlib.import_module(f"bots.builtin.{n}").Bot(game.id, seat, own[seat],
+                                                                               **options)
+            continue
         if n in BUILTIN and not sandbox:
             players[seat] = builtin_player(n, game.id, seat, own[seat])
             continue
@@ -367,11 +417,14 @@ def close_players(players: Sequence[Any]) -> None:
 
 def play(game_id: str, bot_names: Sequence[str], seed: int, max_deals: int | None = None, *,
          sandbox: bool = False, limits: Limits = DEFAULT_LIMITS, seeds: Sequence[int] | None = None,
-         **options: object) -> MatchResult:
-    """Load ``game_id`` with ``options``, make the players and play one match.  ``seeds``: the seats'
-    own seeds (a tournament match's, to replay it; default :func:`seat_seeds` of ``seed``)."""
+         data_dir: str | Path | None = None, **options: object) -> MatchResult:
+    """Load ``game_id`` with ``options``, make the players and play one match.  ``bot_names``: any
+    form :func:`make_players` takes, every ``matches.bot_refs`` form included.  ``seeds``: the seats'
+    own seeds (a tournament match's, to replay it; default :func:`seat_seeds` of ``seed``);
+    ``tournaments.analysis.replay.logged_match`` gives a logged match's seed, seeds and refs."""
     game = load_game(game_id, **options)
-    players = make_players(game, bot_names, seed, sandbox=sandbox, limits=limits, seeds=seeds)
+    players = make_players(game, bot_names, seed, sandbox=sandbox, limits=limits, seeds=seeds,
+                           data_dir=data_dir)
     try:
         return play_match(game, players, seed, max_deals, seeds=seeds)
     finally:
@@ -380,4 +433,4 @@ def play(game_id: str, bot_names: Sequence[str], seed: int, max_deals: int | Non
 
 __all__ = ["MATCH_OBSERVATION", "UNTIMED", "Fault",
            "MatchResult", "MoveRecord", "SandboxPlayer", "close_players", "derive_seed", "make_players",
-           "placement", "play", "play_match", "player_clock", "seat_seed", "seat_seeds"]
+           "parse_ref", "placement", "play", "play_match", "player_clock", "seat_seed", "seat_seeds"]

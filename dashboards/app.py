@@ -376,7 +376,9 @@ def _mount_bot_faults() -> None:
     """``bots faults DIR NAME`` (tournaments/analysis/faults.py: it reads a tournament's logs, which
     bots/ may not import)."""
     from tournaments.analysis.faults import faults_cmd
+    from tournaments.analysis.replay import replay_cmd
     bots_app.command("faults")(faults_cmd)
+    bots_app.command("replay")(replay_cmd)
 
 
 _mount_bot_faults()

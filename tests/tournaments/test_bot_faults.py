@@ -72,12 +72,31 @@ def test_bot_faults_groups_every_fault_of_the_bot_by_kind_and_normalised_reason(
     for g in rep["groups"]:
         for f in g["faults"]:
             assert f["replay"] == {"show": f"cardarena show {tournament} {f['match_id']}",
-                                   "verify": f"cardarena verify {tournament} --match {f['match_id']}"}
+                                   "verify": f"cardarena verify {tournament} --match {f['match_id']}",
+                                   "bot": f"cardarena bots replay {tournament} {f['match_id']}"}
     mid = rep["groups"][0]["faults"][0]["match_id"]
     code, text, err = run(capsys, ["bots", "faults", str(tournament), "flaky@1"])
     assert code == 0, err
     assert f"flaky (flaky@1): {len(want)} fault(s) in {len(shapes)} group(s)" in text
-    assert f"replay: cardarena show {tournament} {mid}" in text
+    assert f"replay: cardarena bots replay {tournament} {mid}   (viewer: cardarena show {tournament} {mid})" \
+        in text
+
+
+def test_bot_faults_text_shows_the_end_of_each_groups_first_traceback(tournament: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, ["bots", "faults", str(tournament), "flaky", "--json"])
+    assert code == 0, err
+    groups = json.loads(out)["groups"]
+    code, text, err = run(capsys, ["bots", "faults", str(tournament), "flaky"])
+    assert code == 0, err
+    crash = next(g for g in groups if g["kind"] == "crash")
+    frames = [ln for ln in crash["faults"][0]["reason"].splitlines()[1:] if ln.strip()]
+    assert any("KeyError" in ln for ln in frames) and any("line " in ln for ln in frames)
+    assert "   traceback (its end):" in text
+    for ln in frames[-6:]:   # the last frames, each on its own line, in text mode
+        assert f"   | {ln.rstrip()}" in text
+    assert text.count("traceback (its end):") == sum(
+        1 for g in groups if len(g["faults"][0]["reason"].strip().splitlines()) > 1)
 
 
 def test_bot_faults_replay_command_checks_the_match_it_names(tournament: Path,

@@ -345,7 +345,8 @@ def _print_board(b: Any, wide: bool = False) -> None:
 # ------------------------------------------------------------------------------------------ verify
 def verify_cmd(
     directory: Annotated[Path, typer.Argument(help="tournament directory")],
-    match: Annotated[str | None, typer.Option("--match", help="replay and check only this match id")] = None,
+    match: Annotated[str | None, typer.Option("--match", help="replay only this match's logged moves through "
+                                              "the engine (no bot runs: `bots replay` runs them)")] = None,
     workers: Annotated[int | None, typer.Option(min=1, max=MAX_WORKERS,
                                                 help="replay processes (default: the CPUs)")] = None,
     deep: Annotated[bool, typer.Option(help="check the conformance invariants after every action")] = False,
@@ -390,6 +391,10 @@ def verify_cmd(
         print(f"replayed {report.matches} matches, {report.moves} moves in {report.replay_seconds:.1f} s "
               f"({rate:,.0f} moves/s); {len(report.queries)} invariant queries in "
               f"{report.sql_seconds:.1f} s; {len(report.violations)} violation(s)")
+        if match is not None:
+            print(f"this checks the engine: the logged moves of match {match} replayed through the rules, "
+                  f"no bot run; to play the match again with its bots (and a new version), "
+                  f"`cardarena bots replay {directory} {match} [--bot NEW.py]`")
     if report.violations:
         sys.exit(1)
 

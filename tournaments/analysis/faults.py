@@ -1,6 +1,7 @@
 """``cardarena bots faults DIR NAME``: every fault of one bot in a tournament, grouped by kind and
 normalised reason (:func:`bots.faults.group_faults`, as the dashboard groups them), each with the
-commands that replay its matches (``cardarena show DIR MATCH_ID``, ``cardarena verify DIR --match ID``).
+commands that replay its matches (``cardarena bots replay DIR MATCH_ID`` with its bots, ``cardarena show DIR
+MATCH_ID`` in the viewer, ``cardarena verify DIR --match ID`` through the engine).
 
 NAME is an entrant's label (``matches.bots``), a submitted bot's ``NAME@VERSION`` or its ``NAME``
 (``matches.bot_refs``: every version of it).  Bad input (no tournament, no entrant of that name) is one
@@ -17,6 +18,8 @@ import typer
 
 SHOWN = 5
 """Matches listed per group in the text report (``--json`` lists every fault)."""
+FRAMES = 6
+"""Lines of the end of each group's first traceback in the text report (``--json`` has all it kept)."""
 
 
 def fault_rows(log: Any) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
@@ -43,9 +46,17 @@ def matches_name(name: str, bot: str, ref: str) -> bool:
     return name in (bot, ref, ref.partition("@")[0])
 
 
+def traceback_tail(reason: str, lines: int = FRAMES) -> list[str]:
+    """The last ``lines`` lines of the traceback a logged reason carries after its first line
+    (:meth:`bots.faults.Fault.detail`), blank lines dropped; [] when it has none."""
+    rest = [ln.rstrip() for ln in reason.strip().splitlines()[1:] if ln.strip()]
+    return rest[-lines:]
+
+
 def replay_commands(directory: Path, match_id: str) -> dict[str, str]:
     d = shlex.quote(str(directory))
-    return {"show": f"cardarena show {d} {match_id}", "verify": f"cardarena verify {d} --match {match_id}"}
+    return {"show": f"cardarena show {d} {match_id}", "verify": f"cardarena verify {d} --match {match_id}",
+            "bot": f"cardarena bots replay {d} {match_id}"}
 
 
 def report(directory: Path, name: str, log: Any) -> dict[str, Any]:
@@ -74,7 +85,7 @@ def faults_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
     """Every fault of one bot in a tournament, grouped by kind and normalised reason, with the
-    commands that replay each (`cardarena show DIR MATCH_ID`, `cardarena verify DIR --match ID`)."""
+    commands that replay each (`cardarena bots replay DIR MATCH_ID`, `cardarena show DIR MATCH_ID`)."""
     from bots.failure import fail, one_line
     from tournaments.analysis.cli import PROG, _open
     log = _open(directory, ("matches",))
@@ -99,7 +110,12 @@ def faults_cmd(
         first = g["faults"][0]
         print(f"   first: match {one_line(first['match_id'])} seat {first['seat']} ply {first['ply']}: "
               f"{one_line(first['reason'].strip().splitlines()[0] if first['reason'].strip() else '', 300)}")
+        tb = traceback_tail(first["reason"])
+        if tb:
+            print("   traceback (its end):")
+            for line in tb:
+                print(f"   | {one_line(line, 300)}")
         for f in g["faults"][:SHOWN]:
-            print(f"   replay: {one_line(f['replay']['show'])}   (or {one_line(f['replay']['verify'])})")
+            print(f"   replay: {one_line(f['replay']['bot'])}   (viewer: {one_line(f['replay']['show'])})")
         if len(g["faults"]) > SHOWN:
             print(f"   ... and {len(g['faults']) - SHOWN} more (--json lists every fault)")
