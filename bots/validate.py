@@ -116,9 +116,13 @@ class Validation:
         st = self.standing()
         if not st["games"]:
             return "against the random bots: no smoke match played"
+        import shlex
+        game = next(c.game for c in self.checks if c.players > 1 and c.place > 0)
         return (f"against the random bots: first in {st['first']} of {st['games']} games, last in "
                 f"{st['last']}; on average it placed above {st['beat']:.0%} of the other seats (a random "
-                "bot expects 50%; one smoke match per game is a small sample: --deals N for more)")
+                "bot expects 50%; one smoke match per game is a small sample, whatever --deals: "
+                f"`cardarena bots eval {shlex.quote(str(self.source.path))} --game {game}` measures it "
+                "on duplicate boards)")
 
     def to_json(self) -> dict[str, Any]:
         err = self.load_error

@@ -373,12 +373,14 @@ _mount_dashboard()
 
 
 def _mount_bot_faults() -> None:
-    """``bots faults DIR NAME`` (tournaments/analysis/faults.py: it reads a tournament's logs, which
-    bots/ may not import)."""
+    """``bots faults DIR NAME``, ``bots replay DIR MATCH_ID`` and ``bots eval BOT`` (tournaments/analysis/:
+    they read or run a tournament, which bots/ may not import)."""
+    from tournaments.analysis.evaluate import eval_cmd
     from tournaments.analysis.faults import faults_cmd
     from tournaments.analysis.replay import replay_cmd
     bots_app.command("faults")(faults_cmd)
     bots_app.command("replay")(replay_cmd)
+    bots_app.command("eval")(eval_cmd)
 
 
 _mount_bot_faults()

@@ -101,3 +101,20 @@ def test_validate_tries_the_bot_even_when_the_whole_match_ends_before_its_seat_m
     check = bots.validate.smoke_match(bot_source(Path(bots.validate.__file__).parent / "examples" /
                                                  "first_legal.py"), "klop_rummy", seed)
     assert check.ok and check.moves > 0 and check.seed == seed
+
+
+def test_validate_points_to_bots_eval_for_a_measured_score_whatever_deals(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shlex
+
+    from tests.test_bad_paths import run as run_cli
+    bot = write(tmp_path, "first.py", "def act(o):\n    return o['legal_actions'][0]\n")
+    for deals in ("1", "3"):
+        code, text, err = run_cli(capsys, ["bots", "validate", str(bot), "--games", GAME, "--seed", "3",
+                                           "--deals", deals])
+        assert code == 0, err
+        assert "--deals N for more" not in text   # more deals are still one match
+        hint = f"cardarena bots eval {shlex.quote(str(bot))} --game {GAME}"
+        assert f"`{hint}` measures it on duplicate boards" in text
+    code, text, err = run_cli(capsys, [*shlex.split(hint)[1:], "--boards", "1", "--deals", "1", "--json"])
+    assert code == 0 and json.loads(text)["matches"] == 4, err   # the command it names runs
