@@ -84,8 +84,9 @@ def run_cmd(
                                            "terminal)")] = True,
     progress_every: Annotated[float, typer.Option("--progress-every", min=0.0, help="seconds between plain "
                                                   "progress lines when stdout is not a terminal")] = 5.0,
-    leaderboard: Annotated[bool, typer.Option("--leaderboard/--no-leaderboard", help="print it at the end")
-                           ] = True,
+    leaderboard: Annotated[bool, typer.Option("--leaderboard/--no-leaderboard", help="print it at the end "
+                                              "(--no-leaderboard: not computed; --json then has no "
+                                              "leaderboard)")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable summary")] = False,
     compact_after: Annotated[bool, typer.Option("--compact", help="compact the log when the run has "
                                                 "played every match (see `tournament compact`)")] = False,
@@ -138,15 +139,17 @@ def run_cmd(
             fail(PROG, f"--compact: {summary.root.split('?', 1)[0]} is an object store, where compaction is "
                        "not supported; compact a local copy")
         compaction = _compact_or_fail(Path(summary.root), summary.tournament, None, as_json)
-    board = _board_or_fail(_readable(Path(summary.root)) if isinstance(summary.root, str) else summary.root,
-                           summary.tournament)
+    # The board (a read of every batch and a bootstrap) only when it is printed: not with
+    # --no-leaderboard, whose --json summary then has no "leaderboard".
+    board = (_board_or_fail(_readable(Path(summary.root)) if isinstance(summary.root, str) else summary.root,
+                            summary.tournament) if leaderboard else None)
     if as_json:
-        print(json.dumps({**_summary_json(summary), "leaderboard": board}
+        print(json.dumps({**_summary_json(summary), **({"leaderboard": board} if leaderboard else {})}
                          | ({"compaction": compaction} if compaction else {})))
     else:
         again = f"cardarena tournament run {spec} --resume" if spec else "the same command with --resume"
         _print_summary(summary, again)
-        if leaderboard:
+        if board is not None:
             print_leaderboard(board, summary.tournament)
     if summary.stopped:
         raise SystemExit(130)

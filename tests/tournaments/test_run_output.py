@@ -180,3 +180,31 @@ def test_a_refused_token_says_how_to_give_the_driver_the_clusters_token(
     assert "InvalidAuthToken" in str(refused.value) and "RAY_AUTH_TOKEN" in str(refused.value)
     assert "RAY_AUTH_MODE=disabled" in str(refused.value) and "\n" not in str(refused.value)
     assert capfd.readouterr().err == ""   # Ray's line stayed in the caught output
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["table", "json"])
+def test_no_leaderboard_is_not_computed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        as_json: bool) -> None:
+    """``--no-leaderboard``: the board (a read of every batch and a bootstrap, most of the seconds
+    after a short run) is not computed at all; ``--json`` then has no "leaderboard"."""
+    import json
+
+    from typer.testing import CliRunner
+
+    import tournaments.tournament_cli as tc
+    from dashboards.app import app
+
+    def refuse(*_: object) -> list[dict[str, object]]:
+        raise AssertionError("the leaderboard was computed")
+
+    monkeypatch.setattr(tc, "leaderboard_rows", refuse)
+    res = CliRunner().invoke(app, ["tournament", "run", "--games", fastest_game(), "--bots",
+                                   "random,r2=random,r3=random,r4=random", "--matches", "1", "--max-deals",
+                                   "1", "--out", str(tmp_path / "o"), "--inline", "--no-progress",
+                                   "--no-leaderboard", *(["--json"] if as_json else [])])
+    assert res.exit_code == 0, res.output
+    if as_json:
+        summary = json.loads(res.stdout.strip().splitlines()[-1])
+        assert summary["complete"] and "leaderboard" not in summary
+    else:
+        assert "leaderboard: " not in res.stdout

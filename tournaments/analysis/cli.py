@@ -255,13 +255,16 @@ def rank_cmd(
     game: Annotated[str | None, typer.Option(help="only this game")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
     bootstrap: Annotated[int, typer.Option(min=0, max=MAX_BOOTSTRAP,
-                                           help="bootstrap replicates for the 95% intervals")] = 200,
+                                           help="bootstrap replicates of the score's and "
+                                           "head-to-head 95% intervals")] = 200,
     seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="bootstrap seed")] = 0,
     wide: Annotated[bool, typer.Option("--wide", help="add openskill mu ± sigma and ordinal (wider than "
                                        "80 columns)")] = False,
 ) -> None:
-    """Leaderboards per game and overall: openskill, placements, scores, Plackett-Luce strength with
-    bootstrap 95% intervals, and head-to-head (pairs whose order is not significant marked ~)."""
+    """Leaderboards per game and overall: the headline score with its bootstrap 95% interval,
+    openskill, placements, scores, the Plackett-Luce strength (--wide: its 95% interval, a sandwich
+    over duplicate boards at the fit, no bootstrap), and head-to-head with bootstrap intervals (pairs
+    whose order is not significant marked ~)."""
     from tournaments.analysis.ratings import rank
     from tournaments.analysis.views import LogError
     log = _open(directory, ("matches",))
@@ -314,8 +317,9 @@ def _print_board(b: Any, wide: bool = False) -> None:
     sheet = "" if low is None else " (lower is better)" if low else " (higher is better)"
     con.print("  n: matches; place: mean place" + (f"; points: mean of the game's own score sheet{sheet}"
                                                      if per_game else "")
-              + "; strength: Plackett-Luce log-strength" + ("" if wide else " (--wide: its interval and "
-                                                                         "openskill)"), markup=False)
+              + "; strength: Plackett-Luce log-strength" + (
+                  " (95% CI: a sandwich over duplicate boards at the fit)" if wide else
+                  " (--wide: its interval and openskill)"), markup=False)
     con.print("  ~ : the order against a neighbour is not significant (the bootstrap 95% interval of the "
               "score difference holds 0)", markup=False)
     if b.h2h:

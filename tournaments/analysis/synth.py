@@ -21,7 +21,8 @@ import hashlib
 import json
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -173,3 +174,103 @@ def replicate(src: str | Path, dst: str | Path, factor: int, per_part: int = 4) 
                 if t == "moves":
                     total += out.num_rows
     return total
+
+
+@dataclass(frozen=True)
+class Shaped:
+    """One match of :func:`shaped_matches`."""
+
+    game: str
+    group: str
+    match_id: str
+    board: int
+    rotation: int
+    bots: list[str]
+    teams: list[int]
+    ranking: list[int]
+
+
+def shaped_matches(games: Sequence[str], strengths: dict[str, float], matches: int, seed: int = 1,
+                   shared: float = 0.5) -> Iterator[Shaped]:
+    """The matches of a played tournament's shape with outcomes drawn from known strengths: matches
+    of every game in ``games`` at its default seat count, in duplicate groups of every rotation of
+    one seating over one board, the seatings drawn from the entrants of ``strengths`` (label ->
+    log-strength).  About ``matches`` matches, spread evenly over the games.
+
+    Outcomes: a Plackett-Luce draw (Gumbel noise on the utilities: places by decreasing utility plus
+    noise) where a unit's utility is the sum of its members' strengths (partnerships: the seats of one
+    team).  The deal is shared as a real board's is: each unit's (seat's or team's) noise is drawn
+    once per board, and each rotation keeps it with probability ``shared``, else draws its own.  So
+    the rotations of a board are correlated, and every match is still an exact Plackett-Luce draw of
+    its entrants: the truth a fit should find is ``strengths``, centred."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    labels = sorted(strengths)
+    for gi, game_id in enumerate(games):
+        cls = game_class(game_id)
+        n = load_game(game_id).check_players(None)
+        if len(labels) < n:
+            raise ValueError(f"{game_id} needs {n} entrants, got {len(labels)}")
+        team_of = [s % 2 for s in range(n)] if cls.teams else list(range(n))
+        units = sorted(set(team_of))
+        per_game = matches * (gi + 1) // len(games) - matches * gi // len(games)
+        for board in range(-(-per_game // n)):
+            arrangement = [labels[i] for i in rng.permutation(len(labels))[:n]]
+            deal_noise = rng.gumbel(size=len(units))
+            group = match_id(seed, game_id, arrangement, -1, board)
+            for rotation in range(n):
+                seat_bots = [""] * n
+                for i, b in enumerate(arrangement):
+                    seat_bots[(i + rotation) % n] = b
+                util = np.array([sum(strengths[seat_bots[s]] for s in range(n) if team_of[s] == t)
+                                 for t in units])
+                noise = deal_noise if rng.random() < shared else rng.gumbel(size=len(units))
+                order = np.argsort(-(util + noise))
+                place_of = {units[int(t)]: p + 1 for p, t in enumerate(order)}
+                yield Shaped(game_id, group, match_id(seed, game_id, arrangement, rotation, board), board,
+                             rotation, seat_bots, list(team_of), [place_of[team_of[s]] for s in range(n)])
+
+
+def write_shaped(out: str | Path, games: Sequence[str], strengths: dict[str, float], matches: int,
+                 seed: int = 1, shared: float = 0.5, played: int = 3, tournament: str = "shaped",
+                 per_part: int = 64) -> tuple[int, int]:
+    """The log of :func:`shaped_matches` (one-deal matches; ``scores`` = seats - place).  Moves and
+    events: each match carries those of one of ``played`` one-deal matches of its game played at
+    random (real sizes for the moves table; none with ``played=0``; not a replay of the drawn
+    outcome, so ``verify`` does not apply).  Returns (matches, moves) written.  The benchmark of
+    ``rank`` on a real-shaped log uses it (bench/rank_shaped.py)."""
+    if len(games) == 0 or matches < 1:
+        raise ValueError("write_shaped needs at least one game and one match")
+    root = Path(out)
+    done = moves_done = 0
+    base: dict[str, list[tuple[list[MoveRow], list[dict[str, Any]]]]] = {}
+    log: BatchLog | None = None
+    loaded: dict[str, Any] = {}
+    for m in shaped_matches(games, strengths, matches, seed, shared):
+        n = len(m.bots)
+        if m.game not in base:
+            loaded[m.game] = load_game(m.game)
+            base[m.game] = []
+        game = loaded[m.game]
+        if len(base[m.game]) < played:
+            for k in range(played):
+                state = game.new_match(seed=k, players=n, max_deals=1)
+                base[m.game].append((play_logged(state, ["random"] * n, list(range(n))), state.events))
+        if log is not None and (log.game != m.game or len(log.match_ids) >= per_part):
+            commit_batch(root, log, fsync=False)
+            log = None
+        if log is None:
+            log = BatchLog(tournament, m.game)
+        mv, events = base[m.game][(m.board * n + m.rotation) % played] if played else ([], [])
+        pts = [float(n - r) for r in m.ranking]
+        log.add_match(
+            match_id=m.match_id, group_id=m.group, options=options_json(game.options), seed=m.board,
+            players=n, max_deals=1, board=m.board, rotation=m.rotation, bots=m.bots, bot_refs=m.bots,
+            teams=m.teams, scores=pts, ranking=m.ranking, engine_ranking=m.ranking, deals_played=1,
+            sheet=[pts], moves=mv, events=events, faults=[], duration_s=0.0, finished_at_ms=0,
+            worker="synth:0")
+        done += 1
+        moves_done += len(mv)
+    if log is not None and log.match_ids:
+        commit_batch(root, log, fsync=False)
+    return done, moves_done

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tournaments.analysis.ratings import MatchRec, build_patterns, fit_pl
+from tournaments.analysis.ratings import MatchRec, bootstrap_fits, build_patterns, fit_pl
 
 
 @dataclass
@@ -58,13 +58,7 @@ def fit(records: Sequence[MatchRec], bootstrap: int, seed: int = 0) -> Fit:
     n = len(pt.names)
     boots = np.empty((0, n))
     if bootstrap and n > 1:
-        rng = np.random.default_rng(seed)
-        ng = pt.group_counts.shape[0]
-        gw = rng.multinomial(ng, np.full(ng, 1.0 / ng), size=bootstrap).astype(float)
-        wb = np.asarray((pt.group_counts.T @ gw.T).T)
-        boots = np.empty((bootstrap, n))
-        for a in range(0, bootstrap, 50):
-            boots[a:a + 50] = fit_pl(pt, wb[a:a + 50], start=theta)
+        boots = bootstrap_fits(pt, theta, bootstrap, seed)
     return Fit(pt.names, theta, boots)
 
 
