@@ -60,7 +60,9 @@ def run_command(args: list[str], pythonpath: str | None = None) -> tuple[float, 
         env["PYTHONPATH"] = pythonpath
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()
-        p = subprocess.Popen(args, stdout=out, stderr=err, env=env, text=True)
+        # python -m puts the working directory first on sys.path: run in the tree measured
+        p = subprocess.Popen(args, stdout=out, stderr=err, env=env, text=True,
+                             cwd=pythonpath or str(HERE.parent))
         _, status, ru = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - t0
@@ -125,7 +127,7 @@ def main() -> None:
         res["log"] = {"matches": nm, "moves": nmoves, "games": len(GAMES), "entrants": a.entrants,
                       "build_cpu_s": round(time.process_time() - t0, 1)}
         print(f"log: {nm:,} matches, {nmoves:,} moves, {len(GAMES)} games, {a.entrants} entrants", flush=True)
-    cmd = [sys.executable, "-m", "dashboards", "rank", str(log_dir), "--json"]
+    cmd = [sys.executable, "-m", "dashboards", "rank", str(log_dir.resolve()), "--json"]
     runs: dict[str, list[tuple[float, float, float]]] = {"this": [], "baseline": []}
     for k in range(a.reps):
         cpu, rss, wall, out = run_command(cmd)
@@ -133,7 +135,14 @@ def main() -> None:
         print(f"rank (this tree) run {k}: {cpu:.1f} s CPU, {rss:.0f} MB max RSS, {wall:.1f} s wall",
               flush=True)
         if a.baseline_tree and k == 0:
-            cpu, rss, wall, _ = run_command(cmd, str(a.baseline_tree.resolve()))
+            tree = str(a.baseline_tree.resolve())
+            where = subprocess.run([sys.executable, "-c", "import tournaments.analysis.ratings as r; "
+                                    "print(r.__file__)"], env=dict(os.environ, PYTHONPATH=tree), cwd=tree,
+                                   capture_output=True, text=True, check=True).stdout.strip()
+            if not where.startswith(tree):
+                raise SystemExit(f"the baseline tree is not imported first ({where}): run this with the "
+                                 "worktree's own .venv")
+            cpu, rss, wall, _ = run_command(cmd, tree)
             runs["baseline"].append((cpu, rss, wall))
             print(f"rank (baseline tree) : {cpu:.1f} s CPU, {rss:.0f} MB max RSS, {wall:.1f} s wall",
                   flush=True)
