@@ -11,7 +11,9 @@ code would be returned instead of raised, and a bare sub-app (``python -m bots.c
 """
 from __future__ import annotations
 
+import json
 import sys
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 HELP_SETTINGS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
@@ -32,7 +34,26 @@ _BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\
 terminal shows around them."""
 
 
+def json_requested(argv: Sequence[str] | None = None) -> bool:
+    """Whether the command line (``sys.argv``) asks for machine-readable output: ``--json``, or
+    ``--format json``, before any ``--``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    for i, a in enumerate(args):
+        if a == "--":
+            return False
+        if a == "--json" or a == "--format=json" or (a == "--format" and args[i + 1:i + 2] == ["json"]):
+            return True
+    return False
+
+
 def fail(prog: str, message: str, code: int = 2) -> NoReturn:
-    """Print ``PROG: message`` as one clean line on stderr and exit with ``code`` (2: bad input)."""
-    print(f"{one_line(prog)}: {one_line(message)}", file=sys.stderr)
+    """Print ``PROG: message`` as one clean line on stderr and exit with ``code`` (2: bad input).
+
+    When the command line asks for JSON, stdout gets one JSON document too,
+    ``{"error": "PROG: message", "exit": code}``: a script reading stdout sees why the command was
+    refused instead of nothing."""
+    line = f"{one_line(prog)}: {one_line(message)}"
+    if json_requested():
+        print(json.dumps({"error": line, "exit": code}), flush=True)
+    print(line, file=sys.stderr)
     raise SystemExit(code)

@@ -60,6 +60,9 @@ from typing import Any
 
 from engine import GAMES, game_class, load_game
 
+_URI = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+"""An object store's URI (``s3://...``; :func:`tournaments.store.is_uri` without pyarrow)."""
+
 
 class SpecError(ValueError):
     """A spec that cannot run.  The message is one line and starts with the field."""
@@ -153,7 +156,9 @@ class Spec:
     limits: Limits = field(default_factory=Limits)
     schedule: str = "full"
     seatings: int | None = None
-    output: Path = Path("data")
+    output: Path | str = Path("data")
+    """A local directory, or an object store's URI (``s3://bucket/prefix``) kept as the string it is:
+    :class:`pathlib.Path` would collapse its ``//``."""
     address: str | None = None
     batch_s: float = 1.0
     num_cpus: int = 0
@@ -297,7 +302,8 @@ def parse_spec(raw: dict[str, Any], known_bots: set[str] | None = None) -> Spec:
     _check_size(games, len(bots), mps, mode, seatings)
     return Spec(name=name, seed=seed, games=games, bots=bots, matches_per_seating=mps, max_deals=max_deals,
                 limits=limits,
-                schedule=mode, seatings=seatings, output=Path(output), address=address or None,
+                schedule=mode, seatings=seatings, output=output if _URI.match(output) else Path(output),
+                address=address or None,
                 batch_s=batch_s, num_cpus=num_cpus, secret=secret, raw=raw)
 
 

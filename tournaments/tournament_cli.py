@@ -118,7 +118,7 @@ def run_cmd(
             where = (" in this process" if inline else f" on {address or sp.address}"
                      if (address or sp.address) else " (embedded Ray)" if use_ray else " (local processes)")
             out.print(styled((sp.name, "bold"), f": {len(sp.games)} games, {len(sp.bots)} entrants, "
-                             f"{sp.matches_per_seating} board(s) per seating -> {sp.output}{where}"),
+                             f"{sp.matches_per_seating} board(s) per seating -> {_shown(sp.output)}{where}"),
                       soft_wrap=True)
         summary = run_tournament(sp, tournament_id=tournament_id, resume=resume, address=address,
                                  executor="inline" if inline else "ray" if use_ray else "auto",
@@ -153,6 +153,12 @@ def run_cmd(
             print_leaderboard(board, summary.tournament)
     if summary.stopped:
         raise SystemExit(130)
+
+
+def _shown(output: Path | str) -> str:
+    """The log's place as the start line shows it: a directory as given, an object store's URI whole
+    (``s3://bucket/prefix``) without its query (endpoint settings)."""
+    return output.split("?", 1)[0] if isinstance(output, str) else str(output)
 
 
 def _os_line(e: OSError) -> str:

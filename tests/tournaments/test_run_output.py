@@ -5,6 +5,7 @@ Without Ray (fast); the two-node cluster with a node killed is in test_ray.py.""
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import subprocess
@@ -208,3 +209,50 @@ def test_no_leaderboard_is_not_computed(tmp_path: Path, monkeypatch: pytest.Monk
         assert summary["complete"] and "leaderboard" not in summary
     else:
         assert "leaderboard: " not in res.stdout
+
+
+def _run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "dashboards", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout, env=dict(os.environ, COLUMNS="80"))
+
+
+@pytest.mark.parametrize("args", [
+    ["--matches", "0"],                                        # a bad spec value
+    ["--games", "no_such_game"],                               # a bad spec value
+    ["--address", "127.0.0.1:1"],                              # no Ray cluster there
+    ["--out", "s3://arena/league?endpoint_override=127.0.0.1:1&scheme=http"],   # a store refusing
+], ids=["matches", "game", "ray", "store"])
+def test_json_run_refused_prints_one_json_document_with_the_error(args: list[str]) -> None:
+    proc = _run_cli("tournament", "run", "examples/demo.toml", "--json", *args, timeout=120)
+    assert proc.returncode == 2
+    err = proc.stderr.strip()
+    assert err.startswith("cardarena tournament: ") and "\n" not in err and "Traceback" not in err
+    doc = json.loads(proc.stdout)   # one document, the whole of stdout
+    assert doc == {"error": err, "exit": 2}
+
+
+def test_without_json_a_refused_run_prints_nothing_on_stdout() -> None:
+    proc = _run_cli("tournament", "run", "examples/demo.toml", "--matches", "0")
+    assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.startswith("cardarena tournament: ")
+
+
+def test_json_requested_reads_the_command_line_up_to_a_double_dash() -> None:
+    from bots.failure import json_requested
+    assert json_requested(["x", "--json"]) and json_requested(["--format", "json"])
+    assert json_requested(["--format=json"])
+    assert not json_requested(["--format", "table"]) and not json_requested(["--", "--json"])
+
+
+def test_start_line_of_a_run_into_a_store_shows_the_uri_whole() -> None:
+    proc = _run_cli("tournament", "run", "examples/demo.toml", "--games", fastest_game(), "--matches", "1",
+                    "--out", "s3://arena/league?endpoint_override=127.0.0.1:1&scheme=http")
+    assert proc.returncode == 2
+    first = proc.stdout.splitlines()[0]
+    assert "-> s3://arena/league (" in first and "s3:/arena" not in first and "endpoint" not in first
+
+
+def test_spec_keeps_a_uri_output_a_string_and_a_directory_a_path() -> None:
+    from tournaments.spec import load_spec
+    sp = load_spec(ROOT / "examples/demo.toml", {"output": "s3://arena/league"})
+    assert sp.output == "s3://arena/league"
+    assert isinstance(load_spec(ROOT / "examples/demo.toml", {"output": "data/x"}).output, Path)

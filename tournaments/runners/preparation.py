@@ -144,7 +144,7 @@ def prepare(spec: Spec, tournament_id: str | None = None, resume: bool = False,
     if is_uri(restore_uri(spec.output)):
         return _prepare_store(spec, tid, restore_uri(spec.output), tournament_id is not None, resume,
                               bots_data, lock, allow_engine_change)
-    root = spec.output.expanduser().resolve()
+    root = Path(spec.output).expanduser().resolve()
     if root.exists() and not root.is_dir():
         raise TournamentError(f"output {str(spec.output)!r} is a file, not a directory")
     held = _lock(root, tid) if lock else None
