@@ -359,19 +359,26 @@ def verify_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
     shown: Annotated[int, typer.Option("--show", min=0, max=MAX_COUNT, help="violations printed (0: all)")
                      ] = 50,
+    sample: Annotated[float | None, typer.Option("--sample", help=(
+        "replay a random fraction F of the matches (0 < F <= 1); the report gives the seed and the "
+        "confidence"))] = None,
+    seed: Annotated[int | None, typer.Option("--seed", min=0, help="the --sample draw's seed (default: "
+                                             "a fresh one, printed)")] = None,
 ) -> None:
     """Replay every match (legal actions, final scores and ranking, rule events) and run the per-game
     invariant SQL; print each violation with a command that replays it; exit 1 if there is any."""
     from tournaments.analysis.verify import Uncertified, verify
     from tournaments.analysis.views import LogError, TournamentLog
     from tournaments.spec import usable_path
+    if sample is not None and not 0.0 < sample <= 1.0:
+        fail(PROG, f"--sample {sample:g}: expected a fraction of the matches, 0 < F <= 1")
     if not usable_path(directory):
         fail(PROG,
              f"{str(directory)[:80]!r}: not a usable path (at most 4096 characters and 255 per name, no NUL)")
     try:  # a clear message for a directory that is not a tournament
         TournamentLog(directory, check=False)
         report = verify(directory, workers=workers, deep=deep or match is not None, only=match,
-                        replay=replay, sql=sql)
+                        replay=replay, sql=sql, sample=None if match is not None else sample, seed=seed)
     except Uncertified as e:  # one line per part that does not read whole; nothing else is checked
         if as_json:
             print(json.dumps({"ok": False, "certified": False, "unreadable": e.problems}))
@@ -399,6 +406,12 @@ def verify_cmd(
             print(f"this checks the engine: the logged moves of match {match} replayed through the rules, "
                   f"no bot run; to play the match again with its bots (and a new version), "
                   f"`cardarena bots replay {directory} {match} [--bot NEW.py]`")
+        if report.sample is not None:
+            print(f"sample: {report.sample.fraction:g} of the matches, seed {report.sample.seed} "
+                  f"(again: --sample {report.sample.fraction:g} --seed {report.sample.seed}); "
+                  f"{report.confidence}")
+        if report.resubmitted:
+            print(f"{report.resubmitted} replay task(s) run again after their worker process died")
     if report.violations:
         sys.exit(1)
 

@@ -33,19 +33,16 @@ judged on a log that does not read); a part that decodes but fails another of th
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 import os
 import re
 import time
 import traceback
-from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from engine import GAMES, IllegalAction, State, load_game
@@ -81,6 +78,12 @@ class ReplayStats:
     moves: int = 0
     seconds: float = 0.0
     violations: list[Violation] = field(default_factory=list)
+    sample: Sample | None = None
+    """What ``--sample`` replayed (None: every match)."""
+    resubmitted: int = 0
+    """Replay tasks run again after their worker process died."""
+    driver_seconds: float = 0.0
+    """CPU seconds of the driving process."""
 
     def add(self, other: ReplayStats) -> None:
         self.matches += other.matches
@@ -192,9 +195,10 @@ def _ev(e: tuple[int, int, str, int | None]) -> str:
     return f"{name} (deal {deal}, ply {ply}, seat {seat})"
 
 
-def _read(path: Path, columns: list[str]) -> pa.Table:
-    try:
-        return pq.read_table(path, columns=columns)
+def _read(path: Path, columns: list[str], ids: list[str] | None = None) -> pa.Table:
+    try:   # (a compacted part is sorted by match_id: the filter skips the other row groups)
+        return pq.read_table(path, columns=columns,
+                             filters=None if ids is None else [("match_id", "in", ids)])
     except (OSError, pa.ArrowException) as e:
         raise LogError(f"{path}: unreadable Parquet part, truncated or corrupted "
                        f"({' '.join(str(e).split())})") from None
@@ -207,24 +211,27 @@ def _py(table: pa.Table, column: str) -> list[Any]:
 
 
 def replay_part(root: str, game: str, name: str, deep: bool = False, only: str | None = None,
-                check_events: bool = True) -> ReplayStats:
-    """Replay the matches of one committed batch (``matches/game=G/NAME`` and its moves part)."""
+                check_events: bool = True, ids: Collection[str] | None = None) -> ReplayStats:
+    """Replay the matches of one committed batch (``matches/game=G/NAME`` and its moves part); with
+    ``ids``, only those matches of it (the rows of the others are not read where the part's row groups
+    tell them apart)."""
     t0 = time.perf_counter()
     base = Path(root)
     stats = ReplayStats()
     mpath = part_path(base, "matches", game, name)
-    matches = _read(mpath, ["match_id", "options", "seed", "players", "max_deals", "scores",
-                            "engine_ranking", "deals_played", "moves", "engine_version"])
     if only is not None:
-        matches = matches.filter(pc.equal(matches.column("match_id"), only))
-        if matches.num_rows == 0:
-            return stats
+        ids = [only]
+    want = sorted(ids) if ids is not None else None
+    matches = _read(mpath, ["match_id", "options", "seed", "players", "max_deals", "scores",
+                            "engine_ranking", "deals_played", "moves", "engine_version"], want)
+    if want is not None and matches.num_rows == 0:
+        return stats
     moves = _read(part_path(base, "moves", game, name), ["match_id", "ply", "seat", "deal", "action",
-                                                         "legal_count"])
+                                                         "legal_count"], want)
     moves = moves.sort_by([("match_id", "ascending"), ("ply", "ascending")])
     events_by_match: dict[str, list[tuple[int, int, str, int | None]]] = {}
     if check_events:
-        ev = _read(part_path(base, "events", game, name), ["match_id", "deal", "ply", "event", "seat"])
+        ev = _read(part_path(base, "events", game, name), ["match_id", "deal", "ply", "event", "seat"], want)
         ev_cols = [_py(ev, c) for c in ("match_id", "deal", "ply", "event")]
         ev_cols.append(ev.column("seat").to_pylist())  # nullable
         for mid, deal, ply, event, seat in zip(*ev_cols, strict=True):
@@ -260,35 +267,133 @@ def replay_part(root: str, game: str, name: str, deep: bool = False, only: str |
     return stats
 
 
-def _replay_task(args: tuple[str, str, str, bool, str | None]) -> ReplayStats | str:
-    root, game, name, deep, only = args
+TASK_MATCHES = 32
+"""Matches per replay task: whole match groups (``group_id``: a seating on a board, every rotation)
+are put together until a task holds this many."""
+
+
+@dataclass(frozen=True)
+class ReplayTask:
+    """One unit of distributed replay: some match groups of one committed batch."""
+    root: str
+    game: str
+    name: str
+    ids: tuple[str, ...]
+    deep: bool = False
+
+    @property
+    def match_ids(self) -> list[str]:   # (the submission loop keys a task by its first match)
+        return list(self.ids)
+
+
+def run_replay_task(task: ReplayTask) -> ReplayStats | str:
+    """A worker's replay of one :class:`ReplayTask` (a part that cannot be read: its one line)."""
     try:
-        return replay_part(root, game, name, deep=deep, only=only)
+        return replay_part(task.root, task.game, task.name, deep=task.deep, ids=task.ids)
     except LogError as e:
         return str(e)
 
 
+@dataclass
+class Sample:
+    """What ``verify --sample F`` replayed: a random fraction of the matches, reproducible from ``seed``."""
+    fraction: float
+    seed: int
+    sampled: int
+    of: int
+
+    def confidence(self, violating: int) -> str:
+        """What the sample says about the whole log (0 violating matches in n: the rate is below 3/n
+        at 95%, the rule of three)."""
+        if not self.sampled:
+            return "no match sampled: nothing can be said of the log"
+        if violating == 0:
+            return (f"0 violating matches in {self.sampled} sampled of {self.of}: the log's violation rate "
+                    f"is below {3 / self.sampled:.3g} ({3 / self.sampled:.2%}) at 95% confidence")
+        return (f"{violating} violating matches in {self.sampled} sampled of {self.of} "
+                f"({violating / self.sampled:.2%} of the sample)")
+
+
+def replay_tasks(log: TournamentLog, deep: bool = False, sample: float | None = None,
+                 seed: int | None = None) -> tuple[list[ReplayTask], Sample | None]:
+    """The replay of ``log`` cut into :class:`ReplayTask` s by match group (every match, or a random
+    ``sample`` fraction of them drawn with ``seed``)."""
+    per_part: list[tuple[str, str, list[str], list[str]]] = []
+    for p in log.parts["matches"]:
+        t = _read(p.path, ["match_id", "group_id"])
+        per_part.append((p.game, p.path.name, _py(t, "match_id"), _py(t, "group_id")))
+    drawn: Sample | None = None
+    keep: set[str] | None = None
+    if sample is not None:
+        import math
+        import random
+        every = sorted(m for _, _, ids, _ in per_part for m in ids)
+        seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+        k = min(len(every), max(1, math.ceil(sample * len(every)))) if every else 0
+        keep = set(random.Random(seed).sample(every, k))
+        drawn = Sample(sample, seed, k, len(every))
+    tasks: list[ReplayTask] = []
+    for game, name, ids, groups in per_part:
+        by_group: dict[str, list[str]] = {}
+        for m, g in zip(ids, groups, strict=True):
+            if keep is None or m in keep:
+                by_group.setdefault(g, []).append(m)
+        cur: list[str] = []
+        for g in sorted(by_group):
+            cur += by_group[g]
+            if len(cur) >= TASK_MATCHES:
+                tasks.append(ReplayTask(str(log.root), game, name, tuple(cur), deep))
+                cur = []
+        if cur:
+            tasks.append(ReplayTask(str(log.root), game, name, tuple(cur), deep))
+    return tasks, drawn
+
+
 def replay_all(log: TournamentLog, workers: int | None = None, deep: bool = False, only: str | None = None,
-               progress: Callable[[int, int], None] | None = None) -> ReplayStats:
-    """Replay every committed batch of ``log`` (in ``workers`` processes; 1 = in this process)."""
-    tasks = [(str(log.root), p.game, p.path.name, deep, only) for p in log.parts["matches"]]
-    total = ReplayStats()
-    t0 = time.perf_counter()
-    workers = workers or min(len(tasks), os.cpu_count() or 1) or 1
-    results: Iterator[ReplayStats | str]
-    if workers <= 1 or len(tasks) <= 1:
-        results = map(_replay_task, tasks)
-        for i, r in enumerate(results, 1):
-            _collect(total, r)
-            if progress:
-                progress(i, len(tasks))
+               progress: Callable[[int, int], None] | None = None, sample: float | None = None,
+               seed: int | None = None) -> ReplayStats:
+    """Replay every committed match of ``log`` (or ``only`` one, or a ``sample``), by match group, on
+    ``workers`` local processes through the submission loop (:mod:`tournaments.runners.loop`: a task
+    whose worker died runs again); 1 = in this process.  ``stats.sample`` says what was sampled."""
+    if only is not None:
+        tasks = [ReplayTask(str(log.root), p.game, p.path.name, (only,), deep) for p in log.parts["matches"]]
+        drawn = None
     else:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
-            for i, r in enumerate(pool.map(_replay_task, tasks, chunksize=1), 1):
-                _collect(total, r)
-                if progress:
-                    progress(i, len(tasks))
+        tasks, drawn = replay_tasks(log, deep, sample, seed)
+    total = ReplayStats()
+    total.sample = drawn
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    workers = workers or min(len(tasks), os.cpu_count() or 1) or 1
+    done = 0
+
+    def collect(r: ReplayStats | str) -> None:
+        nonlocal done
+        _collect(total, r)
+        done += 1
+        if progress:
+            progress(done, len(tasks))
+
+    if workers <= 1 or len(tasks) <= 1:
+        for task in tasks:
+            collect(run_replay_task(task))
+    else:
+        from typing import cast
+
+        from tournaments.runners import TournamentError
+        from tournaments.runners.local import LocalExecutor, LocalPool
+        from tournaments.runners.loop import Executor, run_batches
+        from tournaments.runners.progress import Progress
+        from tournaments.runners.summary import Summary
+        s = Summary("verify", log.root, len(tasks), 0)
+        with LocalPool(workers, run_replay_task) as pool:
+            try:
+                run_batches(cast("Executor[Any]", LocalExecutor(pool)), cast("Iterator[Any]", iter(tasks)),
+                            cast("Callable[[Any], None]", collect), s, Progress(s, False))
+            except TournamentError as e:
+                raise LogError(f"verify: {e}") from None
+        total.resubmitted = s.resubmitted
     total.seconds = time.perf_counter() - t0
+    total.driver_seconds = time.process_time() - cpu0
     return total
 
 
@@ -459,7 +564,7 @@ def certify(root: str | os.PathLike[str], log: TournamentLog | None = None) -> l
     """Check that every committed batch under ``root`` (or of ``log``: one match's batch, see
     :meth:`TournamentLog.only_match`) reads whole (see the module docstring); return the ``integrity``
     violations of parts that decode, raise :class:`Uncertified` for the others."""
-    log = log or TournamentLog(Path(root), check=False)
+    log = log or TournamentLog(Path(root), check=False, orphans=True)
     known = set(tournaments_in(log.root)) if tournaments_dir(log.root).is_dir() else None
     fatal: list[str] = []
     out: list[Violation] = []
@@ -488,6 +593,13 @@ class VerifyReport:
     queries: list[str]
     violations: list[Violation]
     unknown_games: list[str]
+    sample: Sample | None = None
+    """What ``--sample`` replayed (None: every match)."""
+    confidence: str | None = None
+    """With a sample: what it says of the whole log (:meth:`Sample.confidence`)."""
+    workers: int = 1
+    resubmitted: int = 0
+    driver_seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -497,7 +609,8 @@ class VerifyReport:
 
 def verify(root: str | os.PathLike[str], workers: int | None = None, deep: bool = False,
            only: str | None = None, replay: bool = True, sql: bool = True,
-           progress: Callable[[int, int], None] | None = None) -> VerifyReport:
+           progress: Callable[[int, int], None] | None = None, sample: float | None = None,
+           seed: int | None = None) -> VerifyReport:
     """Certify, replay and check a tournament directory (see the module docstring).
 
     With ``only`` (a match id) everything is restricted to that match: the batch that holds it is
@@ -513,7 +626,8 @@ def verify(root: str | os.PathLike[str], workers: int | None = None, deep: bool 
         workers = 1
     else:
         violations = certify(root)   # the integrity violations: reported, not refused below
-        log = TournamentLog(Path(root), duplicates=False, digests=False)
+        log = TournamentLog(Path(root), duplicates=False, digests=False,
+                             orphans=True)   # an orphaned part is a finding here too
     unknown = [g for g in log.games if g not in GAMES]
     stats = ReplayStats()
     if unknown:
@@ -525,12 +639,17 @@ def verify(root: str | os.PathLike[str], workers: int | None = None, deep: bool 
         if unknown:
             sub = TournamentLog(log.root, check=False, match_id=log.match_id)
             sub.parts = {t: [p for p in log.parts[t] if p.game not in unknown] for t in log.parts}
-        stats = replay_all(sub, workers=workers, deep=deep, only=only, progress=progress)
+        stats = replay_all(sub, workers=workers, deep=deep, only=only, progress=progress, sample=sample,
+                           seed=seed)
         violations += stats.violations
     t0 = time.perf_counter()
     ran: list[str] = []
     if sql:
         v, ran = run_queries(log)
         violations += v
+    confidence = None
+    if stats.sample is not None:
+        confidence = stats.sample.confidence(len({v.match_id for v in stats.violations}))
     return VerifyReport(stats.matches, stats.moves, stats.seconds, time.perf_counter() - t0, ran, violations,
-                        unknown)
+                        unknown, stats.sample, confidence, workers or 0, stats.resubmitted,
+                        stats.driver_seconds)

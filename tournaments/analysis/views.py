@@ -74,6 +74,9 @@ class TournamentLog:
     """Refuse a part read (of ``tables``) whose bytes are not those its batch committed (its digest
     record), and a batch whose record was deleted.  ``verify`` (and a dashboard that runs it) reports
     these as violations itself."""
+    orphans: bool = False
+    """Also read moves and events parts without their batch's matches part (``verify`` reports them);
+    by default a reader follows the commit record and leaves them out (see data/README.md)."""
 
     def __post_init__(self) -> None:
         shown = restore_uri(self.root)
@@ -101,7 +104,8 @@ class TournamentLog:
         # part (an orphan of a killed writer, or an old batch a compaction is replacing, is not read)
         committed = {(p.game, p.path.name) for p in self.parts["matches"]}
         for t in ("moves", "events"):
-            self.parts[t] = [p for p in self.parts[t] if (p.game, p.path.name) in committed]
+            if not self.orphans:
+                self.parts[t] = [p for p in self.parts[t] if (p.game, p.path.name) in committed]
         if self.check:
             self._check()
 

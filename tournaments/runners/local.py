@@ -16,7 +16,7 @@ import multiprocessing
 import os
 import signal
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures import wait as wait_futures
 from concurrent.futures.process import BrokenProcessPool
@@ -69,8 +69,11 @@ class LocalPool:
     """``workers`` processes forked from the driver, each on a CPU of its own when there are as many
     CPUs; :meth:`renew` replaces a pool a dead worker broke."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, fn: Callable[[Any], Any] = run_batch) -> None:
         self.workers = workers
+        self.fn = fn
+        """What a worker runs on each submitted item (a tournament's :func:`run_batch`, or another
+        driver's task, e.g. ``cardarena verify``'s replay of a group of matches)."""
         cpus = sorted(os.sched_getaffinity(0))
         self.cpus: tuple[int, ...] = tuple(cpus) if workers <= len(cpus) else ()
         self.ctx = multiprocessing.get_context("fork")
@@ -102,7 +105,7 @@ class LocalPool:
     def submit(self, batch: Batch) -> Future[BatchResult]:
         assert self.pool is not None
         try:
-            return self.pool.submit(run_batch, batch)
+            return self.pool.submit(self.fn, batch)
         except BrokenProcessPool as e:   # a worker died since the last wait: this batch is lost with the
             lost: Future[BatchResult] = Future()   # others (LocalExecutor.result: Lost, everything)
             lost.set_exception(e)

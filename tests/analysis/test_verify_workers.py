@@ -1,0 +1,120 @@
+"""Verification on a pool (issue 25, section 3): ``cardarena verify --workers N`` replays by match group
+through the submission loop, with the same report as one worker; a task whose worker died runs again
+and the report is the same; ``--sample F`` replays a random fraction, reproducible from its seed, and
+states the confidence it gives (0 violations in n: rate below 3/n at 95%)."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+import tournaments.analysis.verify as verify_mod
+from dashboards.app import app
+from tournaments.analysis.synth import write_log
+from tournaments.analysis.verify import replay_tasks, verify
+from tournaments.analysis.views import TournamentLog
+from tournaments.log import record_digests, write_part
+
+from .conftest import BOTS
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def small_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("vw") / "t"
+    write_log(root, ["hartenjagen", "manillen"], BOTS, boards=3, seed=5, max_deals=1, batch_size=6)
+    return root
+
+
+@pytest.fixture
+def forged(small_log: Path, tmp_path: Path) -> Path:
+    """A copy with one match's scores forged (a replay violation) in each game."""
+    import shutil
+    root = tmp_path / "t"
+    shutil.copytree(small_log, root)
+    for game in ("hartenjagen", "manillen"):
+        path = sorted((root / "matches" / f"game={game}").glob("*.parquet"))[-1]
+        rows = pq.read_table(path).to_pylist()
+        schema = pq.read_schema(path)
+        rows[0]["scores"] = [s + 1.0 for s in rows[0]["scores"]]
+        write_part(path, pa.Table.from_pylist(rows, schema=schema.remove_metadata()), fsync=False)
+        record_digests(path)
+    return root
+
+
+def _replay_view(report: verify_mod.VerifyReport) -> tuple[int, int, list[tuple[str, str, str]]]:
+    return report.matches, report.moves, sorted((v.check, v.match_id, v.detail) for v in report.violations
+                                                if v.check == "replay")
+
+
+def test_two_workers_give_the_report_of_one(forged: Path) -> None:
+    one = verify(forged, workers=1, sql=False)
+    two = verify(forged, workers=2, sql=False)
+    assert one.matches == pq.read_table(forged / "matches", columns=["match_id"]).num_rows
+    assert _replay_view(one) == _replay_view(two)
+    assert len({v.match_id for v in two.violations}) == 2
+
+
+def test_tasks_are_whole_match_groups_and_cover_every_match_once(small_log: Path) -> None:
+    log = TournamentLog(small_log)
+    tasks, drawn = replay_tasks(log)
+    assert drawn is None
+    ids = [m for t in tasks for m in t.ids]
+    all_ids = pq.read_table(small_log / "matches", columns=["match_id", "group_id"])
+    assert sorted(ids) == sorted(all_ids.column("match_id").to_pylist())
+    group_of = dict(zip(all_ids.column("match_id").to_pylist(), all_ids.column("group_id").to_pylist(),
+                        strict=True))
+    owner: dict[tuple[str, str], int] = {}
+    for i, t in enumerate(tasks):   # a group's matches in one batch are never split between two tasks
+        for m in t.ids:
+            assert owner.setdefault((t.name, group_of[m]), i) == i
+
+
+REAL = verify_mod.run_replay_task
+
+
+def dies_once(task: verify_mod.ReplayTask) -> verify_mod.ReplayStats | str:
+    """The first task to run kills its worker (SIGKILL), once: the marker file says it happened."""
+    try:
+        fd = os.open(os.environ["CARDARENA_TEST_KILL_MARKER"], os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return REAL(task)
+    os.close(fd)
+    os.kill(os.getpid(), signal.SIGKILL)
+    raise AssertionError("unreachable")
+
+
+def test_a_killed_worker_s_groups_are_replayed_again_with_the_same_report(
+        forged: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    marker = tmp_path / "killed"
+    monkeypatch.setenv("CARDARENA_TEST_KILL_MARKER", str(marker))
+    monkeypatch.setattr(verify_mod, "run_replay_task", dies_once)   # the pool forks: workers see it
+    report = verify(forged, workers=2, sql=False)
+    assert marker.exists() and report.resubmitted >= 1
+    monkeypatch.setattr(verify_mod, "run_replay_task", REAL)
+    assert _replay_view(report) == _replay_view(verify(forged, workers=1, sql=False))
+
+
+def test_sample_replays_a_seeded_fraction_and_states_its_confidence(small_log: Path) -> None:
+    total = pq.read_table(small_log / "matches", columns=["match_id"]).num_rows
+    res = runner.invoke(app, ["verify", str(small_log), "--workers", "1", "--sample", "0.25", "--seed", "7",
+                              "--no-sql", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    k = math.ceil(0.25 * total)
+    assert data["matches"] == k and data["sample"] == {"fraction": 0.25, "seed": 7, "sampled": k, "of": total}
+    assert f"below {3 / k:.3g}" in data["confidence"] and "95%" in data["confidence"]
+    again = verify(small_log, workers=2, sql=False, sample=0.25, seed=7)
+    assert again.matches == k and again.sample is not None and again.sample.seed == 7
+    res = runner.invoke(app, ["verify", str(small_log), "--sample", "0.25", "--no-sql"])
+    assert res.exit_code == 0 and "seed " in res.stdout and "--seed" in res.stdout and "95%" in res.stdout
+    res = runner.invoke(app, ["verify", str(small_log), "--sample", "0"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
