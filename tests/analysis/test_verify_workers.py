@@ -118,3 +118,27 @@ def test_sample_replays_a_seeded_fraction_and_states_its_confidence(small_log: P
     assert res.exit_code == 0 and "seed " in res.stdout and "--seed" in res.stdout and "95%" in res.stdout
     res = runner.invoke(app, ["verify", str(small_log), "--sample", "0"])
     assert res.exit_code == 2 and "Traceback" not in res.output
+
+
+def test_an_unreachable_ray_address_is_one_line(small_log: Path) -> None:
+    res = runner.invoke(app, ["verify", str(small_log), "--address", "127.0.0.1:1", "--no-sql"])
+    assert res.exit_code == 2 and "Traceback" not in res.output and res.stderr.count("\n") == 1, res.output
+
+
+@pytest.mark.slow
+def test_replay_tasks_on_embedded_ray_give_the_report_of_one_worker(forged: Path) -> None:
+    """The Ray executor of the submission loop, running verify's tasks (embedded Ray: no address)."""
+    from tournaments.runners.loop import run_batches
+    from tournaments.runners.progress import Progress
+    from tournaments.runners.ray import RayExecutor
+    from tournaments.runners.summary import Summary
+
+    tasks, _ = replay_tasks(TournamentLog(forged))
+    total = verify_mod.ReplayStats()
+    s = Summary("verify", forged, len(tasks), 0)
+    run_batches(RayExecutor(None, num_cpus=2, fn=verify_mod.run_replay_task), iter(tasks),  # type: ignore[arg-type]
+                lambda r: total.add(r), s, Progress(s, False))  # type: ignore[arg-type]
+    one = verify(forged, workers=1, sql=False)
+    assert (total.matches, total.moves) == (one.matches, one.moves)
+    assert sorted(v.match_id for v in total.violations) == sorted(v.match_id for v in one.violations
+                                                                  if v.check == "replay")

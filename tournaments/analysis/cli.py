@@ -364,6 +364,8 @@ def verify_cmd(
         "confidence"))] = None,
     seed: Annotated[int | None, typer.Option("--seed", min=0, help="the --sample draw's seed (default: "
                                              "a fresh one, printed)")] = None,
+    address: Annotated[str | None, typer.Option("--address", help="replay on this Ray cluster (every node "
+                                                "must read DIRECTORY) instead of local processes")] = None,
 ) -> None:
     """Replay every match (legal actions, final scores and ranking, rule events) and run the per-game
     invariant SQL; print each violation with a command that replays it; exit 1 if there is any."""
@@ -378,7 +380,8 @@ def verify_cmd(
     try:  # a clear message for a directory that is not a tournament
         TournamentLog(directory, check=False)
         report = verify(directory, workers=workers, deep=deep or match is not None, only=match,
-                        replay=replay, sql=sql, sample=None if match is not None else sample, seed=seed)
+                        replay=replay, sql=sql, sample=None if match is not None else sample, seed=seed,
+                        address=None if match is not None else address)
     except Uncertified as e:  # one line per part that does not read whole; nothing else is checked
         if as_json:
             print(json.dumps({"ok": False, "certified": False, "unreadable": e.problems}))

@@ -351,10 +351,12 @@ def replay_tasks(log: TournamentLog, deep: bool = False, sample: float | None = 
 
 def replay_all(log: TournamentLog, workers: int | None = None, deep: bool = False, only: str | None = None,
                progress: Callable[[int, int], None] | None = None, sample: float | None = None,
-               seed: int | None = None) -> ReplayStats:
+               seed: int | None = None, address: str | None = None) -> ReplayStats:
     """Replay every committed match of ``log`` (or ``only`` one, or a ``sample``), by match group, on
     ``workers`` local processes through the submission loop (:mod:`tournaments.runners.loop`: a task
-    whose worker died runs again); 1 = in this process.  ``stats.sample`` says what was sampled."""
+    whose worker died runs again); 1 = in this process.  With ``address`` the tasks run on that Ray
+    cluster instead (every node must read ``log.root``: a shared directory).  ``stats.sample`` says what
+    was sampled."""
     if only is not None:
         tasks = [ReplayTask(str(log.root), p.game, p.path.name, (only,), deep) for p in log.parts["matches"]]
         drawn = None
@@ -373,7 +375,7 @@ def replay_all(log: TournamentLog, workers: int | None = None, deep: bool = Fals
         if progress:
             progress(done, len(tasks))
 
-    if workers <= 1 or len(tasks) <= 1:
+    if address is None and (workers <= 1 or len(tasks) <= 1):
         for task in tasks:
             collect(run_replay_task(task))
     else:
@@ -385,12 +387,20 @@ def replay_all(log: TournamentLog, workers: int | None = None, deep: bool = Fals
         from tournaments.runners.progress import Progress
         from tournaments.runners.summary import Summary
         s = Summary("verify", log.root, len(tasks), 0)
-        with LocalPool(workers, run_replay_task) as pool:
+
+        def run(executor: Any) -> None:
             try:
-                run_batches(cast("Executor[Any]", LocalExecutor(pool)), cast("Iterator[Any]", iter(tasks)),
+                run_batches(cast("Executor[Any]", executor), cast("Iterator[Any]", iter(tasks)),
                             cast("Callable[[Any], None]", collect), s, Progress(s, False))
             except TournamentError as e:
                 raise LogError(f"verify: {e}") from None
+
+        if address is not None:
+            from tournaments.runners.ray import RayExecutor
+            run(RayExecutor(address, fn=run_replay_task))
+        else:
+            with LocalPool(workers, run_replay_task) as pool:
+                run(LocalExecutor(pool))
         total.resubmitted = s.resubmitted
     total.seconds = time.perf_counter() - t0
     total.driver_seconds = time.process_time() - cpu0
@@ -610,7 +620,7 @@ class VerifyReport:
 def verify(root: str | os.PathLike[str], workers: int | None = None, deep: bool = False,
            only: str | None = None, replay: bool = True, sql: bool = True,
            progress: Callable[[int, int], None] | None = None, sample: float | None = None,
-           seed: int | None = None) -> VerifyReport:
+           seed: int | None = None, address: str | None = None) -> VerifyReport:
     """Certify, replay and check a tournament directory (see the module docstring).
 
     With ``only`` (a match id) everything is restricted to that match: the batch that holds it is
@@ -640,7 +650,7 @@ def verify(root: str | os.PathLike[str], workers: int | None = None, deep: bool 
             sub = TournamentLog(log.root, check=False, match_id=log.match_id)
             sub.parts = {t: [p for p in log.parts[t] if p.game not in unknown] for t in log.parts}
         stats = replay_all(sub, workers=workers, deep=deep, only=only, progress=progress, sample=sample,
-                           seed=seed)
+                           seed=seed, address=address)
         violations += stats.violations
     t0 = time.perf_counter()
     ran: list[str] = []

@@ -153,6 +153,13 @@ def _run_batch_on_node(batch: Batch) -> tuple[BatchResult, str]:
     return run_batch(batch), ray.get_runtime_context().get_node_id()
 
 
+def _run_on_node(fn: Callable[[Any], Any], item: Any) -> tuple[Any, str]:
+    """The Ray task of another driver of the loop (``cardarena verify``): ``fn(item)`` and the node id."""
+    import ray
+
+    return fn(item), ray.get_runtime_context().get_node_id()
+
+
 def ray_task() -> Any:
     """The remote function.
 
@@ -354,8 +361,11 @@ class RayExecutor:
     cluster at ``address``.  A batch whose worker or node was lost is run again alone; a lost node is
     one line of :class:`NodeWatch`'s, a lost worker one line of its own."""
 
-    def __init__(self, address: str | None, num_cpus: int = 0) -> None:
+    def __init__(self, address: str | None, num_cpus: int = 0,
+                 fn: Callable[[Any], Any] | None = None) -> None:
         self.address, self.num_cpus = address, num_cpus
+        self.fn = fn
+        """What a task runs on each submitted item (None: a tournament's :func:`run_batch`)."""
         self.started = False
         self.task: Any = None
         self.s: Summary | None = None
@@ -370,7 +380,8 @@ class RayExecutor:
         self.started = start_ray(self.address, self.num_cpus)
         try:
             cpus = int(ray.cluster_resources().get("CPU", 1))
-            self.task = ray_task()
+            self.task = ray_task() if self.fn is None else ray.remote(
+                num_cpus=1, max_retries=0, retry_exceptions=False)(_run_on_node)
             s.startup_seconds = time.monotonic() - t0
             self.watch = NodeWatch(s, bar)
         except BaseException:
@@ -379,7 +390,7 @@ class RayExecutor:
         return cpus
 
     def submit(self, batch: Batch) -> Any:
-        return self.task.remote(batch)
+        return self.task.remote(batch) if self.fn is None else self.task.remote(self.fn, batch)
 
     def wait(self, handles: list[Any], timeout: float) -> Iterable[Any]:
         import ray
