@@ -36,7 +36,7 @@ from bots.sandbox import Limits as BotLimits
 from engine import game_class, load_game
 from engine.core import Game, State
 from tournaments.log import BatchLog, MoveRow, commit_batch, options_json, stage_batch
-from tournaments.schedule import Match
+from tournaments.schedule import Match, match_seat_seeds
 from tournaments.spec import Limits
 from tournaments.store import ObjectStore, is_uri, open_store
 
@@ -70,6 +70,9 @@ class Batch:
     fsync: bool = True
     epoch: int = 0
     """The run this batch belongs to (:func:`tournaments.ledger.begin_epoch`); 0 commits unfenced."""
+    secret: bytes = field(default=b"", repr=False)
+    """The tournament secret, from which the worker derives the seat seeds of matches that carry none
+    (``schedule.match_seat_seeds``: an HMAC per seat, off the driver).  Never given to a bot."""
 
     @property
     def match_ids(self) -> list[str]:
@@ -163,17 +166,18 @@ def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
     t0 = time.perf_counter()
     for m in batch.matches:
         refs = [batch.bot_refs[label] for label in m.seats]
-        if len(m.seat_seeds) != batch.players:
-            raise ValueError(f"match {m.match_id} has {len(m.seat_seeds)} seat seeds for {batch.players} "
+        own = match_seat_seeds(batch.secret, m)
+        if len(own) != batch.players:
+            raise ValueError(f"match {m.match_id} has {len(own)} seat seeds for {batch.players} "
                              "seats (a schedule made without the tournament secret)")
-        players = make(game, refs, m.seed, m.seat_seeds)
+        players = make(game, refs, m.seed, own)
         for seat, label in enumerate(m.seats):
             if batch.bot_options.get(label):   # a built-in with constructor options (spec.py)
                 close_players([players[seat]])
-                players[seat] = builtin_with_options(refs[seat], game.id, seat, m.seat_seeds[seat],
+                players[seat] = builtin_with_options(refs[seat], game.id, seat, own[seat],
                                                      batch.bot_options[label])
         try:
-            p = play_logged(game, players, m.seed, batch.max_deals, m.seat_seeds)
+            p = play_logged(game, players, m.seed, batch.max_deals, own)
         finally:
             close_players(players)
         faults += len(p.faults)

@@ -117,6 +117,13 @@ def bot_seed(secret: bytes, game: str, board: int, match: str, seat: int) -> int
     return derive_seed(secret, "bot", game, board, match, seat)
 
 
+def match_seat_seeds(secret: bytes, m: Match) -> tuple[int, ...]:
+    """``m``'s seat seeds: those it carries, else derived from ``secret`` (:func:`bot_seed`)."""
+    if m.seat_seeds or len(secret) < 16:
+        return m.seat_seeds
+    return tuple(bot_seed(secret, m.game, m.board, m.match_id, s) for s in range(len(m.seats)))
+
+
 def rotate(arrangement: Sequence[str], rotation: int) -> tuple[str, ...]:
     """Seats of ``arrangement`` in ``rotation``: entrant ``i`` at seat ``(i + rotation) mod n``.
 
@@ -438,8 +445,10 @@ class GamePlan:
     def total(self) -> int:
         return len(self.arrangements) * self.game.players * self.boards
 
-    def matches(self) -> Iterator[Match]:
-        """Board by board; the rotations of an arrangement one after the other."""
+    def matches(self, seat_seeds: bool = True) -> Iterator[Match]:
+        """Board by board; the rotations of an arrangement one after the other.  ``seat_seeds=False``:
+        without the seats' own seeds (an HMAC per seat; the runner's workers derive them from the
+        batch's secret, :func:`match_seat_seeds`, so the driver does not)."""
         g, n = self.game.id, self.game.players
         if len(self.secret) < 16:
             raise ValueError("a game plan needs the tournament secret (at least 16 bytes)")
@@ -450,7 +459,8 @@ class GamePlan:
                 for r in range(n):
                     mid = match_id(self.seed, g, arr, r, b)
                     yield Match(mid, gid, g, b, r, rotate(arr, r), seed,
-                                tuple(bot_seed(self.secret, g, b, mid, s) for s in range(n)))
+                                tuple(bot_seed(self.secret, g, b, mid, s) for s in range(n))
+                                if seat_seeds else ())
 
 
 def plan(spec: Spec, entrants_by_game: dict[str, list[str]] | None = None,

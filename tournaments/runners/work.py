@@ -32,7 +32,7 @@ class Sizer:
 def batches(p: Prepared, sizer: Sizer, fsync: bool = True, bots_data: str | None = None) -> Iterator[Batch]:
     """The remaining matches in batches, taking the games in turn (so every game progresses)."""
     streams: list[tuple[GamePlan, Iterator[Match]]] = [
-        (gp, (m for m in gp.matches() if m.match_id not in p.done)) for gp in p.plans]
+        (gp, (m for m in gp.matches(seat_seeds=False) if m.match_id not in p.done)) for gp in p.plans]
     while streams:
         alive = []
         for gp, it in streams:
@@ -45,7 +45,7 @@ def batches(p: Prepared, sizer: Sizer, fsync: bool = True, bots_data: str | None
                 g = gp.game
                 yield Batch(p.tournament, p.out, g.id, g.options, g.players, g.max_deals, tuple(chunk),
                             p.refs, {e.label: e.options for e in p.spec.bots if e.options}, p.spec.limits,
-                            bots_data, fsync, p.epoch)
+                            bots_data, fsync, p.epoch, p.secret)
                 alive.append((gp, it))
         streams = alive
 
