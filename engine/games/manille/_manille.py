@@ -17,9 +17,10 @@ Not a game: the five games (``manillen``, ``butifarra``, ``manille_parlee``, ``m
   the losing trumps were barred; only where a rule bars them), ``partner_exemption_used`` (the
   card played would have been illegal had an opponent been winning), ``trick_point_awarded``
   (once per deal, with each seat's trick count, in the games that count tricks);
-* zones, hidden cards, per-deal point invariants and ``determinize`` (hidden cards redealt
-  consistently with hand sizes, publicly known cards and what the plays have shown:
-  :func:`engine.tricks.absent_after_play`).
+* per-deal point invariants; zones, hidden cards and ``determinize`` are the trick kernel's
+  (:class:`engine.trickplay.TrickState`), with the family's hooks: the stock as the face-down pile
+  whose known cards keep their places, a seat that may not see its own hand yet, public
+  constraints a redeal must pass.
 
 Seats play in the order ``nxt`` (normally ``seat + 1``; Manillen's club format re-seats players);
 ``partner[seat]`` is -1 in games without partnerships.
@@ -32,24 +33,20 @@ from dataclasses import replace
 from operator import itemgetter
 from typing import Any, ClassVar
 
-from engine.cards import SUITS, TOKENS, card
+from engine.cards import SUITS, TOKENS, bits, card, hand_tokens
 from engine.core import JSON, State, _copy_data
-from engine.deal import StockMode, check_deal, pack_tokens
+from engine.deal import StockMode
+from engine.trickplay import TrickState, voids_shown
 from engine.tricks import (
     PLAY,
     MaskFunction,
     Order,
     PlayRule,
     Points,
-    absent_after_play,
-    bits,
-    constrained_deal,
     mask_function,
-    mask_of_tokens,
     play_list,
     points_table,
     rank_order,
-    tokens,
 )
 
 # ----------------------------------------------------------------------------- tables
@@ -123,7 +120,7 @@ def _deal_plan(nxt: Sequence[int], first: int, packets: Sequence[int]
 
 
 # ----------------------------------------------------------------------------- state
-class ManilleState(State):
+class ManilleState(TrickState):
     """Trick play, zones, observations and determinize shared by the manille family.
 
     Subclasses set the class tables, call :meth:`_start_play` once trump is known, and implement
@@ -157,9 +154,9 @@ class ManilleState(State):
             "deal_no", "events", "hands", "history", "last_trick", "led", "ntricks",
             "nxt", "partner", "phase", "plays", "players", "pts", "rule", "tlegal", "tn",
             "trump", "turn", "wcard", "won", "wseat")
-    __slots__ = tuple(k for k in _HOT if not hasattr(State, k))
+    __slots__ = tuple(k for k in _HOT if not hasattr(TrickState, k))
     """The attributes of the hot path, in slots (the others stay in ``__dict__``); not those the
-    compiled build's ``State`` already stores natively (a slot would shadow them)."""
+    compiled build's ``TrickState`` already stores natively (a slot would shadow them)."""
 
     ORDER: ClassVar[Order] = MANILLE_ORDER
     STRENGTH: ClassVar[tuple[int, ...]] = MANILLE_ORDER.plain
@@ -173,6 +170,8 @@ class ManilleState(State):
     UNDERTRUMP_EVENT: ClassVar[str] = ""
     """Event emitted when a void player's trumps below the winning trump were barred, whoever
     wins (manillen: ``undertrump_refused``)."""
+    REDEAL_TRIES = 40
+    STOCK = True
     TRACK_TRICK: ClassVar[bool] = False
     """Keep each play's legal mask in ``tlegal`` and call :meth:`_trick_done` after every trick
     (for games with per-trick rule events, like manillen's ``vetten``)."""
@@ -182,23 +181,8 @@ class ManilleState(State):
     """Seat that plays after each seat."""
     partner: list[int]
     """Partner of each seat, -1 when none."""
-    dealer: int
-    turn: int
-    hands: list[int]
-    stock: list[int]
-    """Face-down cards, top first (the pack before the deal; Manille 2-7's stock)."""
     trump: int | None
-    tn: int
-    led: int
-    wcard: int
-    wseat: int
-    won: list[int]
-    """Cards of the tricks each seat has won this deal."""
-    pts: list[int]
-    """Card points plus trick points each seat has won this deal."""
     ntricks: list[int]
-    plays: list[int]
-    """This deal's plays in order, each ``seat << 6 | card`` (for the public inferences)."""
     last_trick: list[int]
     """The previous trick's plays (``seat << 6 | card``)."""
     deal_totals: list[int]
@@ -287,31 +271,13 @@ class ManilleState(State):
 
     def _injected_hands(self, deal: dict[str, Any], size: int | None, stock: StockMode = "none",
                         extra: tuple[str, ...] = ()) -> None:
-        """Take ``deal["dealer"]`` and ``deal["hands"]`` (X6), checking them (engine.deal)."""
+        """Take ``deal["dealer"]`` and ``deal["hands"]`` (X6) by the kernel's deal parser; a test
+        position (``"partial"``) must still give ``size`` cards a hand."""
         n = self.players
-        check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(self._deck_list),
-                   sizes=None if size is None else [size] * n, stock=stock, extra=extra)
-        if not isinstance(deal, dict):
-            raise ValueError("deal must be a dict such as {'dealer': 0, 'hands': [[...], ...]}")
-        dealer = deal.get("dealer", 0)
-        if not isinstance(dealer, int) or not 0 <= dealer < n:
-            raise ValueError(f"deal['dealer'] must be a seat 0..{n - 1}, got {dealer!r}")
-        hands = deal.get("hands")
-        if not isinstance(hands, list) or len(hands) != n:
-            raise ValueError(f"deal['hands'] must list {n} hands of card tokens")
-        seen = 0
-        masks = []
-        for i, h in enumerate(hands):
-            m = mask_of_tokens(h, self.deck_mask, f"deal['hands'][{i}]")
+        d = self._read_hands(deal, None if size is None else [size] * n, stock=stock, extra=extra)
+        for i, h in enumerate(d.hands):
             if size is not None and len(h) != size:
                 raise ValueError(f"deal['hands'][{i}] has {len(h)} cards; each hand holds {size}")
-            if m & seen:
-                raise ValueError(f"deal['hands'][{i}] repeats a card of another hand: "
-                                 f"{' '.join(tokens(m & seen))}")
-            seen |= m
-            masks.append(m)
-        self.dealer = dealer
-        self.hands = masks
 
     def _emit(self, name: str, seat: int | None = None, **data: JSON) -> None:
         """:meth:`State._emit` with the game prefix cached (the family emits about ten events a
@@ -501,20 +467,9 @@ class ManilleState(State):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ public helpers
-    def _trick_mask(self) -> int:
-        m = 0
-        for p in self.plays[len(self.plays) - self.tn:]:
-            m |= _BIT[p & 63]
-        return m
-
-    def _trick_obs(self) -> list[list[Any]]:
-        if not self.tn:
-            return []
-        return [[p >> 6, TOKENS[p & 63]] for p in self.plays[-self.tn:]]
-
     def _observe_play(self, seat: int, show_hand: bool = True) -> dict[str, JSON]:
         return {
-            "hand": tokens(self.hands[seat]) if show_hand else [],
+            "hand": hand_tokens(self.hands[seat]) if show_hand else [],
             "dealer": self.dealer,
             "partner": self.partner[seat] if self.partner[seat] >= 0 else None,
             "trump": (None if self.phase in ("cut", "trump", "delegated", "bid", "exchange")
@@ -531,32 +486,7 @@ class ManilleState(State):
         """The points of a whole deal: card points plus trick points."""
         return points_of(self.deck_mask, self.POINTS) + self.TRICK_POINT * self.tricks_per_deal
 
-    # ------------------------------------------------------------------ conformance
-    def zones(self) -> dict[str, int]:
-        z: dict[str, int] = {}
-        for s in range(self.players):
-            z[f"hand{s}"] = self.hands[s]
-            z[f"won{s}"] = self.won[s]
-        z["trick"] = self._trick_mask()
-        st = 0
-        for x in self.stock:
-            st |= _BIT[x]
-        z["stock"] = st
-        return z
-
-    def _known_to(self, viewer: int) -> int:
-        """Cards in other hands or the stock whose place ``viewer`` knows (hook)."""
-        return 0
-
-    def hidden_cards(self, viewer: int) -> int:
-        m = 0
-        for s in range(self.players):
-            if s != viewer:
-                m |= self.hands[s]
-        for x in self.stock:
-            m |= _BIT[x]
-        return m & ~self._known_to(viewer)
-
+    # ------------------------------------------------------------------ the kernel's hooks
     def _invariants(self) -> list[str]:
         out = []
         for i, t in enumerate(self.deal_totals):
@@ -565,7 +495,7 @@ class ManilleState(State):
                 out.append(f"deal {i + 1}: {t} points won in all, expected {exp}")
         if self.phase == "play" and not self._over:
             total = self._deal_total()
-            left = self._trick_mask()
+            left = self._trick_cards()
             for h in self.hands:
                 left |= h
             for x in self.stock:
@@ -585,25 +515,7 @@ class ManilleState(State):
     def _absent(self) -> list[int]:
         """Per seat: cards everyone knows the seat does not hold (from this deal's plays)."""
         n = self.players
-        absent = [0] * n
-        trump, order, rule, partner = self.trump, self.ORDER, self.rule, self.partner
-        trick: list[int] = []
-        wseat = win = 0
-        for p in self.plays:
-            seat, c = p >> 6, p & 63
-            if trick:
-                absent[seat] |= absent_after_play(trick[0] // 13, trick[win], c, trump, order, rule,
-                                                  partner[seat] == wseat)
-                w = trick[win]
-                if (c // 13 == w // 13 and order.plain[c] > order.plain[w]) or \
-                        (c // 13 != w // 13 and c // 13 == trump):
-                    win, wseat = len(trick), seat
-            else:
-                wseat = seat
-            trick.append(c)
-            if len(trick) == n:
-                trick, win = [], 0
-        return absent
+        return voids_shown(self.plays, n, n, self.trump, self.ORDER, self.rule, self.partner)
 
     def _own_hand_unknown(self, seat: int) -> bool:
         """Hook: the seat may not look at its own hand yet (X4, manillen)."""
@@ -613,54 +525,33 @@ class ManilleState(State):
         """Hook: cards publicly known not to be in ``seat``'s hand besides the plays' inferences."""
         return 0
 
-    def _redeal_ok(self, hands: list[int]) -> bool:
-        """Hook: extra public constraints a redeal must meet (checked by rejection)."""
-        return True
+    def _redeal_hidden(self, seat: int) -> int:
+        return self.hidden_cards(seat) | (self.hands[seat] if self._own_hand_unknown(seat) else 0)
 
-    def determinize(self, seat: int, rng: random.Random) -> State:
-        """A clone with the cards hidden from ``seat`` redealt among the other hands (and the
-        stock), keeping hand sizes, publicly known cards and what the plays have shown."""
-        new = self.clone()
-        assert isinstance(new, ManilleState)
-        new.rng = random.Random(rng.getrandbits(64))
-        new._legal = None
-        n = self.players
+    def _redeal_holders(self, seat: int) -> list[int]:
         own_unknown = self._own_hand_unknown(seat)
-        known = self._known_to(seat)
-        hidden = self.hidden_cards(seat) | (self.hands[seat] if own_unknown else 0)
-        holders = [s for s in range(n) if s != seat or own_unknown]
-        stock_free = [i for i, x in enumerate(self.stock) if not known >> x & 1]
+        return [s for s in range(self.players) if s != seat or own_unknown]
+
+    def _redeal_forbid(self, holders: list[int]) -> list[int]:
         absent = self._absent()
-        forbid = [absent[s] | self._forbidden(s) for s in holders] + [0]
-        sizes = [(self.hands[s] & hidden).bit_count() for s in holders] + [len(stock_free)]
-        hands = None
-        for _ in range(40):
-            hands = constrained_deal(hidden, sizes, forbid, rng)
-            if hands is None:
-                break
-            trial = list(self.hands)
-            for i, s in enumerate(holders):
-                trial[s] = (self.hands[s] & ~hidden) | hands[i]
-            if self._redeal_ok(trial):
-                break
-        if hands is None:  # the inferences cannot all hold (should not happen): sizes only
-            hands = constrained_deal(hidden, sizes, [0] * len(sizes), rng)
-            assert hands is not None
-        for i, s in enumerate(holders):
-            new.hands[s] = (self.hands[s] & ~hidden) | hands[i]
-        free = bits(hands[-1])
+        return [absent[s] | self._forbidden(s) for s in holders]
+
+    def _pile_sizes(self, hidden: int) -> list[int]:
+        """The stock's cards hidden from the seat; the others keep their places."""
+        return [sum(1 for x in self.stock if hidden >> x & 1)]
+
+    def _lay_piles(self, new: TrickState, piles: list[int], hidden: int, rng: random.Random) -> None:
+        assert isinstance(new, ManilleState)
+        free = bits(piles[0])
         rng.shuffle(free)
         stock = list(self.stock)
-        for i, x in zip(stock_free, free, strict=True):
+        for i, x in zip([i for i, x in enumerate(self.stock) if hidden >> x & 1], free, strict=True):
             stock[i] = x
         new.stock = stock
-        if new._fast:
-            new._lmask = new._play_mask()
-        new._after_redeal(seat)
-        return new
 
-    def _after_redeal(self, seat: int) -> None:
-        """Hook: fix derived fields after a redeal."""
+    def _redealt(self, seat: int) -> None:
+        if self._fast:
+            self._lmask = self._play_mask()
 
 
 _HOT_SLOTS = ManilleState._HOT

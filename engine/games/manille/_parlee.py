@@ -193,7 +193,7 @@ class ParleeState(ManilleState):
         hands = self.hands
         hand = hands[seat]
         won = self.won
-        placed = (self._trick_mask() | won[0] | won[1] | won[2] | won[3]
+        placed = (self._trick_cards() | won[0] | won[1] | won[2] | won[3]
                   | (self.known_at[0] & hands[0]) | (self.known_at[1] & hands[1])
                   | (self.known_at[2] & hands[2]) | (self.known_at[3] & hands[3]))
         return [*ASK_FIXED, *_has_list(ASK_HAS_T, DECK & ~hand & ~placed), *TELL_FIXED,

@@ -46,9 +46,9 @@ from engine.games.manille._manille import (
     TRUMP_SUIT,
     ManilleState,
     family_rule,
-    mask_of_tokens,
     points_of,
 )
+from engine.tricks import mask_of_tokens
 
 DECK = mask_of(deck_32())
 DISCARD: tuple[str, ...] = tuple("discard " + TOKENS[c] for c in range(52))

@@ -1,0 +1,260 @@
+"""The trick-game kernel: what every trick game's state does the same way, written once.
+
+:class:`TrickState` is the base of the trick families (``manille/_manille.py``, ``jass/_bela.py``,
+``jass/_honderden.py``, ``jass/_kruisjas.py``, ``jass/handjas.py``).  It owns
+
+* the injected deal's hands (:meth:`TrickState._read_hands`: :func:`engine.deal.check_deal`, then
+  the dealer and one mask per hand), the one deal parser of the trick games;
+* ``zones`` (every hand, every seat's won cards, the trick in progress, then the family's own
+  piles) and ``hidden_cards`` (other hands less what everyone knows of them, plus the face-down
+  piles);
+* what a play shows everyone (:func:`voids_shown`: the cards a seat cannot hold after its plays,
+  by :func:`engine.tricks.absent_after_play` over this deal's plays);
+* ``determinize``: a clone with the hidden cards redealt among the other hands and the face-down
+  piles by one constrained deal (:func:`redeal`), keeping hand sizes, public cards and the voids.
+
+A family differs only in its hooks, each a method with a default: the cards of the trick in
+progress (:meth:`~TrickState._trick_cards`), the cards of a hand everyone knows
+(:meth:`~TrickState._public`), the face-down piles (:meth:`~TrickState._face_down`,
+:meth:`~TrickState._pile_zones`), and, for ``determinize``, who holds hidden cards
+(:meth:`~TrickState._redeal_holders`), what they cannot hold (:meth:`~TrickState._redeal_forbid`),
+the piles' sizes and how the redealt piles are laid back (:meth:`~TrickState._pile_sizes`,
+:meth:`~TrickState._lay_piles`), a public check a redeal must pass (:meth:`~TrickState._redeal_ok`,
+:attr:`~TrickState.REDEAL_TRIES` tries) and the fields derived from the hands
+(:meth:`~TrickState._redealt`, then the game's :meth:`~TrickState._after_redeal`).
+
+Every trick base keeps ``hands`` (one mask per seat), ``won`` (the cards of each seat's tricks
+this deal), ``pts`` (points each seat has taken this deal) and ``last_trick`` (the previous trick):
+the tests read them as the kernel's declared fields (:attr:`TrickState.TRICK_FIELDS`).
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ClassVar
+
+from engine.cards import TOKENS, bits, card
+from engine.core import State
+from engine.deal import Deal, StockMode, UpcardMode, check_deal, pack_tokens
+from engine.tricks import Order, PlayRule, absent_after_play, constrained_deal
+
+
+def voids_shown(plays: Sequence[int], seats: int, trick_size: int, trump: int | None, order: Order,
+                rule: PlayRule, partner: Sequence[int] | None = None) -> list[int]:
+    """Per seat: the cards everyone knows ``seat`` does not hold, from the deal's ``plays`` (each
+    ``seat << 6 | card``, in order, tricks of ``trick_size`` plays from the first): what each play
+    shows under ``rule`` (:func:`engine.tricks.absent_after_play`), the partner's winning card
+    taken into account where ``partner`` (each seat's partner, -1 for none) is given."""
+    absent = [0] * seats
+    led = w = wseat = 0
+    k = 0
+    for p in plays:
+        seat, c = p >> 6, p & 63
+        if k:
+            pw = partner is not None and partner[seat] == wseat
+            absent[seat] |= absent_after_play(led, w, c, trump, order, rule, pw)
+            if (c // 13 == w // 13 and order.strength(c, trump) > order.strength(w, trump)) or \
+                    (c // 13 != w // 13 and c // 13 == trump):
+                w, wseat = c, seat
+        else:
+            led, w, wseat = c // 13, c, seat
+        k += 1
+        if k == trick_size:
+            k = 0
+    return absent
+
+
+def redeal(hidden: int, sizes: Sequence[int], forbid: Sequence[int], rng: random.Random,
+           ok: Callable[[list[int]], bool] | None = None, tries: int = 1) -> list[int]:
+    """The cards of ``hidden`` dealt into holders of ``sizes``, none getting a card of its
+    ``forbid`` mask (:func:`engine.tricks.constrained_deal`); up to ``tries`` deals until
+    ``ok(dealt)`` accepts one.  If the constraints cannot all hold (a bug elsewhere: they come from
+    the plays), the sizes alone."""
+    dealt = None
+    for _ in range(tries):
+        dealt = constrained_deal(hidden, sizes, forbid, rng)
+        if dealt is None or ok is None or ok(dealt):
+            break
+    if dealt is None:
+        dealt = constrained_deal(hidden, sizes, [0] * len(sizes), rng)
+        assert dealt is not None
+    return dealt
+
+
+def token_mask(toks: Iterable[str]) -> int:
+    """The mask of a checked list of card tokens."""
+    m = 0
+    for t in toks:
+        m |= 1 << card(t)
+    return m
+
+
+class TrickState(State):
+    """The trick games' shared state: see the module docstring for what it owns and its hooks."""
+
+    TRICK_FIELDS: ClassVar[tuple[str, ...]] = ("hands", "won", "pts", "last_trick")
+    """The fields every trick base keeps (the tests and the docs read them by these names)."""
+    REDEAL_TRIES: ClassVar[int] = 1
+    """How many constrained deals ``determinize`` tries until :meth:`_redeal_ok` accepts one."""
+
+    STOCK: ClassVar[bool] = False
+    """The game keeps a face-down ``stock`` (top first) that is hidden from every seat: it is a
+    zone, part of the hidden cards, and ``determinize`` deals its cards anew in a random order."""
+
+    hands: list[int]
+    """Each seat's cards (a mask)."""
+    won: list[int]
+    """The cards of the tricks each seat has won this deal."""
+    pts: list[int]
+    """The points each seat has taken this deal."""
+    dealer: int
+    turn: int
+    """The seat to act."""
+    stock: list[int]
+    """With :attr:`STOCK`: the face-down cards, top first."""
+    plays: list[int]
+    """This deal's plays in order, each ``seat << 6 | card`` (where the family keeps them)."""
+    tn: int
+    """Cards in the trick in progress (its plays are the last ``tn`` of ``plays``)."""
+    led: int
+    """The suit led to the trick in progress."""
+    wcard: int
+    """The card winning the trick in progress."""
+    wseat: int
+    """The seat of :attr:`wcard`."""
+
+    # ------------------------------------------------------------------ the deal
+    def _read_hands(self, deal: Any, sizes: Sequence[int] | None, *, stock: StockMode = "none",
+                    upcard: UpcardMode = "none", extra: tuple[str, ...] = (),
+                    zones: tuple[str, ...] = ()) -> Deal:
+        """The one deal parser of the trick games: check an injected ``deal`` (X6) against this
+        deal's pack (:func:`engine.deal.check_deal`), set ``dealer`` (0 when not named) and
+        ``hands`` (a mask per seat), and return the checked deal for the family's own keys."""
+        d = check_deal(deal, game=self.game.id, players=self.players, pack=pack_tokens(bits(self.deck_mask)),
+                       sizes=sizes, stock=stock, upcard=upcard, extra=extra, zones=zones)
+        self.dealer = 0 if d.dealer is None else d.dealer
+        self.hands = [token_mask(h) for h in d.hands]
+        return d
+
+    # ------------------------------------------------------------------ hooks
+    def _trick_cards(self) -> int:
+        """Hook: the cards of the trick in progress (default: the last ``tn`` of ``plays``)."""
+        m = 0
+        if self.tn:
+            for p in self.plays[len(self.plays) - self.tn:]:
+                m |= 1 << (p & 63)
+        return m
+
+    def _trick_obs(self) -> list[list[Any]]:
+        """The trick in progress as ``[seat, card]`` pairs in play order (from ``plays``)."""
+        if not self.tn:
+            return []
+        return [[p >> 6, TOKENS[p & 63]] for p in self.plays[len(self.plays) - self.tn:]]
+
+    def _stock_mask(self) -> int:
+        m = 0
+        for c in self.stock:
+            m |= 1 << c
+        return m
+
+    def _public(self, seat: int) -> int:
+        """Hook: cards of ``seat``'s hand that every player knows (shown, taken face up)."""
+        return 0
+
+    def _face_down(self, viewer: int) -> int:
+        """Hook: the cards of the face-down piles ``viewer`` cannot see (default: the stock)."""
+        return self._stock_mask() if self.STOCK else 0
+
+    def _known_to(self, viewer: int) -> int:
+        """Hook: cards in other hands or the piles whose place ``viewer`` alone knows."""
+        return 0
+
+    def _pile_zones(self) -> dict[str, int]:
+        """Hook: the family's zones besides the hands, the won cards and the trick (default: the
+        stock)."""
+        return {"stock": self._stock_mask()} if self.STOCK else {}
+
+    # ------------------------------------------------------------------ conformance
+    def zones(self) -> dict[str, int]:
+        z: dict[str, int] = {}
+        for s in range(self.players):
+            z[f"hand{s}"] = self.hands[s]
+            z[f"won{s}"] = self.won[s]
+        z["trick"] = self._trick_cards()
+        z.update(self._pile_zones())
+        return z
+
+    def hidden_cards(self, viewer: int) -> int:
+        m = 0
+        for s in range(self.players):
+            if s != viewer:
+                m |= self.hands[s] & ~self._public(s)
+        return (m | self._face_down(viewer)) & ~self._known_to(viewer)
+
+    # ------------------------------------------------------------------ determinize
+    def _redeal_hidden(self, seat: int) -> int:
+        """Hook: the cards ``determinize`` redeals (default: :meth:`hidden_cards`)."""
+        return self.hidden_cards(seat)
+
+    def _redeal_holders(self, seat: int) -> list[int]:
+        """Hook: the seats whose hidden cards are redealt (default: every other seat)."""
+        return [s for s in range(self.players) if s != seat]
+
+    def _redeal_forbid(self, holders: list[int]) -> list[int]:
+        """Hook: per holder, the cards it cannot hold (default: none)."""
+        return [0] * len(holders)
+
+    def _pile_sizes(self, hidden: int) -> list[int]:
+        """Hook: the sizes of the face-down piles that take part in the redeal (default: the
+        stock)."""
+        return [len(self.stock)] if self.STOCK else []
+
+    def _lay_piles(self, new: TrickState, piles: list[int], hidden: int, rng: random.Random) -> None:
+        """Hook: put the redealt piles' cards (one mask per pile of :meth:`_pile_sizes`) in
+        ``new`` (default: the stock's cards in a random order)."""
+        if self.STOCK:
+            stock = bits(piles[0])
+            rng.shuffle(stock)
+            new.stock = stock
+
+    def _redeal_ok(self, hands: list[int]) -> bool:
+        """Hook: extra public constraints a redeal must meet (checked by rejection)."""
+        return True
+
+    def _redealt(self, seat: int) -> None:
+        """Hook of the family base: fix the fields derived from the hands after a redeal."""
+
+    def _after_redeal(self, seat: int) -> None:
+        """Hook of a game: fix its own derived fields after a redeal."""
+
+    def determinize(self, seat: int, rng: random.Random) -> State:
+        """A clone with the cards hidden from ``seat`` redealt among the other hands and the
+        face-down piles, keeping hand sizes, publicly known cards and what the plays have shown."""
+        new = self.clone()
+        assert isinstance(new, TrickState)
+        new.rng = random.Random(rng.getrandbits(64))
+        new._legal = None
+        hidden = self._redeal_hidden(seat)
+        holders = self._redeal_holders(seat)
+        if hidden:
+            piles = self._pile_sizes(hidden)
+            sizes = [(self.hands[s] & hidden).bit_count() for s in holders] + piles
+            forbid = self._redeal_forbid(holders) + [0] * len(piles)
+            hands = self.hands
+            k = len(holders)
+
+            def ok(dealt: list[int]) -> bool:
+                trial = list(hands)
+                for i, s in enumerate(holders):
+                    trial[s] = (hands[s] & ~hidden) | dealt[i]
+                return self._redeal_ok(trial)
+
+            dealt = redeal(hidden, sizes, forbid, rng, ok if self.REDEAL_TRIES > 1 else None,
+                           self.REDEAL_TRIES)
+            for i, s in enumerate(holders):
+                new.hands[s] = (hands[s] & ~hidden) | dealt[i]
+            self._lay_piles(new, dealt[k:], hidden, rng)
+        new._redealt(seat)
+        new._after_redeal(seat)
+        return new
+
