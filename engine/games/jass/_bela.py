@@ -5,8 +5,9 @@
   X6), the turned card, the face-down rest (``stock``) and the face-up cards out of play
   (``table``), trick play with the jass duties of :mod:`engine.games.jass._jass` (follow suit; void,
   trump; trump led, overtrump if able; Klop's bare Jas held back), card points with the game's
-  :class:`~engine.games.jass._jass.JassTable`, the last-trick bonus, zones, hidden cards, the per-deal
-  point invariant of "Common jass tables" and ``determinize``.
+  :class:`~engine.games.jass._jass.JassTable`, the last-trick bonus and the per-deal point
+  invariant of "Common jass tables"; zones, hidden cards and ``determinize`` are the trick
+  kernel's (:class:`engine.trickplay.TrickState`), the stock its face-down pile.
 * :class:`KlopState` is the whole of Klop / Bela for 2 or 3 players (decisions KB1-KB16 and
   KT1-KT5); the games ``klop_bela`` and ``klop_bela_3p`` only declare themselves.
 
@@ -16,13 +17,10 @@ Jo-Jotte bidding) is written here and in ``jo_jotte.py``.
 """
 from __future__ import annotations
 
-import random
 from typing import Any, ClassVar
 
-from engine.cards import EIGHT, JACK, KING, QUEEN, SEVEN, SUITS, TOKENS, card
-from engine.core import JSON, Option, State, rank_by
-from engine.deal import check_deal, pack_tokens
-from engine.errors import quoted
+from engine.cards import EIGHT, JACK, KING, QUEEN, SEVEN, SUITS, TOKENS, bits, card, hand_tokens
+from engine.core import JSON, Option, rank_by
 from engine.games.jass._jass import (
     KLOP_RULE,
     KLOP_RULE_NO_HOLDBACK,
@@ -32,16 +30,8 @@ from engine.games.jass._jass import (
     carre_table,
     runs_in,
 )
-from engine.tricks import (
-    MaskFunction,
-    PlayRule,
-    absent_after_play,
-    bits,
-    constrained_deal,
-    mask_function,
-    play_list,
-    tokens,
-)
+from engine.trickplay import TrickState, voids_shown
+from engine.tricks import MaskFunction, PlayRule, mask_function, play_list
 
 SUIT_MASK: tuple[int, ...] = tuple(0x1FFF << 13 * s for s in range(4))
 _BIT = tuple(1 << c for c in range(64))
@@ -64,7 +54,7 @@ def run_cards(run: tuple[int, int, int]) -> int:
     return ((1 << length) - 1) << (s * 13 + low)
 
 
-class BelaState(State):
+class BelaState(TrickState):
     """Trick play, deal helpers, zones, observations and ``determinize`` of the 10-high games."""
     OBSERVATION: ClassVar[dict[str, str | None]] = {
         "hand": "your cards (list[card])",
@@ -91,33 +81,20 @@ class BelaState(State):
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     TABLE: ClassVar[JassTable] = TEN_HIGH
+    STOCK = True
     HAND: ClassVar[int] = 9
     """Cards in each hand once the deal is complete."""
     FIRST_PACKET: ClassVar[int] = 6
 
     table_: JassTable
     rule: PlayRule
-    dealer: int
-    turn: int
-    hands: list[int]
     known: list[int]
     """Per seat: cards of that hand every player knows (taken turned card, shown melds, the Bela or
     jo-jotte partner)."""
-    stock: list[int]
-    """Face-down cards, top first (undealt, then out of play)."""
     table: int
     """Face-up cards out of play (the turned card while it lies there, the swapped 7, ...)."""
     upcard: int
     trump: int | None
-    plays: list[int]
-    """This deal's plays in order, each ``seat << 6 | card``."""
-    tn: int
-    led: int
-    wcard: int
-    wseat: int
-    won: list[int]
-    pts: list[int]
-    """Card points (and the last-trick bonus) each seat has taken this deal."""
     ntricks: list[int]
     last_trick: list[int]
     in_play: int
@@ -186,45 +163,22 @@ class BelaState(State):
     def _inject(self, deal: dict[str, Any]) -> None:
         """X6: ``{"dealer", "hands": [6 tokens] per seat, "upcard", "stock": [top first]}``; the
         stock is every card not in the hands or turned up (a test position, ``"partial": True``,
-        lists at least the cards still to be dealt and the rest follows in a seeded order)."""
+        lists at least the cards still to be dealt and the rest follows in a seeded order).  Read
+        by the kernel's deal parser; a test position still gives 6 cards a hand."""
         n = self.players
-        check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(self._deck_list),
-                   sizes=[self.FIRST_PACKET] * n, stock="rest", upcard="required")
-        if not isinstance(deal, dict):
-            raise ValueError("deal must be a dict such as {'dealer': 0, 'hands': [[...], ...], "
-                             "'upcard': 'QS', 'stock': [...]}")
-        dealer = deal.get("dealer", 0)
-        if not isinstance(dealer, int) or not 0 <= dealer < n:
-            raise ValueError(f"deal['dealer'] must be a seat 0..{n - 1}, got {dealer!r}")
-        hands = deal.get("hands")
-        if not isinstance(hands, list) or len(hands) != n:
-            raise ValueError(f"deal['hands'] must list {n} hands of {self.FIRST_PACKET} card tokens")
-        seen = 0
-
-        def take(tok: Any, what: str) -> int:
-            nonlocal seen
-            if not isinstance(tok, str):
-                raise ValueError(f"{what}: {quoted(tok)} is not a card token")
-            c = card(tok)
-            if not self.deck_mask >> c & 1:
-                raise ValueError(f"{what}: {tok} is not a card of this game's 32-card deck")
-            if seen >> c & 1:
-                raise ValueError(f"{what}: {tok} is given twice")
-            seen |= _BIT[c]
-            return c
-
-        self.dealer = dealer
-        for i, h in enumerate(hands):
-            if not isinstance(h, list) or len(h) != self.FIRST_PACKET:
+        d = self._read_hands(deal, [self.FIRST_PACKET] * n, stock="rest", upcard="required")
+        for i, h in enumerate(d.hands):
+            if len(h) != self.FIRST_PACKET:
                 raise ValueError(f"deal['hands'][{i}] must hold {self.FIRST_PACKET} cards")
-            for t in h:
-                self.hands[i] |= _BIT[take(t, f"deal['hands'][{i}]")]
-        up = deal.get("upcard")
-        if up is None:
-            raise ValueError("deal['upcard'] must name the turned card")
-        self.upcard = take(up, "deal['upcard']")
+        assert d.upcard is not None  # upcard="required"
+        self.upcard = card(d.upcard)
         self.table = _BIT[self.upcard]
-        stock = [take(t, "deal['stock']") for t in deal.get("stock") or []]
+        stock = [card(t) for t in d.stock or []]
+        seen = self.table
+        for m in self.hands:
+            seen |= m
+        for c in stock:
+            seen |= _BIT[c]
         need = (self.HAND - self.FIRST_PACKET) * n
         rest = [c for c in self._deck_list if not seen >> c & 1]
         if len(stock) < need and rest:
@@ -343,17 +297,12 @@ class BelaState(State):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ views
-    def _trick_obs(self) -> list[list[Any]]:
-        if not self.tn:
-            return []
-        return [[p >> 6, TOKENS[p & 63]] for p in self.plays[-self.tn:]]
-
     def _observe_common(self, seat: int) -> dict[str, JSON]:
         return {
-            "hand": tokens(self.hands[seat]),
+            "hand": hand_tokens(self.hands[seat]),
             "dealer": self.dealer,
             "upcard": TOKENS[self.upcard] if self.upcard >= 0 else None,
-            "table": tokens(self.table),
+            "table": hand_tokens(self.table),
             "trump": None if self.phase != "play" and not self._over and self.trump is None
             else (SUITS[self.trump] if self.trump is not None else "none"),
             "trick": self._trick_obs(),
@@ -362,45 +311,22 @@ class BelaState(State):
             "hand_sizes": [h.bit_count() for h in self.hands],
             "tricks_won": list(self.ntricks),
             "points_won": list(self.pts),
-            "known": [tokens(k) for k in self.known],
+            "known": [hand_tokens(k) for k in self.known],
         }
 
-    # ------------------------------------------------------------------ conformance
-    def zones(self) -> dict[str, int]:
-        z: dict[str, int] = {}
-        for s in range(self.players):
-            z[f"hand{s}"] = self.hands[s]
-            z[f"won{s}"] = self.won[s]
-        t = 0
-        if self.tn:
-            for p in self.plays[-self.tn:]:
-                t |= _BIT[p & 63]
-        z["trick"] = t
-        st = 0
-        for c in self.stock:
-            st |= _BIT[c]
-        z["stock"] = st
-        z["table"] = self.table
-        return z
+    # ------------------------------------------------------------------ the kernel's hooks
+    def _pile_zones(self) -> dict[str, int]:
+        return {"stock": self._stock_mask(), "table": self.table}
 
-    def hidden_cards(self, viewer: int) -> int:
-        m = 0
-        for s in range(self.players):
-            if s != viewer:
-                m |= self.hands[s] & ~self.known[s]
-        for c in self.stock:
-            m |= _BIT[c]
-        return m
+    def _public(self, seat: int) -> int:
+        return self.known[seat]
 
     def _invariants(self) -> list[str]:
         out = list(self.deal_checks)
         if self.phase == "play" and not self._over:
-            left = 0
+            left = self._trick_cards()
             for h in self.hands:
                 left |= h
-            if self.tn:
-                for p in self.plays[-self.tn:]:
-                    left |= _BIT[p & 63]
             bonus = self.table_.last_trick
             have = sum(self.pts) + self._points(left) + (bonus if left else 0)
             if have != self.in_play + bonus:
@@ -411,57 +337,23 @@ class BelaState(State):
     # ------------------------------------------------------------------ determinize
     def _absent(self) -> list[int]:
         """Per seat: cards everyone knows the seat does not hold (from this deal's plays)."""
-        absent = [0] * self.players
-        order, rule, trump = self.table_.order, self.rule, self.trump
         n = self.players
-        led = w = 0
-        for i, p in enumerate(self.plays):
-            seat, c = p >> 6, p & 63
-            if i % n == 0:
-                led, w = c // 13, c
-                continue
-            absent[seat] |= absent_after_play(led, w, c, trump, order, rule)
-            if (c // 13 == w // 13 and order.strength(c, trump) > order.strength(w, trump)) or \
-                    (c // 13 != w // 13 and c // 13 == trump):
-                w = c
-        return absent
+        return voids_shown(self.plays, n, n, self.trump, self.table_.order, self.rule)
 
-    def determinize(self, seat: int, rng: random.Random) -> State:
-        """A clone with the cards hidden from ``seat`` redealt among the other hands and the
-        face-down stock, keeping hand sizes, known cards and what the plays have shown."""
-        new = self.clone()
-        assert isinstance(new, BelaState)
-        new.rng = random.Random(rng.getrandbits(64))
-        new._legal = None
-        hidden = self.hidden_cards(seat)
-        holders = [s for s in range(self.players) if s != seat]
-        absent = self._absent() if self.phase == "play" else [0] * self.players
-        forbid = [absent[s] & hidden for s in holders] + [0]
-        sizes = [(self.hands[s] & hidden).bit_count() for s in holders] + [len(self.stock)]
-        hands = constrained_deal(hidden, sizes, forbid, rng)
-        if hands is None:  # the inferences cannot all hold (should not happen): sizes only
-            hands = constrained_deal(hidden, sizes, [0] * len(sizes), rng)
-            assert hands is not None
-        for i, s in enumerate(holders):
-            new.hands[s] = (self.hands[s] & ~hidden) | hands[i]
-        free = bits(hands[-1])
-        rng.shuffle(free)
-        new.stock = free
+    def _redeal_forbid(self, holders: list[int]) -> list[int]:
+        if self.phase != "play":
+            return [0] * len(holders)
+        absent = self._absent()
+        return [absent[s] for s in holders]
+
+    def _redealt(self, seat: int) -> None:
         if self.phase == "play" and not self._over:
-            left = 0
-            for x in new.hands:
+            left = self._trick_cards()
+            for x in self.hands:
                 left |= x
-            if new.tn:
-                for p in new.plays[-new.tn:]:
-                    left |= _BIT[p & 63]
-            new.in_play = sum(new.pts) + new._points(left)  # the cards in play changed
-            h = new.hands[new.turn]
-            new._lmask = new._lead_mask(h) if not new.tn else new._lmf(h, new.led, new.wcard, False)
-        new._after_redeal(seat)
-        return new
-
-    def _after_redeal(self, seat: int) -> None:
-        """Hook: fix derived fields after a redeal."""
+            self.in_play = sum(self.pts) + self._points(left)  # the cards in play changed
+            h = self.hands[self.turn]
+            self._lmask = self._lead_mask(h) if not self.tn else self._lmf(h, self.led, self.wcard, False)
 
 
 # ============================================================================== Klop / Bela
@@ -759,7 +651,7 @@ class KlopState(BelaState):
             shown |= run_cards(r)
         self.seq_points = pts
         self.known[who] |= shown & self.hands[who]
-        self._emit("sequence_meld", seat=who, points=pts, cards=tokens(shown))
+        self._emit("sequence_meld", seat=who, points=pts, cards=hand_tokens(shown))
 
     # ------------------------------------------------------------------ melds, claim, scoring
     def _melds(self, seat: int) -> int:

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import JACK, KING, NINE, QUEEN, SEVEN, SUITS, TOKENS, card
+from engine.cards import JACK, KING, NINE, QUEEN, SEVEN, SUITS, TOKENS, card, hand_tokens
 from engine.core import JSON, CardTables, Game, Option, rank_by, register
 from engine.games.jass._bela import (
     _BIT,
@@ -62,7 +62,6 @@ from engine.games.jass._bela import (
     seq_key,
 )
 from engine.games.jass._jass import JO_JOTTE, TEN_HIGH, MeldValues, carre_table, runs_in
-from engine.tricks import tokens
 
 JJ_RULE = KLOP_RULE_NO_HOLDBACK
 """003:L246: follow suit; void, trump; trump led, overtrump if able (no duty when ruffing)."""
@@ -386,7 +385,7 @@ class JoJotteState(BelaState):
                 _, s, q = seqs[0]
                 v = JJ_MELDS.run_value(q[2])
                 self.meld_pts[s] += v
-                self._emit("sequence_won", seat=s, points=v, cards=tokens(run_cards(q)))
+                self._emit("sequence_won", seat=s, points=v, cards=hand_tokens(run_cards(q)))
         if carres:
             carres.sort(reverse=True)
             _, s, r = carres[0]
@@ -504,7 +503,7 @@ class JoJotteState(BelaState):
             "nullo": self.nullo if self.nullo >= 0 else None,
             "pit": self.pit,
             "melded": list(self.melded),
-            "shown": [tokens(m) for m in self.shown],
+            "shown": [hand_tokens(m) for m in self.shown],
             "meld_points": list(self.meld_pts),
             "above": list(self.above),
             "below": list(self.below),
