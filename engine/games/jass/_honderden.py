@@ -13,12 +13,10 @@ A K Q J 10 9 8 7 of 3 (20), 4 (50), 5 or more (100), at their full length.
 """
 from __future__ import annotations
 
-import random
 from typing import Any, ClassVar
 
-from engine.cards import RANKS, SUITS, TOKENS, card, deck_24, deck_32, mask_of
-from engine.core import JSON, State
-from engine.deal import check_deal, pack_tokens
+from engine.cards import RANKS, SUITS, TOKENS, bits, card, deck_24, deck_32, hand_tokens, mask_of
+from engine.core import JSON
 from engine.games.jass._jass import (
     CARRE,
     HONDERDEN_MELDS,
@@ -31,7 +29,8 @@ from engine.games.jass._jass import (
     meld_action,
     meld_cards,
 )
-from engine.tricks import PLAY, bits, constrained_deal, mask_function, mask_of_tokens, tokens
+from engine.trickplay import TrickState
+from engine.tricks import PLAY, mask_function
 
 SEVEN, NINE, TEN, JACK, QUEEN, KING, ACE = 5, 7, 8, 9, 10, 11, 12
 DECK32 = mask_of(deck_32())
@@ -80,8 +79,9 @@ def melds_in(hand: int) -> list[Meld]:
 
 
 # ----------------------------------------------------------------------------- state
-class HonderdenState(State):
+class HonderdenState(TrickState):
     """A Honderden match, two or three players (see the game modules for the rules)."""
+    STOCK = True
     OBSERVATION: ClassVar[dict[str, str | None]] = {
         "hand": "your cards (list[card])",
         "dealer": "the seat that dealt this deal (int)",
@@ -125,24 +125,14 @@ class HonderdenState(State):
     """Three-player rules (24 cards, no stock) for this deal."""
     act: list[int]
     """Active seats in play order."""
-    dealer: int
-    turn: int
-    hands: list[int]
-    stock: list[int]
-    """Face-down stock cards, top first (2p)."""
     upcard: int
     """The turned trump card lying by the stock (2p), or -1."""
     trump: int
     trick: list[int]
     tseats: list[int]
-    wcard: int
-    wseat: int
     last_trick: list[list[Any]]
     ntricks: int
     tricks_won: list[int]
-    won: list[int]
-    pts: list[int]
-    """Card points (and the last-trick 5) won this deal."""
     total: list[int]
     """Running totals (HO3): carried + card points + melds under 100 + Stuk."""
     carried: list[int]
@@ -246,32 +236,20 @@ class HonderdenState(State):
         self._start_play()
 
     def _inject(self, deal: dict[str, Any]) -> None:
-        """X6: take the injected first deal; play starts at the first card."""
+        """X6: take the injected first deal (the kernel's deal parser); play starts at the first
+        card.  A test position (``"partial"``) still gives each hand its size."""
         n = self.players
         three = n == 3
-        check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(bits(DECK24 if three else DECK32)),
-                   sizes=[8 if three else 9] * n, stock="none" if three else "rest",
-                   upcard="none" if three else "required", extra=("trump_card",) if three else ())
-        if not isinstance(deal, dict):
-            raise ValueError("deal must be a dict such as {'dealer': 0, 'hands': [[...], ...]}")
-        dealer = deal.get("dealer", 0)
-        if not isinstance(dealer, int) or not 0 <= dealer < n:
-            raise ValueError(f"deal['dealer'] must be a seat 0..{n - 1}, got {dealer!r}")
-        self.dealer = dealer
         self._reset()
-        hands = deal.get("hands")
-        size = 8 if self.three else 9
-        if not isinstance(hands, list) or len(hands) != n:
-            raise ValueError(f"deal['hands'] must list {n} hands of {size} card tokens")
-        seen = 0
+        size = 8 if three else 9
+        d = self._read_hands(deal, [size] * n, stock="none" if three else "rest",
+                             upcard="none" if three else "required",
+                             extra=("trump_card",) if three else ())
+        hands = d.hands
+        dealer = self.dealer
         for i, h in enumerate(hands):
-            m = mask_of_tokens(h, self.deck_mask, f"deal['hands'][{i}]")
             if len(h) != size:
                 raise ValueError(f"deal['hands'][{i}] has {len(h)} cards; each hand holds {size}")
-            if m & seen:
-                raise ValueError(f"deal['hands'][{i}] repeats a card of another hand")
-            seen |= m
-            self.hands[i] = m
         if self.three:
             tc = deal.get("trump_card")
             if tc is None:
@@ -287,10 +265,6 @@ class HonderdenState(State):
             if not isinstance(up, str) or not isinstance(stock, list) or len(stock) != 13:
                 raise ValueError("deal needs 'upcard' (the turned trump card) and 'stock' "
                                  "(13 face-down cards, top first)")
-            sm = mask_of_tokens(stock, self.deck_mask, "deal['stock']")
-            um = mask_of_tokens([up], self.deck_mask, "deal['upcard']")
-            if (sm | um) & seen or sm & um:
-                raise ValueError("deal: the stock and upcard repeat a card of the hands")
             self.stock = [card(t) for t in stock]
             self.upcard = card(up)
             self.trump = self.upcard // 13
@@ -675,10 +649,10 @@ class HonderdenState(State):
 
     def _observe(self, seat: int) -> dict[str, JSON]:
         recall = bool(self.game.options.get("perfect_recall"))
-        known = {str(s): tokens(self.public[s] & self.hands[s])
+        known = {str(s): hand_tokens(self.public[s] & self.hands[s])
                  for s in range(self.players) if s != seat and self.public[s] & self.hands[s]}
         obs: dict[str, JSON] = {
-            "hand": tokens(self.hands[seat]),
+            "hand": hand_tokens(self.hands[seat]),
             "dealer": self.dealer,
             "active": list(self.act),
             "trump": SUITS[self.trump],
@@ -700,7 +674,7 @@ class HonderdenState(State):
             obs["lives"] = list(self.lives)
         if recall:  # HO7: the deal's running totals and earlier tricks only with perfect recall
             obs["totals"] = list(self.total)
-            obs["played"] = tokens(self._played())
+            obs["played"] = hand_tokens(self._played())
             obs["tricks_won"] = list(self.tricks_won)
         return obs
 
@@ -710,31 +684,15 @@ class HonderdenState(State):
             m |= w
         return m
 
-    # ------------------------------------------------------------------ conformance
-    def zones(self) -> dict[str, int]:
-        z: dict[str, int] = {}
-        for s in range(self.players):
-            z[f"hand{s}"] = self.hands[s]
-            z[f"won{s}"] = self.won[s]
-        t = 0
-        for c in self.trick:
-            t |= 1 << c
-        z["trick"] = t
-        st = 0
-        for c in self.stock:
-            st |= 1 << c
-        z["stock"] = st
-        z["upcard"] = (1 << self.upcard) if self.upcard >= 0 else 0
-        return z
+    # ------------------------------------------------------------------ the kernel's hooks
+    def _trick_cards(self) -> int:
+        return mask_of(self.trick)
 
-    def hidden_cards(self, viewer: int) -> int:
-        m = 0
-        for s in range(self.players):
-            if s != viewer:
-                m |= self.hands[s] & ~self.public[s]
-        for c in self.stock:
-            m |= 1 << c
-        return m
+    def _pile_zones(self) -> dict[str, int]:
+        return {"stock": self._stock_mask(), "upcard": (1 << self.upcard) if self.upcard >= 0 else 0}
+
+    def _public(self, seat: int) -> int:
+        return self.public[seat]
 
     def _invariants(self) -> list[str]:
         out = [f"deal {i + 1}: {t} points won or left, expected {DEAL_POINTS}"
@@ -753,22 +711,7 @@ class HonderdenState(State):
                            f"expected {DEAL_POINTS}")
         return out
 
-    def determinize(self, seat: int, rng: random.Random) -> State:
-        new = self.clone()
-        assert isinstance(new, HonderdenState)
-        new.rng = random.Random(rng.getrandbits(64))
-        new._legal = None
-        hidden = self.hidden_cards(seat)
-        holders = [s for s in range(self.players) if s != seat]
-        sizes = [(self.hands[s] & hidden).bit_count() for s in holders] + [len(self.stock)]
-        forbid = [self.void[s] for s in holders] + [0]
-        dealt = constrained_deal(hidden, sizes, forbid, rng)
-        if dealt is None:
-            dealt = constrained_deal(hidden, sizes, [0] * len(sizes), rng)
-            assert dealt is not None
-        for i, s in enumerate(holders):
-            new.hands[s] = (self.hands[s] & ~hidden) | dealt[i]
-        stock = bits(dealt[-1])
-        rng.shuffle(stock)
-        new.stock = stock
-        return new
+    # ------------------------------------------------------------------ determinize
+    def _redeal_forbid(self, holders: list[int]) -> list[int]:
+        return [self.void[s] for s in holders]
+
