@@ -8,12 +8,10 @@ the rules each game follows are in its own module's docstring.
 """
 from __future__ import annotations
 
-import random
 from typing import Any, ClassVar
 
 from engine.cards import JACK, KING, QUEEN, SUITS, TOKENS
-from engine.core import JSON, State, rank_by
-from engine.deal import check_deal, pack_tokens
+from engine.core import JSON, rank_by
 from engine.games.jass._jass import (
     KRUISJAS_MELDS,
     KRUISJAS_RULE,
@@ -28,16 +26,8 @@ from engine.games.jass._jass import (
     key_cards_top,
     trick_melds,
 )
-from engine.tricks import (
-    PLAY,
-    MaskFunction,
-    PlayRule,
-    absent_after_play,
-    constrained_deal,
-    mask_function,
-    mask_of_tokens,
-    play_list,
-)
+from engine.trickplay import TrickState, voids_shown
+from engine.tricks import PLAY, MaskFunction, PlayRule, mask_function, mask_of_tokens, play_list
 
 PLAY_CARD: dict[str, int] = {a: c for c, a in enumerate(PLAY)}
 _BIT = tuple(1 << c for c in range(64))
@@ -47,7 +37,7 @@ def meld_text(combo: tuple[Meld, ...]) -> str:
     return "declare " + " + ".join(" ".join(m.tokens()) for m in combo)
 
 
-class KruisjasState(State):
+class KruisjasState(TrickState):
     """Kruisjassen; the base of Schutjassen and Grevjas (four players, partners opposite, 32 cards,
     eight tricks).  Subclasses override the phases before play, the meld round and the checks."""
     OBSERVATION: ClassVar[dict[str, str | None]] = {
@@ -85,18 +75,9 @@ class KruisjasState(State):
     DEAL_PACKETS: ClassVar[tuple[int, ...]] = (4, 4)
     TARGET_POINTS: ClassVar[int] = 146
 
-    dealer: int
-    turn: int
-    hands: list[int]
     trump: int
     trump_card: int
-    tn: int
-    led: int
-    wcard: int
-    wseat: int
-    plays: list[int]
     last_trick: list[int]
-    won: list[int]
     tricks: list[int]
     """Tricks won per side this deal."""
     ntricks: int
@@ -212,26 +193,15 @@ class KruisjasState(State):
         self._mf = mask_function(self.TABLE.order, self._rule_obj, self.trump)
 
     def _inject(self, deal: dict[str, Any]) -> None:
-        check_deal(deal, game=self.game.id, players=4, pack=pack_tokens(self._deck_list), sizes=[8] * 4,
-                   extra=("trump_card", "carry"))
-        if not isinstance(deal, dict):
-            raise ValueError("deal must be a dict such as {'dealer': 0, 'hands': [[...], ...]}")
-        dealer = deal.get("dealer", 0)
-        if not isinstance(dealer, int) or not 0 <= dealer < 4:
-            raise ValueError(f"deal['dealer'] must be a seat 0..3, got {dealer!r}")
-        hands = deal.get("hands")
-        if not isinstance(hands, list) or len(hands) != 4:
-            raise ValueError("deal['hands'] must list 4 hands of card tokens")
-        seen = 0
+        """X6 (the kernel's deal parser): ``dealer``, ``hands``, ``trump_card`` (a card of the
+        dealer's hand, by default his last listed card) and ``carry``; a test position
+        (``"partial"``) still gives 8 cards a hand."""
+        d = self._read_hands(deal, [8] * 4, extra=("trump_card", "carry"))
+        hands = d.hands
         for i, h in enumerate(hands):
-            if not isinstance(h, list) or len(h) != 8:
+            if len(h) != 8:
                 raise ValueError(f"deal['hands'][{i}] must hold 8 cards")
-            m = mask_of_tokens(h, self.deck_mask, f"deal['hands'][{i}]")
-            if m & seen:
-                raise ValueError(f"deal['hands'][{i}] repeats a card of another hand")
-            seen |= m
-            self.hands[i] = m
-        self.dealer = dealer
+        dealer = self.dealer
         tc = deal.get("trump_card", hands[dealer][-1])
         tm = mask_of_tokens([tc], self.deck_mask, "deal['trump_card']")
         if not tm & self.hands[dealer]:
@@ -521,11 +491,9 @@ class KruisjasState(State):
 
     # ------------------------------------------------------------------ deal end (K2)
     def _remaining_points(self) -> int:
-        left = 0
+        left = self._trick_cards()
         for h in self.hands:
             left |= h
-        for p in self.plays[len(self.plays) - self.tn:] if self.tn else ():
-            left |= _BIT[p & 63]
         bonus = 0 if self.ntricks == 8 else self.TABLE.last_trick
         return self.TABLE.card_points(left, self.trump) + bonus
 
@@ -584,14 +552,13 @@ class KruisjasState(State):
                 for s, combo in self.announced]
 
     def _observe(self, seat: int) -> dict[str, JSON]:
-        tn = self.tn
         return {
             "hand": [TOKENS[c] for c in bits(self.hands[seat])],
             "dealer": self.dealer,
             "partner": (seat + 2) % 4,
             "trump": SUITS[self.trump] if self.trump_card >= 0 else None,
             "trump_card": TOKENS[self.trump_card] if self.trump_card >= 0 else None,
-            "trick": [[p >> 6, TOKENS[p & 63]] for p in self.plays[len(self.plays) - tn:]] if tn else [],
+            "trick": self._trick_obs(),
             "last_trick": [[p >> 6, TOKENS[p & 63]] for p in self.last_trick],
             "played": [TOKENS[p & 63] for p in self.plays],
             "hand_sizes": [h.bit_count() for h in self.hands],
@@ -604,36 +571,22 @@ class KruisjasState(State):
             "strokes": [p // 100 for p in self.match],
         }
 
-    # ------------------------------------------------------------------ conformance
-    def zones(self) -> dict[str, int]:
-        z: dict[str, int] = {}
-        for s in range(4):
-            z[f"hand{s}"] = self.hands[s]
-            z[f"won{s}"] = self.won[s]
-        t = 0
-        if self.tn:
-            for p in self.plays[len(self.plays) - self.tn:]:
-                t |= _BIT[p & 63]
-        z["trick"] = t
-        z["undealt"] = self._undealt()
-        return z
+    # ------------------------------------------------------------------ the kernel's hooks
+    def _pile_zones(self) -> dict[str, int]:
+        return {"undealt": self._undealt()}
+
+    def _public(self, seat: int) -> int:
+        return self.known[seat]
+
+    def _face_down(self, viewer: int) -> int:
+        return self._undealt()
 
     def _undealt(self) -> int:
         """Cards not dealt (none once dealt; all of them before a Grevjas deal)."""
-        m = self.deck_mask
+        m = self.deck_mask & ~self._trick_cards()
         for s in range(4):
             m &= ~(self.hands[s] | self.won[s])
-        if self.tn:
-            for p in self.plays[len(self.plays) - self.tn:]:
-                m &= ~_BIT[p & 63]
         return m
-
-    def hidden_cards(self, viewer: int) -> int:
-        m = 0
-        for s in range(4):
-            if s != viewer:
-                m |= self.hands[s] & ~self.known[s]
-        return m | self._undealt()
 
     def _invariants(self) -> list[str]:
         out = []
@@ -657,44 +610,23 @@ class KruisjasState(State):
 
     # ------------------------------------------------------------------ determinize
     def _absent(self) -> list[int]:
-        absent = [0, 0, 0, 0]
-        trump, order, rule = self.trump, self.TABLE.order, self._rule_obj
-        n = 0
-        led = w = 0
-        for p in self.plays:
-            seat, c = p >> 6, p & 63
-            if n:
-                absent[seat] |= absent_after_play(led, w, c, trump, order, rule)
-                if (c // 13 == w // 13 and order.strength(c, trump) > order.strength(w, trump)) or \
-                        (c // 13 == trump and w // 13 != trump):
-                    w = c
-            else:
-                led, w = c // 13, c
-            n = (n + 1) % 4
-        return absent
+        return voids_shown(self.plays, 4, 4, self.trump, self.TABLE.order, self._rule_obj)
 
-    def determinize(self, seat: int, rng: random.Random) -> State:
-        new = self.clone()
-        assert isinstance(new, KruisjasState)
-        new.rng = random.Random(rng.getrandbits(64))
-        new._legal = None
+    def _redeal_hidden(self, seat: int) -> int:
+        """The other hands' unknown cards (the undealt pack is not redealt)."""
         hidden = 0
         for s in range(4):
             if s != seat:
                 hidden |= self.hands[s] & ~self.known[s]
-        if hidden:
-            holders = [s for s in range(4) if s != seat]
-            absent = self._absent()
-            sizes = [(self.hands[s] & hidden).bit_count() for s in holders]
-            hands = constrained_deal(hidden, sizes, [absent[s] for s in holders], rng)
-            if hands is None:
-                hands = constrained_deal(hidden, sizes, [0, 0, 0], rng)
-                assert hands is not None
-            for i, s in enumerate(holders):
-                new.hands[s] = (self.hands[s] & ~hidden) | hands[i]
-        if new.phase == "play" and not new._over:
-            new._set_mask()
-        return new
+        return hidden
+
+    def _redeal_forbid(self, holders: list[int]) -> list[int]:
+        absent = self._absent()
+        return [absent[s] for s in holders]
+
+    def _redealt(self, seat: int) -> None:
+        if self.phase == "play" and not self._over:
+            self._set_mask()
 
 
 def _groups(args: tuple[str, ...]) -> set[frozenset[str]] | None:
