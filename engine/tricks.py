@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Final
 
-from engine.cards import JACK, PACK, RANKS, SPADES, SUIT_MASKS, TOKENS, Hand, card, make  # noqa: F401
+from engine.cards import JACK, PACK, RANKS, SPADES, SUIT_MASKS, TOKENS, Hand, bits, card, make  # noqa: F401
 
 
 @dataclass(frozen=True)
@@ -342,20 +342,6 @@ def play_list(m: int) -> list[str]:
     if m >> 13:
         return [*t[0][m & 8191], *t[1][m >> 13]]
     return list(t[0][m])
-
-
-def bits(m: int) -> list[int]:
-    """Card ids of a mask, lowest first."""
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
-
-
-def tokens(m: int) -> list[str]:
-    return [TOKENS[c] for c in bits(m)]
 
 
 def mask_of_tokens(toks: Sequence[str], deck: int, what: str) -> int:

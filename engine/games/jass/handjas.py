@@ -49,9 +49,9 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from engine.cards import SUITS, TOKENS, card, deck_36, mask_of
-from engine.core import JSON, CardTables, Game, Option, State, register
-from engine.deal import check_deal, check_sizes, pack_tokens
+from engine.cards import SUITS, TOKENS, bits, card, deck_36, hand_tokens, mask_of
+from engine.core import JSON, CardTables, Game, Option, register
+from engine.deal import check_sizes
 from engine.games.jass._jass import (
     HANDJAS,
     HANDJAS_MELDS,
@@ -68,16 +68,8 @@ from engine.games.jass._jass import (
     meld_action,
     meld_cards,
 )
-from engine.tricks import (
-    PLAY,
-    absent_after_play,
-    bits,
-    constrained_deal,
-    mask_function,
-    mask_of_tokens,
-    play_list,
-    tokens,
-)
+from engine.trickplay import TrickState, token_mask, voids_shown
+from engine.tricks import PLAY, mask_function, play_list
 
 DECK = mask_of(deck_36())
 SIX = 4
@@ -121,7 +113,7 @@ def deal_strokes(total: list[int], card_points: list[int], active: list[int], si
     return won, pot
 
 
-class HandjasState(State):
+class HandjasState(TrickState):
     OBSERVATION: ClassVar[dict[str, str | None]] = {
         "hand": "your cards (list[card])",
         "dealer": "the seat that dealt this deal (int)",
@@ -161,9 +153,6 @@ class HandjasState(State):
 
     act: list[int]
     """Active seats in play order (voorhand first)."""
-    dealer: int
-    turn: int
-    hands: list[int]
     dead: int
     extra: int
     turned: int
@@ -179,19 +168,14 @@ class HandjasState(State):
     """Seat that knows the extra hand (its old hand after an exchange), or -1."""
     trick: list[int]
     tseats: list[int]
-    wcard: int
     last_trick: list[list[Any]]
     ntricks: int
-    won: list[int]
-    pts: list[int]
     inplay: int
     strokes: list[int]
     potatoes: list[int]
     """Uncancelled potatoes of each seat."""
     net: list[int]
     checks: list[tuple[int, int]]
-    plays: list[int]
-    """This deal's plays, ``seat << 6 | card``."""
 
     # ------------------------------------------------------------------ setup
     def _setup(self, deal: dict[str, Any] | None) -> None:
@@ -269,48 +253,44 @@ class HandjasState(State):
         self._begin()
 
     def _inject(self, deal: dict[str, Any]) -> None:
+        """X6 (the kernel's deal parser): ``dealer``, ``hands`` (9 cards a seat in play, the sitting
+        dealer's empty), the two-player ``dead_hand`` and ``extra_hand``, the three-player
+        ``extra_hand``, and ``trump_card`` (where the turned card lies, HJ21); a test position
+        (``"partial"``) still gives every hand its size."""
         n = self.players
         zones = ("dead_hand", "extra_hand") if n == 2 else ("extra_hand",) if n == 3 else ()
-        d = check_deal(deal, game=self.game.id, players=n, pack=pack_tokens(bits(DECK)), sizes=None,
-                       zones=zones, extra=("trump_card",))
-        if not isinstance(deal, dict):
-            raise ValueError("deal must be a dict such as {'dealer': 0, 'hands': [[...], ...]}")
-        dealer = deal.get("dealer", 0)
-        if not isinstance(dealer, int) or not 0 <= dealer < n:
-            raise ValueError(f"deal['dealer'] must be a seat 0..{n - 1}, got {dealer!r}")
-        self.dealer = dealer
+        d = self._read_hands(deal, None, zones=zones, extra=("trump_card",))
+        masks = self.hands
+        dealer = self.dealer
         self._reset()
-        check_sizes(d, [9 if s in self.act else 0 for s in range(n)])  # HJ5: 5 players, the dealer's empty
-        hands = deal.get("hands")
-        if not isinstance(hands, list) or len(hands) != n:
-            raise ValueError(f"deal['hands'] must list {n} hands of 9 card tokens (5 players: the "
-                             "dealer's empty)")
-        seen = 0
-
-        def take(toks: Any, what: str, size: int) -> int:
-            nonlocal seen
-            if not isinstance(toks, list) or len(toks) != size:
-                raise ValueError(f"{what} must list {size} card tokens")
-            m = mask_of_tokens(toks, DECK, what)
-            if m & seen:
-                raise ValueError(f"{what} repeats a card given elsewhere")
-            seen |= m
-            return m
-
+        sizes = [9 if s in self.act else 0 for s in range(n)]
+        check_sizes(d, sizes)  # HJ5: 5 players, the dealer's empty
         for s in range(n):
-            self.hands[s] = take(hands[s], f"deal['hands'][{s}]", 9 if s in self.act else 0)
+            if len(d.hands[s]) != sizes[s]:
+                raise ValueError(f"deal['hands'][{s}] must list {sizes[s]} card tokens")
+        self.hands = masks
+
+        def zone(key: str) -> int:
+            toks = d.zones.get(key)
+            if toks is None or len(toks) != 9:
+                raise ValueError(f"deal['{key}'] must list 9 card tokens")
+            return token_mask(toks)
+
+        seen = 0
+        for m in masks:
+            seen |= m
         tc = deal.get("trump_card")
         if n == 2:
-            self.dead = take(deal.get("dead_hand"), "deal['dead_hand']", 9)
-            self.extra = take(deal.get("extra_hand"), "deal['extra_hand']", 9)
+            self.dead = zone("dead_hand")
+            self.extra = zone("extra_hand")
             first, where = deal["dead_hand"][0], self.dead
         elif n == 3:
-            self.extra = take(deal.get("extra_hand"), "deal['extra_hand']", 9)
+            self.extra = zone("extra_hand")
             first, where = deal["extra_hand"][0], self.extra
         else:
             holder = dealer if n == 4 else self.act[-1]
-            first, where = hands[holder][-1], self.hands[holder]
-        if seen != DECK:
+            first, where = d.hands[holder][-1], self.hands[holder]
+        if seen | self.dead | self.extra != DECK:
             raise ValueError("the injected deal must place all 36 cards")
         c = card(tc if tc is not None else first)
         if not where >> c & 1:
@@ -551,11 +531,11 @@ class HandjasState(State):
         return [1 + sum(1 for x in self.net if x > self.net[s]) for s in range(self.players)]
 
     def _observe(self, seat: int) -> dict[str, JSON]:
-        known = {str(s): tokens(self.public[s] & self.hands[s])
+        known = {str(s): hand_tokens(self.public[s] & self.hands[s])
                  for s in range(self.players) if s != seat and self.public[s] & self.hands[s]}
         turned_out = self.turned >= 0 and (self.dead | self.extra) >> self.turned & 1
         obs: dict[str, JSON] = {
-            "hand": tokens(self.hands[seat]),
+            "hand": hand_tokens(self.hands[seat]),
             "dealer": self.dealer,
             "active": list(self.act),
             "sitting_out": self.dealer if self.players == 5 else None,
@@ -564,7 +544,7 @@ class HandjasState(State):
             "turned_card_in": ("dead_hand" if self.players == 2 and turned_out else
                                "extra_hand" if turned_out else "hand"),
             "extra_hand_taken_by": self.extra_known if self.extra_known >= 0 else None,
-            "extra_hand": tokens(self.extra) if self.extra_known == seat else None,
+            "extra_hand": hand_tokens(self.extra) if self.extra_known == seat else None,
             "known_cards": known,
             "my_melds": [meld_cards(m) for m in self.decl.get(seat, [])],
             "melds": ({str(s): [meld_cards(m) for m in ms] for s, ms in self.decl.items()}
@@ -581,17 +561,18 @@ class HandjasState(State):
         }
         return obs
 
-    # ------------------------------------------------------------------ conformance
-    def zones(self) -> dict[str, int]:
-        z: dict[str, int] = {"dead": self.dead, "extra": self.extra}
-        for s in range(self.players):
-            z[f"hand{s}"] = self.hands[s]
-            z[f"won{s}"] = self.won[s]
-        t = 0
-        for c in self.trick:
-            t |= 1 << c
-        z["trick"] = t
-        return z
+    # ------------------------------------------------------------------ the kernel's hooks
+    def _trick_cards(self) -> int:
+        return mask_of(self.trick)
+
+    def _pile_zones(self) -> dict[str, int]:
+        return {"dead": self.dead, "extra": self.extra}
+
+    def _public(self, seat: int) -> int:
+        return self.public[seat]
+
+    def _face_down(self, viewer: int) -> int:
+        return (self.dead | self.extra) & ~self._known_out(viewer)
 
     def _known_out(self, viewer: int) -> int:
         """Cards of the dead and extra hands that ``viewer`` knows."""
@@ -601,13 +582,6 @@ class HandjasState(State):
         if self.extra_known == viewer:
             k |= self.extra
         return k
-
-    def hidden_cards(self, viewer: int) -> int:
-        m = (self.dead | self.extra) & ~self._known_out(viewer)
-        for s in range(self.players):
-            if s != viewer:
-                m |= self.hands[s] & ~self.public[s]
-        return m
 
     def _invariants(self) -> list[str]:
         out = [f"deal {i + 1}: {got} card points taken, expected {want} (cards in play + 5)"
@@ -626,49 +600,29 @@ class HandjasState(State):
                 out.append(f"deal {self.deal_no}: {self.inplay} card points in play, not 152")
         return out
 
-    def determinize(self, seat: int, rng: random.Random) -> State:
-        new = self.clone()
+    # ------------------------------------------------------------------ determinize
+    def _redeal_forbid(self, holders: list[int]) -> list[int]:
+        if self.phase != "play":
+            return [0] * len(holders)
+        absent = voids_shown(self.plays, self.players, len(self.act), self.trump, ORDER, self._rule)
+        return [absent[s] for s in holders]
+
+    def _pile_sizes(self, hidden: int) -> list[int]:
+        return [(self.dead & hidden).bit_count(), (self.extra & hidden).bit_count()]
+
+    def _lay_piles(self, new: TrickState, piles: list[int], hidden: int, rng: random.Random) -> None:
         assert isinstance(new, HandjasState)
-        new.rng = random.Random(rng.getrandbits(64))
-        new._legal = None
-        hidden = self.hidden_cards(seat)
-        absent = [0] * self.players
-        if self.phase == "play":
-            t = self.trump
-            st = STR[t]
-            trick: list[int] = []
-            w = -1
-            for p in self.plays:
-                s, c = p >> 6, p & 63
-                if trick:
-                    absent[s] |= absent_after_play(trick[0] // 13, w, c, t, ORDER, self._rule)
-                    if (c // 13 == w // 13 and st[c] > st[w]) or (c // 13 == t and w // 13 != t):
-                        w = c
-                else:
-                    w = c
-                trick.append(c)
-                if len(trick) == len(self.act):
-                    trick = []
-        holders = [s for s in range(self.players) if s != seat]
-        sizes = [(self.hands[s] & hidden).bit_count() for s in holders]
-        sizes += [(self.dead & hidden).bit_count(), (self.extra & hidden).bit_count()]
-        forbid = [absent[s] for s in holders] + [0, 0]
-        dealt = constrained_deal(hidden, sizes, forbid, rng)
-        if dealt is None:
-            dealt = constrained_deal(hidden, sizes, [0] * len(sizes), rng)
-            assert dealt is not None
-        for i, s in enumerate(holders):
-            new.hands[s] = (self.hands[s] & ~hidden) | dealt[i]
-        new.dead = (self.dead & ~hidden) | dealt[-2]
-        new.extra = (self.extra & ~hidden) | dealt[-1]
+        new.dead = (self.dead & ~hidden) | piles[0]
+        new.extra = (self.extra & ~hidden) | piles[1]
+
+    def _redealt(self, seat: int) -> None:
         if self.phase == "play":  # 2/3 players: the cards in play may have changed
             m = 0
             for s in range(self.players):
-                m |= new.hands[s] | new.won[s]
-            for c in new.trick:
+                m |= self.hands[s] | self.won[s]
+            for c in self.trick:
                 m |= 1 << c
-            new.inplay = points(m, self.trump)
-        return new
+            self.inplay = points(m, self.trump)
 
 
 class Handjas(Game):
