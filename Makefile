@@ -6,7 +6,7 @@ RUN    := $(VENV)/.installed-run
 DEV    := $(VENV)/.installed-dev
 CTOOLS := $(VENV)/.installed-compiled
 
-.PHONY: demo test test-slow test-compiled compiled check bench playthroughs clean sandbox-tools
+.PHONY: demo test test-slow test-compiled compiled check bench playthroughs regen clean sandbox-tools
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -73,6 +73,14 @@ test-compiled: $(DEV) compiled
 
 test-slow: $(DEV)
 	$(BIN)/python -m pytest -q -m slow -n 2 --dist loadgroup
+
+# the generated files, after adding or changing a game: the games index (`cardarena games`), the cost
+# table's entries of games it lacks (`tournament plan`), the observation and notation docs
+# (docs/bots.md, docs/notation.md).  A test that finds one of them stale says "run `make regen`"
+regen: $(DEV)
+	$(BIN)/python -m tournaments.games_index
+	$(BIN)/python bench/game_costs.py --missing
+	$(BIN)/python -m bots.obsdoc --write
 
 check: $(DEV)
 	$(BIN)/ruff check .

@@ -1,13 +1,14 @@
 """Measure what one deal of each game costs in a tournament's match loop and write the table that
 ``cardarena tournament plan`` estimates from (``tournaments/costs.py``; a test checks every game has
-an entry, so a new game needs ``python bench/game_costs.py GAME``).
+an entry, so a new game needs ``python bench/game_costs.py GAME``, or ``make regen``, which runs
+``--missing``: the games without an entry).
 
 Per game, at its default player count with the seeded random bots (``bots.match.play``, the loop a
 tournament batch runs, without the Parquet logging, which ``plan`` adds per move from bench/README.md):
 CPU seconds per deal (the mean over one-deal matches played for ``--seconds``), actions per deal, and
 the deals a whole match lasts (``--whole`` whole matches; a rummy deal rarely ends early).
 
-    .venv/bin/python bench/game_costs.py [--seconds 1.0] [--whole 3] [GAME ...]
+    .venv/bin/python bench/game_costs.py [--seconds 1.0] [--whole 3] [--missing] [GAME ...]
 """
 from __future__ import annotations
 
@@ -74,12 +75,23 @@ def main() -> None:
                     "their entries")
     ap.add_argument("--seconds", type=float, default=1.0, help="CPU seconds of one-deal matches per game")
     ap.add_argument("--whole", type=int, default=3, help="whole matches per game, for deals per match")
+    ap.add_argument("--missing", action="store_true", help="only the games the table lacks (and drop the "
+                    "entries of games no longer registered); nothing written when there are none")
     a = ap.parse_args()
     table: dict[str, dict[str, float]] = {}
-    if a.games and OUT.exists():
+    if (a.games or a.missing) and OUT.exists():
         from tournaments.costs import COSTS
         table.update(COSTS)
-    for gid in a.games or GAMES:
+    games = a.games or GAMES
+    if a.missing:
+        gone = sorted(set(table) - set(GAMES))
+        games = [g for g in GAMES if g not in table]
+        for g in gone:
+            del table[g]
+        if not games and not gone:
+            print(f"{OUT}: every game has an entry")
+            return
+    for gid in games:
         table[gid] = measure(gid, a.seconds, a.whole)
         c = table[gid]
         print(f"{gid:20s} {c['seconds_per_deal'] * 1000:9.2f} ms/deal {c['actions_per_deal']:8.1f} "

@@ -355,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         for path, body, b, e in docs:
             current = path.read_text()
             if splice(current, body, b, e, path) != current:
-                bad.append(f"{path} is out of date: run `python -m bots.obsdoc --write`")
+                bad.append(f"{path} is out of date: run `make regen` (python -m bots.obsdoc --write)")
         for line in bad:
             print(line, file=sys.stderr)
         return 1 if bad else 0

@@ -33,10 +33,22 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
-from engine.cards import TOKENS, bits, card
-from engine.core import State
+from engine.cards import TOKENS, bits, card, hand_tokens
+from engine.core import JSON, State, rank_by
 from engine.deal import Deal, StockMode, UpcardMode, check_deal, pack_tokens
-from engine.tricks import Order, PlayRule, absent_after_play, constrained_deal
+from engine.tricks import (
+    FOLLOW_SUIT,
+    MaskFunction,
+    Order,
+    PlayRule,
+    Points,
+    absent_after_play,
+    beats,
+    constrained_deal,
+    mask_function,
+    play_list,
+    why_refused,
+)
 
 
 def voids_shown(plays: Sequence[int], seats: int, trick_size: int, trump: int | None, order: Order,
@@ -258,3 +270,177 @@ class TrickState(State):
         new._after_redeal(seat)
         return new
 
+
+class PlainTrickState(TrickState):
+    """A plain trick game, written as a declaration plus a preset (engine/README.md, "A new game").
+
+    The pack :attr:`DECK` is dealt out evenly, one card at a time from the dealer's left; the
+    dealer's left leads the first trick and each trick's taker leads the next; the legal cards come
+    from :attr:`RULE` (:class:`~engine.tricks.PlayRule`, follow suit by default) in :attr:`ORDER`
+    with trump :attr:`TRUMP` (none by default), and a refused card's reason from the same rule
+    (:func:`~engine.tricks.why_refused`).  A trick scores its cards' :attr:`POINTS` (``None``: the
+    cards carry no points) plus :attr:`TRICK_POINT` for its taker.  A match is :attr:`DEALS` deals
+    (or ``max_deals``, whichever is fewer), the deal passing to the left; the most points wins.
+    """
+
+    OBSERVATION: ClassVar[dict[str, str | None]] = {
+        "hand": "your cards (list[card])",
+        "dealer": "the seat that dealt this deal (int)",
+        "trick": "the current trick as [seat, card] pairs in play order (list[[int, card]])",
+        "last_trick": "the previous trick as [seat, card] pairs in play order ([] before the first)",
+        "tricks_won": "tricks won per seat in this deal (list[int])",
+        "points_won": "points won per seat in this deal (list[int])",
+        "totals": "points per seat over the finished deals (list[int])",
+    }
+    """Observation keys -> meaning (docs/bots.md)."""
+
+    DECK: ClassVar[int]
+    """The cards of the game (a mask over engine/cards.py's ids)."""
+    ORDER: ClassVar[Order]
+    RULE: ClassVar[PlayRule] = FOLLOW_SUIT
+    TRUMP: ClassVar[int | None] = None
+    POINTS: ClassVar[Points | None] = None
+    TRICK_POINT: ClassVar[int] = 1
+    DEALS: ClassVar[int] = 1
+
+    ntricks: list[int]
+    last_trick: list[int]
+    totals: list[int]
+    deal_totals: list[int]
+    _lmf: MaskFunction
+    _ptable: tuple[int, ...]
+
+    # ------------------------------------------------------------------ the deal
+    def _setup(self, deal: dict[str, Any] | None) -> None:
+        self.deck_mask = self.DECK
+        self.deal_no = 1
+        n = self.players
+        self.totals = [0] * n
+        self.deal_totals = []
+        self.dealer = 0
+        self._lmf = mask_function(self.ORDER, self.RULE, self.TRUMP)
+        self._ptable = self.POINTS.plain if self.POINTS is not None else (0,) * 52
+        self._new_deal()
+        if deal is not None:
+            self._read_hands(deal, [self.DECK.bit_count() // n] * n)
+        else:
+            self._deal()
+        self._start()
+
+    def _new_deal(self) -> None:
+        n = self.players
+        self.hands = [0] * n
+        self.won = [0] * n
+        self.pts = [0] * n
+        self.ntricks = [0] * n
+        self.plays = []
+        self.last_trick = []
+        self.tn = self.led = self.wcard = self.wseat = 0
+
+    def _deal(self) -> None:
+        """One card at a time from the dealer's left, the pack shuffled by the match RNG."""
+        n = self.players
+        r = self.rng.random
+        deck = sorted(bits(self.DECK), key=lambda _: r())
+        size = len(deck) // n
+        for i, c in enumerate(deck[:size * n]):
+            self.hands[(self.dealer + 1 + i) % n] |= 1 << c
+
+    def _start(self) -> None:
+        self.phase = "play"
+        self.turn = (self.dealer + 1) % self.players
+
+    # ------------------------------------------------------------------ play
+    def _current(self) -> int:
+        return self.turn
+
+    def _mask(self) -> int:
+        hand = self.hands[self.turn]
+        return self._lmf(hand, self.led, self.wcard, False) if self.tn else hand
+
+    def _legal_actions(self) -> list[str]:
+        return play_list(self._mask())
+
+    def _apply(self, action: str) -> None:
+        c = card(action.split()[1])
+        seat = self.turn
+        self.hands[seat] ^= 1 << c
+        self.plays.append(seat << 6 | c)
+        if not self.tn:
+            self.led, self.wcard, self.wseat = c // 13, c, seat
+        elif beats(c, self.wcard, self.TRUMP, self.ORDER):
+            self.wcard, self.wseat = c, seat
+        self.tn += 1
+        if self.tn < self.players:
+            self.turn = (seat + 1) % self.players
+            return
+        taker = self.wseat
+        trick = self.plays[-self.tn:]
+        m = 0
+        for p in trick:
+            m |= 1 << (p & 63)
+            self.pts[taker] += self._ptable[p & 63]
+        self.pts[taker] += self.TRICK_POINT
+        self.won[taker] |= m
+        self.ntricks[taker] += 1
+        self.last_trick = trick
+        self.tn = 0
+        self.turn = taker
+        if not self.hands[taker]:
+            self._deal_over()
+
+    def _deal_over(self) -> None:
+        self.deal_totals.append(sum(self.pts))
+        self.sheet.append([float(p) for p in self.pts])
+        for s in range(self.players):
+            self.totals[s] += self.pts[s]
+        if self.deal_no >= self.DEALS or self._deals_done():
+            self._finish()
+            return
+        self.deal_no += 1
+        self.dealer = (self.dealer + 1) % self.players
+        self._new_deal()
+        self._deal()
+        self._start()
+
+    def _why_illegal(self, verb: str, args: tuple[str, ...]) -> str:
+        if verb != "play" or len(args) != 1:
+            return "play one card to the trick (play QS)"
+        c = card(args[0])
+        hand = self.hands[self.turn]
+        if not hand >> c & 1:
+            return f"seat {self.turn} does not hold {args[0]}"
+        return why_refused(self.ORDER, self.RULE, self.TRUMP, hand, self.led, self.wcard, False, c)
+
+    # ------------------------------------------------------------------ views and checks
+    def _observe(self, seat: int) -> dict[str, JSON]:
+        return {
+            "hand": hand_tokens(self.hands[seat]),
+            "dealer": self.dealer,
+            "trick": self._trick_obs(),
+            "last_trick": [[p >> 6, TOKENS[p & 63]] for p in self.last_trick],
+            "tricks_won": list(self.ntricks),
+            "points_won": list(self.pts),
+            "totals": list(self.totals),
+        }
+
+    def scores(self) -> list[float]:
+        return [float(t) for t in self.totals]
+
+    def ranking(self) -> list[int]:
+        return rank_by(self.scores(), lower_is_better=False)
+
+    def _deal_points(self) -> int:
+        table = self._ptable
+        return sum(table[c] for c in bits(self.DECK)) + self.TRICK_POINT * (
+            self.DECK.bit_count() // self.players)
+
+    def _invariants(self) -> list[str]:
+        want = self._deal_points()
+        return [f"deal {i + 1}: {t} points taken, expected {want}"
+                for i, t in enumerate(self.deal_totals) if t != want]
+
+    def _redeal_forbid(self, holders: list[int]) -> list[int]:
+        n = self.players
+        absent = voids_shown(self.plays, n, n, self.TRUMP, self.ORDER, self.RULE)
+        return [absent[s] for s in holders]

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Final
 
-from engine.cards import JACK, PACK, RANKS, SPADES, SUIT_MASKS, TOKENS, Hand, bits, card, make  # noqa: F401
+from engine.cards import JACK, PACK, RANKS, SPADES, SUIT_MASKS, SUITS, TOKENS, Hand, bits, card, make  # noqa: F401
 
 
 @dataclass(frozen=True)
@@ -326,6 +326,35 @@ PLAY: Final[tuple[str, ...]] = tuple("play " + TOKENS[c] for c in range(52))
 """``play XX`` for every card of one pack."""
 PLAY_TABLES: Final[SuitTables] = suit_action_tables(PLAY)
 """:func:`suit_action_tables` of :data:`PLAY`, built once for every trick game."""
+
+
+def why_refused(order: Order, rule: PlayRule, trump_suit: int | None, hand: Hand, led: int, w: int,
+                partner_winning: bool, c: int) -> str:
+    """Why card ``c`` may not be played to a trick led in ``led`` and won so far by ``w``, or ``""``
+    when it may: the refusal is read off the legal mask that :func:`mask_function` makes from the
+    same ``rule`` (never a second copy of the duties), by what the mask keeps of the hand."""
+    legal = mask_function(order, rule, trump_suit)(hand, led, w, partner_winning)
+    if legal >> c & 1:
+        return ""
+    if not hand >> c & 1:
+        return f"{TOKENS[c]} is not in the hand"
+    s = c // 13
+    follow = hand & SUIT_MASKS[led]
+    tm = SUIT_MASKS[trump_suit] if trump_suit is not None else 0
+    if follow:
+        if s == led:
+            if led == trump_suit:
+                return "trump led: play a trump that beats the trick's best trump if you can"
+            return "beat the winning card if you can (follow suit higher)"
+        if s == trump_suit and legal & tm:
+            return "no trump below the trick's best trump while you can follow suit (no undertrump)"
+        return f"follow suit: {SUITS[led]} was led"
+    if s != trump_suit:
+        return "void in the led suit: play a trump" + (
+            " that beats the trick's best trump" if legal != hand & tm else "")
+    if legal & tm:
+        return "void in the led suit: play a trump that beats the trick's best trump"
+    return "no trump below the trick's best trump unless you hold only trumps"
 
 
 # ------------------------------------------------------------------ hands of trick games

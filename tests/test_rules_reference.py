@@ -19,9 +19,11 @@ def rules() -> dict[str, RulesCard]:
 
 @pytest.mark.parametrize("game_id", GAMES)
 def test_declared_events_cover_the_rules_card(game_id: str, rules: dict[str, RulesCard]) -> None:
+    assert game_id in rules, (f"docs/rules.md has no rules card for {game_id}: add a section "
+                              f"'### 2.N `{game_id}` — <name>' with its decisions and rule events")
     declared = game_class(game_id).rule_events
     missing = [e for e in rules[game_id].events if e not in declared]
-    assert not missing, f"{game_id} does not declare RULES.md events {missing}"
+    assert not missing, f"{game_id} does not declare RULES.md events {missing}: add them to its rule_events"
     assert len(set(declared)) == len(declared)
 
 

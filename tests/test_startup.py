@@ -45,7 +45,9 @@ def heavy(modules: list[str]) -> list[str]:
 def test_help_and_games_load_no_game_no_sandbox_and_no_data_stack(args: tuple[str, ...]) -> None:
     code, out, modules = probe(*args)
     assert code == 0 and out.strip()
-    assert heavy(modules) == []
+    stale = "" if read_index() is not None and read_index()["digest"] == sources_digest() else (
+        f" ({INDEX_PATH} is stale, so the games were imported to list them: run `make regen`)")
+    assert heavy(modules) == [], f"start-up imported {heavy(modules)}{stale}"
 
 
 def test_games_json_from_the_index_is_what_the_games_declare() -> None:
@@ -55,9 +57,9 @@ def test_games_json_from_the_index_is_what_the_games_declare() -> None:
 
 def test_the_shipped_games_index_is_in_sync_with_the_games() -> None:
     data = read_index()
-    assert data is not None, f"{INDEX_PATH} is missing: run .venv/bin/python -m tournaments.games_index"
+    assert data is not None, f"{INDEX_PATH} is missing: run `make regen`"
     assert data["digest"] == sources_digest() and data["games"] == build_rows(), (
-        f"{INDEX_PATH} is stale: run .venv/bin/python -m tournaments.games_index")
+        f"{INDEX_PATH} is stale (a game added or changed since): run `make regen`")
 
 
 def test_a_stale_or_missing_index_falls_back_to_the_games(tmp_path: Path) -> None:
@@ -67,7 +69,7 @@ def test_a_stale_or_missing_index_falls_back_to_the_games(tmp_path: Path) -> Non
         rows, from_index = listing(path)
         assert not from_index and rows == build_rows()
     rows, from_index = listing()
-    assert from_index and rows == build_rows()
+    assert from_index and rows == build_rows(), f"{INDEX_PATH} is stale: run `make regen`"
 
 
 @pytest.mark.parametrize("columns", ["40", "80", "132"])

@@ -240,3 +240,36 @@ def test_m1_b5_the_family_presets_are_the_knobs_tested_here() -> None:
     assert family_rule({}, partner_exempt=False) == SOLO
     assert MANILLEN_RULE == MANILLEN and MANILLEN_SEED_RULE == SOLO_NLT
     assert family_rule({"must_trump": True}) == B5
+
+
+def test_a_refused_cards_reason_comes_from_the_rule_that_makes_the_mask() -> None:
+    """Reasons from the rule (issue 22): ``why_refused`` gives a reason exactly for the cards of the
+    hand that the rule's legal mask leaves out, over random tricks of every preset of the engine,
+    and the reason names the duty at work (follow suit, beat the card, trump, no undertrump)."""
+    from engine.games.jass import _jass
+    from engine.tricks import why_refused
+    presets = [FOLLOW_SUIT, MANILLE_RULE, MANILLEN_RULE, MANILLEN_SEED_RULE, B5, SOLO_NLT,
+               _jass.KRUISJAS_RULE, _jass.WILD_JAS_RULE, _jass.GREVJAS_RULE, _jass.HANDJAS_RULE,
+               _jass.HANDJAS_SWISS_RULE, _jass.KLOP_RULE, _jass.KLOP_RULE_NO_HOLDBACK, _jass.HONDERDEN_RULE]
+    orders = [MANILLE, _jass.TEN_LOW.order]
+    rng = random.Random(22)
+    refused = 0
+    for _ in range(3000):
+        rule, order = rng.choice(presets), rng.choice(orders)
+        trump = rng.choice([None, 0, 1, 2, 3])
+        cards = rng.sample(DECK32, 12)
+        hand, led_card, w = mask_of(cards[:8]), cards[8], rng.choice(cards[8:])
+        if w // 13 not in (led_card // 13, trump):
+            w = led_card
+        pw = rng.random() < 0.3
+        legal = mask_function(order, rule, trump)(hand, led_card // 13, w, pw)
+        for c in cards[:8]:
+            why = why_refused(order, rule, trump, hand, led_card // 13, w, pw, c)
+            assert (why == "") == bool(legal >> c & 1), (rule, trump, c, why)
+            if why:
+                refused += 1
+                assert any(k in why for k in ("follow suit", "beat", "trump")), why
+                if hand & mask_of(x for x in DECK32 if x // 13 == led_card // 13) and c // 13 not in (
+                        led_card // 13, trump):
+                    assert why.startswith("follow suit"), why
+    assert refused > 1000

@@ -5,7 +5,8 @@ Importing a game builds its tables (all of them about a second, one rummy family
 the index is read instead.  It carries a digest of the sources it was built from (``engine/core.py``
 and ``engine/games/**.py``): when they differ (a game added, removed or changed since the index was
 written), :func:`listing` builds the rows from the games themselves, which is slow but never wrong.
-``tests/test_startup.py`` keeps the shipped index in sync; regenerate it with::
+``tests/test_startup.py`` keeps the shipped index in sync; regenerate it with ``make regen`` (which
+also rebuilds the other generated files), or alone with::
 
     .venv/bin/python -m tournaments.games_index
 """

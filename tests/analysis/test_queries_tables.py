@@ -59,7 +59,8 @@ def test_completeness_every_game_has_invariant_queries() -> None:
     queries file is a game's (or a family file, named ``_*.sql``), and every family file is used."""
     for g in GAMES:
         _, queries = V.load_queries(g)
-        assert queries, f"{g} has no invariant queries (tournaments/analysis/queries/{g}.sql)"
+        assert queries, (f"{g} has no invariant queries: add tournaments/analysis/queries/{g}.sql with at "
+                         "least one documented query (see the others)")
         assert all(q.doc and q.name.startswith(g.replace("hartenjagen", "hearts")) for q in queries), g
     files = sorted(V.QUERIES.glob("*.sql"))
     games = {p.stem for p in files if not p.name.startswith("_")}
