@@ -203,7 +203,7 @@ class BatchLog:
             "bots": list(bots), "bot_refs": list(bot_refs), "teams": list(teams),
             "scores": [float(x) for x in scores], "ranking": list(ranking),
             "engine_ranking": list(engine_ranking), "deals_played": deals_played,
-            "sheet": [[float(x) for x in row] for row in sheet], "engine_version": engine_version(),
+            "sheet": [[float(x) for x in row] for row in sheet], "engine_version": engine_version(self.game),
             "moves": n,
             "status": first.outcome if first else "ok",
             "fault_seat": first.seat if first else None,
@@ -227,15 +227,58 @@ class BatchLog:
 
 
 @functools.cache
-def engine_version() -> str:
-    """12 hex digits of the SHA-256 of the engine's source files: two logs with the same value
-    were played by the same rules code, so a replay must reproduce them exactly."""
+def engine_version(game: str | None = None) -> str:
+    """12 hex digits of the SHA-256 of the rules code: with ``game``, of that game's module and of
+    every engine module it imports, directly or through another (:func:`game_sources`), so adding or
+    changing another game leaves its version as it was; without, of every engine source file.  Two
+    logs of a game with the same value were played by the same rules code, so a replay must
+    reproduce them exactly."""
     import engine
-    h = hashlib.sha256()
     root = Path(engine.__file__).parent
-    for f in sorted(root.rglob("*.py")):
-        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+    files = sorted(root.rglob("*.py")) if game is None else game_sources(game)
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()[:12]
+
+
+def game_sources(game: str) -> list[Path]:
+    """The source files of ``game``'s rules: its module and the engine modules it imports, directly
+    or through another (read from the sources, nothing imported), sorted.  A ``ValueError`` for an
+    unknown game."""
+    import ast
+
+    import engine
+    from engine.core import GAME_MODULES, discover
+    if game not in GAME_MODULES:
+        discover()
+        if game not in GAME_MODULES:
+            raise ValueError(f"unknown game {game!r}")
+    base = Path(engine.__file__).parent.parent
+
+    def source(module: str) -> Path | None:
+        p = base.joinpath(*module.split("."))
+        for f in (p.with_suffix(".py"), p / "__init__.py"):
+            if f.is_file():
+                return f
+        return None
+
+    seen: dict[str, Path] = {}
+    todo = [GAME_MODULES[game]]
+    while todo:
+        module = todo.pop()
+        f = source(module)
+        if module in seen or f is None:
+            continue
+        seen[module] = f
+        for node in ast.walk(ast.parse(f.read_bytes())):
+            if isinstance(node, ast.Import):
+                todo.extend(a.name for a in node.names if a.name.split(".")[0] == "engine")
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module \
+                    and node.module.split(".")[0] == "engine":
+                todo.append(node.module)
+                todo.extend(f"{node.module}.{a.name}" for a in node.names)  # submodules imported by name
+    return sorted(seen.values())
 
 
 # ------------------------------------------------------------------------------------------ writing
@@ -595,13 +638,26 @@ def logged_engine_versions(root: str | os.PathLike[str], tournament: str) -> dic
     under ``root`` -> how many matches each.  A part that does not decode is left to
     :func:`scan_matches` and :func:`repair`, which report it."""
     out: dict[str, int] = {}
+    for versions in logged_engine_versions_by_game(root, tournament).values():
+        for v, n in versions.items():
+            out[v] = out.get(v, 0) + n
+    return out
+
+
+def logged_engine_versions_by_game(root: str | os.PathLike[str],
+                                   tournament: str) -> dict[str, dict[str, int]]:
+    """Per game, the engine versions that played ``tournament``'s committed matches of that game
+    -> how many matches each (see :func:`logged_engine_versions`)."""
+    out: dict[str, dict[str, int]] = {}
     for p in committed_parts(root, tournament):
         try:
             col = pq.read_table(p, columns=["engine_version"]).column("engine_version").to_pylist()
         except (OSError, pa.ArrowException):
             continue
+        game = part_game(p)
+        by = out.setdefault(game, {})
         for v in col:
-            out[v] = out.get(v, 0) + 1
+            by[v] = by.get(v, 0) + 1
     return out
 
 

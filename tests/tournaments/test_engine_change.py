@@ -1,6 +1,7 @@
 """A tournament is finished by the rules code that started it: going on with matches logged by
-another engine version (``matches.engine_version``) is refused in one line, unless
-``--allow-engine-change``, which the manifest then records."""
+another engine version of their game (``matches.engine_version``: the game's module and the engine
+modules it uses) is refused in one line, unless ``--allow-engine-change``, which the manifest then
+records; a game added to the engine since changes no other game's version."""
 from __future__ import annotations
 
 import json
@@ -13,8 +14,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tests.tournaments.conftest import raw_spec, toml_of
-from tournaments.log import engine_version, logged_engine_versions, record_digests, write_part
+from engine.core import GAME_MODULES, discover
+from tests.tournaments.conftest import fastest_game, raw_spec, toml_of
+from tournaments.log import engine_version, game_sources, logged_engine_versions, record_digests, write_part
 from tournaments.paths import committed_parts, manifest_path
 from tournaments.runner import BatchResult
 from tournaments.runners import Summary, TournamentError, prepare, run_tournament
@@ -53,13 +55,14 @@ def test_going_on_with_matches_of_another_engine_version_is_refused_unless_allow
     sp = parse_spec(raw)
     man = json.loads(manifest_path(root, "t").read_text())
     assert man["engine_version"] == engine_version()
+    game = fastest_game()
     done = sum(logged_engine_versions(root, "t").values())
-    assert logged_engine_versions(root, "t") == {engine_version(): done} and done >= 2
+    assert logged_engine_versions(root, "t") == {engine_version(game): done} and done >= 2
     prepare(sp, resume=True).release()  # the same engine: goes on
 
     _as_if_played_by(root, OLD)
     with pytest.raises(TournamentError, match=f"played so far by engine {OLD} \\({done} matches\\) and this "
-                       f"is engine {engine_version()}: the rules code has changed"):
+                       f"is engine {engine_version(game)}: the rules code has changed"):
         prepare(sp, resume=True)
     with pytest.raises(TournamentError, match="--allow-engine-change"):
         prepare(sp)  # a run without --resume on the same output goes on too: the same check
@@ -76,5 +79,45 @@ def test_going_on_with_matches_of_another_engine_version_is_refused_unless_allow
     s = run_tournament(sp, resume=True, executor="inline", progress=False, allow_engine_change=True)
     assert s.complete and s.done_before == done
     man = json.loads(manifest_path(root, "t").read_text())
-    assert [(c["from"], c["to"]) for c in man["engine_changes"]] == [([OLD], engine_version())]
-    assert logged_engine_versions(root, "t") == {OLD: done, engine_version(): s.total - done}
+    assert [(c["from"], c["to"]) for c in man["engine_changes"]] == [([OLD], engine_version(game))]
+    assert logged_engine_versions(root, "t") == {OLD: done, engine_version(game): s.total - done}
+
+
+def test_a_game_version_is_its_module_and_the_engine_modules_it_imports() -> None:
+    """engine_version(game) hashes the game's rules code only: its module and what it imports from
+    the engine, directly or through its family module (read from the sources)."""
+    names = [p.as_posix() for p in game_sources("handjas")]
+    for own in ("engine/games/jass/handjas.py", "engine/games/jass/_jass.py", "engine/tricks.py",
+                "engine/core.py", "engine/cards.py"):
+        assert any(n.endswith(own) for n in names), (own, names)
+    assert not any("hartenjagen" in n or "/rummy/" in n or "manille" in n for n in names), names
+    assert engine_version("handjas") != engine_version("hartenjagen")
+    with pytest.raises(ValueError, match="unknown game 'no_such_game'"):
+        game_sources("no_such_game")
+
+
+@pytest.mark.xdist_group("engine_games_dir")
+def test_a_tournament_started_before_a_new_game_was_added_resumes_without_allow_engine_change(
+        tmp_path: Path) -> None:
+    """Issue 22: a game module added to engine/games/ (really in the package) changes the whole
+    engine's digest but not the version of the tournament's game, so it goes on with no flag."""
+    import engine.games
+    raw, root = _half_played(tmp_path)
+    game = fastest_game()
+    before, whole = engine_version(game), engine_version()
+    added = Path(engine.games.__file__).parent / "zz_added_since.py"
+    source = Path(engine.games.__file__).parent.parent.parent.joinpath(*GAME_MODULES["manillen"].split("."))
+    text = source.with_suffix(".py").read_text()
+    try:
+        added.write_text(text.replace('    id = "manillen"\n', '    id = "zz_added_since"\n'))
+        engine_version.cache_clear()
+        assert "zz_added_since" in discover()
+        assert engine_version() != whole and engine_version(game) == before
+        s = run_tournament(parse_spec(raw), resume=True, executor="inline", progress=False)
+        assert s.complete and s.done_before >= 2
+        man = json.loads(manifest_path(root, "t").read_text())
+        assert "engine_changes" not in man
+    finally:
+        added.unlink(missing_ok=True)
+        engine_version.cache_clear()
+        discover()

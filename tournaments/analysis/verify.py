@@ -92,9 +92,10 @@ class ReplayStats:
         self.violations += other.violations
 
 
-def other_engine_note(logged: str) -> str:
-    """What a replay that disagrees says when the match was played by other rules code."""
-    return (f"this match was played by engine {logged} and this is engine {engine_version()}: the rules "
+def other_engine_note(logged: str, game: str | None = None) -> str:
+    """What a replay that disagrees says when the match was played by other rules code (for
+    ``game``: the version of its rules, :func:`~tournaments.log.engine_version`)."""
+    return (f"this match was played by engine {logged} and this is engine {engine_version(game)}: the rules "
             "code has changed since, so its replay may differ for that reason alone (verify a log with "
             "the engine version that played it)")
 
@@ -257,8 +258,8 @@ def replay_part(root: str, game: str, name: str, deep: bool = False, only: str |
                                               f"moves part has {b - a} rows", replay_command(root, mid)))
         problems = replay_match(row, actions[a:b], seats[a:b], deals[a:b], legal[a:b],
                                 events_by_match.get(mid, []) if check_events else None, deep=deep)
-        if problems and row["engine_version"] != engine_version():
-            problems[0] += f" ({other_engine_note(row['engine_version'])})"
+        if problems and row["engine_version"] != engine_version(game):
+            problems[0] += f" ({other_engine_note(row['engine_version'], game)})"
         stats.matches += 1
         stats.moves += b - a
         for p in problems:

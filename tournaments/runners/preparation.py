@@ -40,7 +40,7 @@ from tournaments.ledger import (
     write_secret,
     write_store_secret,
 )
-from tournaments.log import PartError, engine_version, finished_matches, logged_engine_versions
+from tournaments.log import PartError, engine_version, finished_matches, logged_engine_versions_by_game
 from tournaments.paths import lock_path, manifest_path
 from tournaments.runner import BatchResult
 from tournaments.runners.summary import TournamentError
@@ -287,23 +287,35 @@ def _prepare(spec: Spec, tid: str, root: Path, new_id: bool, resume: bool, bots_
 
 
 def _check_engine(manifest: dict[str, Any], root: Path, tid: str, allow: bool) -> None:
-    """Refuse to go on with a tournament whose matches so far were played by other rules code (the
-    engine versions of its logged matches, ``matches.engine_version``): its remaining matches would
-    not be dealt and played as its first ones were, and a duplicate board could be split across the
-    two.  ``allow`` (``--allow-engine-change``) goes on, and the manifest records the change."""
-    now_v = engine_version()
-    other = {v: n for v, n in logged_engine_versions(root, tid).items() if v != now_v}
+    """Refuse to go on with a tournament whose matches of a game so far were played by other rules
+    code for that game (the engine versions of its logged matches, ``matches.engine_version``: per
+    game, :func:`~tournaments.log.engine_version`): its remaining matches would not be dealt and
+    played as its first ones were, and a duplicate board could be split across the two.  A change
+    of another game's rules (a game added beside it) is no change.  ``allow``
+    (``--allow-engine-change``) goes on, and the manifest records the change."""
+    other: dict[str, int] = {}
+    now: set[str] = set()
+    for game, versions in sorted(logged_engine_versions_by_game(root, tid).items()):
+        try:
+            now_v = engine_version(game)
+        except ValueError:  # a game no longer in the engine: the spec's check says so
+            continue
+        for v, n in versions.items():
+            if v != now_v:
+                other[v] = other.get(v, 0) + n
+                now.add(now_v)
     if not other:
         return
     played = ", ".join(f"{v} ({n} match{'es' if n != 1 else ''})" for v, n in sorted(other.items()))
+    now_vs = ", ".join(sorted(now))
     if not allow:
         raise TournamentError(
             f"tournament {tid!r} in {root} was played so far by engine {played} and this is engine "
-            f"{now_v}: the rules code has changed since, so its remaining matches would not be dealt and "
+            f"{now_vs}: the rules code has changed since, so its remaining matches would not be dealt and "
             "played as its first ones were; finish it with the cardarena that started it, or pass "
             "--allow-engine-change to go on with this one (the manifest records the change)")
     changes = manifest.setdefault("engine_changes", [])
-    changes.append({"from": sorted(other), "to": now_v,
+    changes.append({"from": sorted(other), "to": now_vs,
                     "at": datetime.now(UTC).isoformat(timespec="seconds")})
     write_manifest(root, tid, manifest)
 
