@@ -250,11 +250,15 @@ class Game:
         return f"load_game({self.id!r}{args})"
 
     def check_players(self, players: Any) -> int:  # Any: checked here (the compiled build too)
+        """The number of seats of a match of this game (``None``: :attr:`default_players`), or a
+        one-line ``ValueError``: the one players check (``new_match`` and the tournament spec call it)."""
         n = self.default_players if players is None else players
         if not _is_int(n) or not self.min_players <= n <= self.max_players:
             seats = (str(self.min_players) if self.min_players == self.max_players
                      else f"{self.min_players} to {self.max_players}")
-            raise ValueError(f"{self.id} takes {seats} players, got {players}")
+            got = repr(players)
+            got = got if len(got) <= 80 else got[:77] + "..."
+            raise ValueError(f"{self.id} takes {seats} players, got {got}")
         return n
 
     def new_match(self, seed: Any = 0, players: Any = None, max_deals: Any = None,

@@ -428,14 +428,10 @@ def _game_entry(gid: str, options: dict[str, Any], players: Any, max_deals: int 
         load_game(gid, **options)
     except ValueError as e:
         raise SpecError(f"{where}.options: {e}") from None
-    cls = game_class(gid)
-    n = cls.default_players if players is None else players
-    if isinstance(n, bool) or not isinstance(n, int) or not cls.min_players <= n <= cls.max_players:
-        seats = (str(cls.min_players) if cls.min_players == cls.max_players
-                 else f"{cls.min_players} to {cls.max_players}")
-        raise SpecError(f"{where}.players: {gid} takes {seats} players, got {_short(players)}")
-    if cls.teams and n != 4:
-        raise SpecError(f"{where}.players: {gid} is a partnership game for 4 players")
+    try:
+        n = game_class(gid)(**options).check_players(players)  # the game's own check, the one new_match makes
+    except ValueError as e:
+        raise SpecError(f"{where}.players: {e}") from None
     return GameEntry(gid, dict(options), n, max_deals)
 
 

@@ -1,5 +1,6 @@
 """What the built-in players know about the games: card orders and points, and how to read the
-parts of an observation that the game families share.
+parts of an observation that the game families share.  Ranks, suits and tokens are the engine's
+(``engine.cards``), never retyped here.
 
 Card orders and points come from the game's declaration (``Game.card_tables()``,
 :class:`engine.core.CardTables`), never from a copy here and never from the engine's private
@@ -14,14 +15,17 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-RANKS = "23456789TJQKA"
-SUITS = "CDHS"
-ALL_TOKENS = tuple(r + s for s in SUITS for r in RANKS)
+from engine.cards import BASE_TOKENS, JOKER_TOKEN, is_token
+from engine.cards import RANKS as RANKS  # the engine's notation, for the bots
+from engine.cards import SUITS as SUITS
+
+ALL_TOKENS = BASE_TOKENS[:52]
+"""The 52 natural cards' tokens, in the engine's card-id order."""
 
 
 def is_card(tok: str) -> bool:
     """A card token (``QS``, ``JK``, ``JK=6H``)?"""
-    return (len(tok) == 2 and tok[0] in RANKS and tok[1] in SUITS) or tok.startswith("JK")
+    return is_token(tok) or tok.startswith(JOKER_TOKEN)
 
 
 def suit(tok: str) -> str:
