@@ -163,6 +163,19 @@ class TrickState(State):
             return []
         return [[p >> 6, TOKENS[p & 63]] for p in self.plays[len(self.plays) - self.tn:]]
 
+    def _play_view(self, last_trick: list[int], tricks_won: list[int]) -> dict[str, JSON]:
+        """The observation keys of the play that the families share, in this order: ``trick``,
+        ``last_trick`` (its plays ``seat << 6 | card``), ``played``, ``hand_sizes``,
+        ``tricks_won`` and ``points_won``."""
+        return {
+            "trick": self._trick_obs(),
+            "last_trick": [[p >> 6, TOKENS[p & 63]] for p in last_trick],
+            "played": [TOKENS[p & 63] for p in self.plays],
+            "hand_sizes": [h.bit_count() for h in self.hands],
+            "tricks_won": list(tricks_won),
+            "points_won": list(self.pts),
+        }
+
     def _stock_mask(self) -> int:
         m = 0
         for c in self.stock:

@@ -305,12 +305,7 @@ class BelaState(TrickState):
             "table": hand_tokens(self.table),
             "trump": None if self.phase != "play" and not self._over and self.trump is None
             else (SUITS[self.trump] if self.trump is not None else "none"),
-            "trick": self._trick_obs(),
-            "last_trick": [[p >> 6, TOKENS[p & 63]] for p in self.last_trick],
-            "played": [TOKENS[p & 63] for p in self.plays],
-            "hand_sizes": [h.bit_count() for h in self.hands],
-            "tricks_won": list(self.ntricks),
-            "points_won": list(self.pts),
+            **self._play_view(self.last_trick, self.ntricks),
             "known": [hand_tokens(k) for k in self.known],
         }
 

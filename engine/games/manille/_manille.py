@@ -474,12 +474,7 @@ class ManilleState(TrickState):
             "partner": self.partner[seat] if self.partner[seat] >= 0 else None,
             "trump": (None if self.phase in ("cut", "trump", "delegated", "bid", "exchange")
                       else ("none" if self.trump is None else SUITS[self.trump])),
-            "trick": self._trick_obs(),
-            "last_trick": [[p >> 6, TOKENS[p & 63]] for p in self.last_trick],
-            "played": [TOKENS[p & 63] for p in self.plays],
-            "hand_sizes": [h.bit_count() for h in self.hands],
-            "tricks_won": list(self.ntricks),
-            "points_won": list(self.pts),
+            **self._play_view(self.last_trick, self.ntricks),
         }
 
     def _deal_total(self) -> int:
