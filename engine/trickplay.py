@@ -306,6 +306,12 @@ class PlainTrickState(TrickState):
         "totals": "points per seat over the finished deals (list[int])",
     }
     """Observation keys -> meaning (docs/bots.md)."""
+    PHASES: ClassVar[tuple[str, ...]] = ("play", "over")  # engine.rl: every phase, "over" included
+    TENSOR: ClassVar[dict[str, str]] = {  # engine.rl (docs/rl.md); a game with larger totals widens them
+        "scores": "seat_nums:200", "hand": "cards", "dealer": "seat", "trick": "trick",
+        "last_trick": "trick", "tricks_won": "seat_nums:13", "points_won": "seat_nums:100",
+        "totals": "seat_nums:200",
+    }
 
     DECK: ClassVar[int]
     """The cards of the game (a mask over engine/cards.py's ids)."""

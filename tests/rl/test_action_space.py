@@ -33,12 +33,16 @@ def assert_has_ids(space: ActionSpace, legal: list[str]) -> None:
 
 
 def test_every_game_has_a_size_in_the_table() -> None:
-    assert sorted(SIZES) == sorted(engine.GAMES)
+    missing = sorted(set(engine.GAMES) - set(SIZES))
+    assert not missing, f"tests/rl/test_action_space.py: SIZES has no entry for {', '.join(missing)}: add it"
+    assert sorted(SIZES) == sorted(engine.GAMES), "SIZES names a game that is gone: remove it"
 
 
 @pytest.mark.parametrize("game_id", engine.GAMES)
 def test_alphabet_size_blocks_and_no_duplicate(game_id: str) -> None:
     space = action_space(game_id)
+    assert game_id in SIZES, (f"tests/rl/test_action_space.py: SIZES has no entry for {game_id}: add "
+                              f"\"{game_id}\": {space.size} (its alphabet size) after checking its blocks")
     assert space.size == SIZES[game_id] == len(space.strings) == len(set(space.strings))
     assert space.blocks[0].base == 0
     for a, b in zip(space.blocks, space.blocks[1:], strict=False):

@@ -36,6 +36,7 @@ Four players, 32 cards, one deal.  Follow suit if you can (TT1); the highest car
 suit takes the trick.  A trick scores 1 and its cards' points, A 4, K 3, Q 2, J 1 (TT2).
 """
     notation = "play QS"
+    action_forms = ("play CARD",)  # engine.rl: the action alphabet (docs/rl.md)
     min_players = max_players = default_players = 4
     state_class = ToyTricksState
     tables = CardTables(TOY_ORDER, TOY_POINTS, trick_point=1)
