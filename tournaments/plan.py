@@ -26,6 +26,7 @@ from engine import game_class
 from tournaments.analysis.tables import PlainTable as Table
 from tournaments.analysis.tables import styled
 from tournaments.costs import COSTS, MEASURED
+from tournaments.runners.driver import choose_executor
 from tournaments.schedule import GamePlan, least_spread, match_id, plan, secret_from_seed
 from tournaments.spec import Spec
 
@@ -33,6 +34,14 @@ LOG_S_PER_MOVE = 5.78e-6
 """Arrow + Parquet logging per move (bench/README.md, tournament.py)."""
 RAY_START_S = (3, 11)
 """Ray's start-up, seconds (bench/README.md)."""
+LOCAL_START_S = (1, 2)
+"""The local pool's start-up (its worker processes import the engine), seconds (bench/README.md)."""
+MATCH_OVERHEAD_S = 1.5e-3
+"""CPU per match outside the engine and the moves' logging: the bots' set-up, the match record, the
+batch's parts; (3.95 s CPU measured - 2.84 s estimated) / 720 matches of the demo with four random
+bots on the local pool (bench/README.md, "plan's estimate")."""
+RANDOM_SPEED = frozenset({"random"})
+"""The built-in bots whose moves cost what the cost table measured (the seeded random bot)."""
 
 
 def deals_per_match(game: str, max_deals: int | None) -> float:
@@ -66,7 +75,8 @@ def _game_report(gp: GamePlan, spec: Spec, ents: list[str]) -> tuple[dict[str, A
     counts = [meet[p] for p in pairs]
     cost = COSTS[g.id]
     deals = deals_per_match(g.id, g.max_deals)
-    cpu = gp.total * deals * (cost["seconds_per_deal"] + cost["actions_per_deal"] * LOG_S_PER_MOVE)
+    cpu = gp.total * (deals * (cost["seconds_per_deal"] + cost["actions_per_deal"] * LOG_S_PER_MOVE)
+                      + MATCH_OVERHEAD_S)
     report: dict[str, Any] = {
         "game": g.id, "players": g.players, "teams": teams, "entrants": len(ents),
         "seatings": len(gp.arrangements), "rotations": g.players, "boards": gp.boards, "matches": gp.total,
@@ -112,6 +122,8 @@ def plan_report(spec: Spec, entrants_by_game: dict[str, list[str]], cpus: int | 
                          "matches": sum(matches[e].values()), "seatings": seatings[e], "games": matches[e],
                          "met": sum(1 for v in met.values() if v), "meetings": met})
     n_cpus = cpus or spec.num_cpus or os.cpu_count() or 1
+    runner = choose_executor("auto", spec.address, spec.num_cpus)
+    thinking = sorted({e.bot for e in spec.bots} - RANDOM_SPEED)
     cpu = sum(g["cpu_seconds"] for g in games)
     moves = sum(g["moves"] for g in games)
     return {
@@ -120,7 +132,8 @@ def plan_report(spec: Spec, entrants_by_game: dict[str, list[str]], cpus: int | 
         "match_ids_sha256": ids_digest(ids),
         "games": games, "entrants": entrants,
         "estimate": {"cpu_seconds": round(cpu, 3), "cpus": n_cpus, "seconds": round(cpu / n_cpus, 3),
-                     "ray_start_s": list(RAY_START_S), "moves": moves,
+                     "runner": runner, "start_s": list(RAY_START_S if runner == "ray" else LOCAL_START_S),
+                     "ray_start_s": list(RAY_START_S), "moves": moves, "thinking_bots": thinking,
                      "move_limit_bound_s": round(moves * spec.limits.move_s / n_cpus, 1),
                      "costs_measured": MEASURED},
     }
@@ -173,9 +186,15 @@ def print_plan(r: dict[str, Any], out: Console) -> None:
                   f"{min(vals):,}-{max(vals):,}")
     out.print(t)
     est = r["estimate"]
-    lo, hi = est["ray_start_s"]
-    out.print(f"estimate: {duration(est['cpu_seconds'])} of CPU at random-bot speed, logging included; on "
-              f"{est['cpus']} CPUs about {duration(est['seconds'])} plus Ray's start-up ({lo}-{hi} s). Bots "
-              f"that think take longer: at most {duration(est['move_limit_bound_s'])} if each of the "
-              f"{est['moves']:,} moves used its whole move limit. (Costs measured {est['costs_measured']}, "
-              "bench/game_costs.py.)", markup=False)
+    lo, hi = est["start_s"]
+    runner = ("Ray (a cluster, or more CPUs than this machine has)" if est["runner"] == "ray"
+              else "the local pool of processes")
+    thinking = est["thinking_bots"]
+    out.print(f"estimate, on {runner}: {duration(est['cpu_seconds'])} of CPU at random-bot speed, logging "
+              f"and per-match overhead included; on {est['cpus']} CPUs of an idle machine about "
+              f"{duration(est['seconds'])} plus its start-up ({lo}-{hi} s). "
+              + (f"Not counted: the thinking of {', '.join(thinking)}, which can take most of the run "
+                 "(the demo with greedy and ismcts: 17x, bench/README.md); " if thinking else "")
+              + f"at most {duration(est['move_limit_bound_s'])} if each of the {est['moves']:,} moves used "
+              f"its whole move limit. (Costs measured {est['costs_measured']}, bench/game_costs.py.)",
+              markup=False)

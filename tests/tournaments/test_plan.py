@@ -113,8 +113,35 @@ def test_plan_text_names_sizes_meetings_and_estimate(tmp_path: Path) -> None:
     f.write_text(toml_of(raw_spec(tmp_path, bots=SIX)))
     res = runner.invoke(app, ["plan", str(f)])
     assert res.exit_code == 0, res.output
-    for needle in ("schedule", "meetings", "entrants", "estimate:", "5 of 5"):
+    for needle in ("schedule", "meetings", "entrants", "estimate, on", "5 of 5"):
         assert needle in res.stdout, needle
+
+
+@pytest.mark.parametrize("address, runner_name", [(None, "local"), ("127.0.0.1:6379", "ray")])
+def test_plan_estimate_names_the_runner_it_assumes_and_its_start_up(tmp_path: Path, address: str | None,
+                                                                    runner_name: str) -> None:
+    from tournaments.plan import LOCAL_START_S, MATCH_OVERHEAD_S, RAY_START_S
+    raw = raw_spec(tmp_path, bots=SIX) | ({"address": address} if address else {})
+    f = tmp_path / "s.toml"
+    f.write_text(toml_of(raw))
+    rep = json.loads(runner.invoke(app, ["plan", str(f), "--json", "--cpus", "1"]).output)
+    est = rep["estimate"]
+    assert est["runner"] == runner_name
+    assert est["start_s"] == list(RAY_START_S if runner_name == "ray" else LOCAL_START_S)
+    assert est["thinking_bots"] == []      # six random bots: the cost table's own speed
+    assert est["cpu_seconds"] >= round(rep["total_matches"] * MATCH_OVERHEAD_S, 3)   # per-match overhead
+    text = runner.invoke(app, ["plan", str(f), "--cpus", "1"]).stdout
+    assert ("on Ray" if runner_name == "ray" else "on the local pool") in " ".join(text.split())
+
+
+def test_plan_estimate_names_the_bots_whose_thinking_it_does_not_count(tmp_path: Path) -> None:
+    raw = raw_spec(tmp_path, bots=["random", "greedy", "ismcts", {"name": "r2", "bot": "random"}])
+    f = tmp_path / "s.toml"
+    f.write_text(toml_of(raw))
+    rep = json.loads(runner.invoke(app, ["plan", str(f), "--json"]).output)
+    assert rep["estimate"]["thinking_bots"] == ["greedy", "ismcts"]
+    text = " ".join(runner.invoke(app, ["plan", str(f)]).stdout.split())
+    assert "Not counted: the thinking of greedy, ismcts" in text
 
 
 @pytest.mark.parametrize("body, needle", [
