@@ -204,3 +204,38 @@ def test_local_pool_survives_a_worker_killed_again_and_again(tmp_path: Path, eve
     assert len(killed) == times and summary["complete"] and summary["lost_workers"] >= 1, \
         (len(killed), summary)
     assert_exactly_once(tmp_path / "out", raw, reference(tmp_path, raw))
+
+
+def _claim(directory: str, out: Any, done: Any) -> None:
+    from tournaments.runners.local import claim_cpu
+    cpu = claim_cpu(directory)
+    out.put((cpu, sorted(os.sched_getaffinity(0)), claim_cpu(directory)))
+    done.wait(60)   # hold the claim while the others claim
+
+
+def test_each_claimant_pins_itself_to_a_cpu_of_its_own(tmp_path: Path) -> None:
+    """Ray's workers pin themselves as the local pool's are (issue 28 §3): each process that claims
+    gets a CPU no other holds and runs only there; once every CPU is held a claimant stays unpinned;
+    a claim ends with its process."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    cpus = sorted(os.sched_getaffinity(0))
+    q, done = ctx.Queue(), ctx.Event()
+    procs = [ctx.Process(target=_claim, args=(str(tmp_path), q, done)) for _ in range(len(cpus) + 1)]
+    for p in procs:
+        p.start()
+    got = [q.get(timeout=60) for _ in procs]
+    done.set()
+    for p in procs:
+        p.join(timeout=60)
+    pinned = [g for g in got if g[0] is not None]
+    assert sorted(g[0] for g in pinned) == cpus                       # every CPU once
+    assert all(g[1] == [g[0]] and g[2] == g[0] for g in pinned)       # runs there; once per process
+    assert [g for g in got if g[0] is None] == [(None, cpus, None)]   # the one too many: unpinned
+    q2, done2 = ctx.Queue(), ctx.Event()
+    done2.set()
+    again = ctx.Process(target=_claim, args=(str(tmp_path), q2, done2))
+    again.start()
+    assert q2.get(timeout=60)[0] in cpus                              # the claims ended with them
+    again.join(timeout=60)

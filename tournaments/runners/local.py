@@ -31,6 +31,42 @@ START_TRIES = 5
 """Pools made in a row whose workers died as they started before the run gives up."""
 
 
+_CLAIMED: tuple[int, int] | None = None
+"""This process's CPU claim (the CPU, the descriptor holding its lock), once made."""
+
+
+def claim_cpu(directory: str | None = None) -> int | None:
+    """Pin this process to a CPU that no other claimant on this machine holds, and return it; None
+    (left unpinned) when every CPU it may run on is held.  A claim is an exclusive ``flock`` on
+    ``DIR/cardarena-cpu-K.lock`` (``/dev/shm`` by default), held until the process ends, so a worker
+    that dies frees its CPU.  Ray's workers claim on their first batch (Ray gives a task a CPU's
+    worth, not a CPU id): pinned, a sandboxed move's pipe round trip stays on one core, as in the
+    local pool.  Once per process."""
+    global _CLAIMED
+    if _CLAIMED is not None:
+        return _CLAIMED[0]
+    import fcntl
+    where = directory or ("/dev/shm" if os.path.isdir("/dev/shm") else "/tmp")
+    for cpu in sorted(os.sched_getaffinity(0)):
+        try:
+            fd = os.open(os.path.join(where, f"cardarena-cpu-{cpu}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        try:
+            os.sched_setaffinity(0, {cpu})
+        except OSError:
+            os.close(fd)
+            return None
+        _CLAIMED = (cpu, fd)
+        return cpu
+    return None
+
+
 def machine_cpus() -> int:
     """The CPUs this process may run on."""
     return len(os.sched_getaffinity(0))

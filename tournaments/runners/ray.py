@@ -147,9 +147,12 @@ def remote_nodes() -> list[str]:
 
 
 def _run_batch_on_node(batch: Batch) -> tuple[BatchResult, str]:
-    """The Ray task: :func:`run_batch`, and the id of the node it ran on."""
+    """The Ray task: :func:`run_batch`, and the id of the node it ran on.  The worker process pins
+    itself to a CPU of its own on its first batch (:func:`~tournaments.runners.local.claim_cpu`)."""
     import ray
 
+    from tournaments.runners.local import claim_cpu
+    claim_cpu()
     return run_batch(batch), ray.get_runtime_context().get_node_id()
 
 
