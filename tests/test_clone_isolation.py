@@ -46,9 +46,9 @@ def test_a_shallow_mutant_is_caught_without_the_sharing_check(game_id: str, fiel
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game_id", GAMES)
-def test_every_shallow_mutant_is_caught_or_harmless(game_id: str) -> None:
+def test_every_shallow_mutant_is_caught_or_not_seen_changed(game_id: str) -> None:
     """For every list, dict or set field: sharing it is caught, or play never changes it in place
-    (only rebinds it: sharing is then harmless)."""
+    in 6 random matches (rebound only, or too rarely changed: the sharing check catches those)."""
     results = [run_mutant(game_id, f) for f in container_fields(game_id)]
     missed = [f"{r.field}: {r.message}" for r in results if not r.caught and r.mutated]
     assert not missed, missed
