@@ -33,6 +33,7 @@ judged on a log that does not read); a part that decodes but fails another of th
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import time
@@ -270,7 +271,8 @@ def replay_part(root: str, game: str, name: str, deep: bool = False, only: str |
 
 TASK_MATCHES = 32
 """Matches per replay task: whole match groups (``group_id``: a seating on a board, every rotation)
-are put together until a task holds this many."""
+are put together until a task holds this many (more for a part with few row groups: at most one task
+per row group of its moves part, see :func:`replay_tasks`)."""
 
 
 @dataclass(frozen=True)
@@ -326,7 +328,6 @@ def replay_tasks(log: TournamentLog, deep: bool = False, sample: float | None = 
     drawn: Sample | None = None
     keep: set[str] | None = None
     if sample is not None:
-        import math
         import random
         every = sorted(m for _, _, ids, _ in per_part for m in ids)
         seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
@@ -339,10 +340,16 @@ def replay_tasks(log: TournamentLog, deep: bool = False, sample: float | None = 
         for m, g in zip(ids, groups, strict=True):
             if keep is None or m in keep:
                 by_group.setdefault(g, []).append(m)
+        # A task reads the row groups holding its matches: a big (compacted) part is cut into at most
+        # as many tasks as its moves part has row groups, its groups in match-id order (the part's
+        # order), so that each task decodes about one row group rather than every task all of them.
+        chosen = sum(len(v) for v in by_group.values())
+        row_groups = pq.read_metadata(part_path(log.root, "moves", game, name)).num_row_groups
+        size = max(TASK_MATCHES, math.ceil(chosen / max(1, row_groups)))
         cur: list[str] = []
-        for g in sorted(by_group):
+        for g in sorted(by_group, key=lambda g: min(by_group[g])):
             cur += by_group[g]
-            if len(cur) >= TASK_MATCHES:
+            if len(cur) >= size:
                 tasks.append(ReplayTask(str(log.root), game, name, tuple(cur), deep))
                 cur = []
         if cur:
