@@ -16,8 +16,8 @@ for each entrant (the ``bots`` label of a seat) this computes
   that always wins finite) with a **95% interval** ``strength +- 1.96 se`` from a Laplace
   approximation made robust to duplicate groups (``group_id``, the rotations of one seating over one
   board): the sandwich of :func:`strength_cov`, the large-sample form of a bootstrap that resamples
-  whole groups, at the cost of one fit (a 200-replicate bootstrap cost 200 fits: 180 s on a
-  real-shaped 68k-match log; :func:`bootstrap_fits` keeps it for the ladder and the benchmark).
+  whole groups, at the cost of one fit (a 200-replicate bootstrap cost 200 fits: 132 s of CPU on
+  a real-shaped 68k-match log; :func:`bootstrap_fits` keeps it for the ladder and the benchmark).
   Identical outcomes are counted once (weight = how often).
 * a **head-to-head** table: for each pair, the share of matches in which one placed above the other
   (ties half, partners never compared), with its bootstrap 95% interval; a pair whose interval
