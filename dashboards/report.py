@@ -247,10 +247,9 @@ def leaderboard_table(rows: Sequence[dict[str, Any]], per_game: bool,
            + "</tr></thead><tbody>"]
     for r in rows:
         what = (about or {}).get(r["bot"])
-        tied = ' <span class="tied" title="not significantly ahead of the next">~</span>' if r["tied"] else ""
         ci = ("-" if r["score_lo"] is None else f'{_num(r["score_lo"], 3)} … {_num(r["score_hi"], 3)}')
         cells = [str(r["rank"]), f'<span class="bot">{_e(r["bot"])}</span>'
-                 + (f' <span class="opts">{_e(what)}</span>' if what else ""), _num(r["score"], 3) + tied,
+                 + (f' <span class="opts">{_e(what)}</span>' if what else ""), _num(r["score"], 3),
                  ci, str(r["matches"]), _num(r["mean_place"])]
         if per_game:
             cells.append(_num(r["mean_score"], 1))

@@ -156,9 +156,11 @@ class Analysis:
             for seat, bot in enumerate(m["bots"]):
                 faults[bot] += seat in faulted
         rows = []
-        for i, e in enumerate(board.entrants, 1):
+        from tournaments.analysis.leaderboard import rank_labels
+        ranks = rank_labels([(e.score_lo, e.score_hi) for e in board.entrants])
+        for i, e in enumerate(board.entrants):
             rows.append({
-                "rank": i, "bot": e.name, "matches": e.matches, "mean_place": e.mean_place,
+                "rank": ranks[i], "bot": e.name, "matches": e.matches, "mean_place": e.mean_place,
                 "mean_score": e.mean_score if game is not None else None,
                 "score": e.score, "score_lo": e.score_lo, "score_hi": e.score_hi, "faults": faults[e.name],
                 "strength": e.strength, "strength_lo": e.lo, "strength_hi": e.hi,

@@ -328,19 +328,16 @@ def leaderboard_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
 def print_leaderboard(rows: list[dict[str, Any]], title: str) -> None:
     """The headline board, the entrants it leaves apart, then each entrant's score per game with the
     direction of each game's own score sheet."""
-    from tournaments.analysis.leaderboard import METRIC
+    from tournaments.analysis.leaderboard import METRIC, RANK_LEGEND, rank_labels
     if not rows:
         out.print("no finished matches yet")
         return
     ranked = [r for r in rows if r["ranked"]]
     table = Table("#", "bot", "score", "95% CI", "matches", "wins", "mean place", "faults",
                   title=f"leaderboard: {title}")
-    place = 1
+    ranks = rank_labels([(r["lo"], r["hi"]) for r in ranked])
     for i, r in enumerate(ranked):
-        if i and not ranked[i - 1]["tied"]:
-            place = i + 1
-        tied = r["tied"] or (i and ranked[i - 1]["tied"])
-        table.add_row(f"{place}{'~' if tied else ''}", r["bot"], f"{r['score']:.3f}", _ci(r),
+        table.add_row(ranks[i], r["bot"], f"{r['score']:.3f}", _ci(r),
                       str(r["matches"]), str(r["wins"]), f"{r['mean_place']:.2f}", str(r["faults"]))
     out.print(table)
     games = rows[0]["overall_games"]
@@ -355,7 +352,7 @@ def print_leaderboard(rows: list[dict[str, Any]], title: str) -> None:
         per.add_row(g, "?" if low is None else "low wins" if low else "high wins",
                     *[f"{r['games'][g]:.3f}" if g in r["games"] else "-" for r in rows])
     out.print(per)
-    out.print(METRIC + "; ~: not significantly ahead of the next; overall: the mean over games; sheet: "
+    out.print(METRIC + f"; {RANK_LEGEND}; overall: the mean over games; sheet: "
               "the direction of the game's own score sheet", markup=False)
 
 

@@ -290,7 +290,7 @@ def _print_board(b: Any, wide: bool = False) -> None:
     """One leaderboard in the headline's order: at 80 columns the rank, entrant, matches, the headline
     score with its interval, mean place, a game's mean points and the Plackett-Luce strength; ``wide``
     adds the strength's interval and openskill.  Head-to-head columns are the ranks."""
-    from tournaments.analysis.leaderboard import METRIC
+    from tournaments.analysis.leaderboard import METRIC, RANK_LEGEND, rank_labels
     from tournaments.analysis.tables import console, fit_table, plain
     con = console(wide, out)
     per_game = b.scope != "overall"
@@ -298,15 +298,13 @@ def _print_board(b: Any, wide: bool = False) -> None:
     points = ("points",) if per_game else ()
     extra = ("strength 95% CI", "openskill mu ± sigma", "ordinal") if wide else ()
     t = fit_table("#", "entrant", "n", "score", "95% CI", "place", *points, "strength", *extra)
-    place = 1
+    ranks = rank_labels([(e.score_lo, e.score_hi) for e in b.entrants])
     for i, e in enumerate(b.entrants):
-        if i and not b.entrants[i - 1].tied_with_next:
-            place = i + 1
         ci = "-" if e.score_lo is None else f"{e.score_lo:.2f}-{e.score_hi:.2f}"
         pts = (("-" if e.mean_score is None else f"{e.mean_score:.2f}"),) if per_game else ()
         more = (f"[{e.lo:+.2f}, {e.hi:+.2f}]", f"{e.mu:.2f} ± {e.sigma:.2f}", f"{e.ordinal:.2f}") \
             if wide else ()
-        t.add_row(str(place) + ("~" if e.tied_with_next or (i and b.entrants[i - 1].tied_with_next) else ""),
+        t.add_row(ranks[i],
                   e.name, str(e.matches), f"{e.score:.3f}", ci, f"{e.mean_place:.2f}", *pts,
                   f"{e.strength:+.2f}", *more)
     con.print(styled((b.scope, "bold"), f": {b.matches} matches"))
@@ -320,8 +318,8 @@ def _print_board(b: Any, wide: bool = False) -> None:
               + "; strength: Plackett-Luce log-strength" + (
                   " (95% CI: a sandwich over duplicate boards at the fit)" if wide else
                   " (--wide: its interval and openskill)"), markup=False)
-    con.print("  ~ : the order against a neighbour is not significant (the bootstrap 95% interval of the "
-              "score difference holds 0)", markup=False)
+    con.print(f"  {RANK_LEGEND}; in head-to-head, ~: the order of the pair is not significant",
+              markup=False)
     if b.h2h:
         names = [e.name for e in b.entrants]
         cell = {(h.a, h.b): h for h in b.h2h}

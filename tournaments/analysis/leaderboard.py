@@ -15,8 +15,10 @@ the head-to-head shares add up to.  The Plackett-Luce strength and openskill of
 
 **95% interval.** A percentile bootstrap over duplicate groups (``group_id``: the rotations of one
 seating over one board move together), resampled within each game, ``BOOTSTRAP`` replicates from
-``SEED``: the same defaults everywhere, so every surface prints the same interval.  ``~`` (``tied``)
-marks an entrant whose bootstrap 95% interval of the score difference to the next one holds 0.
+``SEED``: the same defaults everywhere, so every surface prints the same interval.  ``tied`` marks an
+entrant whose bootstrap 95% interval of the score difference to the next one holds 0 (JSON); the
+tables show :func:`rank_labels`, a rank interval, which unlike a chain of ties never puts entrants
+with disjoint intervals on one rank.
 
 **Where entrants met.** A per-game board ranks everyone who played that game.  The overall board
 ranks entrants over one set of games that each of them played: of the candidate sets (each
@@ -112,6 +114,41 @@ class Headline:
             out += "; not ranked overall (they did not play all of those games): " + "; ".join(
                 f"{a.bot} (entered only: {', '.join(sorted(a.games))})" for a in self.apart)
         return out
+
+
+RANK_LEGEND = ("#: the ranks the score's 95% interval allows (1-2: first or second; entrants share a rank "
+               "only when their intervals overlap)")
+"""How every surface explains :func:`rank_labels`."""
+
+
+def rank_labels(intervals: Sequence[tuple[float | None, float | None]]) -> list[str]:
+    """The rank of each entrant of a board (in the board's order, best first) as the interval of
+    ranks its score's 95% interval allows: ``best-worst``, or one number when it is settled.
+
+    Best: one more than the entrants whose interval lies wholly above this one's; worst: the board's
+    size less the entrants wholly below.  Two entrants share a rank only when their intervals
+    overlap, so disjoint intervals never share first place (``0.75-1.00`` and ``0.00-0.25`` rank
+    ``1-2`` and ``3-4`` among four, not all ``1~``).  An entrant without an interval (one duplicate
+    group) is at its position.
+
+    >>> rank_labels([(0.75, 1.0), (0.7, 0.9), (0.0, 0.25), (0.05, 0.2)])
+    ['1-2', '1-2', '3-4', '3-4']
+    >>> rank_labels([(0.8, 0.9), (0.5, 0.6), (0.1, 0.2)])
+    ['1', '2', '3']
+    >>> rank_labels([(None, None), (None, None)])     # one duplicate group: no intervals
+    ['1', '2']
+    """
+    n = len(intervals)
+    out = []
+    for i, (lo, hi) in enumerate(intervals):
+        if lo is None or hi is None:
+            out.append(str(i + 1))
+            continue
+        above = sum(1 for olo, _ in intervals if olo is not None and olo > hi)
+        below = sum(1 for _, ohi in intervals if ohi is not None and ohi < lo)
+        best, worst = above + 1, n - below
+        out.append(str(best) if best == worst else f"{best}-{worst}")
+    return out
 
 
 def seat_scores(bots: Sequence[str], teams: Sequence[int], ranking: Sequence[int]) -> list[float | None]:
