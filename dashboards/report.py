@@ -510,6 +510,7 @@ def _is_team_game(game: str) -> bool:
 
 
 def _leaderboards_block(an: Analysis, logs: Logs, charts: _Charts) -> str:
+    from tournaments.analysis.leaderboard import RANK_LEGEND
     order = logs.games()
     games = sorted({m["game"] for m in logs.matches}, key=order.index)
     tabs: list[tuple[str, str | None]] = [("overall", None)] + [(g, g) for g in games]
@@ -524,16 +525,14 @@ def _leaderboards_block(an: Analysis, logs: Logs, charts: _Charts) -> str:
             body = _nodata(f"No finished matches in {what}, so no leaderboard.")
         else:
             one = len(rows) == 1
-            note, apart, lower = an.board_note(game)
+            note, _apart, lower = an.board_note(game)
             body = leaderboard_table(rows, per_game=game is not None, about=about, lower=lower)
             body += ('<p class="small">Score (the headline, as <code>cardarena tournament leaderboard</code> '
                      "and <code>cardarena rank</code> print it): the share of opponents placed below, ties "
                      "half (partnership: 1 win, 0 loss), with a 95% bootstrap interval over duplicate "
                      "boards; "
-                     "<b>~</b>: not significantly ahead of the next entrant. "
-                     + (_e(note) + ". " if note else "")
-                     + "".join(f'Not ranked overall: <span class="bot">{_e(a["bot"])}</span> (entered only: '
-                               f'{_e(", ".join(a["games"]))}). ' for a in apart)
+                     + _e(RANK_LEGEND) + ". "
+                     + (_e(note) + ". " if note else "")   # the note lists the entrants not ranked overall
                      + "Strength: Plackett–Luce maximum likelihood (log-strength, "
                      "centred on 0) with a 95% interval from resampling duplicate groups. "
                      "openskill: Plackett–Luce updates in match-id "
