@@ -137,8 +137,14 @@ EVENTS_SCHEMA = pa.schema([
     pa.field("ply", pa.int32(), nullable=False),
     pa.field("event", pa.string(), nullable=False),
     pa.field("seat", pa.int8()),
+    pa.field("bot", pa.string()),
     pa.field("data", pa.string(), nullable=False),
 ])
+
+ADDED_COLUMNS: dict[str, tuple[str, ...]] = {"events": ("bot",)}
+"""Columns added to schema version 1 after its first logs: a part written before may lack them, and
+every reader fills them (:func:`read_part` with nulls; the ``events`` view of
+``tournaments.analysis.views`` with the seat's entrant from ``matches.bots``)."""
 
 SCHEMAS: dict[str, pa.Schema] = {"moves": MOVES_SCHEMA, "events": EVENTS_SCHEMA, "matches": MATCHES_SCHEMA}
 
@@ -193,7 +199,9 @@ class BatchLog:
             ev["deal"].append(e["deal"])
             ev["ply"].append(e["ply"])
             ev["event"].append(e["event"])
-            ev["seat"].append(e.get("seat"))
+            seat = e.get("seat")
+            ev["seat"].append(seat)
+            ev["bot"].append(bots[seat] if isinstance(seat, int) and 0 <= seat < len(bots) else None)
             ev["data"].append(json.dumps({k: v for k, v in e.items() if k not in _EVENT_KEYS},
                                          sort_keys=True, separators=(",", ":")))
         first = faults[0] if faults else None
@@ -453,10 +461,17 @@ def read_part(path: Path, table: str, columns: list[str] | None = None,
         raise PartError(f"{path}: unreadable Parquet part, truncated or corrupted ({_one_line(e)[:300]})"
                         ) from None
     names = set(schema.names)
-    bad = [f.name for f in SCHEMAS[table] if f.name not in names or schema.field(f.name).type != f.type]
+    added = [c for c in ADDED_COLUMNS.get(table, ()) if c not in names]
+    bad = [f.name for f in SCHEMAS[table] if f.name not in added
+           and (f.name not in names or schema.field(f.name).type != f.type)]
     if bad:   # (a column beyond the schema's, e.g. a ``game`` a rewrite took from the path, is no harm)
         raise PartError(f"{path}: not a {table} part of schema version {SCHEMA_VERSION}: missing or mistyped "
                         f"column(s) {', '.join(bad)}")
+    for c in added:   # a part written before the column was added: nulls, where the schema has it
+        if columns is None or c in columns:
+            f = SCHEMAS[table].field(c)
+            at = min(SCHEMAS[table].get_field_index(c), got.num_columns)
+            got = got.add_column(at, f, pa.nulls(got.num_rows, f.type))
     return got
 
 

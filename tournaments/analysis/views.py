@@ -33,7 +33,15 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tournaments.log import SCHEMA_VERSION, SCHEMAS, TABLES, PartError, digest_record, read_part
+from tournaments.log import (
+    ADDED_COLUMNS,
+    SCHEMA_VERSION,
+    SCHEMAS,
+    TABLES,
+    PartError,
+    digest_record,
+    read_part,
+)
 from tournaments.paths import partitions, table_dir, tournaments_dir
 from tournaments.store import StoreError, local_root, restore_uri
 
@@ -186,9 +194,11 @@ class TournamentLog:
         if threads:
             con.execute(f"SET threads TO {int(threads)}")
         where = "" if self.match_id is None else f" WHERE match_id = {_quote(self.match_id)}"
-        for t in self.tables:
+        for t in sorted(self.tables, key=lambda t: t != "matches"):   # matches first: events' fallback
             files = [str(p.path) for p in self.parts[t]]
-            if files:
+            if files and t == "events" and not all("bot" in pq.read_schema(f).names for f in files):
+                con.execute(_old_events_view(files, where, "matches" in self.tables))
+            elif files:
                 lst = ", ".join(_quote(f) for f in files)
                 con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet([{lst}], "
                             f"hive_partitioning = true){where}")
@@ -196,6 +206,8 @@ class TournamentLog:
                 empty = pa.schema([*list(SCHEMAS[t]), pa.field("game", pa.string())]).empty_table()
                 con.register(f"_empty_{t}", empty)
                 con.execute(f"CREATE VIEW {t} AS SELECT * FROM _empty_{t}")
+        if "matches" in self.tables:
+            con.execute(DEALS_VIEW)
         for t in SIDE_TABLES:   # a ladder's own tables (tournaments/ladder/tables.py), where present
             folder = self.root / t
             side = sorted(str(f) for f in folder.glob("part-*.parquet")) if folder.is_dir() else []
@@ -261,6 +273,31 @@ class TournamentLog:
         return self._frame("events", game, match_id, columns)
 
 
+DEALS_VIEW = """
+CREATE VIEW deals AS
+SELECT m.tournament, m.game, m.match_id, d.deal, m.players, m.bots, m.bot_refs,
+       m.sheet[d.deal] AS scores, m.deals_played
+FROM matches m, LATERAL (SELECT unnest(range(1, len(m.sheet) + 1)) AS deal) d
+"""
+"""``deals``: one row per match and finished deal: ``deal`` (from 1, as ``moves.deal``), ``scores`` (that
+deal's row of ``matches.sheet``, each seat's score in the game's units), the match's bots."""
+
+
+def _old_events_view(files: list[str], where: str, with_matches: bool) -> str:
+    """The ``events`` view over parts of which some were written before ``events.bot`` was added: the
+    seat's entrant from ``matches.bots`` (DuckDB lists count from 1: ``bots[seat + 1]``) where a part
+    has no ``bot``."""
+    lst = ", ".join(_quote(f) for f in files)
+    src = f"read_parquet([{lst}], hive_partitioning = true, union_by_name = true)"
+    has = any("bot" in pq.read_schema(f).names for f in files)
+    own = "e.bot" if has else "NULL::VARCHAR"
+    fill = "m.bots[e.seat + 1]" if with_matches else "NULL::VARCHAR"
+    cols = "e.* EXCLUDE (bot)" if has else "e.*"
+    join = " LEFT JOIN (SELECT match_id, bots FROM matches) m USING (match_id)" if with_matches else ""
+    filt = where.replace("match_id", "e.match_id")
+    return f"CREATE VIEW events AS SELECT {cols}, COALESCE({own}, {fill}) AS bot FROM {src} e{join}{filt}"
+
+
 def open_log(root: str | os.PathLike[str], tables: tuple[str, ...] = TABLES, check: bool = True,
              digests: bool = True) -> TournamentLog:
     """Open and check a tournament directory (see :class:`TournamentLog`)."""
@@ -297,7 +334,8 @@ def check_part(path: Path, table: str) -> None:
         schema = meta.schema.to_arrow_schema()
     except (OSError, pa.ArrowException) as e:
         raise LogError(f"{path}: unreadable Parquet part, truncated or corrupted ({_one_line(e)})") from None
-    missing = [f.name for f in SCHEMAS[table] if f.name not in schema.names]
+    missing = [f.name for f in SCHEMAS[table]
+               if f.name not in schema.names and f.name not in ADDED_COLUMNS.get(table, ())]
     if missing:
         raise LogError(f"{path}: not a {table} part of schema version {SCHEMA_VERSION}: "
                        f"missing column(s) {', '.join(missing)}")
