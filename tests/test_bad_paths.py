@@ -24,7 +24,7 @@ from .tournaments.conftest import fastest_game, raw_spec, toml_of
 PATH_OPTIONS = {"--out", "--output", "--data-dir", "--replay"}
 """Options that take a path even where they are typed ``str``."""
 FOLDER_OUTPUTS = {("tournament run", "--out"), ("fuzz", "--out"), ("bots submit", "--data-dir"),
-                  ("bots list", "--data-dir")}
+                  ("bots list", "--data-dir"), ("bots replay", "--out"), ("bots replay", "--bots-data")}
 """Path options naming a folder to write into: a missing one may be created, an existing folder is fine."""
 EXIT_2 = {"query --out", "tournament run --out", "dashboard --output", "show --output", "fuzz --out",
           "fuzz --replay"}
