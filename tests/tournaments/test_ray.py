@@ -233,7 +233,9 @@ def test_unreachable_address_says_so_within_seconds_and_writes_nothing(tmp_path:
     (tmp_path / "spec.toml").write_text(toml_of(raw))
     proc = driver(["run", str(tmp_path / "spec.toml"), "--json"])
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 2 and err.count("\n") == 1 and "cannot reach a Ray cluster" in err and out == ""
+    assert proc.returncode == 2 and err.count("\n") == 1 and "cannot reach a Ray cluster" in err
+    # with --json, stdout holds one JSON document with the same error (issue 26: never nothing)
+    assert json.loads(out) == {"error": err.strip(), "exit": 2}
     assert list((tmp_path / "empty").iterdir()) == []
     assert time.monotonic() - t < 20
     with pytest.raises(TournamentError, match="expected HOST:PORT"):
