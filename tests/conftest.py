@@ -9,6 +9,10 @@ import pytest
 
 os.environ.setdefault("CARDARENA_COMPILED", "0")  # before any test imports engine (children inherit it)
 
+collect_ignore = ["toygame/toy_tricks.py"]
+"""A game file for tests/test_new_game.py to copy into engine/games/ (its declaration refuses to register
+anywhere else), not a test module: the doctest collection must not import it."""
+
 RAY_MODULES = {"tests.tournaments.test_ray", "tests.tournaments.test_driver",
                "tests.tournaments.test_submitted"}
 
