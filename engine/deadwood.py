@@ -10,8 +10,9 @@
   state, so every rule the game enforces is enforced here; states already refuted are remembered
   by key.  There is no search limit: the move generator keeps the search small (every move puts a
   card that must be used on the table, or frees a joker by a swap, or lays the one meld that gives
-  a permission).  Returns the winning line of actions (the witness the take-back cap uses), or
-  ``None``.
+  a permission).  Returns the winning line of actions (the witness of the "use it at once" test),
+  or ``None``.  The take-back cap (``RummyState._finishable``) asks the same question's yes/no
+  form over the same moves, with one memo for all the candidate actions.
 * :class:`MeldSpec` and :class:`Solver`: the exact deadwood minimiser of the knock rummies.  A hand
   (physical card ids, one or two packs) is split into melds -- sets of 3..``set_max`` cards of one
   rank with distinct suits, runs of ``run_min``..``run_max`` consecutive cards of one suit, the ace
