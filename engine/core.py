@@ -308,6 +308,11 @@ class State:
     it adds to its family's; ``None`` withdraws a family key the game does not show.  See
     :meth:`observation_keys`."""
 
+    PHASES: ClassVar[tuple[str, ...]] = ()
+    """Every phase the game's :attr:`phase` takes, ``"over"`` included (issue 22 section 5): each
+    game declares it (tests/test_phases.py fails on a phase seen in play but not declared; engine.rl
+    encodes the phase over it)."""
+
     @classmethod
     def observation_keys(cls) -> dict[str, str]:
         """Every game-specific observation key -> its meaning: the ``OBSERVATION`` declarations of

@@ -24,8 +24,10 @@ the piles' sizes and how the redealt piles are laid back (:meth:`~TrickState._pi
 (:meth:`~TrickState._redealt`, then the game's :meth:`~TrickState._after_redeal`).
 
 Every trick base keeps ``hands`` (one mask per seat), ``won`` (the cards of each seat's tricks
-this deal), ``pts`` (points each seat has taken this deal) and ``last_trick`` (the previous trick):
-the tests read them as the kernel's declared fields (:attr:`TrickState.TRICK_FIELDS`).
+this deal), ``pts`` (points each seat has taken this deal) and ``last_trick`` (the previous trick)
+(:attr:`TrickState.TRICK_FIELDS`).  Tests and tools read a trick game's conventions through its
+declared hooks, never its fields: :meth:`~TrickState.points_taken` (what the card tables count, by
+seat or side) and :meth:`~TrickState.previous_trick`.
 """
 from __future__ import annotations
 
@@ -93,6 +95,11 @@ def redeal(hidden: int, sizes: Sequence[int], forbid: Sequence[int], rng: random
     return dealt
 
 
+def trick_pairs(plays: Sequence[int]) -> list[tuple[int, int]]:
+    """Plays ``seat << 6 | card`` as ``(seat, card)`` pairs (:meth:`TrickState.previous_trick`)."""
+    return [(p >> 6, p & 63) for p in plays]
+
+
 def token_mask(toks: Iterable[str]) -> int:
     """The mask of a checked list of card tokens."""
     m = 0
@@ -105,7 +112,7 @@ class TrickState(State):
     """The trick games' shared state: see the module docstring for what it owns and its hooks."""
 
     TRICK_FIELDS: ClassVar[tuple[str, ...]] = ("hands", "won", "pts", "last_trick")
-    """The fields every trick base keeps (the tests and the docs read them by these names)."""
+    """The fields every trick base keeps (read outside the game through the declared hooks)."""
     REDEAL_TRIES: ClassVar[int] = 1
     """How many constrained deals ``determinize`` tries until :meth:`_redeal_ok` accepts one."""
 
@@ -198,6 +205,21 @@ class TrickState(State):
         """Hook: the family's zones besides the hands, the won cards and the trick (default: the
         stock)."""
         return {"stock": self._stock_mask()} if self.STOCK else {}
+
+    # ------------------------------------------------------------------ declared views
+    def points_taken(self) -> list[int]:
+        """Declared hook: the points taken so far this deal, one entry per seat (or per side, in a
+        game that books them by side), as the game's :class:`~engine.core.CardTables` count them:
+        each trick's card points, its trick point and the last trick's bonus.  A game whose cards
+        carry no points counts its trick points only (zeros if none).  Default: ``pts``."""
+        return list(self.pts)
+
+    def previous_trick(self) -> list[tuple[int, int]]:
+        """Declared hook: the last trick finished in this deal as ``(seat, card)`` pairs in play
+        order, ``[]`` before the first.  Every family declares it (:func:`trick_pairs` reads a
+        ``last_trick`` of plays ``seat << 6 | card``)."""
+        raise NotImplementedError(f"{type(self).__name__}: a trick game declares previous_trick() "
+                                  "(engine/trickplay.py, TrickState's declared views)")
 
     # ------------------------------------------------------------------ conformance
     def zones(self) -> dict[str, int]:
@@ -448,6 +470,9 @@ class PlainTrickState(TrickState):
 
     def ranking(self) -> list[int]:
         return rank_by(self.scores(), lower_is_better=False)
+
+    def previous_trick(self) -> list[tuple[int, int]]:
+        return trick_pairs(self.last_trick)
 
     def _deal_points(self) -> int:
         table = self._ptable

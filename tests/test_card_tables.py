@@ -11,6 +11,8 @@ from bots.builtin._common import MissingTables, trick_rules
 from engine import GAMES, game_class, load_game
 from engine.cards import TOKENS
 from engine.core import CONTEXTS, CardTables, Game, State
+from engine.games.hartenjagen import HartenjagenState
+from engine.trickplay import TrickState
 
 TRICK_GAMES = [g for g in GAMES if game_class(g).tables.trick is not None]
 CASES = [(g, {}) for g in TRICK_GAMES] + [("jo_jotte", {"pagat_values": True})]
@@ -25,20 +27,16 @@ def _winner(trick: list[tuple[int, str]], trump: str | None, t: CardTables) -> i
     return best[0]
 
 
-def _taken(state: State, obs: dict[str, Any]) -> list[int] | None:
-    """Card points taken so far this deal, per seat or side, as the engine counts them."""
-    for source in (obs.get("points_won"), getattr(state, "cardpts", None), getattr(state, "pts", None)):
-        if isinstance(source, list):
-            return list(source)
-    return None
+def _views(state: State) -> TrickState | HartenjagenState:
+    """The state through the trick kernel's declared views (points_taken, previous_trick)."""
+    assert isinstance(state, (TrickState, HartenjagenState)), (
+        f"{state.game.id}: a trick game's state subclasses engine.trickplay.TrickState (or "
+        "PlainTrickState), whose declared views points_taken() and previous_trick() this test reads")
+    return state
 
 
-def _last_trick(obs: dict[str, Any]) -> list[tuple[int, str]] | None:
-    if obs.get("tricks"):  # Hartenjagen: every trick of the deal, with its leader
-        x = obs["tricks"][-1]
-        return [((x["leader"] + i) % 4, c) for i, c in enumerate(x["cards"])]
-    lt = obs.get("last_trick")
-    return [(int(s), str(c)) for s, c in lt] if lt else None
+def _last_trick(state: State) -> list[tuple[int, str]]:
+    return [(s, TOKENS[c]) for s, c in _views(state).previous_trick()]
 
 
 def test_every_game_declares_its_card_tables() -> None:
@@ -58,37 +56,31 @@ def test_every_game_declares_its_card_tables() -> None:
 @pytest.mark.parametrize("game,options", CASES, ids=["-".join([g, *o]) for g, o in CASES])
 def test_card_tables_agree_with_engine_trick_winner_and_points(game: str, options: dict[str, Any]) -> None:
     """Random matches: the seat the engine lets lead after each trick is the tables' winner, and the
-    card points it books for a trick are the tables' points (plus the trick point), trump or not."""
+    card points it books for a trick are the tables' points (plus the trick point), trump or not;
+    both read through the kernel's declared views (TrickState.points_taken, previous_trick)."""
     g = load_game(game, **options)
     t = g.card_tables()
     checked = scored = 0
     for seed in range(1, 5):
         state = g.new_match(seed=seed, max_deals=2)
         rng = random.Random(seed)
-        prev = state.observation(0)
-        before = _taken(state, prev)
+        prev, before, old = state.observation(0), _views(state).points_taken(), _last_trick(state)
         while not state.is_over():
             state.apply(rng.choice(state.legal_actions()))
             if state.is_over():
                 break
             obs = state.observation(0)
-            now = _taken(state, obs)
-            trick, old = _last_trick(obs), _last_trick(prev)
-            new_trick = trick is not None and (trick != old or len(obs.get("tricks") or []) !=
-                                               len(prev.get("tricks") or []))
-            if new_trick and not obs.get("trick") and obs["deal"] == prev["deal"] and trick is not None:
+            now, trick = _views(state).points_taken(), _last_trick(state)
+            if trick and trick != old and obs["deal"] == prev["deal"]:
                 trump = obs.get("trump") if obs.get("trump") in ("C", "D", "H", "S") else None
                 w = _winner(trick, trump, t)
-                if "tricks" in obs:
-                    assert obs["tricks"][-1]["winner"] == w, (seed, trick)
-                else:
-                    assert state.current_player == w, (seed, trick, trump)
+                assert state.current_player == w, (seed, trick, trump)
                 checked += 1
-                if now is not None and before is not None and len(now) == len(before):
-                    base = sum(t.value(c, trump) for _, c in trick) + t.trick_point
-                    assert sum(now) - sum(before) in (base, base + t.last_trick), (seed, trick, trump)
-                    scored += 1
-            prev, before = obs, now
+                assert len(now) == len(before), (seed, now, before)
+                base = sum(t.value(c, trump) for _, c in trick) + t.trick_point
+                assert sum(now) - sum(before) in (base, base + t.last_trick), (seed, trick, trump)
+                scored += 1
+            prev, before, old = obs, now, trick
     assert checked >= 20 and scored >= 10, (checked, scored)
 
 

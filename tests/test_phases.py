@@ -13,7 +13,7 @@ from tests.rl.conftest import configurations
 
 @pytest.mark.parametrize("game_id", engine.GAMES)
 def test_every_phase_seen_in_play_is_declared(game_id: str) -> None:
-    declared = getattr(load_game(game_id).state_class, "PHASES", None)
+    declared = load_game(game_id).state_class.PHASES
     assert declared, f"{game_id}: declare PHASES (every phase, \"over\" included) on its state class"
     assert "over" in declared and len(set(declared)) == len(declared)
     seen: set[str] = set()

@@ -590,6 +590,20 @@ class HartenjagenState(State):
                                         | 1 << plays[4 * i + 3])
         return won
 
+    def points_taken(self) -> list[int]:
+        """The trick kernel's declared view (engine.trickplay.TrickState.points_taken): the penalty
+        points each seat has taken this deal."""
+        return list(self.pts)
+
+    def previous_trick(self) -> list[tuple[int, int]]:
+        """The trick kernel's declared view (engine.trickplay.TrickState.previous_trick): the last
+        finished trick of this deal as (seat, card) pairs in play order, [] before the first."""
+        k = len(self.starts) - 1  # tricks finished (starts: the first leader, then each winner)
+        if k <= 0:
+            return []
+        leader = self.starts[k - 1]
+        return [((leader + i) & 3, c) for i, c in enumerate(self.plays()[4 * k - 4:4 * k])]
+
     def voids(self) -> list[int]:
         """Per seat, a bitmask of the suits it has shown void in this deal (public): by not
         following suit, or by leading a heart before hearts were broken (H2)."""

@@ -30,7 +30,7 @@ from engine.games.jass._jass import (
     carre_table,
     runs_in,
 )
-from engine.trickplay import TrickState, voids_shown
+from engine.trickplay import TrickState, trick_pairs, voids_shown
 from engine.tricks import MaskFunction, PlayRule, mask_function, play_list
 
 SUIT_MASK: tuple[int, ...] = tuple(0x1FFF << 13 * s for s in range(4))
@@ -297,6 +297,9 @@ class BelaState(TrickState):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ views
+    def previous_trick(self) -> list[tuple[int, int]]:
+        return trick_pairs(self.last_trick)
+
     def _observe_common(self, seat: int) -> dict[str, JSON]:
         return {
             "hand": hand_tokens(self.hands[seat]),

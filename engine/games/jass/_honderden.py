@@ -619,6 +619,9 @@ class HonderdenState(TrickState):
         self._deal()
 
     # ------------------------------------------------------------------ views
+    def previous_trick(self) -> list[tuple[int, int]]:
+        return [(s, card(t)) for s, t in self.last_trick]
+
     def scores(self) -> list[float]:
         if self.use_lives:
             return [float(x) for x in self.lives]

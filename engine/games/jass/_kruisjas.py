@@ -26,7 +26,7 @@ from engine.games.jass._jass import (
     key_cards_top,
     trick_melds,
 )
-from engine.trickplay import TrickState, voids_shown
+from engine.trickplay import TrickState, trick_pairs, voids_shown
 from engine.tricks import PLAY, MaskFunction, PlayRule, mask_function, mask_of_tokens, play_list
 
 PLAY_CARD: dict[str, int] = {a: c for c, a in enumerate(PLAY)}
@@ -539,6 +539,13 @@ class KruisjasState(TrickState):
         self._close_deal(list(self.extra))
 
     # ------------------------------------------------------------------ views
+    def previous_trick(self) -> list[tuple[int, int]]:
+        return trick_pairs(self.last_trick)
+
+    def points_taken(self) -> list[int]:
+        """By side (seats 0 and 2, 1 and 3): the card points and last-trick bonus booked this deal."""
+        return list(self.cardpts)
+
     def scores(self) -> list[float]:
         return [float(self.match[s % 2]) for s in range(4)]
 

@@ -524,6 +524,9 @@ class HandjasState(TrickState):
         self._deal()
 
     # ------------------------------------------------------------------ views
+    def previous_trick(self) -> list[tuple[int, int]]:
+        return [(s, card(t)) for s, t in self.last_trick]
+
     def scores(self) -> list[float]:
         return [float(x) for x in self.net]
 

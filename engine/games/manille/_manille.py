@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 from engine.cards import SUITS, TOKENS, bits, card, hand_tokens
 from engine.core import JSON, State, _copy_data
 from engine.deal import StockMode
-from engine.trickplay import TrickState, voids_shown
+from engine.trickplay import TrickState, trick_pairs, voids_shown
 from engine.tricks import (
     PLAY,
     MaskFunction,
@@ -467,6 +467,9 @@ class ManilleState(TrickState):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ public helpers
+    def previous_trick(self) -> list[tuple[int, int]]:
+        return trick_pairs(self.last_trick)
+
     def _observe_play(self, seat: int, show_hand: bool = True) -> dict[str, JSON]:
         return {
             "hand": hand_tokens(self.hands[seat]) if show_hand else [],
