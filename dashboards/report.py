@@ -509,20 +509,46 @@ def _is_team_game(game: str) -> bool:
     return game in GAMES and game_class(game).teams
 
 
+def _champions_table(rows: Sequence[dict[str, Any]]) -> str:
+    """The per-game champions view (:func:`tournaments.analysis.leaderboard.champions`)."""
+    body = []
+    for c in rows:
+        ci = "-" if c["lo"] is None else f"{c['lo']:.2f}–{c['hi']:.2f}"
+        first = _e(c["leaders"][0]) if len(c["leaders"]) == 1 else \
+            _e(" / ".join(c["leaders"])) + ' <span class="small">(shared: intervals overlap)</span>'
+        body.append(f"<tr><td>{_e(c['game'])}</td><td>{first}</td><td class=\"n\">{c['score']:.3f}</td>"
+                    f"<td>{ci}</td><td class=\"n\">{c['entrants']}</td>"
+                    f"<td class=\"n\">{c['matches']:,}</td></tr>")
+    return ('<p class="small">The entrants did not all play the same games, so each game\'s board is the '
+            "result: here is each game's first place (every entrant whose rank interval holds first), "
+            "then a tab per game. The overall tab ranks only the entrants that met over a common set of "
+            "games.</p>"
+            '<table class="grid champions"><tr><th>game</th><th>first</th><th>score</th><th>95% CI</th>'
+            "<th>entrants</th><th>matches</th></tr>" + "".join(body) + "</table>")
+
+
 def _leaderboards_block(an: Analysis, logs: Logs, charts: _Charts) -> str:
-    from tournaments.analysis.leaderboard import RANK_LEGEND
+    from tournaments.analysis.leaderboard import RANK_LEGEND, no_overall, no_overall_text
     order = logs.games()
     games = sorted({m["game"] for m in logs.matches}, key=order.index)
     tabs: list[tuple[str, str | None]] = [("overall", None)] + [(g, g) for g in games]
     about = {label: e["bot"] + (f" · {options_text(e['options'])}" if e["options"] else "")
              for label, e in entrants(logs.manifests).items() if e["options"] or e["bot"] != label}
     buttons, panes = [], []
+    ov = an.boards.get("overall")
+    if ov is not None and ov.specialised:   # entrants specialise: each game's first place leads
+        buttons.append('<button class="tab active" data-tab="lb-champions">per-game champions</button>')
+        panes.append(f'<div class="pane active" id="lb-champions">{_champions_table(ov.champions)}</div>')
     for i, (label, game) in enumerate(tabs):
         rows = an.leaderboard(game)
         nm = sum(1 for m in logs.matches if game is None or m["game"] == game)
         what = "the tournament" if game is None else game
+        board = an.boards.get(label)
         if not rows:
             body = _nodata(f"No finished matches in {what}, so no leaderboard.")
+        elif (game is None and board is not None and board.scope == "overall"
+              and no_overall(board.games, len(board.entrants), len(board.apart))):
+            body = _nodata(no_overall_text(board.note) + ".")
         else:
             one = len(rows) == 1
             note, _apart, lower = an.board_note(game)
@@ -552,7 +578,7 @@ def _leaderboards_block(an: Analysis, logs: Logs, charts: _Charts) -> str:
                 "A single entrant: there is no rating to converge." if one
                 else f"No rated matches in {what} (a match needs two sides).")
         body = f'<p class="small">{nm:,} matches.</p>' + body
-        active = " active" if i == 0 else ""
+        active = " active" if i == 0 and not panes else ""
         buttons.append(f'<button class="tab{active}" data-tab="lb-{_e(label)}">{_e(label)}</button>')
         panes.append(f'<div class="pane{active}" id="lb-{_e(label)}">{body}</div>')
     return f'<div class="tabs">{"".join(buttons)}</div>{"".join(panes)}'

@@ -293,7 +293,7 @@ def leaderboard_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
     ``ranked`` false and ``score`` null, with its per-game scores.  ``lower_score_wins`` per game: the
     direction of the game's own score sheet.
     """
-    from tournaments.analysis.leaderboard import OVERALL, Result, headlines
+    from tournaments.analysis.leaderboard import OVERALL, Result, champions, headlines
 
     matches = _matches_rows(root, tournament)
     boards = headlines([Result(r["game"], r["group_id"], r["bots"], r["teams"], r["ranking"])
@@ -312,6 +312,10 @@ def leaderboard_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
             places[label].append(r["ranking"][seat])
     games = {g: b for g, b in boards.items() if g != OVERALL}
     directions = {g: b.lower_score_wins for g, b in sorted(games.items())}
+    first_in: dict[str, list[str]] = defaultdict(list)
+    for c in champions(boards):
+        for b in c.leaders:
+            first_in[b].append(c.game)
 
     def row(bot: str, ranked: bool) -> dict[str, Any]:
         st = main.by_bot(bot) if ranked else None
@@ -321,7 +325,8 @@ def leaderboard_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
                 "mean_place": sum(places[bot]) / len(places[bot]), "faults": faults[bot],
                 "games": {g: round(b.by_bot(bot).score, 4) for g, b in sorted(games.items())
                           if any(s.bot == bot for s in b.standings)},
-                "overall_games": main.games, "lower_score_wins": directions}
+                "overall_games": main.games, "lower_score_wins": directions,
+                "first_in": sorted(first_in[bot])}
     return [row(s.bot, True) for s in main.standings] + [row(a.bot, False) for a in main.apart]
 
 
@@ -333,6 +338,14 @@ def print_leaderboard(rows: list[dict[str, Any]], title: str) -> None:
         out.print("no finished matches yet")
         return
     ranked = [r for r in rows if r["ranked"]]
+    if len(ranked) < len(rows):   # entrants specialise: each game's first place leads
+        champ = Table("game", "first", "score", title="per-game champions (entrants did not all play the "
+                      "same games; first: every entrant whose rank interval holds first)")
+        for g in rows[0]["lower_score_wins"]:
+            leaders = sorted((r for r in rows if g in r["first_in"]), key=lambda r: -r["games"][g])
+            if leaders:
+                champ.add_row(g, " / ".join(r["bot"] for r in leaders), f"{leaders[0]['games'][g]:.3f}")
+        out.print(champ)
     table = Table("#", "bot", "score", "95% CI", "matches", "wins", "mean place", "faults",
                   title=f"leaderboard: {title}")
     ranks = rank_labels([(r["lo"], r["hi"]) for r in ranked])

@@ -202,3 +202,71 @@ def test_tournament_run_board_is_the_leaderboard(capsys: pytest.CaptureFixture[s
     (b,) = json.loads(text)
     assert [(e["name"], e["score"], e["score_lo"], e["score_hi"]) for e in b["entrants"]] == [
         (r["bot"], r["score"], r["lo"], r["hi"]) for r in board]
+
+
+# ---------------------------------------------------------------- entrants who specialise (issue 26 item 6)
+def test_specialists_get_per_game_champions_first(capsys: pytest.CaptureFixture[str], met: Path,
+                                                  page: str) -> None:
+    """hearts-only entered one game: each game's first place leads every surface, before the boards."""
+    _, boards, _ = _surfaces(capsys, met)
+    ov = boards["overall"]
+    assert ov["specialised"] is True
+    champ = {c["game"]: c for c in ov["champions"]}
+    assert champ["hartenjagen"]["leaders"][0] == "hearts-only"
+    assert champ["hartenjagen"]["score"] == boards["hartenjagen"]["entrants"][0]["score"]
+    assert champ["manillen"]["leaders"][0] == "strong" and champ["manillen"]["entrants"] == 4
+    code, text, _ = run(capsys, ["rank", str(met), "--bootstrap", "20"])
+    assert code == 0 and text.index("per-game champions") < text.index("hartenjagen:")
+    code, text, _ = run(capsys, ["tournament", "leaderboard", str(met)])
+    assert code == 0 and text.index("per-game champions") < text.index("leaderboard: t")
+    assert 'class="tab active" data-tab="lb-champions"' in page
+    assert page.count('class="pane active"') == 1
+
+
+def test_champions_hold_every_entrant_whose_interval_allows_first() -> None:
+    """Two entrants of one strength share first place; a settled first stands alone."""
+    from tournaments.analysis.leaderboard import champions
+    rng = random.Random(3)
+    results = []
+    for g in range(30):
+        for rot in range(4):
+            bots = [["a", "b", "c", "d"][(s - rot) % 4] for s in range(4)]
+            order = _pl_order(rng, [{"a": 0.0, "b": 0.0, "c": -3.0, "d": -3.0}[b] for b in bots])
+            ranking = [1 + order.index(s) for s in range(4)]
+            results.append(Result("hartenjagen", f"g{g}", bots, [0, 1, 2, 3], ranking))
+            order = _pl_order(rng, [{"a": 4.0, "b": 0.0, "c": -3.0, "d": -3.0}[b] for b in bots])
+            ranking = [1 + order.index(s) for s in range(4)]
+            results.append(Result("genive", f"h{g}", bots, [0, 1, 2, 3], ranking))
+    champ = {c.game: c for c in champions(headlines(results, bootstrap=100))}
+    assert sorted(champ["hartenjagen"].leaders) == ["a", "b"]
+    assert champ["genive"].leaders == ["a"]
+
+
+def test_pick_games_prefers_a_board_of_two_over_a_lone_entrant() -> None:
+    """A lone entrant of three games covers as many cells as three entrants of one: the board that
+    compares somebody wins."""
+    from tournaments.analysis.leaderboard import _pick_games
+    games, ranked = _pick_games({"lone": {"a", "b", "c"}, "x": {"a"}, "y": {"a"}})
+    assert games == ["a"] and ranked == ["lone", "x", "y"]
+
+
+def test_no_overall_board_when_entrants_never_met(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Two games with disjoint entrants: no overall score compares them, and every surface says so."""
+    from dashboards.report import build_report
+    from tournaments.analysis.leaderboard import NO_OVERALL
+    root = tmp_path / "t"
+    _write(root, "hartenjagen", CORE, groups=6, seed=1, teams=False)
+    THETA.update({"m1": 0.5, "m2": 0.0, "m3": 0.0, "m4": -0.5})
+    try:
+        _write(root, "manillen", ["m1", "m2", "m3", "m4"], groups=6, seed=2, teams=True)
+    finally:
+        for k in ("m1", "m2", "m3", "m4"):
+            THETA.pop(k)
+    write_manifest(root, "t", {"tournament": "t", "total_matches": 48,
+                               "games": [{"id": "hartenjagen"}, {"id": "manillen"}],
+                               "bots": {b: {"bot": "random"} for b in [*CORE, "m1", "m2", "m3", "m4"]}})
+    code, text, _ = run(capsys, ["rank", str(root), "--bootstrap", "20"])
+    assert code == 0 and " ".join(NO_OVERALL.split()[:6]) in " ".join(text.split())
+    assert "per-game champions" in text
+    page = build_report(root, tmp_path / "r.html", verify=False, bootstrap=20)[0].read_text()
+    assert NO_OVERALL.split(";")[0] in page

@@ -282,8 +282,29 @@ def rank_cmd(
         return
     if not boards:
         out.print(f"no matches in {directory}")
+    if boards and boards[-1].specialised:
+        print_champions(boards[-1].champions, wide)
     for b in boards:
         _print_board(b, wide)
+
+
+def print_champions(rows: list[dict[str, Any]], wide: bool = False) -> None:
+    """The per-game champions view (:func:`tournaments.analysis.leaderboard.champions`): the headline
+    when entrants specialise, printed before the boards."""
+    from tournaments.analysis.tables import console, fit_table, plain
+    con = console(wide, out)
+    t = fit_table("game", "first", "score", "95% CI", "entrants", "matches")
+    for c in rows:
+        ci = "-" if c["lo"] is None else f"{c['lo']:.2f}-{c['hi']:.2f}"
+        first = c["leaders"][0] if len(c["leaders"]) == 1 else \
+            " / ".join(c["leaders"]) + " (shared: intervals overlap)"
+        t.add_row(c["game"], first, f"{c['score']:.3f}", ci, str(c["entrants"]), str(c["matches"]))
+    con.print(styled(("per-game champions", "bold"),
+                     ": entrants did not all play the same games, so each game's board is the result"))
+    con.print(t)
+    con.print(plain("  first: every entrant whose rank interval holds first place; score and 95% CI: "
+                    "the game's best score"))
+    con.print()
 
 
 def _print_board(b: Any, wide: bool = False) -> None:
@@ -307,6 +328,12 @@ def _print_board(b: Any, wide: bool = False) -> None:
         t.add_row(ranks[i],
                   e.name, str(e.matches), f"{e.score:.3f}", ci, f"{e.mean_place:.2f}", *pts,
                   f"{e.strength:+.2f}", *more)
+    from tournaments.analysis.leaderboard import no_overall, no_overall_text
+    if b.scope == "overall" and no_overall(b.games, len(b.entrants), len(b.apart)):
+        con.print(styled((b.scope, "bold"), f": {b.matches} matches"))
+        con.print(plain("  " + no_overall_text(b.note)))
+        con.print()
+        return
     con.print(styled((b.scope, "bold"), f": {b.matches} matches"))
     con.print(t)
     if b.note:

@@ -23,8 +23,15 @@ with disjoint intervals on one rank.
 **Where entrants met.** A per-game board ranks everyone who played that game.  The overall board
 ranks entrants over one set of games that each of them played: of the candidate sets (each
 entrant's own games, and the games every entrant played) the one covering the most (entrant, game)
-cells, then the most games.  Entrants that did not play every game of that set are listed apart with
-the games they played (``entered only: hartenjagen``), never ranked against the others.
+cells, then the most games (a set that ranks at least two entrants first).  Entrants that did not
+play every game of that set are listed apart with the games they played (``entered only:
+hartenjagen``), never ranked against the others.
+
+**When entrants specialise** (the overall board leaves some entrant apart: organisers who run one
+tournament per game into one directory, specialists entering only their games), the per-game boards
+are the headline: :func:`champions` names each game's first place (every entrant whose rank
+interval holds first), and every surface shows that view before the boards.  When no two entrants
+played one set of games there is no overall board, and the surfaces say so (:data:`NO_OVERALL`).
 """
 from __future__ import annotations
 
@@ -114,6 +121,66 @@ class Headline:
             out += "; not ranked overall (they did not play all of those games): " + "; ".join(
                 f"{a.bot} (entered only: {', '.join(sorted(a.games))})" for a in self.apart)
         return out
+
+
+@dataclass(frozen=True)
+class Champion:
+    """One game's first place, as the per-game champions view shows it."""
+
+    game: str
+    leaders: list[str]
+    """The entrants whose rank interval holds first place (:func:`rank_labels`), best score first:
+    one when first place is settled, several when their intervals overlap the leader's."""
+    score: float
+    """The best score of the game's board."""
+    lo: float | None
+    hi: float | None
+    entrants: int
+    """How many entrants the game's board ranks."""
+    matches: int
+
+    def to_json(self) -> dict[str, Any]:
+        return vars(self).copy()
+
+
+def champions(boards: dict[str, Headline]) -> list[Champion]:
+    """Each game's first place (the per-game champions view): the headline when entrants specialise,
+    i.e. when the overall board leaves some entrant apart (:func:`specialised`).  Games in the order
+    of ``boards``' keys, ``overall`` skipped."""
+    out = []
+    for g, b in boards.items():
+        if g == OVERALL or not b.standings:
+            continue
+        labels = rank_labels([(s.lo, s.hi) for s in b.standings])
+        leaders = [s.bot for s, lab in zip(b.standings, labels, strict=True) if lab.split("-")[0] == "1"]
+        top = b.standings[0]
+        out.append(Champion(g, leaders, top.score, top.lo, top.hi, len(b.standings), b.matches))
+    return out
+
+
+def specialised(boards: dict[str, Headline]) -> bool:
+    """Entrants specialise: the overall board leaves some entrant apart (it did not play every game
+    of the board), so the per-game boards and :func:`champions` are the headline."""
+    ov = boards.get(OVERALL)
+    return ov is not None and bool(ov.apart)
+
+
+NO_OVERALL = ("no overall board: the entrants did not meet over a common set of games (two entrants or "
+              "more, over two games or more), so no overall score compares them; the per-game boards and "
+              "their champions are the result")
+"""What every surface says in place of an overall board that would compare nobody (:func:`no_overall`)."""
+
+
+def no_overall(games: Sequence[str], ranked: int, apart: int) -> bool:
+    """No overall board is shown: it would rank fewer than two entrants, or, with entrants left apart,
+    over a single game (it would only repeat that game's board)."""
+    return ranked < 2 or (apart > 0 and len(games) < 2)
+
+
+def no_overall_text(note: str) -> str:
+    """:data:`NO_OVERALL`, then the board's note (who entered only which games)."""
+    rest = note.split("; not ranked overall", 1)
+    return NO_OVERALL + (" (" + rest[1].split(": ", 1)[1] + ")" if len(rest) == 2 else "")
 
 
 RANK_LEGEND = ("#: the ranks the score's 95% interval allows (1-2: first or second; entrants share a rank "
@@ -218,12 +285,14 @@ def _pick_games(played: dict[str, set[str]]) -> tuple[list[str], list[str]]:
     """(games, ranked entrants) of the overall board: see the module's "Where entrants met"."""
     every = set.intersection(*played.values()) if played else set()
     candidates = {frozenset(s) for s in played.values()} | ({frozenset(every)} if every else set())
-    best: tuple[int, int, list[str]] | None = None
+    best: tuple[int, int, int, list[str]] | None = None
     chosen: frozenset[str] = frozenset()
     for c in sorted(candidates, key=sorted):
         n_ranked = sum(1 for s in played.values() if c <= s)
-        key = (n_ranked * len(c), len(c), sorted(c))
-        if best is None or key[:2] > best[:2]:
+        # a set that ranks two entrants or more beats one that ranks a lone entrant, however many
+        # games the lone one played: a board of one compares nobody
+        key = (int(n_ranked >= 2), n_ranked * len(c), len(c), sorted(c))
+        if best is None or key[:3] > best[:3]:
             best, chosen = key, c
     ranked = sorted(b for b, s in played.items() if chosen <= s)
     return sorted(chosen), ranked

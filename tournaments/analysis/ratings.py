@@ -119,10 +119,15 @@ class Board:
     """A game's board: the direction of the game's own score sheet (``mean_score``)."""
     note: str = ""
     """What the board compares, in one line (:meth:`Headline.note`)."""
+    champions: list[dict[str, Any]] = field(default_factory=list)
+    """Overall: each game's first place (:func:`tournaments.analysis.leaderboard.champions`)."""
+    specialised: bool = False
+    """Overall: some entrant is left apart, so the per-game boards and ``champions`` are the headline."""
 
     def to_json(self) -> dict[str, Any]:
         return {"scope": self.scope, "matches": self.matches, "games": self.games,
                 "lower_score_wins": self.lower_score_wins, "apart": self.apart, "note": self.note,
+                "champions": self.champions, "specialised": self.specialised,
                 "entrants": [vars(e) for e in self.entrants],
                 "head_to_head": [dict(vars(h), significant=h.significant) for h in self.h2h]}
 
@@ -578,7 +583,7 @@ def rank(log: TournamentLog, game: str | None = None, bootstrap: int = 200, seed
     are beside it.  The overall board holds the entrants and games the headline ranks over (every
     ranked entrant played each of those games), the others in ``apart``.
     Games (and the overall board) are computed in ``workers`` forked processes when the log is big."""
-    from tournaments.analysis.leaderboard import Result, headlines
+    from tournaments.analysis.leaderboard import Result, champions, headlines, specialised
     matches = load_matches(log, game)
     heads = headlines([Result(m.game, m.group_id, m.bots, m.teams, m.ranking) for m in matches],
                       bootstrap=bootstrap, seed=seed)
@@ -618,6 +623,9 @@ def rank(log: TournamentLog, game: str | None = None, bootstrap: int = 200, seed
         boards.append(overall)
     for b in boards:
         _headline_order(b, heads[b.scope])
+    if OVERALL in heads:
+        boards[-1].champions = [c.to_json() for c in champions(heads)]
+        boards[-1].specialised = specialised(heads)
     return boards
 
 
