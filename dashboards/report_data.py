@@ -258,38 +258,66 @@ class Analysis:
 # =============================================================================== the match viewer
 def sample_matches(matches: Sequence[dict[str, Any]], n: int, include: Sequence[str] = ()
                    ) -> list[dict[str, Any]]:
-    """Up to ``n`` matches for the viewer (plus every id in ``include``): faulted matches first (a
-    quarter at most), then round-robin over games, each game's matches in a fixed pseudo-random order.
-    ``n < 0`` takes every match."""
+    """Up to ``n`` matches for the viewer (plus every id in ``include``), in the viewer's order: the
+    asked ids, then faulted matches (a quarter of ``n`` at most, at least one; first one faulted match
+    of every entrant that faulted, then more), then matches that bring every game and every entrant
+    in (each pick the match that adds the most not yet shown), then round-robin over games.  Within a
+    game the matches go in a fixed pseudo-random order.  ``n < 0`` takes every match, faulted first."""
     by_id = {m["match_id"]: m for m in matches}
     missing = [i for i in include if i not in by_id]
     if missing:
         raise DashboardError(f"no match {missing[0]!r} in the logs (match ids are 16 hex digits; "
                              "see the viewer's list or `cardarena query`)")
-    if n < 0:
-        return list(matches)
-    chosen: dict[str, dict[str, Any]] = {i: by_id[i] for i in include}
     rng = random.Random(0xDA5B)
     order = sorted(matches, key=lambda m: m["match_id"])
     rng.shuffle(order)
     faulted = [m for m in order if m["faults"]]
-    for m in faulted[: max(1, n // 4) if n else 0]:
-        if len(chosen) - len(include) >= n:
+    if n < 0:
+        return faulted + [m for m in order if not m["faults"]]
+    chosen: dict[str, dict[str, Any]] = {i: by_id[i] for i in include}
+
+    def room() -> bool:
+        return len(chosen) - len(include) < n
+
+    def faulting(m: dict[str, Any]) -> set[str]:
+        return {m["bots"][f["seat"]] for f in m["faults"]
+                if isinstance(f.get("seat"), int) and 0 <= f["seat"] < len(m["bots"])}
+
+    budget = len(chosen) + (max(1, n // 4) if n else 0)
+    shown_faults: set[str] = set()
+    for m in faulted:   # one faulted match of every entrant that faulted, while the budget lasts
+        if len(chosen) >= budget or not room():
+            break
+        if faulting(m) - shown_faults and m["match_id"] not in chosen:
+            chosen[m["match_id"]] = m
+            shown_faults |= faulting(m)
+    for m in faulted:
+        if len(chosen) >= budget or not room():
             break
         chosen.setdefault(m["match_id"], m)
     per_game: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for m in order:
         per_game[m["game"]].append(m)
+    games_left = set(per_game) - {m["game"] for m in chosen.values()}
+    bots_left = {b for m in order for b in m["bots"]} - {b for m in chosen.values() for b in m["bots"]}
+    while room() and (games_left or bots_left):
+        pool = [m for m in order if m["match_id"] not in chosen
+                and (m["game"] in games_left or bots_left & set(m["bots"]))]
+        if not pool:
+            break
+        m = max(pool, key=lambda m: (m["game"] in games_left, len(bots_left & set(m["bots"]))))
+        chosen[m["match_id"]] = m
+        games_left.discard(m["game"])
+        bots_left -= set(m["bots"])
     queues = [per_game[g] for g in game_order(per_game)]
-    while len(chosen) - len(include) < n and any(queues):
+    while room() and any(queues):
         for q in queues:
             while q and q[0]["match_id"] in chosen:
                 q.pop(0)
-            if q and len(chosen) - len(include) < n:
+            if q and room():
                 m = q.pop(0)
                 chosen[m["match_id"]] = m
-    pos = {m["match_id"]: i for i, m in enumerate(matches)}
-    return sorted(chosen.values(), key=lambda m: pos[m["match_id"]])
+    return list(chosen.values())
 
 
 def _delta(prev: dict[str, Any], cur: dict[str, Any]) -> list[Any]:
