@@ -224,6 +224,24 @@ def test_sample_takes_every_game_faults_first_and_asked_ids(cli_tournament: Path
     assert sample_matches(faulty, 1)[0]["faults"]
 
 
+def test_sample_puts_faulted_matches_first_and_covers_every_entrant(cli_tournament: Path,
+                                                                    faulty_tournament: Path) -> None:
+    for root in (cli_tournament, faulty_tournament):
+        ms = read_logs(root).matches
+        for n in (4, 8, 20, -1):
+            pick = sample_matches(ms, n)
+            flags = [bool(m["faults"]) for m in pick]
+            assert flags == sorted(flags, reverse=True), "a clean match before a faulted one"
+            if n >= 8 or n < 0:
+                assert {b for m in ms for b in m["bots"]} <= {b for m in pick for b in m["bots"]}
+    ms = read_logs(faulty_tournament).matches
+    pick = sample_matches(ms, 20)
+    assert pick[0]["faults"]
+    faulters = {m["bots"][f["seat"]] for m in ms for f in m["faults"] if f.get("seat") is not None}
+    shown = {m["bots"][f["seat"]] for m in pick for f in m["faults"] if f.get("seat") is not None}
+    assert len(shown) >= min(len(faulters), 5), "every entrant that faulted has a faulted match shown"
+
+
 def test_viewer_embeds_the_sample_and_says_how_many(cli_tournament: Path, tmp_path: Path) -> None:
     total = len(read_logs(cli_tournament).matches)
     small = build_report(cli_tournament, tmp_path / "s.html", sample=2, verify=False)[0]
