@@ -1,7 +1,7 @@
 """The trick-game kernel: what every trick game's state does the same way, written once.
 
 :class:`TrickState` is the base of the trick families (``manille/_manille.py``, ``jass/_bela.py``,
-``jass/_honderden.py``, ``jass/_kruisjas.py``, ``jass/handjas.py``).  It owns
+``jass/_honderden.py``, ``jass/_kruisjas.py``, ``jass/handjas.py``) and of ``hartenjagen.py``.  It owns
 
 * the injected deal's hands (:meth:`TrickState._read_hands`: :func:`engine.deal.check_deal`, then
   the dealer and one mask per hand), the one deal parser of the trick games;

@@ -51,10 +51,9 @@ import types
 from typing import Any, ClassVar, Final, final
 
 from engine.cards import SUIT_MASKS, SUITS, TOKENS, card
-from engine.core import JSON, CardTables, Game, Option, State, rank_by, register
-from engine.deal import check_deal, pack_tokens
-from engine.errors import quoted
-from engine.tricks import PLAY, PLAY_TABLES, Points, rank_order, suit_action_tables
+from engine.core import JSON, CardTables, Game, Option, rank_by, register
+from engine.trickplay import TrickState, voids_shown
+from engine.tricks import FOLLOW_SUIT, PLAY, PLAY_TABLES, Points, rank_order, suit_action_tables
 
 # --------------------------------------------------------------------- tables, built once
 NCARDS: Final = 52
@@ -72,6 +71,8 @@ PENALTY_MASK: Final = HEARTS_MASK | QS_BIT
 PTS: Final[tuple[int, ...]] = tuple(13 if c == QUEEN_SPADES else 1 if c // 13 == 2 else 0
                                     for c in range(NCARDS))
 TOTAL_POINTS: Final = 26
+ORDER: Final = rank_order("AKQJT98765432")
+"""Ace high, no trumps."""
 
 PASS: Final[tuple[str, ...]] = tuple("pass " + TOKENS[c] for c in range(NCARDS))
 PASS_SUIT: Final = 4
@@ -203,9 +204,15 @@ def _suit_letters(m: int) -> list[str]:
 
 # --------------------------------------------------------------------- the state
 @final  # (mypyc: calls to its methods and its fields skip the vtable)
-class HartenjagenState(State):
-    """A Hartenjagen match.  The fields touched on every action are ints and short lists of int
-    masks kept in ``__slots__`` (the base's ``history``, ``events`` and ``_over`` too)."""
+class HartenjagenState(TrickState):
+    """A Hartenjagen match, on the trick kernel (:class:`engine.trickplay.TrickState`): the
+    kernel's ``hands``, ``won``, ``pts``, ``turn``, ``dealer``, ``led``, ``wcard`` and ``wseat``; its
+    zones, hidden cards, deal parser and follow-suit void inference, with the passed cards as its
+    hooks (the pending passes a face-down pile, each seat's own passes known to it).  The trick in
+    progress is the mask ``tmask`` and the deal's plays are the last ``nplayed`` actions of
+    ``history`` (not a list kept by the hot path).  The fields touched on every action are ints and
+    short lists of int masks kept in ``__slots__`` (the base's ``history``, ``events`` and ``_over``
+    too)."""
     OBSERVATION: ClassVar[dict[str, str | None]] = {
         "hand": "your cards (list[card])",
         "dealer": "the seat that dealt this deal (int)",
@@ -237,7 +244,7 @@ class HartenjagenState(State):
     """Observation keys -> meaning (docs/bots.md; :meth:`engine.core.State.observation_keys`)."""
 
     __slots__ = ("_info", "_lm", "_lt", "_over", "broken", "events", "hands", "history", "leader", "led",
-                 "nplayed", "passed", "phase", "tmask", "turn", "wcard", "wseat")
+                 "nplayed", "passed", "phase", "tmask", "turn", "wcard", "won", "wseat")
 
     dealer: int
     pass_dir: int
@@ -288,33 +295,12 @@ class HartenjagenState(State):
             self._start_deal(dealer, hands, direction)
 
     def _read_deal(self, deal: dict[str, Any]) -> tuple[int, list[int], int]:
-        check_deal(deal, game=self.game.id, players=4, pack=pack_tokens(range(NCARDS)), sizes=[13] * 4,
-                   extra=("pass_direction",))
-        if not isinstance(deal, dict) or "hands" not in deal:
-            raise ValueError("deal must be a dict with 'dealer' and 'hands' (4 lists of 13 card tokens)")
-        dealer = deal.get("dealer", 0)
-        if not isinstance(dealer, int) or not 0 <= dealer < 4:
-            raise ValueError(f"deal['dealer'] must be a seat 0..3, got {dealer!r}")
-        if deal.get("stock") or deal.get("upcard") is not None:
-            raise ValueError(f"{self.game.id} deals every card: deal['stock'] must be empty and "
-                             "'upcard' None")
-        raw = deal["hands"]
-        if not isinstance(raw, list) or len(raw) != 4 or any(not isinstance(h, list) or len(h) != 13
-                                                              for h in raw):
-            raise ValueError("deal['hands'] must be 4 lists of 13 card tokens")
-        hands = []
-        seen = 0
-        for h in raw:
-            m = 0
-            for tok in h:
-                c = card(tok)
-                if c >= NCARDS:
-                    raise ValueError(f"no jokers in hartenjagen, got {quoted(tok)}")
-                if (seen | m) >> c & 1:
-                    raise ValueError(f"card {tok} is dealt twice")
-                m |= 1 << c
-            seen |= m
-            hands.append(m)
+        """The kernel's deal parser (:meth:`~engine.trickplay.TrickState._read_hands`: the whole
+        pack in four hands of 13) plus ``pass_direction``."""
+        d = self._read_hands(deal, [13] * 4, extra=("pass_direction",))
+        if d.partial and any(len(h) != 13 for h in d.hands):
+            raise ValueError(f"{self.game.id} deal: each hand holds 13 cards (no test positions: every "
+                             "card is dealt)")
         direction = CYCLE[0] if self._pass_cards else 0
         if "pass_direction" in deal:
             name = deal["pass_direction"]
@@ -324,7 +310,7 @@ class HartenjagenState(State):
             direction = DIRECTIONS.index(name)
             if direction and not self._pass_cards:
                 raise ValueError("deal['pass_direction'] names a pass but the option pass_cards is off")
-        return dealer, hands, direction
+        return self.dealer, self.hands, direction
 
     def _next_deal_hands(self) -> list[int]:
         """Deal k >= 2, from the match seed and k (:func:`deal_keys`), so that a clone needs no
@@ -337,6 +323,7 @@ class HartenjagenState(State):
         self.pass_dir = direction
         self.passed = [0, 0, 0, 0]
         self.pts = [0, 0, 0, 0]
+        self.won = [0, 0, 0, 0]
         self.starts = []
         self.nplayed = 0
         self.led = 0
@@ -481,6 +468,7 @@ class HartenjagenState(State):
         w = self.wseat
         self.turn = self.leader = w
         self.starts.append(w)
+        self.won[w] |= tm
         self.tmask = 0
         if tm & PENALTY_MASK:
             self.pts[w] += SUBSET_COUNT[tm >> 26 & 8191] + (13 if tm & QS_BIT else 0)
@@ -575,20 +563,16 @@ class HartenjagenState(State):
         m = self._lm = self._legal_mask()
         self._lt = _pass_list(m) if self.passing else None
 
-    def plays(self) -> list[int]:
-        """The cards played this deal, in order."""
+    def _deal_plays(self) -> list[int]:
+        """This deal's plays in order, each ``seat << 6 | card`` (the kernel's form), from the last
+        ``nplayed`` actions of ``history`` and the trick leaders in ``starts``."""
         n = self.nplayed
-        return [PLAY_INFO[a][0] for a in self.history[len(self.history) - n:]] if n else []
-
-    def _won(self) -> list[int]:
-        """The cards each seat has taken in tricks this deal (from the plays and the winners in
-        ``starts``: not kept by the hot path, only :meth:`zones` reads it)."""
-        won = [0, 0, 0, 0]
-        plays = self.plays()
-        for i in range(len(plays) >> 2):
-            won[self.starts[i + 1]] |= (1 << plays[4 * i] | 1 << plays[4 * i + 1] | 1 << plays[4 * i + 2]
-                                        | 1 << plays[4 * i + 3])
-        return won
+        if not n:
+            return []
+        st = self.starts
+        hist = self.history
+        base = len(hist) - n
+        return [((st[i >> 2] + (i & 3)) & 3) << 6 | PLAY_INFO[hist[base + i]][0] for i in range(n)]
 
     def points_taken(self) -> list[int]:
         """The trick kernel's declared view (engine.trickplay.TrickState.points_taken): the penalty
@@ -606,18 +590,17 @@ class HartenjagenState(State):
 
     def voids(self) -> list[int]:
         """Per seat, a bitmask of the suits it has shown void in this deal (public): by not
-        following suit, or by leading a heart before hearts were broken (H2)."""
-        v = [0, 0, 0, 0]
+        following suit (the kernel's :func:`~engine.trickplay.voids_shown` under follow suit), or
+        by leading a heart before hearts were broken (H2)."""
+        plays = self._deal_plays()
+        absent = voids_shown(plays, 4, 4, None, ORDER, FOLLOW_SUIT)
+        v = [(1 if a & CLUBS_MASK else 0) | (2 if a & DIAMONDS_MASK else 0) | (4 if a & HEARTS_MASK else 0)
+             | (8 if a & SPADES_MASK else 0) for a in absent]
         broken = not self._must_break
-        leader = led = 0
-        for i, c in enumerate(self.plays()):
-            k = i & 3
-            if not k:
-                leader, led = self.starts[i >> 2], c // 13
-                if led == 2 and not broken:
-                    v[leader] |= 0b1011
-            elif c // 13 != led:
-                v[(leader + k) & 3] |= 1 << led
+        for i, p in enumerate(plays):
+            c = p & 63
+            if not i & 3 and c // 13 == 2 and not broken:
+                v[p >> 6] |= 0b1011  # H2: a heart led before hearts were broken: nothing but hearts
             if c // 13 == 2 or (c == QUEEN_SPADES and self._qs_breaks):
                 broken = True
         return v
@@ -635,23 +618,23 @@ class HartenjagenState(State):
     def ranking(self) -> list[int]:
         return rank_by(self.totals)  # H4: lowest total best, ties share a place
 
-    def zones(self) -> dict[str, int]:
-        z = {f"hand{s}": self.hands[s] for s in range(4)}
-        if self.passing:
-            z.update({f"passing{s}": self.passed[s] for s in range(4)})
-        z.update({f"won{s}": m for s, m in enumerate(self._won())})
-        z["trick"] = self.tmask
-        return z
+    # the kernel's zones and hidden cards (engine.trickplay), with the passes as its hooks
+    def _trick_cards(self) -> int:
+        return self.tmask
 
-    def hidden_cards(self, viewer: int) -> int:
-        held = 0
-        for s in range(4):
-            if s != viewer:
-                held |= self.hands[s]
-                if self.passing:
-                    held |= self.passed[s]
-        # H1: the cards the viewer passed are known to it wherever they are.
-        return held & ~self.passed[viewer]
+    def _face_down(self, viewer: int) -> int:
+        """H1/X2: while passing, the cards the other seats have passed, not yet received."""
+        if not self.passing:
+            return 0
+        p = self.passed
+        return (p[0] | p[1] | p[2] | p[3]) & ~p[viewer]
+
+    def _known_to(self, viewer: int) -> int:
+        """H1: the cards the viewer passed are known to it wherever they are."""
+        return self.passed[viewer]
+
+    def _pile_zones(self) -> dict[str, int]:
+        return {f"passing{s}": self.passed[s] for s in range(4)} if self.passing else {}
 
     def _invariants(self) -> list[str]:
         out = []
@@ -690,7 +673,7 @@ class HartenjagenState(State):
                 obs["received_from"] = (seat - d) & 3
         if not self.passing:
             st = self.starts
-            plays = [TOKENS[c] for c in self.plays()]
+            plays = [TOKENS[p & 63] for p in self._deal_plays()]
             tricks: list[JSON] = [{"leader": st[i], "cards": plays[4 * i:4 * i + 4], "winner": st[i + 1]}
                                   for i in range(len(st) - 1)]
             obs.update({
@@ -746,6 +729,7 @@ class HartenjagenState(State):
         new.hands = list(self.hands)
         new.passed = list(self.passed)
         new.pts = list(self.pts)
+        new.won = list(self.won)
         new.starts = list(self.starts)
         new.turn = self.turn
         new.nplayed = self.nplayed
