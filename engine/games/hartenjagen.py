@@ -52,7 +52,7 @@ from typing import Any, ClassVar, Final, final
 
 from engine.cards import SUIT_MASKS, SUITS, TOKENS, card
 from engine.core import JSON, CardTables, Game, Option, rank_by, register
-from engine.trickplay import TrickState, voids_shown
+from engine.trickplay import TrickState, trick_pairs, voids_shown
 from engine.tricks import FOLLOW_SUIT, PLAY, PLAY_TABLES, Points, rank_order, suit_action_tables
 
 # --------------------------------------------------------------------- tables, built once
@@ -574,19 +574,14 @@ class HartenjagenState(TrickState):
         base = len(hist) - n
         return [((st[i >> 2] + (i & 3)) & 3) << 6 | PLAY_INFO[hist[base + i]][0] for i in range(n)]
 
-    def points_taken(self) -> list[int]:
-        """The trick kernel's declared view (engine.trickplay.TrickState.points_taken): the penalty
-        points each seat has taken this deal."""
-        return list(self.pts)
-
     def previous_trick(self) -> list[tuple[int, int]]:
-        """The trick kernel's declared view (engine.trickplay.TrickState.previous_trick): the last
-        finished trick of this deal as (seat, card) pairs in play order, [] before the first."""
+        """The kernel's declared view (:meth:`engine.trickplay.TrickState.previous_trick`): the last
+        finished trick of this deal as (seat, card) pairs in play order, [] before the first
+        (``points_taken`` is the kernel's default, ``pts``)."""
         k = len(self.starts) - 1  # tricks finished (starts: the first leader, then each winner)
         if k <= 0:
             return []
-        leader = self.starts[k - 1]
-        return [((leader + i) & 3, c) for i, c in enumerate(self.plays()[4 * k - 4:4 * k])]
+        return trick_pairs(self._deal_plays()[4 * k - 4:4 * k])
 
     def voids(self) -> list[int]:
         """Per seat, a bitmask of the suits it has shown void in this deal (public): by not
