@@ -13,7 +13,7 @@ its token repeats (``"5H"`` twice), as CONTRACT.md asks for two-deck games.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Final, TypeAlias
 
 from engine.errors import quoted
@@ -107,10 +107,6 @@ def cards_of(mask: Hand) -> Iterator[Card]:
         mask ^= low
 
 
-def card_list(mask: Hand) -> list[Card]:
-    return list(cards_of(mask))
-
-
 def tokens_of(cards: Iterable[Card]) -> list[str]:
     return [TOKENS[c] for c in cards]
 
@@ -199,9 +195,22 @@ def bits(mask: Hand) -> list[Card]:
     return out
 
 
+def mask_names(names: Sequence[str], mask: Hand) -> list[str]:
+    """A fresh list of ``names[c]`` for each card ``c`` of ``mask``, lowest id first, card by card
+    (no list of ids between): a mask's tokens (:func:`hand_tokens`), or its actions from a tuple of
+    one action string per card (Hartenjagen's legal lists in the compiled build, where a card-by-card
+    walk beats joining 13-bit suit-table entries: bench/README.md, "The compiled build")."""
+    out: list[str] = []
+    while mask:
+        low = mask & -mask
+        out.append(names[low.bit_length() - 1])
+        mask ^= low
+    return out
+
+
 def hand_tokens(mask: Hand) -> list[str]:
     """The tokens of a mask's cards, lowest id first."""
-    return [TOKENS[c] for c in bits(mask)]
+    return mask_names(TOKENS, mask)
 
 
 def base_set(mask: Hand) -> Hand:

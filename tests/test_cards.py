@@ -9,9 +9,9 @@ from engine import IllegalAction
 from engine.cards import (
     BASE_TOKENS,
     JOKER,
+    bits,
     build_deck,
     card,
-    card_list,
     deck_24,
     deck_32,
     deck_36,
@@ -68,7 +68,7 @@ def test_two_pack_hand_is_a_multiset() -> None:
     deck = deck_108()
     fives = [c for c in deck if token(c) == "5H"]
     hand = mask_of(fives + [c for c in deck if token(c) == "JK"][:1])
-    assert sorted(token(c) for c in card_list(hand)) == ["5H", "5H", "JK"]
+    assert sorted(token(c) for c in bits(hand)) == ["5H", "5H", "JK"]
     first = find_token(hand, "5H")
     assert first is not None and find_token(hand & ~(1 << first), "5H") not in (None, first)
     assert find_token(hand, "6H") is None

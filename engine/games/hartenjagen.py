@@ -50,7 +50,7 @@ import struct
 import types
 from typing import Any, ClassVar, Final, final
 
-from engine.cards import SUIT_MASKS, SUITS, TOKENS, card
+from engine.cards import SUIT_MASKS, SUITS, TOKENS, card, hand_tokens, mask_names
 from engine.core import JSON, CardTables, Game, Option, rank_by, register
 from engine.trickplay import TrickState, trick_pairs, voids_shown
 from engine.tricks import FOLLOW_SUIT, PLAY, PLAY_TABLES, Points, rank_order, suit_action_tables
@@ -92,35 +92,23 @@ subset ``m`` of ``suit`` (one index instead of two)."""
 PASS_FLAT: Final[tuple[tuple[str, ...], ...]] = PASS_T[0] + PASS_T[1] + PASS_T[2] + PASS_T[3]
 
 
-def _card_list(names: tuple[str, ...], m: int) -> list[str]:
-    """A fresh list of ``names[c]`` for each card ``c`` in mask ``m``, in card order, card by card
-    (card tokens for observations and events; the compiled build's legal lists, which touch no table
-    entry, see :data:`NATIVE`)."""
-    out = []
-    while m:
-        low = m & -m
-        out.append(names[low.bit_length() - 1])
-        m ^= low
-    return out
+def _pass_list(m: int) -> list[str]:
+    """A fresh list of the pass actions of the cards in mask ``m``, in card order."""
+    if NATIVE:
+        return mask_names(PASS, m)
+    return [*PASS_FLAT[m & 8191], *PASS_FLAT[8192 | m >> 13 & 8191], *PASS_FLAT[16384 | m >> 26 & 8191],
+            *PASS_FLAT[24576 | m >> 39]]
 
 
-NATIVE: Final[bool] = not isinstance(_card_list, types.FunctionType)
+NATIVE: Final[bool] = not isinstance(_pass_list, types.FunctionType)
 """True when this module runs compiled (mypyc: its functions are not Python functions).
 
 The two builds build the legal lists differently, to the same lists: the pure source joins the
 entries of the 13-bit suit tables (``PLAY_FLAT``, ``PASS_FLAT``: one opcode per suit), the
-compiled build goes card by card over the 52-entry tuple (:func:`_card_list`, a few native
+compiled build goes card by card over the 52-entry tuple (:func:`engine.cards.mask_names`, a few native
 operations a card).  The tables are 2 x 32,768 tuples, about 6 MB: an entry is most often out
 of the cache, and touching it (its reference count) cost the compiled build more than the whole
 list it stands for (bench/README.md, "The compiled build")."""
-
-
-def _pass_list(m: int) -> list[str]:
-    """A fresh list of the pass actions of the cards in mask ``m``, in card order."""
-    if NATIVE:
-        return _card_list(PASS, m)
-    return [*PASS_FLAT[m & 8191], *PASS_FLAT[8192 | m >> 13 & 8191], *PASS_FLAT[16384 | m >> 26 & 8191],
-            *PASS_FLAT[24576 | m >> 39]]
 
 
 SUBSET_COUNT: Final[tuple[int, ...]] = tuple(m.bit_count() for m in range(8192))
@@ -359,7 +347,7 @@ class HartenjagenState(TrickState):
             return list(lt)
         m = self._lm  # cards of up to four suits (playing), built straight into one list, in card order
         if NATIVE:
-            return _card_list(PLAY, m)
+            return mask_names(PLAY, m)
         return [*PLAY_FLAT[m & 8191], *PLAY_FLAT[8192 | m >> 13 & 8191],
                 *PLAY_FLAT[16384 | m >> 26 & 8191], *PLAY_FLAT[24576 | m >> 39]]
 
@@ -460,7 +448,7 @@ class HartenjagenState(TrickState):
         if self._no_pts and held & PENALTY_MASK and held & ~PENALTY_MASK:
             # H3: the seat held penalty cards it was not allowed to play here.
             self._emit("points_on_first_trick_blocked", seat=seat, card=TOKENS[code],
-                       held=_card_list(TOKENS, held & PENALTY_MASK))
+                       held=hand_tokens(held & PENALTY_MASK))
 
     def _end_trick(self) -> None:
         """The fourth card has fallen: the highest card of the led suit (``wcard``) takes the trick."""
@@ -652,19 +640,19 @@ class HartenjagenState(TrickState):
     def _observe(self, seat: int) -> dict[str, JSON]:
         d = self.pass_dir
         obs: dict[str, JSON] = {
-            "hand": _card_list(TOKENS, self.hands[seat]),
+            "hand": hand_tokens(self.hands[seat]),
             "dealer": self.dealer,
             "target": self._target,
             "pass_direction": DIRECTIONS[d],
             "hand_counts": [self.hands[s].bit_count() for s in range(4)],
         }
         if d:
-            obs["passed"] = _card_list(TOKENS, self.passed[seat])
+            obs["passed"] = hand_tokens(self.passed[seat])
             obs["passed_to"] = (seat + d) & 3
             if self.passing:
                 obs["passes_made"] = [self.passed[s].bit_count() for s in range(4)]
             else:
-                obs["received"] = _card_list(TOKENS, self.passed[(seat - d) & 3])
+                obs["received"] = hand_tokens(self.passed[(seat - d) & 3])
                 obs["received_from"] = (seat - d) & 3
         if not self.passing:
             st = self.starts

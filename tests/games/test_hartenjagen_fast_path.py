@@ -13,7 +13,7 @@ import random
 
 import engine.games.hartenjagen as hj
 from engine import load_game
-from engine.cards import TOKENS, card
+from engine.cards import TOKENS, card, mask_names
 from engine.core import _seeded_random
 
 GAME = "hartenjagen"
@@ -67,8 +67,8 @@ def test_h1_pass_list_shrinks_with_each_pass_and_a_clone_does_not_share_it() -> 
     assert state.legal_actions() == [f"pass {c}" for c in state.observation(1)["hand"]]
 
 
-def test_card_list_is_the_cards_of_the_mask_in_card_order() -> None:
-    # the compiled build's card-by-card legal lists (hartenjagen._card_list) against the plain
+def test_mask_names_is_the_cards_of_the_mask_in_card_order() -> None:
+    # the compiled build's card-by-card legal lists (engine.cards.mask_names) against the plain
     # definition and against the pure build's suit tables, over random masks of 0-52 cards
     rng = random.Random(15)
     masks = [0, hj.FULL, 1, 1 << 51, hj.HEARTS_MASK, hj.SPADES_MASK | 1]
@@ -76,7 +76,7 @@ def test_card_list_is_the_cards_of_the_mask_in_card_order() -> None:
     for m in masks:
         for names, flat in ((hj.PLAY, hj.PLAY_FLAT), (hj.PASS, hj.PASS_FLAT)):
             want = [names[c] for c in range(52) if m >> c & 1]
-            assert hj._card_list(names, m) == want, hex(m)
+            assert mask_names(names, m) == want, hex(m)
             assert [*flat[m & 8191], *flat[8192 | m >> 13 & 8191], *flat[16384 | m >> 26 & 8191],
                     *flat[24576 | m >> 39]] == want, hex(m)
         assert hj._pass_list(m) == [hj.PASS[c] for c in range(52) if m >> c & 1]

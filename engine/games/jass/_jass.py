@@ -33,12 +33,10 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import combinations
 
-from engine.cards import JACK, KING, NINE, QUEEN, RANKS, SUIT_MASKS, SUITS, TOKENS, card, card_list, mask_of
+from engine.cards import JACK, KING, NINE, QUEEN, RANKS, SUIT_MASKS, SUITS, TOKENS, bits, card, mask_of
 from engine.tricks import Order, PlayRule, Points, points_table, rank_order
 
 SUIT_MASK = SUIT_MASKS
-bits = card_list
-"""Card ids of a mask, lowest first (``engine.cards.card_list``)."""
 
 
 def mask_of_tokens(text: str | Sequence[str]) -> int:

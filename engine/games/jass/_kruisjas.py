@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import JACK, KING, QUEEN, SUITS, TOKENS
+from engine.cards import JACK, KING, QUEEN, SUITS, TOKENS, bits, hand_tokens
 from engine.core import JSON, rank_by
 from engine.games.jass._jass import (
     KRUISJAS_MELDS,
@@ -22,7 +22,6 @@ from engine.games.jass._jass import (
     Meld,
     MeldValues,
     announcements,
-    bits,
     key_cards_top,
     trick_melds,
 )
@@ -560,7 +559,7 @@ class KruisjasState(TrickState):
 
     def _observe(self, seat: int) -> dict[str, JSON]:
         return {
-            "hand": [TOKENS[c] for c in bits(self.hands[seat])],
+            "hand": hand_tokens(self.hands[seat]),
             "dealer": self.dealer,
             "partner": (seat + 2) % 4,
             "trump": SUITS[self.trump] if self.trump_card >= 0 else None,
