@@ -17,6 +17,7 @@ import json
 import math
 import sys
 import textwrap
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -325,11 +326,21 @@ def play_cmd(
     option: Annotated[list[str] | None, typer.Option("--option", "-o", metavar="KEY=VALUE",
                                                      help="game option (repeatable)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+    human: Annotated[int | None, typer.Option(
+        "--human", metavar="SEAT", help="play SEAT yourself (from 0) against the bots: --bots then names "
+        "the other seats in seat order (default: greedy)")] = None,
+    web: Annotated[bool, typer.Option("--web", help="with --human: play in the browser (a local server on "
+                                      "127.0.0.1; open the URL it prints)")] = False,
+    out_dir: Annotated[Path | None, typer.Option(
+        "--out", metavar="DIR", help="with --human: log the match into DIR like a tournament match "
+        "(tournament 'play'; never ranked)")] = None,
 ) -> None:
     """Play one match and print each move, every bot fault where it happened (with its traceback
-    excerpt), each bot's output and the score sheet.  Exit 3 when a bot faulted."""
+    excerpt), each bot's output and the score sheet.  Exit 3 when a bot faulted.  With --human SEAT you
+    play that seat (at the terminal, or in the browser with --web)."""
     g = _game_or_fail(game, _parse_options(option or []))
-    names = _bot_names(g, bots, players)
+    if human is None and (web or out_dir is not None):
+        raise UserError(f"{'--web' if web else '--out'} goes with --human SEAT (play a seat yourself)")
     if deals is not None and deals < 1:
         raise UserError(f"--deals must be at least 1, got {deals}")
     if seed is None:
@@ -337,9 +348,96 @@ def play_cmd(
 
         from bots.match import SEED_BITS
         seed = secrets.randbits(SEED_BITS)
+    if human is not None:
+        if as_json:
+            raise UserError("--json does not go with --human: the match is played at the terminal or "
+                            "in the browser")
+        _play_human(g, human, bots, players, seed, deals, web, out_dir)
+        return
+    names = _bot_names(g, bots, players)
     result = play_and_show(game, names, seed, deals, g.options, as_json)
     if result.faults:
         raise typer.Exit(FAULT_EXIT)
+
+
+def _play_human(g: Game, human: int, bots: str | None, players: int | None, seed: int, deals: int | None,
+                web: bool, out_dir: Path | None) -> None:
+    """``play GAME --human SEAT``: the person in one seat, bots in the others (dashboards/human.py)."""
+    from dashboards.human import DEFAULT_BOTS, Abandoned, seating
+    cls = type(g)
+    names = [b.strip() for b in bots.split(",") if b.strip()] if bots is not None else None
+    n = players if players is not None else len(names) + 1 if names else cls.default_players
+    if not cls.min_players <= n <= cls.max_players:
+        seats_ = (str(cls.min_players) if cls.min_players == cls.max_players
+                  else f"{cls.min_players} to {cls.max_players}")
+        raise UserError(f"{cls.id} takes {seats_} players; "
+                        + (f"--players {n}" if players is not None else f"--bots names {n - 1} bot(s) "
+                           "for the seats beside yours"))
+    if names is None:
+        names = [DEFAULT_BOTS] * (n - 1)
+    if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+        raise UserError(f"--out {out_dir} is a file; give a folder (created when missing)")
+    try:
+        seats = seating(n, human, names)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    try:
+        if web:
+            from dashboards.playweb import play_in_browser
+            result, logged = play_in_browser(g, seats, seed, deals, out_dir, say=print)
+        else:
+            result, logged = _play_at_terminal(g, seats, seed, deals, out_dir)
+    except (Abandoned, KeyboardInterrupt) as e:
+        why = str(e) if isinstance(e, Abandoned) and str(e) else "interrupted"
+        fail(PROG, f"the match was abandoned ({why}); nothing was logged", 130)
+    except ValueError as e:   # a bot that cannot be made (unknown name, will not load)
+        raise UserError(str(e)) from None
+    state = result.state
+    out.print(styled((type(state.game).name, "bold"), f"  seed {seed}  seats: {', '.join(seats.labels)}"
+                     f"  ({len(state.history)} moves, {state.deal_no} deals)"))
+    out.print(_sheet_table(state, seats.labels, result.placement))
+    for line in _fault_lines(result, seats.labels, {}, bool(type(state.game).teams)):
+        out.print(plain(line))
+    if logged is not None:
+        out.print(f"logged to {logged} (tournament 'play'; a match with a human seat is never ranked)",
+                  markup=False)
+
+
+def _play_at_terminal(g: Game, seats: Any, seed: int, deals: int | None, out_dir: Path | None
+                      ) -> tuple[MatchResult, Path | None]:
+    from bots.match import close_players, make_players, play_match
+    from dashboards.human import TerminalHuman, Update, Watcher, log_match
+
+    h = seats.human
+
+    def notify(u: Update) -> None:
+        who = "you" if u.seat == h else f"seat {u.seat} ({u.label})"
+        print(f"  {who}: {u.text}" + "".join(f"  [{e}]" for e in u.events))
+
+    players = make_players(g, [b or "random" for b in seats.bots], seed)
+    person = TerminalHuman(seats.labels)
+    players[h] = person
+    n = len(players)
+    watcher = Watcher(g, seed, n, deals, seats, notify)
+    records: list[Any] = []
+
+    def on_move(rec: Any) -> None:
+        records.append(rec)
+        watcher.on_move(rec)
+
+    print(f"{type(g).name}: you are seat {h}; " + ", ".join(
+        f"seat {s} {lab}" for s, lab in enumerate(seats.labels) if s != h) + f"; seed {seed}")
+    try:
+        result = play_match(g, players, seed, deals, on_move=on_move)
+    finally:
+        close_players([p for s, p in enumerate(players) if s != h])
+    reveal = watcher.reveal()
+    print("-- the match is over: every hand as dealt --")
+    for d in reveal["dealt"]:
+        for s, hand in enumerate(d["hands"]):
+            print(f"  deal {d['deal']} seat {s} ({seats.labels[s]}): {' '.join(hand) or '-'}")
+    logged = log_match(out_dir, g, result, seats, records) if out_dir is not None else None
+    return result, logged
 
 
 @app.command("demo")

@@ -240,7 +240,7 @@ def _matches_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
     from tournaments.paths import committed_parts, part_game
 
     rows: list[dict[str, Any]] = []
-    cols = ["group_id", "bots", "ranking", "teams", "faults"]
+    cols = ["group_id", "bots", "bot_refs", "ranking", "teams", "faults"]
     bad = []
     where: dict[str, Path] = {}
     for p in committed_parts(root, tournament):
@@ -293,9 +293,9 @@ def leaderboard_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
     ``ranked`` false and ``score`` null, with its per-game scores.  ``lower_score_wins`` per game: the
     direction of the game's own score sheet.
     """
-    from tournaments.analysis.leaderboard import OVERALL, Result, champions, headlines
+    from tournaments.analysis.leaderboard import OVERALL, Result, champions, headlines, ranked_match
 
-    matches = _matches_rows(root, tournament)
+    matches = [r for r in _matches_rows(root, tournament) if ranked_match(r["bot_refs"])]  # no human seat
     boards = headlines([Result(r["game"], r["group_id"], r["bots"], r["teams"], r["ranking"])
                         for r in matches])
     if not boards:

@@ -281,7 +281,8 @@ def rank_cmd(
         print(json.dumps([b.to_json() for b in boards]))
         return
     if not boards:
-        out.print(f"no matches in {directory}")
+        out.print(f"no ranked matches in {directory} (a match a person played, `play --human`, is never "
+                  "ranked)" if log.games else f"no matches in {directory}")
     if boards and boards[-1].specialised:
         print_champions(boards[-1].champions, wide)
     for b in boards:

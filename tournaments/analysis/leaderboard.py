@@ -51,6 +51,19 @@ OVERALL = "overall"
 METRIC = ("score: share of opponents placed below (ties half; partnership: 1 win, 0 loss), a faulting "
           "seat placed last; 95% interval: bootstrap over duplicate boards")
 """The one-line legend every text surface prints under its board."""
+HUMAN_REF = "human@local"
+"""``matches.bot_refs`` of a seat a person played (``cardarena play GAME --human SEAT --out DIR``).  A
+match with a human seat is logged like any other and never ranked: :func:`ranked_match` leaves it out
+of every board (``rank``, ``tournament leaderboard``, the report)."""
+
+
+def ranked_match(bot_refs: Sequence[str] | None) -> bool:
+    """Whether a logged match counts on the boards: not when a person played one of its seats.
+
+    >>> ranked_match(["greedy", "random"]), ranked_match(["human@local", "greedy"])
+    (True, False)
+    """
+    return HUMAN_REF not in (bot_refs or ())
 
 
 @dataclass(frozen=True)

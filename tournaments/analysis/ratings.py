@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from tournaments.analysis.leaderboard import HUMAN_REF
 from tournaments.analysis.views import TournamentLog
 
 PRIOR = 0.05
@@ -136,10 +137,12 @@ class Board:
 def load_matches(log: TournamentLog, game: str | None = None) -> list[MatchRec]:
     con = log.connect()
     try:
-        q = "SELECT game, match_id, group_id, bots, teams, ranking, scores FROM matches"
-        params: list[Any] = []
+        # a match a person played (HUMAN_REF in bot_refs) is never ranked (leaderboard.ranked_match)
+        q = ("SELECT game, match_id, group_id, bots, teams, ranking, scores FROM matches "
+             "WHERE NOT list_contains(bot_refs, ?)")
+        params: list[Any] = [HUMAN_REF]
         if game is not None:
-            q += " WHERE game = ?"
+            q += " AND game = ?"
             params.append(game)
         table = con.execute(q + " ORDER BY game, match_id", params).arrow()
     finally:
