@@ -31,7 +31,7 @@ demo: $(RUN) sandbox-tools
 	@echo "demo: done; now building the optional compiled engine at low priority for the next run"
 	@nice -n 19 $(MAKE) --no-print-directory compiled
 
-# bubblewrap is the sandbox of submitted bots and libseccomp2 builds their seccomp filter (bots/sandbox.py,
+# bubblewrap is the sandbox of submitted bots and libseccomp2 builds their seccomp filter (bots/sandbox/,
 # bots/seccomp.py, docs/bots.md): without them they are refused, unless CARDARENA_SANDBOX=unshare accepts
 # the unshare fallback (root only, which still needs libseccomp2).  Installed with apt-get as root, or with
 # sudo where that works without a password; otherwise say how.

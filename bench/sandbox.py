@@ -99,7 +99,7 @@ class Codec:
     """Switch both ends of the sandbox's channel to ``msgspec`` or ``json`` (bench only)."""
 
     def __init__(self) -> None:
-        import bots.sandbox as sb
+        import bots.sandbox.codec as sb
         self.sb = sb
         self.saved = sb.encode_message, sb.decode_message
 
@@ -173,7 +173,7 @@ class Hardening:
     """Switch the issue-27 hardening (uid 65534, keyring, seccomp filter) off and on (bench only)."""
 
     def __init__(self) -> None:
-        import bots.sandbox as sb
+        import bots.sandbox.launch as sb
         self.sb = sb
         self.saved = sb._identity, sb._confinement
 

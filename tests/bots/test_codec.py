@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-import bots.sandbox as sandbox_mod
+import bots.sandbox.codec as codec_mod
 from bots.api import bot_source
 from bots.builtin.random import Bot as RandomBot
 from bots.sandbox import (
@@ -148,12 +148,12 @@ def test_codec_falls_back_to_json_at_either_end(monkeypatch: pytest.MonkeyPatch,
     obs = observations("hartenjagen", 8)
     want = [digest(o) for o in obs]
     # msgspec absent where the runner runs: it reads and writes with json
-    monkeypatch.setattr(sandbox_mod, "codec_dir", lambda: None)
+    monkeypatch.setattr(codec_mod, "codec_dir", lambda: None)
     assert play_digests(bot, obs) == ("json", want)
     monkeypatch.undo()
     # msgspec absent here: this end writes and reads json, the runner still msgspec
-    monkeypatch.setattr(sandbox_mod, "encode_message", sandbox_mod._json_encode)
-    monkeypatch.setattr(sandbox_mod, "decode_message", json.loads)
+    monkeypatch.setattr(codec_mod, "encode_message", codec_mod._json_encode)
+    monkeypatch.setattr(codec_mod, "decode_message", json.loads)
     assert play_digests(bot, obs) == ("msgspec", want)
 
 
@@ -200,7 +200,7 @@ def test_codec_decoding_any_bytes_returns_or_raises_a_decode_error_only() -> Non
     """The class behind the malformed replies: whatever line a bot writes, decoding it either gives a
     value or raises one of ``DECODE_ERRORS`` (which the parent turns into ``illegal``), and the text
     a fault shows of a decoded value is short."""
-    from bots.sandbox import DECODE_ERRORS, _show
+    from bots.sandbox.codec import DECODE_ERRORS, show
 
     rng = random.Random(15)
     pieces = [b"{", b"}", b"[", b"]", b'"', b":", b",", b"\\", b"\\u", b"d800", b"a", b"1", b"-", b"e9",
@@ -214,7 +214,7 @@ def test_codec_decoding_any_bytes_returns_or_raises_a_decode_error_only() -> Non
             value = decode_message(line)
         except DECODE_ERRORS:
             continue
-        assert len(_show(value)) <= 80
+        assert len(show(value)) <= 80
 
 
 @pytest.mark.parametrize("name", list(MALFORMED))

@@ -24,7 +24,8 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-import bots.sandbox as sandbox_mod
+import bots.sandbox.detect as detect_mod
+import bots.sandbox.launch as launch_mod
 from bots.api import bot_source
 from bots.match import MatchResult, play_match, seat_seed
 from bots.sandbox import (
@@ -235,8 +236,8 @@ def test_issue11_submitted_bots_are_refused_without_a_strong_sandbox(monkeypatch
     # no bubblewrap and nothing forced: refused, saying how to install it and how to accept the fallback
     # (the suite may itself run with the fallback forced: this part is about a user who did not force it)
     monkeypatch.delenv("CARDARENA_SANDBOX", raising=False)
-    monkeypatch.setattr(sandbox_mod, "_bwrap_ok", lambda: False)
-    sandbox_mod._isolation.cache_clear()
+    monkeypatch.setattr(detect_mod, "_bwrap_ok", lambda: False)
+    detect_mod._isolation.cache_clear()
     try:
         iso = isolation(None)
         assert iso.wrapper in ("unshare", "none") and iso.refusal is not None
@@ -245,7 +246,7 @@ def test_issue11_submitted_bots_are_refused_without_a_strong_sandbox(monkeypatch
             start_players([(src, False, 0)], "toy", [1], FAST)
         assert "submitted bots are refused" in iso.describe()
     finally:
-        sandbox_mod._isolation.cache_clear()
+        detect_mod._isolation.cache_clear()
     # trusted built-ins still run without bubblewrap
     builtin = bot_source(PROJECT_ROOT / "bots" / "builtin" / "random.py")
     box = Sandbox(builtin, FAST, trusted=True, wrapper="none")
@@ -690,9 +691,9 @@ def test_issue27_s1_files_only_root_can_read_are_copied_for_uid_65534(
                    "    return obs['legal_actions'][0]\n")
     bot.chmod(0o600)
     runner = private / "_runner.py"
-    runner.write_bytes(sandbox_mod.RUNNER.read_bytes())
+    runner.write_bytes(launch_mod.RUNNER.read_bytes())
     runner.chmod(0o600)
-    monkeypatch.setattr(sandbox_mod, "RUNNER", runner)
+    monkeypatch.setattr(launch_mod, "RUNNER", runner)
     box = Sandbox(bot_source(bot), FAST)
     try:
         box.start()
