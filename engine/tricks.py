@@ -167,6 +167,42 @@ class PlayRule:
 
 FOLLOW_SUIT = PlayRule()
 
+
+@dataclass(frozen=True)
+class FirstTrickBan:
+    """A declared rule beside a game's :class:`PlayRule`: on the first trick of a deal, a seat that
+    cannot follow suit may not play a card of :attr:`cards` while it holds any other card
+    (Hartenjagen H3: no heart or queen of spades).  Written once, in :meth:`legal`; the cards it
+    holds back (what a game's event reports) and a refused card's reason are read off that mask.
+    ``cards == 0`` bans nothing (the rule switched off by an option)."""
+
+    cards: int
+    """The banned cards (a mask)."""
+    rule: str = ""
+    """The decision it implements, as the reason cites it (``"H3"``)."""
+    what: str = ""
+    """The banned cards in words (``"no heart or QS"``)."""
+
+    def legal(self, hand: Hand) -> Hand:
+        """The cards of a void ``hand`` it lets the seat play on the first trick."""
+        return hand & ~self.cards or hand
+
+    def held_back(self, hand: Hand) -> Hand:
+        """The cards of ``hand`` it keeps off the first trick (0: none)."""
+        return hand & ~self.legal(hand)
+
+    def why_refused(self, hand: Hand, c: int) -> str:
+        """Why card ``c`` of a void ``hand`` may not be played to the first trick (``""``: it may)."""
+        if self.legal(hand) >> c & 1:
+            return ""
+        if not hand >> c & 1:
+            return f"{TOKENS[c]} is not in the hand"
+        return f"{self.rule}: {self.what} on the first trick while you hold another card"
+
+
+NO_FIRST_TRICK_BAN = FirstTrickBan(0)
+"""Bans nothing: every card of a void hand may be played to the first trick."""
+
 MaskFunction = Callable[[Hand, int, int, bool], Hand]
 """``(hand, led suit, winning card, partner_winning) -> legal mask`` (see :func:`mask_function`)."""
 

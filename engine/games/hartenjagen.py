@@ -19,6 +19,8 @@ Decisions followed (RULES.md 2.3):
   leader holding only hearts and the queen of spades must lead the queen (OpenSpiel's default).
 * **H3** on the first trick a seat that cannot follow clubs may not play a heart or the queen of
   spades unless it holds nothing else (``points_on_first_trick_blocked`` records a seat held back).
+  One rule object, :data:`H3` (:class:`engine.tricks.FirstTrickBan`): the legal masks, the event's
+  held cards and the refusal's reason are all read off it.
 * **H4** the match ends after a deal in which a seat reaches ``target`` (100) or more; the lowest
   total wins, equal totals share a place.
 * **H5** a seat that takes all 26 points scores 0 and each other seat 26 (``moon_shot``).
@@ -53,7 +55,16 @@ from typing import Any, ClassVar, Final, final
 from engine.cards import SUIT_MASKS, SUITS, TOKENS, card, hand_tokens, mask_names
 from engine.core import JSON, CardTables, Game, Option, rank_by, register
 from engine.trickplay import TrickState, trick_pairs, voids_shown
-from engine.tricks import FOLLOW_SUIT, PLAY, PLAY_TABLES, Points, rank_order, suit_action_tables
+from engine.tricks import (
+    FOLLOW_SUIT,
+    NO_FIRST_TRICK_BAN,
+    PLAY,
+    PLAY_TABLES,
+    FirstTrickBan,
+    Points,
+    rank_order,
+    suit_action_tables,
+)
 
 # --------------------------------------------------------------------- tables, built once
 NCARDS: Final = 52
@@ -68,6 +79,10 @@ TWO_CLUBS_BIT: Final = 1 << TWO_CLUBS
 QS_BIT: Final = 1 << QUEEN_SPADES
 PENALTY_MASK: Final = HEARTS_MASK | QS_BIT
 """Hearts and the queen of spades: the cards H3 keeps off the first trick."""
+H3: Final = FirstTrickBan(PENALTY_MASK, "H3", "no heart or QS")
+"""H3 as one rule (option ``no_pts_on_first_trick``; off: :data:`~engine.tricks.NO_FIRST_TRICK_BAN`):
+the hot path's mask, the from-scratch mask, the ``points_on_first_trick_blocked`` event's held cards
+and the refusal's reason all come from it (tests/games/test_hartenjagen.py, test_h3_...)."""
 PTS: Final[tuple[int, ...]] = tuple(13 if c == QUEEN_SPADES else 1 if c // 13 == 2 else 0
                                     for c in range(NCARDS))
 TOTAL_POINTS: Final = 26
@@ -267,10 +282,13 @@ class HartenjagenState(TrickState):
     each pass) while passing; None: :meth:`legal_actions` builds the list from ``_lm``."""
     _info: dict[str, tuple[int, int, int]]
     """PLAY_INFO or PASS_INFO, by phase."""
+    _h3: FirstTrickBan
+    """H3's rule (:data:`H3`), or :data:`~engine.tricks.NO_FIRST_TRICK_BAN` without option
+    ``no_pts_on_first_trick``."""
 
     # ----------------------------------------------------------------- setup
     def _setup(self, deal: dict[str, Any] | None) -> None:
-        (self._pass_cards, self._must_break, self._qs_breaks, self._no_pts, self._target,
+        (self._pass_cards, self._must_break, self._qs_breaks, self._h3, self._target,
          self._moon_self) = self.game.flags  # type: ignore[attr-defined]
         self.deck_mask = FULL
         self.totals = [0, 0, 0, 0]
@@ -432,9 +450,8 @@ class HartenjagenState(TrickState):
                 self._lm = f << shift
                 self._lt = None if NATIVE else PLAY_FLAT[led << 13 | f]  # (NATIVE: from _lm, card by card)
             else:
-                if np < 3 and self._no_pts:
-                    # H3: no penalty card on the first trick while the seat holds anything else.
-                    h = h & ~PENALTY_MASK or h
+                if np < 3:  # H3 on the first trick (the rule object; off: bans nothing)
+                    h = self._h3.legal(h)
                 self._lm = h
                 self._lt = None
         self.history.append(action)
@@ -445,10 +462,11 @@ class HartenjagenState(TrickState):
                             "ply": len(self.history), "seat": seat, **data})
 
     def _first_trick_discard(self, seat: int, held: int, code: int) -> None:
-        if self._no_pts and held & PENALTY_MASK and held & ~PENALTY_MASK:
+        back = self._h3.held_back(held)
+        if back:
             # H3: the seat held penalty cards it was not allowed to play here.
             self._emit("points_on_first_trick_blocked", seat=seat, card=TOKENS[code],
-                       held=hand_tokens(held & PENALTY_MASK))
+                       held=hand_tokens(back))
 
     def _end_trick(self) -> None:
         """The fourth card has fallen: the highest card of the led suit (``wcard``) takes the trick."""
@@ -533,11 +551,7 @@ class HartenjagenState(TrickState):
             f = h & SUIT_MASKS[self.led]
             if f:
                 return f
-            if n < 4 and self._no_pts:
-                f = h & ~PENALTY_MASK  # H3
-                if f:
-                    return f
-            return h
+            return self._h3.legal(h) if n < 4 else h
         if not n:
             return TWO_CLUBS_BIT
         if not self.broken:
@@ -690,7 +704,7 @@ class HartenjagenState(TrickState):
         if self.nplayed & 3:
             if h & SUIT_MASKS[self.led]:
                 return f"follow suit: seat {t} holds {SUITS[self.led]}"
-            return "H3: no heart or QS on the first trick while you hold another card"
+            return self._h3.why_refused(h, c)  # void: only H3 refuses a card, on the first trick
         return "H2: hearts are not broken; lead a heart only when you hold nothing but hearts"
 
     def clone(self) -> HartenjagenState:
@@ -701,7 +715,7 @@ class HartenjagenState(TrickState):
         new._pass_cards = self._pass_cards
         new._must_break = self._must_break
         new._qs_breaks = self._qs_breaks
-        new._no_pts = self._no_pts
+        new._h3 = self._h3
         new._target = self._target
         new._moon_self = self._moon_self
         new._deal_seed = self._deal_seed
@@ -854,7 +868,8 @@ class Hartenjagen(Game):
         super().__init__(**options)
         o = self.options  # as each new match reads them, in one go
         self.flags = (bool(o["pass_cards"]), bool(o["must_break_hearts"]), bool(o["qs_breaks_hearts"]),
-                      bool(o["no_pts_on_first_trick"]), int(o["target"]), o["moon_shot"] == "self_minus_26")
+                      H3 if o["no_pts_on_first_trick"] else NO_FIRST_TRICK_BAN, int(o["target"]),
+                      o["moon_shot"] == "self_minus_26")
 
 
 register(Hartenjagen)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

@@ -321,6 +321,78 @@ def test_h3_option_off_allows_points_on_the_first_trick() -> None:
     assert not events(state, "hartenjagen.points_on_first_trick_blocked")
 
 
+def _first_trick_deals(rng: random.Random, n: int) -> list[list[list[str]]]:
+    """Random deals whose first trick often meets a seat void in clubs: the clubs go to one or two
+    seats; now and then a void seat gets 13 of the 14 penalty cards (nothing else to play)."""
+    out = []
+    for _ in range(n):
+        clubs = suit("C")
+        rest = suit("D") + suit("H") + suit("S")
+        rng.shuffle(clubs)
+        rng.shuffle(rest)
+        holders = rng.sample(range(4), rng.choice((1, 2)))
+        hands: list[list[str]] = [[] for _ in range(4)]
+        split = rng.randrange(0, 14) if len(holders) == 2 else 13
+        for i, c in enumerate(clubs):
+            hands[holders[0] if i < split or len(holders) == 1 else holders[1]].append(c)
+        if rng.random() < 0.25:
+            void = rng.choice([s for s in range(4) if s not in holders])
+            pen = [t for t in rest if t.endswith("H") or t == "QS"][:13]
+            hands[void] += pen
+            rest = [t for t in rest if t not in pen]
+        for s in range(4):
+            while len(hands[s]) > 13:  # a holder of more than 13 clubs gives some back
+                rest.append(hands[s].pop())
+        for t in rest:
+            s = next(s for s in rng.sample(range(4), 4) if len(hands[s]) < 13)
+            hands[s].append(t)
+        out.append(hands)
+    return out
+
+
+def test_h3_reason_mask_and_event_agree_on_random_states() -> None:
+    # H3 is one rule (hartenjagen.H3, a tricks.FirstTrickBan): at every first-trick position of a
+    # void seat, a card is refused exactly when the legal list (the hot path's mask) and the mask
+    # from scratch leave it out, the refusal's reason is the rule's, and playing any legal card
+    # fires points_on_first_trick_blocked exactly when cards were held back, naming exactly them
+    from engine.cards import hand_tokens
+    from engine.games.hartenjagen import H3, HartenjagenState
+    rng = random.Random(2203)
+    seen = {"held back": 0, "nothing held back": 0, "option off": 0}
+    for hands in _first_trick_deals(rng, 150):
+        for on in (True, False):
+            state = new(hands, rng.choice(("none", "left", "right", "across")), no_pts_on_first_trick=on)
+            assert isinstance(state, HartenjagenState)
+            while state.passing:
+                state.apply(rng.choice(state.legal_actions()))
+            state.apply("play 2C")
+            while state.nplayed < 4:
+                seat = state.turn
+                h = state.hands[seat]
+                if not h & SUIT_MASKS[state.led]:
+                    legal = {card(a.split()[1]) for a in state.legal_actions()}
+                    assert sum(1 << c for c in legal) == state._legal_mask()
+                    back = H3.held_back(h) if on else 0
+                    assert legal == set(cards_of(h & ~back))
+                    seen["held back" if back else "nothing held back" if on else "option off"] += 1
+                    for c in cards_of(h):
+                        twin = state.clone()
+                        if c in legal:
+                            before = len(twin.events)
+                            twin.apply(f"play {token(c)}")
+                            fired = [e for e in twin.events[before:]
+                                     if e["event"] == "hartenjagen.points_on_first_trick_blocked"]
+                            assert [(e["seat"], e["held"]) for e in fired] == (
+                                [(seat, hand_tokens(back))] if back else [])
+                        else:
+                            with pytest.raises(IllegalAction) as refused:
+                                twin.apply(f"play {token(c)}")
+                            assert H3.why_refused(h, c) in str(refused.value)
+                            assert str(refused.value).count("H3:") == 1
+                state.apply(rng.choice(state.legal_actions()))
+    assert min(seen.values()) >= 20, seen
+
+
 # --------------------------------------------------------------------- H4 match end
 def test_h4_match_ends_at_target_lowest_total_wins() -> None:
     for seed in range(30):
