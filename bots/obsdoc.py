@@ -95,7 +95,11 @@ class Shape:
             if k == "list":
                 parts.append(f"list[{self.item.render()}]" if self.item is not None else "list")
             elif k == "dict":
-                inner = ", ".join(f"{n}: {s.render()}" for n, s in sorted((self.fields or {}).items()))
+                fields = self.fields or {}
+                if fields and all(_is_card(n) for n in fields):  # keyed by card (card_order): one entry
+                    inner = "card: " + " \\| ".join(sorted({s.render() for s in fields.values()}))
+                else:
+                    inner = ", ".join(f"{n}: {s.render()}" for n, s in sorted(fields.items()))
                 parts.append("{" + inner + "}")
             else:
                 parts.append(k)

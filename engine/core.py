@@ -167,6 +167,26 @@ class CardTables:
             return tuple(out)
         return replace(self, trick=Order(keep(self.trick.plain), keep(self.trick.trump)))
 
+    def context(self, trump: str | None) -> tuple[dict[str, int], dict[str, int] | None]:
+        """The tables in one trump context, as an observation shows them (``card_order``,
+        ``card_points``): every card of the deck -> its rank index (from 1 for the weakest card of
+        its suit, the :meth:`rows` index: a higher index beats a lower one of the same suit), and
+        -> its card points (None in a game without card points).  A card of suit ``trump`` (a
+        letter; None: no trump) is ranked and counted in the trump context, every other card in the
+        plain one."""
+        if self.trick is None:
+            raise ValueError("this game has no tricks: its card tables give no trick order")
+        t = SUITS.index(trump) if trump else -1
+        order: dict[str, int] = {}
+        points: dict[str, int] = {}
+        for c in range(52):
+            if self.trick.plain[c] >= 0:
+                in_trump = c // 13 == t
+                order[TOKENS[c]] = (self.trick.trump if in_trump else self.trick.plain)[c] + 1
+                if self.points is not None:
+                    points[TOKENS[c]] = (self.points.trump if in_trump else self.points.plain)[c]
+        return order, (points if self.points is not None else None)
+
     def rows(self) -> list[tuple[str, str, int, int]]:
         """(context, card, rank index, points) for every card of the deck in both contexts; the rank
         index counts from 1 for the weakest card of a suit (the ``card_tables`` SQL table)."""
@@ -220,6 +240,17 @@ class Game:
         """The card tables with this game's options; a game whose options change them overrides."""
         return type(self).tables
 
+    _contexts: dict[str | None, tuple[dict[str, int], dict[str, int] | None]]
+    """:meth:`card_context` per trump suit, made on first use."""
+
+    def card_context(self, trump: str | None) -> tuple[dict[str, int], dict[str, int] | None]:
+        """:meth:`CardTables.context` of :meth:`card_tables` for trump suit ``trump`` (a letter, or
+        None), made once per game and trump suit: callers copy what they hand out."""
+        view = self._contexts.get(trump)
+        if view is None:
+            view = self._contexts[trump] = self.card_tables().context(trump)
+        return view
+
     action_forms: ClassVar[tuple[str, ...]]
     """The forms of the game's fixed action alphabet for learning agents, in id order (engine.rl,
     docs/rl.md): ``play CARD``, ``layoff NAMED 1..36``; every game declares it."""
@@ -238,6 +269,7 @@ class Game:
         self.options: dict[str, Any] = {
             name: spec[name].validate(options[name], self.id) if name in options else o.default
             for name, o in spec.items()}
+        self._contexts = {}
         self._check_options()
 
     def _check_options(self) -> None:

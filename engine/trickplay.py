@@ -35,8 +35,8 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
-from engine.cards import TOKENS, bits, card, hand_tokens
-from engine.core import JSON, State, rank_by
+from engine.cards import SUITS, TOKENS, bits, card, hand_tokens
+from engine.core import JSON, Game, State, rank_by
 from engine.deal import Deal, StockMode, UpcardMode, check_deal, pack_tokens
 from engine.tricks import (
     FOLLOW_SUIT,
@@ -108,8 +108,39 @@ def token_mask(toks: Iterable[str]) -> int:
     return m
 
 
+CARD_OBSERVATION: dict[str, str | None] = {
+    "card_order": "every card of the deck -> its trick rank in the current trump context (dict[card, "
+                  "int]: from 1 for the weakest card of its suit; a higher rank beats a lower one of the "
+                  "same suit; the trump suit's cards ranked in the trump order, the others in the plain "
+                  "order; the engine's CardTables, docs/rules.md)",
+    "card_points": "every card of the deck -> its card points in the current trump context "
+                   "(dict[card, int]); null in a game whose cards carry no points",
+}
+"""The observation keys every trick game adds (:meth:`TrickState.observation`): its published card
+tables (:class:`engine.core.CardTables`) in the current trump context."""
+CARD_TENSOR_SKIP: dict[str, str] = {
+    "card_order": "the game's fixed card tables in the trump context the `trump` key gives",
+    "card_points": "the game's fixed card tables in the trump context the `trump` key gives",
+}
+"""engine.rl: why the tensor leaves the card tables out (they follow from the game and the trump)."""
+
+
+_TRUMP_SUITS = frozenset(SUITS)
+
+
+def add_card_context(obs: dict[str, JSON], game: Game, trump: str | None) -> None:
+    """Add ``card_order`` and ``card_points`` (:data:`CARD_OBSERVATION`) for trump suit ``trump``
+    (a letter; None or ``none``: no trump) to ``obs``: fresh dicts, the caller's to keep."""
+    order, points = game.card_context(trump if trump in _TRUMP_SUITS else None)
+    obs["card_order"] = dict(order)
+    obs["card_points"] = None if points is None else dict(points)
+
+
 class TrickState(State):
     """The trick games' shared state: see the module docstring for what it owns and its hooks."""
+
+    OBSERVATION: ClassVar[dict[str, str | None]] = CARD_OBSERVATION
+    TENSOR_SKIP: ClassVar[dict[str, str]] = CARD_TENSOR_SKIP
 
     TRICK_FIELDS: ClassVar[tuple[str, ...]] = ("hands", "won", "pts", "last_trick")
     """The fields every trick base keeps (read outside the game through the declared hooks)."""
@@ -207,6 +238,19 @@ class TrickState(State):
         return {"stock": self._stock_mask()} if self.STOCK else {}
 
     # ------------------------------------------------------------------ declared views
+    def observation(self, seat: Any) -> dict[str, JSON]:
+        """:meth:`engine.core.State.observation` plus the card tables in the current trump context
+        (:data:`CARD_OBSERVATION`), the trump read off the observation itself (:meth:`_shown_trump`)."""
+        obs = State.observation(self, seat)
+        add_card_context(obs, self.game, self._shown_trump(obs))
+        return obs
+
+    def _shown_trump(self, obs: dict[str, JSON]) -> str | None:
+        """Hook: the trump suit letter the observation ``obs`` shows (default: its ``trump`` key;
+        None, ``none`` or no key: no trump, every card in the plain context)."""
+        t = obs.get("trump")
+        return t if isinstance(t, str) else None
+
     def points_taken(self) -> list[int]:
         """Declared hook: the points taken so far this deal, one entry per seat (or per side, in a
         game that books them by side), as the game's :class:`~engine.core.CardTables` count them:
@@ -473,6 +517,9 @@ class PlainTrickState(TrickState):
 
     def previous_trick(self) -> list[tuple[int, int]]:
         return trick_pairs(self.last_trick)
+
+    def _shown_trump(self, obs: dict[str, JSON]) -> str | None:
+        return None if self.TRUMP is None else SUITS[self.TRUMP]
 
     def _deal_points(self) -> int:
         table = self._ptable

@@ -11,7 +11,6 @@ from bots.builtin._common import MissingTables, trick_rules
 from engine import GAMES, game_class, load_game
 from engine.cards import TOKENS
 from engine.core import CONTEXTS, CardTables, Game, State
-from engine.games.hartenjagen import HartenjagenState
 from engine.trickplay import TrickState
 
 TRICK_GAMES = [g for g in GAMES if game_class(g).tables.trick is not None]
@@ -27,9 +26,9 @@ def _winner(trick: list[tuple[int, str]], trump: str | None, t: CardTables) -> i
     return best[0]
 
 
-def _views(state: State) -> TrickState | HartenjagenState:
+def _views(state: State) -> TrickState:
     """The state through the trick kernel's declared views (points_taken, previous_trick)."""
-    assert isinstance(state, (TrickState, HartenjagenState)), (
+    assert isinstance(state, TrickState), (
         f"{state.game.id}: a trick game's state subclasses engine.trickplay.TrickState (or "
         "PlainTrickState), whose declared views points_taken() and previous_trick() this test reads")
     return state
@@ -114,3 +113,38 @@ def test_greedy_reads_declared_tables_and_fails_loudly_without_them() -> None:
         trick_rules("genive")
     with pytest.raises(MissingTables, match="unknown game"):
         trick_rules("no_such_game")
+
+
+@pytest.mark.parametrize("game,options", CASES, ids=["-".join([g, *o]) for g, o in CASES])
+def test_observation_card_order_and_points_agree_with_card_tables_in_every_trump_context(
+        game: str, options: dict[str, Any]) -> None:
+    """Issue 26 item 4: every observation of a trick game carries its card order and card points
+    in the current trump context (``card_order``, ``card_points``), equal to the game's published
+    CardTables (read here through ``rows()``, the ``card_tables`` SQL table): a card of the trump suit
+    the observation shows in the trump context, every other card (and all of them without trump) in
+    the plain one.  Checked for every seat's observation in random play, in every trump context met."""
+    g = load_game(game, **options)
+    t = g.card_tables()
+    rows = {(ctx, c): (rank, pts) for ctx, c, rank, pts in t.rows()}
+    seen: set[str | None] = set()
+    for seed in range(6):
+        state = g.new_match(seed=seed, max_deals=2)
+        rng = random.Random(seed)
+        while True:
+            for seat in range(state.players):
+                obs = state.observation(seat)
+                trump = obs.get("trump") if obs.get("trump") in ("C", "D", "H", "S") else None
+                seen.add(trump)
+                ctx = {c: "trump" if c[1] == trump else "plain" for c in t.deck}
+                assert obs["card_order"] == {c: rows[ctx[c], c][0] for c in t.deck}, (seed, trump)
+                want = None if t.points is None else {c: rows[ctx[c], c][1] for c in t.deck}
+                assert obs["card_points"] == want, (seed, trump)
+                obs["card_order"].clear()  # the caller's own copy: the next observation is whole
+                if obs["card_points"] is not None:
+                    obs["card_points"].clear()
+            if state.is_over():
+                break
+            state.apply(rng.choice(state.legal_actions()))
+    assert seen, game
+    if "trump" in load_game(game).state_class.observation_keys():
+        assert seen & {"C", "D", "H", "S"}, f"{game}: no trump context met in random play: {seen}"
