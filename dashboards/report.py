@@ -174,6 +174,40 @@ def faults_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     return _vl(chart.properties(width=420, height=max(40, 26 * nbots)), values)
 
 
+def opponents_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """One entrant's share of placings above each opponent it met (0.5: even), with the meetings."""
+    if not rows:
+        return None
+    alt = _alt()
+    values = [{"opponent": r["opponent"], "share": _r(r["share"]), "n": r["n"]} for r in rows]
+    order = [r["opponent"] for r in sorted(rows, key=lambda r: -r["share"])]
+    bars = alt.Chart(_table()).mark_bar(color="#1f4e8c").encode(
+        y=alt.Y("opponent:N", sort=order, title=None),
+        x=alt.X("share:Q", scale=alt.Scale(domain=[0, 1]),
+                title="share of meetings placed above the opponent (ties half)"),
+        tooltip=["opponent:N", alt.Tooltip("share:Q", format=".3f"), alt.Tooltip("n:Q", title="meetings")])
+    mid = alt.Chart(alt.Data(values=[{"x": 0.5}])).mark_rule(strokeDash=[3, 3], color="#aaa").encode(x="x:Q")
+    return _vl((bars + mid).properties(width=380, height=max(40, 22 * len(rows))), values)
+
+
+def think_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """One entrant's think time per move in each game: the median (bar) and the 95th percentile (tick)."""
+    if not rows:
+        return None
+    alt = _alt()
+    values = [{"game": r["game"], "median_ms": _r(r["median_ms"]), "p95_ms": _r(r["p95_ms"]),
+               "max_ms": _r(r["max_ms"]), "moves": r["moves"]} for r in rows]
+    y = alt.Y("game:N", title=None)
+    tip = ["game:N", alt.Tooltip("median_ms:Q", format=".3f"), alt.Tooltip("p95_ms:Q", format=".3f"),
+           alt.Tooltip("max_ms:Q", format=".3f"), "moves:Q"]
+    base = alt.Chart(_table())
+    bar = base.mark_bar(color="#8aa0c2").encode(
+        y=y, x=alt.X("median_ms:Q", title="think time per move, ms: median (bar), 95th percentile (tick)"),
+        tooltip=tip)
+    tick = base.mark_tick(color="#b03030", thickness=2).encode(y=y, x="p95_ms:Q", tooltip=tip)
+    return _vl((bar + tick).properties(width=380, height=max(40, 22 * len(rows))), values)
+
+
 def vega_bundle() -> str:
     """Vega + Vega-Lite + vega-embed as one script (vl-convert's bundle; sets ``window.vegaEmbed``).
 
@@ -392,6 +426,66 @@ def _faults_block(rows: Sequence[dict[str, Any]], charts: _Charts, nmatches: int
     return chart + note + ('<table class="grid faults"><tr><th>entrant</th><th>kind</th><th>reason '
                            "(normalised)</th><th>count</th><th>first example (match, move)</th></tr>"
                            + "".join(body) + "</table>")
+
+
+def _entrants_block(rows: Sequence[dict[str, Any]], charts: _Charts, viewer_ids: set[str]) -> str:
+    """A page per entrant (a tab each): its games with the game board's score, interval and rank, its
+    faults with links into the viewer, think time per move and time-bank use, and two plots: its
+    share against each opponent and its think time per game."""
+    if not rows:
+        return _nodata("No finished matches, so no entrant to show.")
+    buttons, panes = [], []
+    for i, e in enumerate(rows):
+        bot, key = e["bot"], f"ent-{i}"
+        games = "".join(
+            f"<tr><td>{_e(g['game'])}</td><td class=\"n\">{g['score']:.3f}</td><td>"
+            + ("-" if g["lo"] is None else f"{g['lo']:.2f}–{g['hi']:.2f}")
+            + f"</td><td>{_e(g['rank'])} of {g['field']}</td><td class=\"n\">{g['matches']:,}</td></tr>"
+            for g in e["games"])
+        think = "".join(
+            f"<tr><td>{_e(t['game'])}</td><td class=\"n\">{t['moves']:,}</td>"
+            f"<td class=\"n\">{t['median_ms']:.3f}</td><td class=\"n\">{t['p95_ms']:.3f}</td>"
+            f"<td class=\"n\">{t['max_ms']:.3f}</td></tr>" for t in e["think"])
+        bank = e["bank"]
+        bank_line = ("No time-bank figures (the tournament's limits are not in its manifest)."
+                     if bank is None else
+                     f"Time bank: drawn on in {bank['drew']:,} of {bank['seats']:,} match seats; median use "
+                     f"{bank['median']:.1%}, most {bank['max']:.1%} of the bank (time over the per-move "
+                     "limit, as a share of the bank).")
+        frows = []
+        for f in e["faults"][:50]:
+            mid = str(f["match_id"])
+            view = (f' <a class="to-fault" href="#viewer" data-match="{_e(mid)}" data-ply="{_e(f["ply"])}">'
+                    "view</a>" if mid in viewer_ids else "")
+            reason = (str(f["reason"]).strip().splitlines() or [""])[0][:160]
+            frows.append(f"<tr><td>{_e(f['game'])}</td><td><span class=\"kind {_e(f['kind'])}\">"
+                         f"{_e(f['kind'])}</span></td><td><code class=\"mid\">{_e(mid)}</code> move "
+                         f"{_e(f['ply'])}{view}</td><td><code>{_e(reason)}</code></td></tr>")
+        more = len(e["faults"]) - len(frows)
+        faults = (_nodata("No fault.") if not frows else
+                  '<table class="grid"><tr><th>game</th><th>kind</th><th>match, move</th><th>reason</th></tr>'
+                  + "".join(frows) + "</table>"
+                  + (f'<p class="small">and {more:,} more (the Faults section groups them).</p>'
+                     if more else ""))
+        body = (f'<p class="small">{e["matches"]:,} matches, {len(e["faults"]):,} faults.</p>'
+                '<table class="grid"><tr><th>game</th><th>score</th><th>95% CI</th><th>rank</th>'
+                f"<th>matches</th></tr>{games}</table>"
+                f"<h4>Against each opponent</h4>"
+                + charts.slot(f"opp-{i}", opponents_chart(e["opponents"]), "No opponent met.")
+                + "<h4>Think time per move</h4>"
+                + ('<table class="grid"><tr><th>game</th><th>moves</th><th>median ms</th><th>p95 ms</th>'
+                   f"<th>max ms</th></tr>{think}</table>" if think else "")
+                + charts.slot(f"think-{i}", think_chart(e["think"]), "No move of its own logged.")
+                + f'<p class="small">{_e(bank_line)}</p><h4>Faults</h4>' + faults)
+        active = " active" if i == 0 else ""
+        buttons.append(f'<button class="tab{active}" data-tab="{key}" data-bot="{_e(bot)}">'
+                       f"{_e(bot)}</button>")
+        panes.append(f'<div class="pane{active} entrant" id="{key}" data-bot="{_e(bot)}">{body}</div>')
+    return ('<p class="small">One page per entrant: the score, interval and rank on each game\'s board, '
+            "the share of meetings it placed above each opponent, think time per move (the moves it chose "
+            "itself), time-bank use and its faults, each with a link into the match viewer when the match "
+            "is in its sample.</p>"
+            f'<div class="tabs">{"".join(buttons)}</div>{"".join(panes)}')
 
 
 def _coverage_block(rows: Sequence[dict[str, Any]], logs: Logs) -> str:
@@ -619,6 +713,7 @@ def build_report(root: str | Path, output: str | Path | None = None, sample: int
         "VERIFY": _verify_block(verification if verify else None, len(logs.matches)),
         "LEADERBOARDS": _leaderboards_block(an, logs, charts),
         "FAULTS": _faults_block(an.faults(), charts, len(logs.matches), {m["match_id"] for m in picked}),
+        "ENTRANTS": _entrants_block(an.entrants(), charts, {m["match_id"] for m in picked}),
         "COVERAGE": _coverage_block(an.coverage(), logs),
         **ladder_sections(logs.root, charts),
     }

@@ -220,6 +220,77 @@ class Analysis:
                              "game": m["game"], "match_id": m["match_id"], "seat": seat, "ply": f.get("ply")})
         return rows
 
+    # ------------------------------------------------------------------ entrants
+    def entrants(self) -> list[dict[str, Any]]:
+        """One page of data per entrant (label), in name order: its games (the game board's score,
+        95% interval, rank label and field size), matches, faults, think time per game (moves the bot
+        chose itself, status ``ok``: median, 95th percentile and maximum), time-bank use (per
+        match and seat, the time over the per-move limit ``move_s`` as a share of the bank ``bank_s``
+        of the tournament's limits) and its share of placings above each opponent it met (every
+        game, ties half, partners not opponents)."""
+        from tournaments.analysis.leaderboard import rank_labels
+        labels = sorted({b for m in self.logs.matches for b in m["bots"]})
+        out: dict[str, dict[str, Any]] = {b: {"bot": b, "games": [], "matches": 0, "faults": [],
+                                             "think": [], "bank": None, "opponents": []} for b in labels}
+        for g, board in sorted(self.boards.items()):
+            if board.scope != g or g == "overall":
+                continue
+            ranks = rank_labels([(e.score_lo, e.score_hi) for e in board.entrants])
+            for e, rk in zip(board.entrants, ranks, strict=True):
+                if e.name in out:
+                    out[e.name]["games"].append({"game": g, "score": e.score, "lo": e.score_lo,
+                                                 "hi": e.score_hi, "rank": rk, "field": len(board.entrants),
+                                                 "matches": e.matches})
+        pair: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
+        for m in self.logs.matches:
+            bots, teams, ranking = m["bots"], m["teams"], m["ranking"]
+            for b in set(bots):
+                out[b]["matches"] += 1
+            for i, a in enumerate(bots):
+                for j, b in enumerate(bots):
+                    if teams[i] != teams[j] and a != b:
+                        cell = pair[(a, b)]
+                        ri, rj = ranking[i], ranking[j]
+                        cell[0] += 1.0 if ri < rj else 0.5 if ri == rj else 0.0
+                        cell[1] += 1
+        for (a, b), (won, n) in sorted(pair.items()):
+            out[a]["opponents"].append({"opponent": b, "share": won / n, "n": int(n)})
+        for f in self.faults():
+            if f["bot"] in out:
+                out[f["bot"]]["faults"].append(f)
+        for r in self.logs.rows(
+                "SELECT bot, game, count(*) AS moves, median(think_us) AS med, "
+                "quantile_cont(think_us, 0.95) AS p95, max(think_us) AS mx FROM moves "
+                "WHERE status = 'ok' GROUP BY bot, game ORDER BY bot, game"):
+            if r["bot"] in out:
+                out[r["bot"]]["think"].append({"game": r["game"], "moves": int(r["moves"]),
+                                               "median_ms": float(r["med"]) / 1000,
+                                               "p95_ms": float(r["p95"]) / 1000,
+                                               "max_ms": float(r["mx"]) / 1000})
+        bank: dict[str, list[float]] = defaultdict(list)
+        for tid, (move_s, bank_s) in self._limits().items():
+            for r in self.logs.rows(
+                    "SELECT bot, sum(greatest(think_us - ?, 0)) AS over FROM moves WHERE tournament = ? "
+                    "GROUP BY bot, match_id, seat", [int(move_s * 1e6), tid]):
+                bank[r["bot"]].append(float(r["over"]) / (bank_s * 1e6))
+        for b, shares in bank.items():
+            if b in out and shares:
+                shares.sort()
+                out[b]["bank"] = {"seats": len(shares), "drew": sum(1 for x in shares if x > 0),
+                                  "median": shares[len(shares) // 2], "max": shares[-1]}
+        return list(out.values())
+
+    def _limits(self) -> dict[str, tuple[float, float]]:
+        """Each tournament's per-move limit and time bank, seconds (its manifest's spec)."""
+        out = {}
+        for man in self.logs.manifests:
+            lim = (man.get("spec") or {}).get("limits") or {}
+            move_s, bank_s = lim.get("move_s"), lim.get("bank_s")
+            if isinstance(man.get("tournament"), str) and isinstance(move_s, int | float) \
+                    and isinstance(bank_s, int | float) and bank_s > 0:
+                out[man["tournament"]] = (float(move_s), float(bank_s))
+        return out
+
     # ------------------------------------------------------------------ coverage
     def coverage(self) -> list[dict[str, Any]]:
         """One row per (game, rule event): how often it fired and in how many matches (``coverage``);

@@ -23,6 +23,7 @@ import pytest
 from dashboards.report import build_report
 from dashboards.report_data import read_logs
 from engine import load_game
+from tests.dashboards.conftest import GAME_PAIR
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -131,8 +132,14 @@ def test_report_in_chromium(browser: Any, report: Path, cli_tournament: Path) ->
     assert page.locator("div.chart svg.marks").count() == slots
     assert "replay as logged" in pg.text("#verify-status")
 
-    # the match viewer: the first match of the list, stepped forward and back
-    mid = page.locator("#v-match").input_value()
+    # the match viewer: the first match of the list is shown; then the first plain game's match (a
+    # partnership game can hand a seat's cards to its partner), stepped forward and back
+    first = page.locator("#v-match").input_value()
+    assert page.locator("body").get_attribute("data-viewer") == first
+    options = page.locator("#v-match option").evaluate_all("os => os.map(o => [o.value, o.textContent])")
+    mid = next(v for v, text in options if f"· {GAME_PAIR[0]} ·" in text)
+    page.select_option("#v-match", mid)
+    page.wait_for_function(f"document.body.dataset.viewer === '{mid}'")
     m = next(x for x in logs.matches if x["match_id"] == mid)
     moves = logs.moves_of([mid])[mid]
     state = new_match(m)
@@ -443,5 +450,26 @@ def test_show_page_in_chromium(browser: Any, buggy_tournament: Path, tmp_path: P
     page.keyboard.press("f")
     assert pg.text("#v-ply").startswith(f"move {_fault_frames(m, len(moves))[0]} / {len(moves)}")
     assert page.locator("#v-move .fault-note").count() >= 1
+    pg.offline()
+    pg.context.close()
+
+
+def test_an_entrants_page_links_its_faults_into_the_viewer(browser: Any, buggy_browser_report: Path,
+                                                           buggy_tournament: Path) -> None:
+    """Issue 26 item 7: an entrant's page (a tab) lists its faults; "view" opens that match at that move."""
+    logs = read_logs(buggy_tournament)
+    pg = Page(browser, buggy_browser_report)
+    page = pg.page
+    page.click('#entrants button.tab[data-bot="illegal"]')
+    pane = page.locator('#entrants .pane.entrant[data-bot="illegal"]')
+    assert pane.is_visible() and pane.locator("svg.marks").count() >= 1   # its plots are drawn
+    link = pane.locator("a.to-fault").first
+    mid, ply = link.get_attribute("data-match"), int(link.get_attribute("data-ply") or -1)
+    assert any(m["match_id"] == mid and m["bots"][f["seat"]] == "illegal"
+               for m in logs.matches for f in m["faults"])
+    link.click()
+    page.wait_for_function(f"document.body.dataset.viewer === '{mid}'")
+    n = len(logs.moves_of([mid])[mid])
+    assert pg.text("#v-ply").startswith(f"move {min(ply + 1, n)} / {n}")
     pg.offline()
     pg.context.close()

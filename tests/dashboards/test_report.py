@@ -427,3 +427,44 @@ def test_show_bad_input_is_one_line(args: list[str], needle: str, buggy_tourname
     assert "Traceback" not in proc.stderr and len(err.splitlines()) == 1, proc.stderr
     assert err.startswith("cardarena show: ") and needle in err, err
     assert not (tmp_path / "missing").exists()
+
+
+def test_a_page_per_entrant_with_scores_faults_think_time_and_bank(faulty_tournament: Path,
+                                                                   tmp_path: Path) -> None:
+    """Issue 26 item 7: every entrant has a page; its numbers are the logs' own."""
+    import statistics
+    logs = read_logs(faulty_tournament)
+    ents = {e["bot"]: e for e in Analysis(logs, bootstrap=20).entrants()}
+    labels = {b for m in logs.matches for b in m["bots"]}
+    assert set(ents) == labels
+    moves = pq.read_table(faulty_tournament / "moves", columns=["bot", "status", "think_us", "match_id",
+                                                                "seat"]).to_pylist()
+    for bot, e in ents.items():
+        own = [r["think_us"] for r in moves if r["bot"] == bot and r["status"] == "ok"]
+        (t,) = e["think"]
+        assert t["moves"] == len(own) and t["median_ms"] == pytest.approx(statistics.median(own) / 1000)
+        assert t["max_ms"] == pytest.approx(max(own) / 1000)
+        assert e["matches"] == sum(1 for m in logs.matches if bot in m["bots"])
+        n_faults = sum(1 for m in logs.matches for f in m["faults"] if m["bots"][f["seat"]] == bot)
+        assert len(e["faults"]) == n_faults
+        assert e["bank"]["seats"] == len({(r["match_id"], r["seat"]) for r in moves if r["bot"] == bot})
+        # its share against one opponent, from the raw matches
+        opp = e["opponents"][0]
+        won = n = 0.0
+        for m in logs.matches:
+            for i, a in enumerate(m["bots"]):
+                for j, b in enumerate(m["bots"]):
+                    if a == bot and b == opp["opponent"] and m["teams"][i] != m["teams"][j]:
+                        r_i, r_j = m["ranking"][i], m["ranking"][j]
+                        won += 1.0 if r_i < r_j else 0.5 if r_i == r_j else 0.0
+                        n += 1
+        assert opp["n"] == n and opp["share"] == pytest.approx(won / n)
+    assert ents["crashy"]["faults"] and ents["crashy"]["games"][0]["rank"].endswith("4")
+    page = build_report(faulty_tournament, tmp_path / "r.html", verify=False, bootstrap=20)[0].read_text()
+    panes = re.findall(r'<div class="pane( active)? entrant" id="(ent-\d+)" data-bot="([^"]+)">', page)
+    assert sorted(p[2] for p in panes) == sorted(labels) and sum(1 for p in panes if p[0]) == 1
+    crashy = re.split(r'id="ent-\d+" data-bot="crashy">', page)[1].split('<div class="pane', 1)[0]
+    viewer = {m["id"] for m in embedded(page, "matches-data")}
+    linked = set(re.findall(r'class="to-fault" href="#viewer" data-match="([0-9a-f]+)"', crashy))
+    assert linked and linked <= viewer
+    assert "Time bank: drawn on in" in crashy and "Against each opponent" in crashy
