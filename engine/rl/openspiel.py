@@ -126,6 +126,27 @@ class CardArenaGame(pyspiel.Game):
                                 num_players=self.num_seats, min_utility=-1.0, max_utility=1.0,
                                 utility_sum=0.0, max_game_length=self.length)
         super().__init__(_game_type(gid), info, full)
+        self._zeros = [0.0] * self.encoder.shape[0]
+
+    def observation_tensor_shape(self) -> list[int]:
+        """The tensor's shape (pyspiel's own builds a new initial state to measure it)."""
+        return list(self.encoder.shape)
+
+    def observation_tensor_size(self) -> int:
+        return self.encoder.shape[0]
+
+    def observation_list(self, state: CardArenaState, player: int) -> list[float]:
+        """``player``'s observation tensor as the list ``observation_tensor`` returns: the same
+        values as the observer's (float32) tensor, written into a list of zeros at its nonzero
+        entries (a tensor is mostly zeros; converting all of it costs 10 ns a value)."""
+        out = self._zeros.copy()
+        st = state.engine_state
+        if st is not None:
+            x = self.encoder.encode(st.observation(player))
+            at = np.flatnonzero(x)
+            for i, v in zip(at.tolist(), x[at].tolist(), strict=True):
+                out[i] = v
+        return out
 
     def new_initial_state(self) -> CardArenaState:
         return CardArenaState(self)
@@ -142,6 +163,8 @@ class CardArenaState(pyspiel.State):
         self._bytes: list[int] = []
         self._engine: _Engine | None = None
         self._gid = game.GAME_ID
+        self._length = game.length
+        self._players = game.num_seats
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -171,13 +194,45 @@ class CardArenaState(pyspiel.State):
         e = self._engine
         if e is None:
             return False
-        return e.state.is_over() or len(e.state.history) + SEED_BYTES >= self._game().length
+        st = e.state
+        return st.is_over() or len(st.history) + SEED_BYTES >= self._length
 
     def _legal_actions(self, player: int) -> list[int]:
         e = self._engine
         if e is None or self.is_terminal() or player != e.state.current_player:
             return []
-        return self._game().space.legal_ids(e.state)
+        return action_space(self._gid).legal_ids(e.state)
+
+    def legal_actions(self, player: Any = None) -> list[int]:
+        """pyspiel's ``legal_actions([player])`` (the same answers as its C++ ``LegalActions``,
+        without its five calls back into Python): none at the end, the 256 seed bytes at a chance
+        node, the mover's ids, none for another seat."""
+        if player is not None and not _is_int(player):
+            raise TypeError(f"legal_actions(): a player is an int, got {type(player).__name__}")
+        if self.is_terminal():
+            return []
+        e = self._engine
+        if e is None:
+            return list(range(256))
+        cur = e.state.current_player
+        if player is None or player == cur:
+            return action_space(self._gid).legal_ids(e.state)
+        if player < 0:
+            raise pyspiel.SpielError(f"Called LegalActions for pseudo-player {int(player)}")
+        return []
+
+    def observation_tensor(self, player: Any = None) -> list[float]:
+        """pyspiel's ``observation_tensor([player])``: the section-3 tensor as a list of floats,
+        equal to what the C++ observer path gives (which also builds a throw-away initial state to
+        size its buffer)."""
+        if player is None:
+            player = self.current_player()
+        elif not _is_int(player):
+            raise TypeError(f"observation_tensor(): a player is an int, got {type(player).__name__}")
+        if not 0 <= player < self._players:
+            raise pyspiel.SpielError(f"player >= 0 and player < num_players_: player = {int(player)}, "
+                                     f"num_players_ = {self._players}")
+        return self._game().observation_list(self, int(player))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return [(b, 1 / 256) for b in range(256)]
@@ -197,34 +252,34 @@ class CardArenaState(pyspiel.State):
             if not 0 <= action < 256:
                 raise pyspiel.SpielError(f"a chance outcome (seed byte) is 0..255, got {int(action)}")
             return
-        space = self._game().space
+        space = action_space(self._gid)
         if not 0 <= action < space.size:
             raise pyspiel.SpielError(f"action id {int(action)} is outside 0..{space.size - 1} ({self._gid})")
         # an illegal id: the engine's IllegalAction, raised by _apply_action as a SpielError
 
     def _apply_action(self, action: int) -> None:
-        game = self._game()
         if self._engine is None:
             self._bytes.append(int(action))
             if len(self._bytes) == SEED_BYTES:
+                game = self._game()
                 seed = int.from_bytes(bytes(self._bytes), "big")
                 st = game.engine_game.new_match(seed=seed, players=game.num_seats, max_deals=game.max_deals)
                 self._engine = _Engine(st, game.options)
             return
         try:
-            self._engine.state.apply(game.space.string(action))
+            self._engine.state.apply(action_space(self._gid).string(action))
         except (IllegalAction, ValueError) as e:  # the engine changed nothing
             raise pyspiel.SpielError(f"id {action} ({e})") from None
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"seed byte {len(self._bytes)} = {action}"
-        return self._game().space.string(action)
+        return action_space(self._gid).string(action)
 
     def returns(self) -> list[float]:
         e = self._engine
         if e is None or not self.is_terminal():
-            return [0.0] * self._game().num_seats
+            return [0.0] * self._players
         return placement_rewards(e.state.ranking())
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> CardArenaState:

@@ -54,8 +54,9 @@ from engine.cards import PACK, RANKS, SUITS
 from engine.core import OBSERVATION_COMMON, Game, State, load_game
 from engine.rl.actions import NATURALS, card_domain
 
-Writer = Callable[[dict[str, Any], int, list[int], list[float]], None]
-"""Appends (flat index, value) pairs for one key of an observation (the observer's seat given)."""
+Writer = Callable[[dict[str, Any], int, list[int], list[int], list[float]], None]
+"""Appends one key of an observation (the observer's seat given) to the tensor's entries: the flat
+indices of counted entries (a card copy, a one-hot flag), then the indices and values of numbers."""
 
 COMMON_SKIP = {"game", "seat", "players", "deal", "legal_actions"}
 """Common keys the tensor does not encode: constants of the encoder (game, player count), the
@@ -106,21 +107,26 @@ class ObservationEncoder:
         self.domain = (*card_domain(game), "JK")
         self.col = {t: i for i, t in enumerate(self.domain)}
         self.denom = self._denominators(sample, game)
-        self._weight = {t: (j, 1.0 / self.denom[j]) for t, j in self.col.items()}
-        jk = self.col["JK"]
-        self._weight.update({f"JK={t}": (jk, 1.0 / self.denom[jk]) for t in NATURALS})
         self.kinds = {"phase": "phase", "current_player": "seat", "scores": kinds["scores"]}
         self.kinds.update({k: kinds[k] for k in keys if k in kinds})
         self.skipped = {k: skips[k] for k in keys if k in skips and k not in kinds}
         self.layout = {}
-        self._writers: list[tuple[str, int, Writer]] = []
+        self._tables: dict[int, dict[str, int]] = {}
+        self._planes: list[int] = []  # the first index of every cards plane (copies / copies held)
+        writers: list[Writer] = []
         pos = 0
         for key, kind in self.kinds.items():
             size, writer = self._compile(key, kind, pos)
             self.layout[key] = slice(pos, pos + size)
-            self._writers.append((key, pos, writer))
+            writers.append(writer)
             pos += size
         self.shape = (pos,)
+        self._writers = tuple(writers)
+        scale = np.ones(pos)
+        inverse = 1.0 / np.array(self.denom)
+        for b in self._planes:
+            scale[b:b + len(self.domain)] = inverse
+        self._scale = scale
 
     def __repr__(self) -> str:
         return f"<ObservationEncoder {self.game_id} players {self.players} shape {self.shape}>"
@@ -130,14 +136,19 @@ class ObservationEncoder:
         """The flat float32 tensor of one observation dict (as ``State.observation`` returns it,
         or after a JSON round trip)."""
         seat = observation["seat"]
-        idx: list[int] = []
+        counted: list[int] = []
+        at: list[int] = []
         val: list[float] = []
-        for _key, _base, writer in self._writers:
-            writer(observation, seat, idx, val)
-        # one vectorised write (bincount adds the copies of a card that appear several times);
-        # numbers were clipped to [-1, 1] as they were written, and a card's copies never exceed
-        # what the packs hold
-        return np.bincount(idx, weights=val, minlength=self.shape[0]).astype(np.float32)
+        for writer in self._writers:
+            writer(observation, seat, counted, at, val)
+        # one vectorised write per part: the counted entries (card copies, one-hot flags) with one
+        # bincount, scaled by 1 / copies the packs hold on the cards planes and 1 elsewhere (a card's
+        # copies never exceed what the packs hold); then the numbers, each written once and clipped
+        # to [-1, 1] as it was appended
+        x = (np.bincount(counted, minlength=self.shape[0]) * self._scale).astype(np.float32)
+        if at:
+            x[at] = val
+        return x
 
     # ------------------------------------------------------------------ set-up
     def _denominators(self, sample: State, game: Game) -> list[float]:
@@ -162,131 +173,138 @@ class ObservationEncoder:
         from engine.cards import TOKENS
         return TOKENS[base]
 
-    def _cards_into(self, value: Any, base: int, idx: list[int], val: list[float]) -> None:
-        """Append a cards plane's entries: each token's column and its weight (1 / copies)."""
-        if isinstance(value, str):
-            value = value.split()
-        elif not isinstance(value, list):
-            if isinstance(value, tuple):
-                value = list(value)
-            else:
+    def _plane(self, base: int) -> dict[str, int]:
+        """Declare a cards plane at ``base``: the table of every token's index in it (a laid joker
+        ``JK=6H`` is a joker)."""
+        table = self._tables.get(base)
+        if table is None:
+            table = {t: base + j for t, j in self.col.items()}
+            jk = base + self.col["JK"]
+            table.update({f"JK={t}": jk for t in NATURALS})
+            self._tables[base] = table
+            self._planes.append(base)
+        return table
+
+    @staticmethod
+    def _cards_into(value: Any, table: dict[str, int], counted: list[int]) -> None:
+        """Append a cards plane's entries: each token's index (the scale divides by its copies)."""
+        if value.__class__ is list:
+            start = len(counted)
+            try:  # the common case, every element a token of the plane: one C-level pass
+                counted.extend(map(table.__getitem__, value))
                 return
-        weight = self._weight
-        for t in value:
-            if type(t) is str:
-                e = weight.get(t)
-                if e is not None:
-                    idx.append(base + e[0])
-                    val.append(e[1])
-            elif isinstance(t, (list, tuple)):
-                self._cards_into(t, base, idx, val)
+            except (KeyError, TypeError):  # an unknown token or a nested list: the general path
+                del counted[start:]
+        _cards_general(value, table, counted)
 
     def _compile(self, key: str, kind: str, b0: int) -> tuple[int, Writer]:
-        """The size of a key's slice and its writer, which appends absolute indices (``b0`` on)."""
+        """The size of a key's slice and its writer, which appends absolute indices (``b0`` on):
+        counted entries (card copies on the planes :meth:`_plane` declares, 1.0 flags elsewhere)
+        and numbers (index, value)."""
         n = self.players
         name, _, arg = kind.partition(":")
         nd = len(self.domain)
         cards_into = self._cards_into
 
         def rel(s: Any, seat: int) -> int | None:
-            return (s - seat) % n if isinstance(s, int) and not isinstance(s, bool) and 0 <= s < n else None
+            return (s - seat) % n if s.__class__ is int and 0 <= s < n else None
 
         if name == "phase":
-            ph = {p: i for i, p in enumerate(self.phases)}
+            ph = {p: b0 + i for i, p in enumerate(self.phases)}
 
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 i = ph.get(o["phase"])
                 if i is None:
                     raise ValueError(f"{self.game_id}: phase {o['phase']!r} is not in its PHASES "
                                      f"{self.phases}")
-                idx.append(b0 + i)
-                val.append(1.0)
+                c.append(i)
             return len(ph), w
         if name == "cards":
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
-                cards_into(o.get(key), b0 + 0, idx, val)
+            table = self._plane(b0)
+
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
+                cards_into(o.get(key), table, c)
             return nd, w
         if name == "card":
             col = self.col
 
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
-                v = o.get(key)
-                j = _column(col, v)
-                idx.append(b0 + (nd if j is None else j))
-                val.append(1.0)
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
+                j = _column(col, o.get(key))
+                c.append(b0 + (nd if j is None else j))
             return nd + 1, w
         if name in ("seat_cards", "seat_piles"):
             piles = int(arg) if name == "seat_piles" else 1
+            tables = [self._plane(b0 + k * nd) for k in range(n * piles)]
 
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 for s, v in _per_seat(o.get(key), n):
                     r = (s - seat) % n
                     if piles == 1:
-                        cards_into(v, b0 + r * nd, idx, val)
+                        cards_into(v, tables[r], c)
                     else:
                         for p, pile in enumerate(_seq(v)[:piles]):
-                            cards_into(pile, b0 + (r * piles + p) * nd, idx, val)
+                            cards_into(pile, tables[r * piles + p], c)
             return n * piles * nd, w
         if name == "piles":
             count = int(arg)
+            tables = [self._plane(b0 + p * nd) for p in range(count)]
 
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 for p, pile in enumerate(_seq(o.get(key))[:count]):
-                    cards_into(pile, b0 + p * nd, idx, val)
+                    cards_into(pile, tables[p], c)
             return count * nd, w
         if name == "seat_lists":
             p_s, _, b_s = arg.partition(":")
             count, bound = int(p_s), float(b_s)
 
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 for s, v in enumerate(_seq(o.get(key))[:n]):
                     r = (s - seat) % n
                     for p, x in enumerate(_seq(v)[:count]):
                         y = _number(x)
                         if y:
-                            idx.append(b0 + r * count + p)
+                            at.append(b0 + r * count + p)
                             val.append(_clip(y / bound))
             return n * count, w
         if name == "seat_suit":
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 v = _seq(o.get(key))
                 r = rel(v[0], seat) if len(v) == 2 else None
-                idx.append(b0 + (n if r is None else r))
+                c.append(b0 + (n if r is None else r))
                 s = v[1] if len(v) == 2 else None
-                idx.append(b0 + n + 1 + (SUITS.index(s) if isinstance(s, str) and s in SUITS else 4))
-                val += (1.0, 1.0)
+                c.append(b0 + n + 1 + (SUITS.index(s) if isinstance(s, str) and s in SUITS else 4))
             return n + 6, w
         if name == "by_seat_cards":
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+            tables = [self._plane(b0 + r * nd) for r in range(n)]
+
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 for e in _seq(o.get(key)):
                     r = rel(e.get("seat"), seat) if isinstance(e, dict) else None
                     if r is not None:
                         cards = e.get("cards")
                         if cards is None:  # announced, not shown yet: the cards its descriptions name
                             cards = [_described(d) for d in _seq(e.get("melds"))]
-                        cards_into(cards, b0 + r * nd, idx, val)
+                        cards_into(cards, tables[r], c)
             return n * nd, w
         if name == "named_cards":
-            col = self.col
+            table = self._plane(b0)
+            named = {f"JK={t}": b0 + nd + j for t, j in self.col.items()}
 
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 v = o.get(key)
-                cards_into(v, b0 + 0, idx, val)
+                cards_into(v, table, c)
                 for t in _tokens(v):
-                    if t.startswith("JK="):
-                        j = col.get(t[3:])
-                        if j is not None:
-                            idx.append(b0 + nd + j)
-                            val.append(1.0)
+                    i = named.get(t)
+                    if i is not None:
+                        c.append(i)
             return 2 * nd, w
         if name == "seat_suits":
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 for s, v in enumerate(_seq(o.get(key))[:n]):
                     r = (s - seat) % n
                     for x in _seq(v):
                         if isinstance(x, str) and x in SUITS:
-                            idx.append(b0 + r * 4 + SUITS.index(x))
-                            val.append(1.0)
+                            c.append(b0 + r * 4 + SUITS.index(x))
             return 4 * n, w
         if name in ("seat_nums", "seat_bools", "nums"):
             if name == "nums":
@@ -294,59 +312,57 @@ class ObservationEncoder:
                 size, bound, relative = int(k_s), float(b_s), False
             else:
                 size, bound, relative = n, float(arg or 1), True
+            true = min(1.0, 1.0 / bound)
 
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 v = o.get(key)
                 if v.__class__ is not list:
                     return
                 shift = seat if relative else 0
                 for s, x in enumerate(v[:size]):
-                    c = x.__class__
-                    if c is int or c is float:
+                    k = x.__class__
+                    if k is int or k is float:
                         if x:
                             y = x / bound
-                            idx.append(b0 + (s - shift) % n if relative else b0 + s)
+                            at.append(b0 + (s - shift) % n if relative else b0 + s)
                             val.append(-1.0 if y < -1.0 else 1.0 if y > 1.0 else y)
                     elif x is True:
-                        idx.append(b0 + (s - shift) % n if relative else b0 + s)
-                        val.append(min(1.0, 1.0 / bound))
+                        at.append(b0 + (s - shift) % n if relative else b0 + s)
+                        val.append(true)
             return size, w
         if name == "seat":
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
-                r = rel(o.get(key), seat)
-                idx.append(b0 + (n if r is None else r))
-                val.append(1.0)
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
+                s = o.get(key)
+                c.append(b0 + ((s - seat) % n if s.__class__ is int and 0 <= s < n else n))
             return n + 1, w
         if name == "seats":
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 for s in _seq(o.get(key)):
                     r = rel(s, seat)
                     if r is not None:
-                        idx.append(b0 + r)
-                        val.append(1.0)
+                        c.append(b0 + r)
             return n, w
         if name in ("num", "bool"):
             bound = float(arg or 1)
 
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 x = _number(o.get(key))
                 if x:
-                    idx.append(b0 + 0)
+                    at.append(b0)
                     val.append(_clip(x / bound))
             return 1, w
         if name == "choice":
-            values = {v: i for i, v in enumerate(arg.split("|"))}
-            other = len(values)
+            values = {v: b0 + i for i, v in enumerate(arg.split("|"))}
+            other = b0 + len(values)
 
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
-                idx.append(b0 + values.get(str(o.get(key)), other))
-                val.append(1.0)
-            return other + 1, w
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
+                c.append(values.get(str(o.get(key)), other))
+            return len(values) + 1, w
         if name == "trick":
             leader_key = arg
             col = self.col
 
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 lead = o.get(leader_key) if leader_key else None
                 for i, e in enumerate(_seq(o.get(key))):
                     if isinstance(e, (list, tuple)) and len(e) == 2:
@@ -358,58 +374,66 @@ class ObservationEncoder:
                     r = rel(s, seat)
                     j = _column(col, t)
                     if r is not None and j is not None:
-                        idx.append(b0 + r * nd + j)
-                        val.append(1.0)
+                        c.append(b0 + r * nd + j)
             return n * nd, w
         if name == "tricks":
-            weight = self._weight
+            tables = [self._plane(b0 + r * nd) for r in range(n)]
 
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 for e in _seq(o.get(key)):
                     if e.__class__ is not dict:
                         continue
                     s = e.get("winner")
-                    cards = e.get("cards")
-                    if s.__class__ is not int or not 0 <= s < n or cards.__class__ is not list:
-                        continue
-                    b = b0 + (s - seat) % n * nd
-                    for t in cards:
-                        x = weight.get(t) if t.__class__ is str else None
-                        if x is not None:
-                            idx.append(b + x[0])
-                            val.append(x[1])
+                    if s.__class__ is int and 0 <= s < n:
+                        cards = e.get("cards")
+                        if cards.__class__ is list:
+                            cards_into(cards, tables[(s - seat) % n], c)
             return n * nd, w
         if name == "melds":
             m = int(arg)
             width = 2 * nd + n + 1
-            col = self.col
+            tables = [self._plane(b0 + k * width) for k in range(m)]
+            meld_named = [{f"JK={t}": b0 + k * width + nd + j for t, j in self.col.items()} for k in range(m)]
 
-            def w(o: dict[str, Any], seat: int, idx: list[int], val: list[float]) -> None:
+            def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 for i, e in enumerate(_seq(o.get(key))):
                     if not isinstance(e, dict):
                         continue
                     num = e.get("n", e.get("number", i + 1))
                     if not isinstance(num, int) or not 1 <= num <= m:
                         continue
-                    b = (num - 1) * width
                     cards = e.get("cards")
-                    cards_into(cards, b0 + b, idx, val)
+                    cards_into(cards, tables[num - 1], c)
+                    jokers = meld_named[num - 1]  # the cards its laid jokers stand for
                     for t in _tokens(cards):
-                        if t.startswith("JK="):  # the card a laid joker stands for
-                            j = col.get(t[3:])
-                            if j is not None:
-                                idx.append(b0 + b + nd + j)
-                                val.append(1.0)
+                        j = jokers.get(t)
+                        if j is not None:
+                            c.append(j)
+                    b = b0 + (num - 1) * width + 2 * nd
                     r = rel(e.get("owner"), seat)
                     if r is not None:
-                        idx.append(b0 + b + 2 * nd + r)
-                        val.append(1.0)
+                        c.append(b + r)
                     if e.get("kind") == "run":
-                        idx.append(b0 + b + 2 * nd + n)
-                        val.append(1.0)
+                        c.append(b + n)
             return m * width, w
         raise ValueError(f"{self.game_id}: TENSOR kind {kind!r} of key {key!r} is not in the vocabulary "
                          "(engine/rl/tensors.py)")
+
+
+def _cards_general(value: Any, table: dict[str, int], counted: list[int]) -> None:
+    """A cards plane's entries from any value: a list or tuple (nested ones flattened), or a
+    space-separated string; tokens that are not cards of the plane are left out."""
+    if isinstance(value, str):
+        value = value.split()
+    elif not isinstance(value, (list, tuple)):
+        return
+    for t in value:
+        if type(t) is str:
+            i = table.get(t)
+            if i is not None:
+                counted.append(i)
+        elif isinstance(t, (list, tuple)):
+            _cards_general(t, table, counted)
 
 
 def _described(text: Any) -> list[str]:

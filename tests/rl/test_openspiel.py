@@ -174,3 +174,34 @@ def test_ismcts_bot_moves_and_evaluate_bots_plays_a_match(game_id: str) -> None:
     bots = [bot] + [pyspiel.make_uniform_random_bot(i, i) for i in range(1, game.num_players())]
     returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(1))
     assert abs(sum(returns)) < 1e-9 and len(returns) == load_game(game_id).default_players
+
+
+@pytest.mark.parametrize("game_id", engine.GAMES)
+def test_python_calls_answer_as_the_cpp_path(game_id: str) -> None:
+    """``legal_actions`` and ``observation_tensor`` called from Python skip pyspiel's C++ detour
+    (five calls back into Python; a throw-away initial state to size the tensor) and give what it
+    gives, for every seat, at chance nodes, during play and at the end; bad seats are SpielErrors."""
+    game = load(game_id, max_deals=1)
+    assert game.observation_tensor_shape() == pyspiel.Game.observation_tensor_shape(game)
+    assert game.observation_tensor_size() == pyspiel.Game.observation_tensor_size(game)
+    state = game.new_initial_state()
+    rng = random.Random(3)
+    steps = 0
+    while True:
+        for p in range(game.num_players()):
+            assert state.legal_actions(p) == pyspiel.State.legal_actions(state, p)
+            assert state.observation_tensor(p) == pyspiel.State.observation_tensor(state, p)
+        assert state.legal_actions() == pyspiel.State.legal_actions(state)
+        for bad in (-1, game.num_players()):
+            with pytest.raises(pyspiel.SpielError):
+                state.observation_tensor(bad)
+        if state.is_terminal():
+            break
+        if steps == 80:  # then straight to the end of the deal
+            while not state.is_terminal():
+                state.apply_action(rng.choice(state.legal_actions()))
+            continue
+        state.apply_action(rng.choice(state.legal_actions()))
+        steps += 1
+    with pytest.raises(pyspiel.SpielError):
+        state.observation_tensor()

@@ -126,3 +126,33 @@ def test_variants_encode(game_id: str) -> None:
         enc = observation_encoder(game_id, None, **opts)
         st = load_game(game_id, **opts).new_match(seed=3)
         assert enc.encode(st.observation(0)).shape == enc.shape
+
+
+def _card_lists(v: Any) -> list[list[Any]]:
+    """Every list of an observation value that holds a card token (nested ones included)."""
+    out: list[list[Any]] = []
+    if isinstance(v, dict):
+        for x in v.values():
+            out += _card_lists(x)
+    elif isinstance(v, list):
+        if any(isinstance(x, str) for x in v):
+            out.append(v)
+        for x in v:
+            out += _card_lists(x)
+    return out
+
+
+@pytest.mark.parametrize("game_id", engine.GAMES)
+def test_cards_plane_fast_path_equals_the_general_path(game_id: str) -> None:
+    """A cards plane is written in one pass over a list of known tokens, falling back to the
+    general walk (nested lists, strings, unknown tokens); both give the same entries on every card
+    list of sampled observations, and on lists the fast pass cannot take."""
+    from engine.rl.tensors import _cards_general
+    for obs, enc, _ in sampled(game_id, steps=120):
+        table = enc._tables[enc.layout["hand"].start]
+        for cards in [*_card_lists(obs), ["XX", *obs["hand"]], [obs["hand"], "JK=2C", 7, None]]:
+            fast: list[int] = []
+            general: list[int] = []
+            enc._cards_into(cards, table, fast)
+            _cards_general(cards, table, general)
+            assert fast == general, cards
