@@ -110,6 +110,36 @@ class Entry:
                 "path": str(self.path)}
 
 
+@contextmanager
+def sqlite_session(path: Path, schema: str, write: bool, error: type[Exception], what: str,
+                   corrupt_hint: str = "") -> Iterator[sqlite3.Connection]:
+    """A connection to the SQLite file ``path`` with its ``schema`` (statements, run each time); with
+    ``write`` one transaction (``BEGIN IMMEDIATE``: one writer at a time, committed at the end, rolled
+    back on any exception).  A file that cannot be opened or is not a database raises ``error`` with one
+    line naming ``what`` and ``path`` (then ``corrupt_hint``).  The bot registry's and the ladder's
+    store (:mod:`tournaments.ladder.state`) are both kept this way."""
+    try:
+        con = sqlite3.connect(path, timeout=30, isolation_level=None)
+    except sqlite3.Error as e:
+        raise error(f"{what} {path} cannot be opened: {e}") from None
+    try:
+        try:
+            con.executescript(schema)
+            if write:
+                con.execute("BEGIN IMMEDIATE")
+            yield con
+            if write:
+                con.execute("COMMIT")
+        except BaseException:
+            if write and con.in_transaction:
+                con.execute("ROLLBACK")
+            raise
+    except sqlite3.DatabaseError as e:  # "file is not a database", "database disk image is malformed"
+        raise error(f"{what} {path} is corrupt ({e}){corrupt_hint}") from None
+    finally:
+        con.close()
+
+
 class Registry:
     """The registry under a data directory."""
 
@@ -126,27 +156,9 @@ class Registry:
             raise LookupError(f"no bot has been submitted under {self.root}")
         if self.db_path.exists() and not self.db_path.is_file():
             raise RegistryError(f"bot registry {self.db_path} is not a regular file")
-        try:
-            con = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
-        except sqlite3.Error as e:
-            raise RegistryError(f"bot registry {self.db_path} cannot be opened: {e}") from None
-        try:
-            try:
-                con.execute(_SCHEMA)
-                if write:
-                    con.execute("BEGIN IMMEDIATE")
-                yield con
-                if write:
-                    con.execute("COMMIT")
-            except BaseException:
-                if write and con.in_transaction:
-                    con.execute("ROLLBACK")
-                raise
-        except sqlite3.DatabaseError as e:  # "file is not a database", "database disk image is malformed"
-            raise RegistryError(f"bot registry {self.db_path} is corrupt ({e}); move it away and submit "
-                                "the bots again") from None
-        finally:
-            con.close()
+        with sqlite_session(self.db_path, _SCHEMA, write, RegistryError, "bot registry",
+                            "; move it away and submit the bots again") as con:
+            yield con
 
     def _entry(self, row: tuple[Any, ...]) -> Entry:
         try:

@@ -30,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bots.registry import sqlite_session
 from tournaments.ladder.spec import LadderSpec
 
 STATES = ("validating", "placement", "active", "retired", "probation", "rejected")
@@ -113,26 +114,8 @@ class LadderStore:
             raise LadderError(f"no ladder in {self.root} (no _ladder/ladder.sqlite); create one with "
                               "`cardarena ladder create SPEC --out DIR`")
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            con = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
-        except sqlite3.Error as e:
-            raise LadderError(f"ladder database {self.db_path} cannot be opened: {e}") from None
-        try:
-            try:
-                con.executescript(_SCHEMA)
-                if write:
-                    con.execute("BEGIN IMMEDIATE")
-                yield con
-                if write:
-                    con.execute("COMMIT")
-            except BaseException:
-                if write and con.in_transaction:
-                    con.execute("ROLLBACK")
-                raise
-        except sqlite3.DatabaseError as e:
-            raise LadderError(f"ladder database {self.db_path} is corrupt ({e})") from None
-        finally:
-            con.close()
+        with sqlite_session(self.db_path, _SCHEMA, write, LadderError, "ladder database") as con:
+            yield con
 
     # ------------------------------------------------------------------ meta
     def meta(self) -> dict[str, str]:
