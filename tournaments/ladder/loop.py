@@ -86,6 +86,8 @@ class RunSummary:
     executor: str = ""
     lost_workers: int = 0
     resubmitted_batches: int = 0
+    lost_nodes: list[dict[str, Any]] = field(default_factory=list)
+    """Ray nodes lost while the run ran: ``node_id``, ``address``, ``batches_rerun``."""
 
     def to_json(self) -> dict[str, Any]:
         return dict(vars(self))
@@ -359,6 +361,7 @@ class Executed:
     stopped: bool = False
     lost_workers: int = 0
     resubmitted: int = 0
+    lost_nodes: list[dict[str, Any]] = field(default_factory=list)
 
 
 def execute(root: Path, spec: LadderSpec, executor: str, address: str | None, work: Iterator[Batch],
@@ -410,7 +413,9 @@ def execute(root: Path, spec: LadderSpec, executor: str, address: str | None, wo
                     run_batches(RayExecutor(address, spec.num_cpus), work, on_result, summary, bar, limit)
             except TournamentError as e:
                 raise LadderError(str(e)) from None
-    return Executed(summary.stopped, summary.lost_workers, summary.resubmitted)
+    lost = [{"node_id": n.node_id, "address": n.address, "batches_rerun": n.rerun}
+            for n in summary.lost_nodes.values()]
+    return Executed(summary.stopped, summary.lost_workers, summary.resubmitted, lost)
 
 
 def lock_ladder(root: Path, name: str) -> Any:
@@ -490,6 +495,7 @@ def run_ladder(root: Path, *, address: str | None = None, duration_s: float | No
 
         ex = execute(root, spec, executor, address, work(), on_result, max_in_flight)
         s.stopped, s.lost_workers, s.resubmitted_batches = ex.stopped, ex.lost_workers, ex.resubmitted
+        s.lost_nodes = ex.lost_nodes
         lad.ingest(s)
         lad.snapshot(s)
     finally:
