@@ -35,7 +35,7 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
-from engine.cards import SUITS, TOKENS, bits, card, hand_tokens
+from engine.cards import SUIT_MASKS, SUITS, TOKENS, bits, card, hand_tokens
 from engine.core import JSON, Game, State, rank_by
 from engine.deal import Deal, StockMode, UpcardMode, check_deal, pack_tokens
 from engine.tricks import (
@@ -62,6 +62,19 @@ def voids_shown(plays: Sequence[int], seats: int, trick_size: int, trump: int | 
     absent = [0] * seats
     led = w = wseat = 0
     k = 0
+    if rule == FOLLOW_SUIT:
+        # no duty beyond following suit (Hartenjagen, a plain game): a play shows only that a seat
+        # not following is void in the led suit, whoever wins (absent_after_play's answer, cheaper)
+        for p in plays:
+            if k:
+                if (p & 63) // 13 != led:
+                    absent[p >> 6] |= SUIT_MASKS[led]
+            else:
+                led = (p & 63) // 13
+            k += 1
+            if k == trick_size:
+                k = 0
+        return absent
     for p in plays:
         seat, c = p >> 6, p & 63
         if k:

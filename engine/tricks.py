@@ -431,18 +431,32 @@ def constrained_deal(pool: int, sizes: Sequence[int], forbid: Sequence[int],
     k = len(sizes)
     if sum(sizes) != len(cards):
         raise ValueError(f"redeal of {len(cards)} cards into holders of sizes {list(sizes)}")
-    allowed = [[h for h in range(k) if sizes[h] and not forbid[h] >> c & 1] for c in cards]
+    live = [(h, forbid[h]) for h in range(k) if sizes[h]]
+    allowed = [[h for h, f in live if not f >> c & 1] for c in cards]
+    width = [len(a) for a in allowed]
     order = list(range(len(cards)))
+    rnd = rng.random
     for _ in range(12):
         rng.shuffle(order)
-        order.sort(key=lambda i: len(allowed[i]))
+        order.sort(key=width.__getitem__)
         room = list(sizes)
         out = [0] * k
         for i in order:
             opts = [h for h in allowed[i] if room[h]]
             if not opts:
                 break
-            h = rng.choices(opts, weights=[room[x] for x in opts])[0] if len(opts) > 1 else opts[0]
+            h = opts[0]
+            last = len(opts) - 1
+            if last:
+                # a holder with room, weighted by its room: random.choices(opts, weights=room) inlined
+                # (the same draw: one random() scaled by the total, the first cumulative room above it)
+                x = rnd() * (sum([room[o] for o in opts]) + 0.0)
+                acc = room[h]
+                j = 0
+                while j < last and acc <= x:
+                    j += 1
+                    h = opts[j]
+                    acc += room[h]
             room[h] -= 1
             out[h] |= 1 << cards[i]
         else:

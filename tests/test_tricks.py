@@ -273,3 +273,30 @@ def test_a_refused_cards_reason_comes_from_the_rule_that_makes_the_mask() -> Non
                         led_card // 13, trump):
                     assert why.startswith("follow suit"), why
     assert refused > 1000
+
+
+def test_voids_shown_under_follow_suit_is_what_absent_after_play_says() -> None:
+    # voids_shown's shortcut for FOLLOW_SUIT (no duty beyond following) against the walk every other
+    # rule takes, play by play through absent_after_play, with and without a trump suit
+    from engine.trickplay import voids_shown
+    rng = random.Random(22)
+    order = rank_order("AKQJT98765432")
+    for _ in range(300):
+        seats = rng.choice((3, 4))
+        pack = list(range(52))
+        rng.shuffle(pack)
+        n = rng.randrange(0, 52 // seats * seats + 1)
+        trump = rng.choice((None, 0, 1, 2, 3))
+        plays, want = [], [0] * seats
+        led = w = 0
+        seat = rng.randrange(seats)
+        for i, c in enumerate(pack[:n]):
+            if i % seats:
+                want[seat] |= _absent(led, w, c, trump, order, FOLLOW_SUIT, False)
+                if beats(c, w, trump, order):
+                    w = c
+            else:
+                led, w = c // 13, c
+            plays.append(seat << 6 | c)
+            seat = (seat + 1) % seats
+        assert voids_shown(plays, seats, seats, trump, order, FOLLOW_SUIT) == want
