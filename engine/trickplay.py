@@ -20,7 +20,8 @@ progress (:meth:`~TrickState._trick_cards`), the cards of a hand everyone knows
 (:meth:`~TrickState._redeal_holders`), what they cannot hold (:meth:`~TrickState._redeal_forbid`),
 the piles' sizes and how the redealt piles are laid back (:meth:`~TrickState._pile_sizes`,
 :meth:`~TrickState._lay_piles`), a public check a redeal must pass (:meth:`~TrickState._redeal_ok`,
-:attr:`~TrickState.REDEAL_TRIES` tries) and the fields derived from the hands
+:attr:`~TrickState.REDEAL_TRIES` tries), how the clone's own randomness is reseeded
+(:meth:`~TrickState._reseed`) and the fields derived from the hands
 (:meth:`~TrickState._redealt`, then the game's :meth:`~TrickState._after_redeal`).
 
 Every trick base keeps ``hands`` (one mask per seat), ``won`` (the cards of each seat's tricks
@@ -321,6 +322,11 @@ class TrickState(State):
             rng.shuffle(stock)
             new.stock = stock
 
+    def _reseed(self, rng: random.Random) -> None:
+        """Hook: reseed a determinized clone's own randomness from ``rng``, so that what comes
+        later (the stock's order, later deals) is unknown to the searcher (default: its RNG)."""
+        self.rng = random.Random(rng.getrandbits(64))
+
     def _redeal_ok(self, hands: list[int]) -> bool:
         """Hook: extra public constraints a redeal must meet (checked by rejection)."""
         return True
@@ -336,7 +342,7 @@ class TrickState(State):
         face-down piles, keeping hand sizes, publicly known cards and what the plays have shown."""
         new = self.clone()
         assert isinstance(new, TrickState)
-        new.rng = random.Random(rng.getrandbits(64))
+        new._reseed(rng)
         new._legal = None
         hidden = self._redeal_hidden(seat)
         holders = self._redeal_holders(seat)

@@ -585,22 +585,26 @@ class HartenjagenState(TrickState):
             return []
         return trick_pairs(self._deal_plays()[4 * k - 4:4 * k])
 
-    def voids(self) -> list[int]:
-        """Per seat, a bitmask of the suits it has shown void in this deal (public): by not
-        following suit (the kernel's :func:`~engine.trickplay.voids_shown` under follow suit), or
-        by leading a heart before hearts were broken (H2)."""
+    def _void_cards(self) -> list[int]:
+        """Per seat, the cards everyone knows it does not hold, from this deal's plays: the led
+        suits it did not follow (the kernel's :func:`~engine.trickplay.voids_shown` under follow
+        suit), and every card but the hearts after it led a heart before hearts were broken (H2)."""
         plays = self._deal_plays()
         absent = voids_shown(plays, 4, 4, None, ORDER, FOLLOW_SUIT)
-        v = [(1 if a & CLUBS_MASK else 0) | (2 if a & DIAMONDS_MASK else 0) | (4 if a & HEARTS_MASK else 0)
-             | (8 if a & SPADES_MASK else 0) for a in absent]
         broken = not self._must_break
         for i, p in enumerate(plays):
             c = p & 63
             if not i & 3 and c // 13 == 2 and not broken:
-                v[p >> 6] |= 0b1011  # H2: a heart led before hearts were broken: nothing but hearts
+                absent[p >> 6] |= FULL & ~HEARTS_MASK  # H2: the leader holds nothing but hearts
             if c // 13 == 2 or (c == QUEEN_SPADES and self._qs_breaks):
                 broken = True
-        return v
+        return absent
+
+    def voids(self) -> list[int]:
+        """Per seat, a bitmask of the suits it has shown void in this deal (public): by not
+        following suit, or by leading a heart before hearts were broken (H2)."""
+        return [(1 if a & CLUBS_MASK else 0) | (2 if a & DIAMONDS_MASK else 0) | (4 if a & HEARTS_MASK else 0)
+                | (8 if a & SPADES_MASK else 0) for a in self._void_cards()]
 
     # ----------------------------------------------------------------- API
     def _current(self) -> int:
@@ -742,95 +746,35 @@ class HartenjagenState(TrickState):
         new._lm = self._lm
         return new
 
-    def determinize(self, seat: Any, rng: Any) -> HartenjagenState:
-        """A clone in which the cards hidden from ``seat`` are redealt among the other seats.
+    # ----------------------------------------------------------------- determinize: the kernel's
+    # (TrickState.determinize: one constrained deal of the hidden cards), with these hooks
+    def _reseed(self, rng: random.Random) -> None:
+        """Later deals come from ``_deal_seed`` (not an RNG): reseeded, unknown to the searcher."""
+        self._deal_seed = rng.getrandbits(64)
 
-        Kept: hand sizes (and pending passes during passing), the cards ``seat`` passed (with
-        their receiver), the two of clubs with the seat that must lead it, and every void a seat
-        has shown.  Later deals are reseeded from ``rng`` too.
-        """
-        new = self.clone()
-        new._deal_seed = rng.getrandbits(64)  # later deals unknown to the searcher
-        if new._over:
-            return new
-        hidden = self.hidden_cards(seat)
-        others = [s for s in range(4) if s != seat]
-        keep = {s: self.hands[s] & ~hidden for s in others}
-        pending = {s: (self.passed[s] & hidden) if self.passing else 0 for s in others}
-        need = {s: (self.hands[s] & hidden).bit_count() + pending[s].bit_count() for s in others}
-        pool = hidden
-        if not self.passing and not self.nplayed and pool & TWO_CLUBS_BIT:
-            lead = self.turn  # the seat to lead holds 2C
-            keep[lead] |= TWO_CLUBS_BIT
-            need[lead] -= 1
-            pool &= ~TWO_CLUBS_BIT
-        ids = [c for c in range(NCARDS) if pool >> c & 1]
-        rng.shuffle(ids)
-        voids = self.voids()
-        deal = _constrained_deal(ids, need, {s: 15 & ~voids[s] for s in others}, rng)
-        for s in others:
-            got = deal[s]
-            if self.passing and pending[s]:
-                k = pending[s].bit_count()
-                picks = [c for c in ids if got >> c & 1]
-                rng.shuffle(picks)
-                pend = sum(1 << c for c in picks[:k])
-                new.passed[s] = (self.passed[s] & ~hidden) | pend
-                got &= ~pend
-            new.hands[s] = keep[s] | got
-        new._refresh_legal()
-        return new
+    def _redeal_forbid(self, holders: list[int]) -> list[int]:
+        """The voids each seat has shown; before the first lead, the two of clubs stays with the
+        seat that must lead it."""
+        absent = self._void_cards()
+        lead = self.turn if not self.passing and not self.nplayed else -1
+        return [absent[s] | (TWO_CLUBS_BIT if lead >= 0 and s != lead else 0) for s in holders]
 
+    def _pile_sizes(self, hidden: int) -> list[int]:
+        """While passing: each seat's pending passes hidden from the searcher (one pile a seat)."""
+        if not self.passing:
+            return []
+        p = self.passed
+        return [(p[0] & hidden).bit_count(), (p[1] & hidden).bit_count(), (p[2] & hidden).bit_count(),
+                (p[3] & hidden).bit_count()]
 
-def _constrained_deal(cards: list[int], need: dict[int, int], suits: dict[int, int],
-                      rng: random.Random) -> dict[int, int]:
-    """Give each seat ``need[s]`` of ``cards`` (already shuffled), only cards of the suits in the
-    4-bit mask ``suits[s]``.
+    def _lay_piles(self, new: TrickState, piles: list[int], hidden: int, rng: random.Random) -> None:
+        if piles:
+            assert isinstance(new, HartenjagenState)
+            for s in range(4):
+                new.passed[s] = (self.passed[s] & ~hidden) | piles[s]
 
-    Cards of suits some seat may not take are placed first, one at a time on a random seat with
-    room (weighted by its room), keeping the rest placeable (Hall's condition over suits); the
-    other cards then fill the remaining room in their shuffled order.
-    """
-    seats = list(need)
-    room = dict(need)
-    out = {s: 0 for s in seats}
-    everyone = 15
-    for s in seats:
-        everyone &= suits[s]
-    tight = [c for c in cards if not everyone >> c // 13 & 1]
-    if tight:
-        left = [0, 0, 0, 0]  # tight cards still to place, per suit
-        for c in tight:
-            left[c // 13] += 1
-        for c in tight:
-            su = c // 13
-            left[su] -= 1
-            # a random order of the seats that may take c, weighted by their room (Efraimidis-Spirakis)
-            choices = sorted((s for s in seats if room[s] and suits[s] >> su & 1),
-                             key=lambda s: rng.random() ** (1.0 / room[s]), reverse=True)
-            for s in choices:
-                room[s] -= 1
-                if _feasible(left, room, suits):
-                    out[s] |= 1 << c
-                    break
-                room[s] += 1
-            else:
-                raise RuntimeError("no deal consistent with the shown voids (engine bug)")
-    slots = [s for s in seats for _ in range(room[s])]
-    for c, s in zip((c for c in cards if everyone >> c // 13 & 1), slots, strict=True):
-        out[s] |= 1 << c
-    return out
-
-
-def _feasible(left: list[int], room: dict[int, int], suits: dict[int, int]) -> bool:
-    """Hall's condition: every set of suits still to place fits in the room of the seats that may
-    take one of them."""
-    for subset in range(1, 16):
-        n = (left[0] if subset & 1 else 0) + (left[1] if subset & 2 else 0) + \
-            (left[2] if subset & 4 else 0) + (left[3] if subset & 8 else 0)
-        if n and n > sum(r for s, r in room.items() if suits[s] & subset):
-            return False
-    return True
+    def _redealt(self, seat: int) -> None:
+        self._refresh_legal()
 
 
 class Hartenjagen(Game):
