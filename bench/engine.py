@@ -340,8 +340,10 @@ def bench_every(seconds: float, baseline: str, games: list[str], out: Callable[[
     t = seconds / rounds
     names = list(kids)
     out(f"# {rounds} interleaved rounds of {t:g} s CPU per game and build, one core (cpu {cpu}); deals/s")
+    out("# a game whose play changed since the baseline (other actions a deal: a rules fix) is also")
+    out("# compared by actions/s: the last column, with the actions a deal on the source and the baseline")
     head = f"{'game':<20} " + " ".join(f"{n:>9}" for n in names) + "   pure/before"
-    out(head + ("   compiled/before" if compiled is not None else ""))
+    out(head + ("   compiled/before" if compiled is not None else "") + "   pure/before actions/s")
     for g in games:
         runs: dict[str, list[Rate]] = {n: [] for n in names}
         for k in range(rounds):
@@ -352,6 +354,11 @@ def bench_every(seconds: float, baseline: str, games: list[str], out: Callable[[
         for n in names[1:]:
             ratios = [x.deals_per_s / y.deals_per_s for x, y in zip(runs[n], runs["before"], strict=True)]
             cells.append(f"{statistics.median(ratios):6.2f}x ({min(ratios):.2f}-{max(ratios):.2f})")
+        before, pure = runs["before"], runs["pure"]
+        per_action = [a.actions_per_s / b.actions_per_s for a, b in zip(pure, before, strict=True)]
+        cells.append(f"{statistics.median(per_action):6.2f}x "
+                     f"({sum(a.actions for a in pure) / sum(a.deals for a in pure):.1f} vs "
+                     f"{sum(b.actions for b in before) / sum(b.deals for b in before):.1f} actions a deal)")
         out(f"{g:<20} {rates}   " + "   ".join(cells))
     for kid in kids.values():
         kid.close()
