@@ -187,6 +187,10 @@ class TrickState(State):
     wseat: int
     """The seat of :attr:`wcard`."""
 
+    def _current(self) -> int:
+        """The seat to act is :attr:`turn` in every trick game."""
+        return self.turn
+
     # ------------------------------------------------------------------ the deal
     def _read_hands(self, deal: Any, sizes: Sequence[int] | None, *, stock: StockMode = "none",
                     upcard: UpcardMode = "none", extra: tuple[str, ...] = (),
@@ -455,9 +459,6 @@ class PlainTrickState(TrickState):
         self.turn = (self.dealer + 1) % self.players
 
     # ------------------------------------------------------------------ play
-    def _current(self) -> int:
-        return self.turn
-
     def _mask(self) -> int:
         hand = self.hands[self.turn]
         return self._lmf(hand, self.led, self.wcard, False) if self.tn else hand

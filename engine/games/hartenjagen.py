@@ -607,9 +607,6 @@ class HartenjagenState(TrickState):
                 | (8 if a & SPADES_MASK else 0) for a in self._void_cards()]
 
     # ----------------------------------------------------------------- API
-    def _current(self) -> int:
-        return self.turn
-
     def _apply(self, action: str) -> None:  # pragma: no cover - apply() is overridden
         raise NotImplementedError("HartenjagenState.apply does the work")
 

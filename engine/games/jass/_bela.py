@@ -469,9 +469,6 @@ class KlopState(BelaState):
         self.turn = self.voorhand()
 
     # ------------------------------------------------------------------ API hooks
-    def _current(self) -> int:
-        return self.turn
-
     def _upsuit(self) -> int:
         return self.upcard // 13
 

@@ -311,9 +311,6 @@ class HonderdenState(TrickState):
         return -1
 
     # ------------------------------------------------------------------ API hooks
-    def _current(self) -> int:
-        return self.turn
-
     def _legal_actions(self) -> list[str]:
         seat = self.turn
         if self.phase == "choose":

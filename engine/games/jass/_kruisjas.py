@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.cards import JACK, KING, QUEEN, SUITS, TOKENS, bits, hand_tokens
-from engine.core import JSON, rank_by
+from engine.core import JSON, Game, rank_by
 from engine.games.jass._jass import (
     KRUISJAS_MELDS,
     KRUISJAS_RULE,
@@ -221,9 +221,6 @@ class KruisjasState(TrickState):
         self.turn = (self.dealer + 1) % 4
 
     # ------------------------------------------------------------------ API hooks
-    def _current(self) -> int:
-        return self.turn
-
     def _legal_actions(self) -> list[str]:
         if self.phase == "play":
             return self._play_actions()
@@ -647,3 +644,14 @@ def _groups(args: tuple[str, ...]) -> set[frozenset[str]] | None:
         else:
             cur.append(a)
     return out
+
+
+class KruisjasGame(Game):
+    """The game side of the Kruisjas family (kruisjassen, schutjassen, grevjas): its learning
+    agents' catalogue of announcements is every announcement of the deck under its state's melds."""
+
+    def action_catalogue(self, form: str) -> list[str]:  # engine.rl: every announcement (K12, GJ10)
+        from engine.rl.catalogues import deck_mask, jass_announcements
+        cls = self.state_class
+        assert issubclass(cls, KruisjasState)
+        return jass_announcements(deck_mask(self.tables.deck), cls.MELDS)

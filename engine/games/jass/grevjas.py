@@ -54,7 +54,7 @@ import random
 from typing import ClassVar
 
 from engine.cards import KING, QUEEN, TOKENS
-from engine.core import JSON, CardTables, Game, Option, State, register
+from engine.core import JSON, CardTables, Option, State, register
 from engine.games.jass._jass import (
     GREVJAS_MELDS,
     GREVJAS_RULE,
@@ -63,7 +63,7 @@ from engine.games.jass._jass import (
     announcements,
     key_cards_top,
 )
-from engine.games.jass._kruisjas import KruisjasState, meld_text, play_list
+from engine.games.jass._kruisjas import KruisjasGame, KruisjasState, meld_text, play_list
 from engine.tricks import PlayRule
 
 PIT = "declare pit"
@@ -368,14 +368,10 @@ class GrevjasState(KruisjasState):
         return obs
 
 
-class Grevjas(Game):
+class Grevjas(KruisjasGame):
     action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
         "cut", "tap", "pass", "declare ANNOUNCEMENT", "declare pit", "declare pit + ANNOUNCEMENT",
         "declare honderd", "play CARD")
-
-    def action_catalogue(self, form: str) -> list[str]:  # engine.rl: every announcement (GJ10)
-        from engine.rl.catalogues import deck_mask, jass_announcements
-        return jass_announcements(deck_mask(self.tables.deck), GrevjasState.MELDS)
 
     id = "grevjas"
     name = "Grevjas (Faroese jass)"

@@ -374,9 +374,6 @@ class HandjasState(TrickState):
             self._emit("meld_winner", seat=winner, value=v)
 
     # ------------------------------------------------------------------ API hooks
-    def _current(self) -> int:
-        return self.turn
-
     def _legal_actions(self) -> list[str]:
         ph = self.phase
         if ph == "play":

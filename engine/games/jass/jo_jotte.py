@@ -186,9 +186,6 @@ class JoJotteState(BelaState):
         return 1 - self.speler
 
     # ------------------------------------------------------------------ API hooks
-    def _current(self) -> int:
-        return self.turn
-
     def _legal_actions(self) -> list[str]:
         ph = self.phase
         if ph == "play":

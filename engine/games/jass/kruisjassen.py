@@ -54,8 +54,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.core import CardTables, Game, Option, register
-from engine.games.jass._kruisjas import KruisjasState
+from engine.core import CardTables, Option, register
+from engine.games.jass._kruisjas import KruisjasGame, KruisjasState
 
 
 class KruisjassenState(KruisjasState):
@@ -63,13 +63,9 @@ class KruisjassenState(KruisjasState):
         raise AssertionError(f"no actions in phase {self.phase}")
 
 
-class Kruisjassen(Game):
+class Kruisjassen(KruisjasGame):
     action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
         "pass", "declare ANNOUNCEMENT", "play CARD")
-
-    def action_catalogue(self, form: str) -> list[str]:  # engine.rl: every announcement (K12)
-        from engine.rl.catalogues import deck_mask, jass_announcements
-        return jass_announcements(deck_mask(self.tables.deck), KruisjassenState.MELDS)
 
     id = "kruisjassen"
     name = "Kruisjassen"

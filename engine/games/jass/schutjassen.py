@@ -44,8 +44,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine.core import JSON, CardTables, Game, Option, register
-from engine.games.jass._kruisjas import KruisjasState, play_list
+from engine.core import JSON, CardTables, Option, register
+from engine.games.jass._kruisjas import KruisjasGame, KruisjasState, play_list
 
 SCHUT, HERSCHUT, TOUT, CONCEDE = "declare schut", "declare herschut", "declare tout", "declare concede"
 
@@ -226,14 +226,10 @@ class SchutjassenState(KruisjasState):
         return obs
 
 
-class Schutjassen(Game):
+class Schutjassen(KruisjasGame):
     action_forms: ClassVar[tuple[str, ...]] = (  # engine.rl, docs/rl.md
         "declare schut", "pass", "declare ANNOUNCEMENT", "declare herschut", "declare tout",
         "declare concede", "play CARD")
-
-    def action_catalogue(self, form: str) -> list[str]:  # engine.rl: every announcement (K12)
-        from engine.rl.catalogues import deck_mask, jass_announcements
-        return jass_announcements(deck_mask(self.tables.deck), SchutjassenState.MELDS)
 
     id = "schutjassen"
     name = "Schutjassen"

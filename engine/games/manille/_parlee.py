@@ -165,9 +165,6 @@ class ParleeState(ManilleState):
         self._start_play(self.nxt[self.dealer])
 
     # ------------------------------------------------------------------ API hooks
-    def _current(self) -> int:
-        return self.turn
-
     def _may_talk(self) -> bool:
         # P1/P2: once per player per trick, before his card (talk_trick is the trick's number)
         return (self.TALK and self._fast

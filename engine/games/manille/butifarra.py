@@ -119,9 +119,6 @@ class ButifarraState(ManilleState):
         self.asking = []
 
     # ------------------------------------------------------------------ API hooks
-    def _current(self) -> int:
-        return self.turn
-
     def _legal_actions(self) -> list[str]:
         ph = self.phase
         if ph == "play":

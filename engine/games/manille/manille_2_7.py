@@ -140,9 +140,6 @@ class Manille27State(ManilleState):
         self.exchange_cap = min(len(self.stock), 32 // self.players)
 
     # ------------------------------------------------------------------ API hooks
-    def _current(self) -> int:
-        return self.turn
-
     def _legal_actions(self) -> list[str]:
         ph = self.phase
         if ph == "play":

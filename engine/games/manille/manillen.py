@@ -148,9 +148,6 @@ class ManillenState(ManilleState):
         self.turn = self.dealer
 
     # ------------------------------------------------------------------ API hooks
-    def _current(self) -> int:
-        return self.turn
-
     def _legal_actions(self) -> list[str]:
         if self.phase == "play":
             return self._play_actions()
