@@ -769,7 +769,8 @@ def _write_page(out: Path, template: str, fills: dict[str, str]) -> None:
         "@@SCRIPT_SRC@@", "'unsafe-inline' 'unsafe-eval'" if template == "report.html" else "'unsafe-inline'")
     page = page.replace("@@HEAD@@", head, 1)
     page = page.replace("@@VIEWER_SECTION@@", (TEMPLATES / "viewer.html").read_text(encoding="utf-8"))
-    js = (TEMPLATES / "report.js").read_text(encoding="utf-8")
+    # table.js: the card table's drawing, shared with the play page (dashboards/playweb.py)
+    js = "\n".join((TEMPLATES / f).read_text(encoding="utf-8") for f in ("table.js", "report.js"))
     fills = {"/*@@CSS@@*/": (TEMPLATES / "report.css").read_text(encoding="utf-8"),
              "/*@@JS@@*/": js.replace("</script", "<\\/script"), **fills}
     page = re.sub(r"@@[A-Z_]+@@|/\*@@[A-Z]+@@\*/", lambda mt: fills.get(mt.group(0), mt.group(0)), page)

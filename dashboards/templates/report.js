@@ -48,119 +48,11 @@
   }
   Promise.all(pending).then(() => { document.body.dataset.charts = String(pending.length); });
 
-  // ------------------------------------------------------------------ cards
-  const SUIT = { C: "♣", D: "♦", H: "♥", S: "♠" };
-  const CARD = /^(?:[2-9TJQKA][CDHS]|JK(?:=[2-9TJQKA][CDHS])?)$/;
-  const isCard = (x) => typeof x === "string" && CARD.test(x);
-
-  function card(tok, extra) {
-    if (tok.startsWith("JK")) {
-      const c = el("span", "card joker" + (extra ? " " + extra : ""));
-      c.append(el("b", null, "JK"));
-      if (tok.length > 2) c.append(el("i", null, tok.slice(3)));
-      c.title = tok;
-      return c;
-    }
-    const r = tok[0] === "T" ? "10" : tok[0];
-    const s = tok[1];
-    const c = el("span", "card" + (s === "H" || s === "D" ? " red" : "") + (extra ? " " + extra : ""));
-    c.append(el("b", null, r), el("i", null, SUIT[s]));
-    c.title = tok;
-    return c;
-  }
-  function backs(n) {
-    const w = el("span", "cards");
-    for (let i = 0; i < n; i++) w.append(el("span", "card back"));
-    if (n === 0) w.append(el("span", "none", "no cards"));
-    return w;
-  }
-  function cardRow(arr, fresh) {
-    const w = el("span", "cards");
-    if (!arr.length) w.append(el("span", "none", "none"));
-    for (const t of arr) w.append(card(t, fresh && fresh.has(t) ? "new" : ""));
-    return w;
-  }
-
-  // A value from an observation, drawn by its shape: card lists as cards, [seat, card] pairs as a
-  // trick, {leader, cards, winner} as a trick, lists of card lists as groups (melds, known cards).
-  function render(key, v, n, ctx) {
-    if (v === null || v === undefined) return el("span", "none", "–");
-    if (isCard(v)) return card(v);
-    if (Array.isArray(v)) {
-      if (v.every(isCard)) return cardRow(v, ctx && ctx.fresh);
-      if (v.every((x) => Array.isArray(x) && x.length === 2 && Number.isInteger(x[0]) && isCard(x[1]))) {
-        const t = el("span", "trick");
-        for (const [s, c] of v) { const p = el("span", "play"); p.append(card(c), el("span", null, "s" + s)); t.append(p); }
-        return t;
-      }
-      if (v.every((x) => x && typeof x === "object" && !Array.isArray(x) && Array.isArray(x.cards))) {
-        const w = el("span");
-        for (const t of v) w.append(trickObj(t, n));
-        return w;
-      }
-      if (v.length && v.every((x) => Array.isArray(x))) {
-        const w = el("span");
-        const meldish = /meld|table|run|group/i.test(key);
-        v.forEach((x, i) => {
-          const g = el("span", "group");
-          g.append(el("span", "lbl", meldish || v.length !== n ? "#" + (i + 1) : "s" + i));
-          g.append(render(key, x, n, ctx));
-          w.append(g);
-        });
-        return w;
-      }
-      if (v.every((x) => x === null || typeof x !== "object")) {
-        if (/team/.test(key) && v.length > 1 && v.length < n) return el("span", null, v.map((x, i) => "team " + i + " " + fmt(x)).join(" · "));
-        if (v.length === n && n > 1) return el("span", null, v.map((x, i) => "s" + i + " " + fmt(x)).join(" · "));
-        return el("span", null, v.length ? v.map(fmt).join(", ") : "none");
-      }
-      const w = el("span");
-      v.forEach((x, i) => { const g = el("span", "group"); g.append(el("span", "lbl", "#" + (i + 1)), render(key, x, n, ctx)); w.append(g); });
-      return w;
-    }
-    if (typeof v === "object") {
-      if (Array.isArray(v.cards)) return trickObj(v, n);
-      const w = el("span", "kvs");
-      for (const [k, x] of Object.entries(v)) {
-        const s = el("span");
-        s.append(el("span", null, k + ": "), render(k, x, n, ctx));
-        w.append(s);
-      }
-      return w;
-    }
-    return el("span", null, fmt(v));
-  }
-  function trickObj(t, n) {
-    const w = el("span", "trick");
-    const lead = Number.isInteger(t.leader) ? t.leader : null;
-    t.cards.forEach((c, j) => {
-      const seat = lead === null ? null : (lead + j) % n;
-      const p = el("span", "play" + (seat !== null && seat === t.winner ? " win" : ""));
-      p.append(isCard(c) ? card(c) : el("span", null, fmt(c)), el("span", null, seat === null ? "" : "s" + seat));
-      w.append(p);
-    });
-    return w;
-  }
-  function fmt(x) {
-    if (x === null || x === undefined) return "–";
-    if (typeof x === "number") return Number.isInteger(x) ? String(x) : x.toFixed(2);
-    if (typeof x === "object") return JSON.stringify(x);
-    return String(x);
-  }
-  function field(k, node) {
-    const f = el("div", "field");
-    f.dataset.key = k;
-    f.append(el("span", "k", k.replace(/_/g, " ")), node);
-    node.classList.add("v");
-    return f;
-  }
+  // the table's drawing is shared with the play page (table.js, inlined before this script)
+  const { card, fmt, isCard, drawTable } = window.CardTable;
 
   // ------------------------------------------------------------------ viewer data
   const MATCHES = JSON.parse($("#matches-data").textContent);
-  const META = new Set(["game", "players", "seat", "scores", "legal_actions", "hand"]);
-  const SIZES = ["hand_sizes", "hand_counts", "cards_in_hand", "hand_size"];
-  const CENTRE_FIRST = ["trick", "last_trick", "offer", "takeable", "discard_top", "discard", "discard_pile",
-    "pile", "melds", "table_melds", "table", "tricks", "upcard", "trump"];
   const view = { m: null, body: null, C: [], S: [], k: 0, seat: "all", evFrames: [], faultFrames: [] };
 
   async function inflate(b64) {
@@ -291,11 +183,6 @@
     renderFrame();
   }
 
-  function sizeOf(C, i) {
-    for (const key of SIZES) if (Array.isArray(C[key]) && C[key].length > i) return C[key][i];
-    return null;
-  }
-
   function renderFrame() {
     const { m, body, C: CC, S: SS, k } = view;
     const C = CC[k], S = SS[k], n = m.players, last = CC.length - 1;
@@ -329,55 +216,10 @@
         ": " + f.kind + " at ply " + f.ply + ": " + (f.reason || "").split("\n")[0]));
     }
 
-    // the table: one box per seat, then the shared centre
-    const tbl = $("#v-table");
-    tbl.textContent = "";
+    // the table: one box per seat, then the shared centre (table.js)
     const justPlayed = new Set();
     if (k > 0) for (const w of body.moves[k - 1][1].split(" ")) if (isCard(w)) justPlayed.add(w);
-    const cp = C.current_player;
-    for (let i = 0; i < n; i++) {
-      const own = S[i];
-      const visible = seatView === null || seatView === i;
-      const box = el("div", "seat" + (cp === i ? " to-act" : "") + (seatView === i ? " viewer" : ""));
-      box.dataset.seat = String(i);
-      const h = el("h5");
-      const scores = C.scores || own.scores;
-      const teamGame = m.teams.some((t, j) => t !== j);
-      h.append(el("span", null, "seat " + i + " · " + m.bots[i] + (teamGame ? " (team " + m.teams[i] + ")" : "")),
-        el("span", "score", scores ? "score " + fmt(scores[i]) : ""));
-      box.append(h);
-      const hand = own.hand !== undefined ? own.hand : C.hand;
-      if (visible && Array.isArray(hand)) box.append(field("hand", cardRow(hand)));
-      else {
-        const sz = sizeOf(C, i);
-        box.append(field("hand", sz === null ? el("span", "none", "hidden") : backs(sz)));
-      }
-      if (visible) {
-        for (const [key, v] of Object.entries(own)) {
-          if (META.has(key) || key === "current_player" || key === "deal" || key === "phase") continue;
-          box.append(field(key, render(key, v, n)));
-        }
-        if (Array.isArray(own.legal_actions) && own.legal_actions.length) {
-          const la = own.legal_actions;
-          box.append(field("legal", el("span", "kvs", la.slice(0, 24).join(" | ") + (la.length > 24 ? " | … (" + la.length + ")" : ""))));
-        }
-      }
-      tbl.append(box);
-    }
-    const centre = el("div", "centre");
-    const keys = Object.keys(C).filter((x) => !META.has(x) && !SIZES.includes(x));
-    keys.sort((a, b) => rankKey(a) - rankKey(b));
-    const scalars = el("div", "kvs");
-    for (const key of keys) {
-      const v = C[key];
-      if (v === null || typeof v !== "object") {
-        const s = el("span");
-        s.append(el("b", null, key.replace(/_/g, " ") + ": "), el("span", null, fmt(v)));
-        scalars.append(s);
-      } else centre.append(field(key, render(key, v, n, { fresh: justPlayed })));
-    }
-    centre.prepend(scalars);
-    tbl.append(centre);
+    drawTable($("#v-table"), { C, S, n, names: m.bots, teams: m.teams, seatView, justPlayed });
 
     // the rule events so far, newest first; a click goes to the move that fired it
     const list = $("#v-events");
@@ -410,7 +252,6 @@
       sh.append(t);
     }
   }
-  function rankKey(k) { const i = CENTRE_FIRST.indexOf(k); return i < 0 ? 100 : i; }
   function eventText(e) {
     const extra = Object.entries(e).filter(([k]) => !["event", "deal", "ply", "seat"].includes(k))
       .map(([k, v]) => k + "=" + (typeof v === "object" ? JSON.stringify(v) : v));

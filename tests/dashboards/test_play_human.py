@@ -227,3 +227,86 @@ def test_another_seats_private_cards_are_redacted() -> None:
     obs = {"hand": ["QS", "2C"], "trick": [[1, "KH"]], "legal_actions": ["play QS"]}
     assert redact("pass 2C 3D KH", public_tokens(obs)) == "pass ?? ?? KH"
     assert CARD.findall("meld JK=6H 7H/2") == ["JK", "6H", "7H"]
+
+
+def test_the_web_server_needs_its_token_and_checks_every_answer(tmp_path: Path) -> None:
+    """``--web`` without a browser: the real command's server, driven over HTTP by a small client that
+    polls the messages and answers each turn.  Without the token (or with another) every path is 403;
+    an answer that is not one of the turn's legal actions is 400, one for a turn that is over 409; the
+    match ends, the command exits 0 and logs it."""
+    import select
+    import urllib.error
+    import urllib.request
+
+    proc = subprocess.Popen([sys.executable, "-m", "dashboards.app", "play", "hartenjagen", "--human", "3",
+                             "--seed", "8", "--deals", "1", "--web", "--out", str(tmp_path / "log")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    assert select.select([proc.stdout], [], [], 120)[0], "no URL printed"
+    m = re.search(r"http://127\.0\.0\.1:(\d+)/\?token=([\w-]+)", proc.stdout.readline())
+    assert m is not None
+    base, token = f"http://127.0.0.1:{m.group(1)}/", m.group(2)
+
+    def call(path: str, body: dict[str, Any] | None = None, tok: str | None = token) -> tuple[int, Any]:
+        headers = {"X-Cardarena-Token": tok} if tok is not None else {}
+        req = urllib.request.Request(base + path, data=None if body is None else json.dumps(body).encode(),
+                                     headers=headers, method="GET" if body is None else "POST")
+        try:
+            with urllib.request.urlopen(req, timeout=60) as r:
+                text = r.read().decode()
+                return r.status, json.loads(text) if path.startswith("api") else text
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+
+    try:
+        for path in ("", "static/play.js", "api/updates?since=0"):
+            assert call(path, tok=None)[0] == 403
+            assert call(path, tok=token[:-1] + ("A" if token[-1] != "A" else "B"))[0] == 403
+        assert call("api/act", {"turn": 0, "action": "pass 2C"}, tok=None)[0] == 403
+        status, html = call("?token=" + token, tok=None)
+        assert status == 200 and "play.js" in html
+        since, turns, over = 0, 0, None
+        while over is None:
+            status, got = call(f"api/updates?since={since}")
+            assert status == 200
+            for msg in got["messages"]:
+                since = msg["n"] + 1
+                if msg["type"] == "over":
+                    over = msg
+                elif msg["type"] == "turn":
+                    legal = msg["obs"]["legal_actions"]
+                    assert call("api/act", {"turn": msg["n"], "action": "play ZZ"})[0] == 400
+                    assert call("api/act", {"turn": msg["n"] + 1000, "action": legal[0]})[0] == 409
+                    assert call("api/act", {"turn": msg["n"], "action": legal[0]})[0] == 200
+                    assert call("api/act", {"turn": msg["n"], "action": legal[0]})[0] == 409   # answered
+                    turns += 1
+        assert turns == 3 + 13 and over["placement"] and len(over["reveal"]["dealt"][0]["hands"]) == 4
+        stdout, err = proc.communicate(timeout=60)
+        assert "never ranked" in stdout
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    match, moves = logged(tmp_path / "log")
+    assert match["bot_refs"][3] == HUMAN_REF and len(moves) == 4 * 16
+
+
+def test_ctrl_c_stops_the_web_server_in_one_line(tmp_path: Path) -> None:
+    import select
+    import urllib.request
+    proc = subprocess.Popen([sys.executable, "-m", "dashboards.app", "play", "hartenjagen", "--human", "0",
+                             "--web", "--out", str(tmp_path / "log")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    assert select.select([proc.stdout], [], [], 120)[0], "no URL printed"
+    url = re.search(r"http://\S+", proc.stdout.readline())
+    assert url is not None
+    with urllib.request.urlopen(url.group(0), timeout=30) as r:   # the page is being served
+        assert r.status == 200
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.strip().splitlines() == [
+        "cardarena: the match was abandoned (interrupted); nothing was logged"]
+    assert not (tmp_path / "log").exists()
