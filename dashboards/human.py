@@ -59,7 +59,9 @@ class Abandoned(BaseException):
 
 
 def card_tokens(value: Any) -> set[str]:
-    """Every card token in a JSON-like value (its strings, at any depth)."""
+    """Every card token in a JSON-like value (its strings, at any depth; not dict keys, which name
+    things: the trick games' card tables, ``card_order`` and ``card_points``, are keyed by every card
+    of the deck)."""
     out: set[str] = set()
     stack = [value]
     while stack:
