@@ -191,6 +191,19 @@ class TrickState(State):
         """The seat to act is :attr:`turn` in every trick game."""
         return self.turn
 
+    def _why_not_card(self, tok: str) -> str:
+        """Why the seat to act may not play card ``tok`` to the trick now: a card it does not
+        hold, else the family's reason for a held card (:meth:`_why_not_held_card`)."""
+        c = card(tok)
+        if not self.hands[self.turn] >> c & 1:
+            return f"seat {self.turn} does not hold {tok}"
+        return self._why_not_held_card(c)
+
+    def _why_not_held_card(self, c: int) -> str:
+        """Hook: why card ``c``, held by the seat to act, may not be played now (the family's
+        :class:`~engine.tricks.PlayRule` duty, or its own rule); ``""`` when nothing refuses it."""
+        return ""
+
     # ------------------------------------------------------------------ the deal
     def _read_hands(self, deal: Any, sizes: Sequence[int] | None, *, stock: StockMode = "none",
                     upcard: UpcardMode = "none", extra: tuple[str, ...] = (),
@@ -511,11 +524,11 @@ class PlainTrickState(TrickState):
     def _why_illegal(self, verb: str, args: tuple[str, ...]) -> str:
         if verb != "play" or len(args) != 1:
             return "play one card to the trick (play QS)"
-        c = card(args[0])
-        hand = self.hands[self.turn]
-        if not hand >> c & 1:
-            return f"seat {self.turn} does not hold {args[0]}"
-        return why_refused(self.ORDER, self.RULE, self.TRUMP, hand, self.led, self.wcard, False, c)
+        return self._why_not_card(args[0])
+
+    def _why_not_held_card(self, c: int) -> str:
+        return why_refused(self.ORDER, self.RULE, self.TRUMP, self.hands[self.turn], self.led, self.wcard,
+                           False, c)
 
     # ------------------------------------------------------------------ views and checks
     def _observe(self, seat: int) -> dict[str, JSON]:

@@ -692,14 +692,16 @@ class HartenjagenState(TrickState):
             return "play a card to the trick (play QS)"
         if len(args) != 1:
             return "one card per action"
+        if not self.passing:
+            return self._why_not_card(args[0])
         c = card(args[0])
+        if self.passed[t] >> c & 1:
+            return f"{args[0]} is already passed"
+        return "" if self.hands[t] >> c & 1 else f"seat {t} does not hold {args[0]}"
+
+    def _why_not_held_card(self, c: int) -> str:
+        t = self.turn
         h = self.hands[t]
-        if not h >> c & 1:
-            if self.passing and self.passed[t] >> c & 1:
-                return f"{args[0]} is already passed"
-            return f"seat {t} does not hold {args[0]}"
-        if self.passing:
-            return ""
         if not self.nplayed:
             return "the holder of 2C leads it to the first trick"
         if self.nplayed & 3:

@@ -754,11 +754,11 @@ class KlopState(BelaState):
         if verb == "declare" and args == ("claim",):
             return "KB7: a claim needs match score + this deal's melds and card points over the target"
         if verb == "play" and self.phase == "play" and args:
-            c = card(args[0])
-            if not self.hands[self.turn] >> c & 1:
-                return f"seat {self.turn} does not hold {args[0]}"
-            if not self.tn:
-                return "KB16 (schots): the trump 8 and 7 are not led while you hold another card"
-            return ("follow suit; void, play a trump; on a trump lead beat the highest trump if you "
-                    "can (003:L294)")
+            return self._why_not_card(args[0])
         return ""
+
+    def _why_not_held_card(self, c: int) -> str:
+        if not self.tn:
+            return "KB16 (schots): the trump 8 and 7 are not led while you hold another card"
+        return ("follow suit; void, play a trump; on a trump lead beat the highest trump if you "
+                "can (003:L294)")

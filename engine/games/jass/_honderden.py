@@ -350,12 +350,11 @@ class HonderdenState(TrickState):
         if verb == "swap":
             return "HO15: only the trump 7, while the turned card lies by the stock"
         if verb == "play" and args:
-            c = card(args[0])
-            if not self.hands[self.turn] >> c & 1:
-                return f"seat {self.turn} does not hold {args[0]}"
-            return ("follow suit or trump; when trump is led, play a trump if you have one "
-                    "(HO19, phase 3)")
+            return self._why_not_card(args[0])
         return ""
+
+    def _why_not_held_card(self, c: int) -> str:
+        return "follow suit or trump; when trump is led, play a trump if you have one (HO19, phase 3)"
 
     # ------------------------------------------------------------------ actions
     def _declare(self, seat: int, action: str) -> None:

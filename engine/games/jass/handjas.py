@@ -436,12 +436,12 @@ class HandjasState(TrickState):
                 "exchange": "each player in turn may exchange his hand for the extra hand or pass",
                 "meld": "announce your melds (declare and the cards) and pass"}[self.phase]
         if verb == "play" and args:
-            c = card(args[0])
-            if not self.hands[self.turn] >> c & 1:
-                return f"seat {self.turn} does not hold {args[0]}"
-            return ("HJ1/HJ10/HJ20: follow suit or trump, never undertrump; trump led, a higher "
-                    "trump if you can (a bare Jas may be kept)")
+            return self._why_not_card(args[0])
         return ""
+
+    def _why_not_held_card(self, c: int) -> str:
+        return ("HJ1/HJ10/HJ20: follow suit or trump, never undertrump; trump led, a higher trump if "
+                "you can (a bare Jas may be kept)")
 
     # ------------------------------------------------------------------ play
     def _play(self, seat: int, c: int) -> None:

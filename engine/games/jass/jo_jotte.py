@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import JACK, KING, NINE, QUEEN, SEVEN, SUITS, TOKENS, card, hand_tokens
+from engine.cards import JACK, KING, NINE, QUEEN, SEVEN, SUITS, TOKENS, hand_tokens
 from engine.core import JSON, CardTables, Game, Option, rank_by, register
 from engine.games.jass._bela import (
     _BIT,
@@ -520,11 +520,11 @@ class JoJotteState(BelaState):
         if verb == "declare" and args == ("meld",):
             return "JJ14: only a player holding a carre or a sequence of 3+ melds, in the meld phase"
         if verb == "play" and self.phase == "play" and args:
-            c = card(args[0])
-            if not self.hands[self.turn] >> c & 1:
-                return f"seat {self.turn} does not hold {args[0]}"
-            return "follow suit; void, play a trump; on a trump lead beat the highest trump if you can"
+            return self._why_not_card(args[0])
         return ""
+
+    def _why_not_held_card(self, c: int) -> str:
+        return "follow suit; void, play a trump; on a trump lead beat the highest trump if you can"
 
 
 class JoJotte(Game):

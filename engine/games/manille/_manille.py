@@ -8,7 +8,8 @@ Not a game: the five games (``manillen``, ``butifarra``, ``manille_parlee``, ``m
   :data:`MANILLEN_RULE` with its ban on a losing trump,
   option ``no_losing_trump`` in the seed-003 games; manillen's undertrump ban while the partner
   wins; Butifarra's B5 option ``must_trump``), built by :func:`family_rule`, and
-  :meth:`ManilleState._why_not_card` explains a refused card from the same rule;
+  :meth:`ManilleState._why_not_held_card` (the kernel's refusal hook) explains a refused card from
+  the same rule;
 * trick winner (:func:`engine.tricks.beats`), card points (:class:`~engine.tricks.Points`) and the
   trick point of the seed-003 games;
 * the family's rule events, emitted when the rule is decisive: ``overtake_forced`` (following suit,
@@ -33,7 +34,7 @@ from dataclasses import replace
 from operator import itemgetter
 from typing import Any, ClassVar
 
-from engine.cards import SUITS, TOKENS, bits, card, hand_tokens
+from engine.cards import SUITS, TOKENS, bits, hand_tokens
 from engine.core import JSON, State, _copy_data
 from engine.deal import StockMode
 from engine.trickplay import TrickState, trick_pairs, voids_shown
@@ -430,14 +431,11 @@ class ManilleState(TrickState):
             self.deal_totals.append(sum(self.pts))
             self._deal_over()
 
-    def _why_not_card(self, tok: str) -> str:
-        """Why the seat to act may not play ``tok`` now (the play phase, a trick begun): the
-        family rule's duty that refuses it, read from the same :class:`PlayRule`."""
-        c = card(tok)
+    def _why_not_held_card(self, c: int) -> str:
+        """Why the seat to act may not play held card ``c`` now (the play phase, a trick begun):
+        the family rule's duty that refuses it, read from the same :class:`PlayRule`."""
         seat = self.turn
         hand = self.hands[seat]
-        if not hand >> c & 1:
-            return f"seat {seat} does not hold {tok}"
         led = self.led
         if hand & SUIT_MASK[led]:
             if c // 13 != led:

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from engine.cards import SUITS, TOKENS, card, deck_32, mask_of
+from engine.cards import SUITS, TOKENS, deck_32, mask_of
 from engine.core import JSON, CardTables, Game, Option, rank_by, register
 from engine.games.manille._manille import (
     MANILLE_POINTS,
@@ -182,10 +182,7 @@ class ManillenState(ManilleState):
             return self._why_not_card(args[0])
         return ""
 
-    def _why_not_card(self, tok: str) -> str:
-        c = card(tok)
-        if not self.hands[self.turn] >> c & 1:
-            return f"seat {self.turn} does not hold {tok}"
+    def _why_not_held_card(self, c: int) -> str:
         led = self.led
         if self.hands[self.turn] & SUIT_MASK[led] and c // 13 != led:
             return f"follow suit: {SUITS[led]} was led"
