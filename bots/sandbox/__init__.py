@@ -10,6 +10,8 @@ with a per-move deadline and a per-match time bank.  The package, by job:
   submitted bots where no strong sandbox works (:class:`SandboxUnavailable`);
 * :mod:`~bots.sandbox.launch`: the command, bubblewrap's options or the unshare fallback's set-up
   script, with the read-only binds and the drop to uid 65534;
+* :mod:`~bots.sandbox.library`: the libraries every bot may import, read-only at ``/sandbox/lib``
+  (numpy, and ``cardarena_rl``: engine.rl's ids and encoder, :mod:`~bots.sandbox.rl_runtime`);
 * :mod:`~bots.sandbox.cgroups`: the per-sandbox cgroup (pids, memory, idle between moves);
 * :mod:`~bots.sandbox.process`: :class:`Sandbox`, the protocol with the runner and the deadlines;
 * :mod:`~bots.sandbox.players`: :class:`SandboxPlayer` and :func:`start_players` for the match loop.
@@ -19,10 +21,10 @@ What is enforced (see :func:`isolation` and docs/bots.md):
 * **bubblewrap** (``bwrap``, Debian ``bubblewrap``) when it works here: a new network namespace (no
   network), a new PID namespace (children die with the bot; ``setsid`` cannot escape), new IPC and
   UTS namespaces, uid/gid 65534 and never the host's root, no capabilities, no_new_privs, a read-only
-  view of only ``/usr``, the Python installation, the runner and the bot's own file or folder (no
-  project files, no other bot, no data directory), a ``/proc`` whose kernel settings are read-only
-  and whose keyrings and kernel memory are hidden, and a private ``/tmp`` as the working directory.
-  The environment is cleared.
+  view of only ``/usr``, the Python installation, the runner, the bot's own file or folder and the
+  offered libraries (no project files, no rest of site-packages, no other bot, no data directory),
+  a ``/proc`` whose kernel settings are read-only and whose keyrings and kernel memory are hidden,
+  and a private ``/tmp`` as the working directory.  The environment is cleared.
 * **cgroups** (v1 or v2, when writable): a cap on processes and threads (``pids.max``, forks fail
   beyond it), a memory cap over the whole process group, and between its moves the bot's group is
   made ``SCHED_IDLE`` (``cpu.idle``): a thread it leaves running gets only CPU time nobody else

@@ -14,6 +14,7 @@ from typing import Any
 from bots import seccomp
 from bots.api import BotSource
 from bots.sandbox import codec
+from bots.sandbox.library import LIB_ENV, LIB_INSIDE, library
 from bots.sandbox.limits import Limits
 
 RUNNER = Path(__file__).resolve().parent.parent / "_runner.py"
@@ -106,6 +107,8 @@ def bwrap_argv(limits: Limits, binds: Sequence[tuple[str, str]], argv: Sequence[
              "--die-with-parent", "--new-session", "--clearenv",
              "--setenv", "HOME", "/tmp", "--setenv", "PATH", "/usr/bin:/bin",
              "--setenv", "LANG", "C.UTF-8", "--setenv", "TMPDIR", "/tmp", "--remount-ro", "/"]
+    for key, value in LIB_ENV.items():
+        args[-2:-2] = ["--setenv", key, value]
     options, prefix = _identity()
     return [shutil.which("bwrap") or "bwrap", *args, *options, "--", *prefix, *argv]
 
@@ -253,6 +256,7 @@ def command(src: BotSource, wrapper: str, trusted: bool, rfd: int, wfd: int, lim
         runner_args.append(codec.CODEC_INSIDE)
     inside = f"/bot/{src.path.name}"
     path = f"{inside}/__init__.py" if src.package else inside
+    lib = library()
     if wrapper in ("bwrap", "unshare"):
         bot, runner = str(src.path), str(RUNNER)
         if tmp is not None and not _bot_readable(src):   # uid 65534 must read it: a world-readable copy
@@ -264,6 +268,9 @@ def command(src: BotSource, wrapper: str, trusted: bool, rfd: int, wfd: int, lim
         binds = [*python_binds(), (runner, "/sandbox/_runner.py"), (bot, inside)]
         if msgspec_dir is not None:
             binds.append((msgspec_dir, f"{codec.CODEC_INSIDE}/msgspec"))
+        if lib is not None:   # numpy and cardarena_rl, read-only (bots/sandbox/library.py)
+            binds += lib.binds
+            sys_path.append(LIB_INSIDE)
         if trusted:
             binds += [(str(PROJECT_ROOT / pkg), f"/cardarena/{pkg}") for pkg in ("engine", "bots")]
             sys_path.append("/cardarena")
@@ -278,6 +285,8 @@ def command(src: BotSource, wrapper: str, trusted: bool, rfd: int, wfd: int, lim
         cmd = [python, "-I", "-S", "-B", "-u", str(RUNNER), str(rfd), str(wfd)]
         if msgspec_dir is not None:
             cmd.append(os.path.dirname(msgspec_dir))
+        if lib is not None:
+            sys_path.append(lib.host_path)
         if trusted:
             sys_path.append(str(PROJECT_ROOT))
         path = str(src.entry)

@@ -22,6 +22,7 @@ from bots.sandbox import codec
 from bots.sandbox.cgroups import Cgroups
 from bots.sandbox.detect import isolation
 from bots.sandbox.launch import CONFINE_FAILED, command, needs_tmp
+from bots.sandbox.library import LIB_ENV
 from bots.sandbox.limits import DEFAULT_LIMITS, Limits
 from bots.text import clean_lines, clean_text
 
@@ -74,7 +75,7 @@ class Sandbox:
                 os.close(fd)
             self._cleanup()
             raise BotFault("crash", f"the sandbox could not start: {e}", "start") from None
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", **LIB_ENV}
         cwd = None
         if self.wrapper == "unshare":
             env.update(HOME="/tmp", TMPDIR="/tmp")

@@ -50,8 +50,9 @@ def runner_status(pid: int) -> dict[str, str]:
     return out
 
 
-def probe(path: str, wrapper: str | None = None) -> dict[str, Any]:
-    """Start the bot at ``path`` (a submitted bot), ask one move; its report and the host's view."""
+def probe(path: str, wrapper: str | None = None, observation: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Start the bot at ``path`` (a submitted bot), ask one move (``observation``, default one legal
+    action); its report and the host's view."""
     from bots.api import bot_source
     from bots.sandbox import Limits, Sandbox, SandboxUnavailable
 
@@ -64,7 +65,7 @@ def probe(path: str, wrapper: str | None = None) -> dict[str, Any]:
         box.new_match("toy", 0, 1)
         assert box.proc is not None
         host = runner_status(box.proc.pid)
-        action = box.act({"legal_actions": ["play QS"]})
+        action = box.act(observation or {"legal_actions": ["play QS"]})
     finally:
         box.close()
     line = next(ln for ln in box.stdout.decode("utf-8", "replace").splitlines() if ln.startswith("REPORT "))

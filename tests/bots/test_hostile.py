@@ -15,6 +15,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -381,16 +382,18 @@ def _as_nobody(argv_code: str, env: dict[str, str]) -> subprocess.CompletedProce
                           env={"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", **env})
 
 
-def organiser_probe(organiser: str, wrapper: str, bot: Path) -> dict[str, Any]:
+def organiser_probe(organiser: str, wrapper: str, bot: Path,
+                    observation: dict[str, Any] | None = None) -> dict[str, Any]:
     """Start ``bot`` in a sandbox (``wrapper``) from an organiser running as root (this process) or as
-    ``nobody`` (its own process) and ask for one move: tests/bots/organiser.py's answer."""
+    ``nobody`` (its own process) and ask for one move (``observation``): tests/bots/organiser.py's
+    answer."""
     if organiser == "root":
         from tests.bots.organiser import probe
-        return probe(str(bot), wrapper)
+        return probe(str(bot), wrapper, observation)
     if os.geteuid() != 0 or not shutil.which("setpriv") or not os.path.exists("/usr/bin/python3"):
         pytest.skip("running an organiser as nobody needs root, setpriv and /usr/bin/python3")
     done = _as_nobody("import json\nfrom tests.bots.organiser import probe\n"
-                      f"print(json.dumps(probe({str(bot)!r}, {wrapper!r})))", {})
+                      f"print(json.dumps(probe({str(bot)!r}, {wrapper!r}, {observation!r})))", {})
     assert done.returncode == 0, done.stderr[-3000:]
     out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return out
@@ -413,7 +416,7 @@ def test_issue27_s1_the_bot_is_never_the_hosts_root_and_writes_no_kernel_setting
         assert "\n" not in out["refused"] and "needs root" in out["refused"]
         return
     rep, host = out["report"], out["host"]
-    assert out["organiser_uid"] == (0 if organiser == "root" else 65534)
+    assert out["organiser_uid"] == (os.geteuid() if organiser == "root" else 65534)   # "root": this process
     assert out["action"] == "play QS"
     assert rep["uid"] != 0 and rep["euid"] != 0
     assert 0 not in _host_uids(rep["status"]) and 0 not in _host_uids(rep["status"], "Gid")
@@ -702,3 +705,55 @@ def test_issue27_s1_files_only_root_can_read_are_copied_for_uid_65534(
     finally:
         box.close()
     assert box.stdout.decode().split() == ["uid", "65534"]
+
+
+# --------------------------------------------------------------------------- issue 24 §11: the libraries
+def _tree(root: str) -> list[tuple[str, int, int, int]]:
+    """(path, size, mode, mtime in ns) of everything under ``root``, links not followed."""
+    out = []
+    for d, dirs, files in os.walk(root):
+        for p in [d, *(os.path.join(d, x) for x in [*dirs, *files])]:
+            st = os.lstat(p)
+            out.append((p, st.st_size, st.st_mode, st.st_mtime_ns))
+    return sorted(out)
+
+
+@pytest.mark.parametrize("organiser", ORGANISERS)
+def test_issue24_s11_the_offered_libraries_are_read_only_and_nothing_else_of_site_packages_imports(
+        wrapper: str, organiser: str) -> None:
+    """A bot imports numpy and cardarena_rl and uses them; it cannot write, create, rename, remove,
+    chmod or touch anything in /sandbox/lib (numpy, numpy.libs, cardarena_rl and its tables), cannot
+    import pyarrow, engine, bots, ray, pytest, ... (only msgspec, the runner's codec, is loaded), and
+    the host folders the libraries come from are not in its view.  Checked from outside: the host's
+    numpy and library folders are unchanged.  The organiser runs as root and as nobody."""
+    import numpy
+
+    from bots.sandbox import library as lib_mod
+    from engine.rl import observation_encoder
+
+    uid = 0 if organiser == "root" else 65534
+    where, libs = lib_mod.numpy_dirs() or ("", None)
+    cache = os.path.join(tempfile.gettempdir(), f"cardarena-lib-{uid}-{lib_mod._digest(numpy.__version__)}")
+    if organiser == "root":
+        lib_mod.library()
+    elif os.geteuid() == 0 and shutil.which("setpriv"):   # the organiser's own library folder, made first
+        made = _as_nobody("from bots.sandbox.library import library\nprint(library().host_path)", {})
+        assert made.returncode == 0 and made.stdout.split()[-1] == cache, made.stderr[-2000:]
+    watched = [where, *([libs] if libs else []), os.path.join(cache, "cardarena_rl")]
+    before = [_tree(w) for w in watched if os.path.isdir(w)]
+    site = os.path.dirname(where)
+    observation = {"legal_actions": ["play QS"], "host_paths": [site, cache, str(PROJECT_ROOT), where]}
+    out = organiser_probe(organiser, wrapper, HERE / "library_tamper.py", observation)
+    if "refused" in out:
+        assert organiser == "nobody" and wrapper == "unshare", out
+        return
+    rep = out["report"]
+    assert rep["tried"] > 60 and rep["writes"] == [], rep["writes"][:5]
+    imported = {k for k, v in rep["imports"].items() if v == "ok"}
+    assert imported == {"numpy", "cardarena_rl", "msgspec"}, rep["imports"]
+    assert rep["lib"] == sorted(["cardarena_rl", "numpy", *(["numpy.libs"] if libs else [])])
+    assert rep["numpy"] == [numpy.__version__, "/sandbox/lib/numpy/__init__.py", 6.0]
+    assert rep["ids"] == [52, observation_encoder("hartenjagen").shape[0]]
+    assert rep["reachable"] == []
+    assert [p for p in rep["sys_path"] if "site-packages" in p or p.startswith(str(PROJECT_ROOT))] == []
+    assert [_tree(w) for w in watched if os.path.isdir(w)] == before

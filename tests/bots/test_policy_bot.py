@@ -1,0 +1,171 @@
+"""Issue 24 §11: a trained policy can be submitted.  The sandbox offers numpy and ``cardarena_rl``
+(engine.rl's action ids and encoder, bots/sandbox/library.py); ``bots/examples/policy`` is a package
+bot carrying its weights; the REINFORCE example of docs/rl.md saves exactly its format.  Under
+bubblewrap and under the unshare fallback: the docs' saved policy validates, the example plays its
+best legal id in a match and plays a tournament (``bots eval``) against the built-ins.  The attacks
+on the libraries are in test_hostile.py (test_issue24_s11_...)."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import runpy
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from bots.api import bot_source
+from bots.cli import app
+from bots.match import make_players, play_match, seat_seed
+from bots.sandbox import Limits, isolation, start_players
+from bots.sandbox.library import library
+from engine import GAMES, load_game
+from engine.rl import action_space, observation_encoder
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "bots" / "examples" / "policy"
+DOC = ROOT / "docs" / "rl.md"
+FAST = Limits(move_time=5.0, time_bank=5.0, start_time=20.0)
+
+
+@pytest.fixture(params=("bwrap", "unshare"))
+def wrapper(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    w = str(request.param)
+    iso = isolation(w)
+    if iso.refusal:
+        pytest.skip(f"{w} does not work here: {iso.refusal}")
+    monkeypatch.setenv("CARDARENA_SANDBOX", w)
+    yield w
+
+
+@pytest.fixture
+def cardarena_rl(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """The ``cardarena_rl`` package a sandboxed bot imports, imported here from its host folder."""
+    lib = library()
+    assert lib is not None
+    monkeypatch.syspath_prepend(lib.host_path)
+    import cardarena_rl
+    yield cardarena_rl
+    for name in [m for m in sys.modules if m == "cardarena_rl" or m.startswith("cardarena_rl.")]:
+        del sys.modules[name]
+
+
+def test_issue24_s11_the_sandboxs_ids_and_tensors_are_engine_rls(cardarena_rl: Any) -> None:
+    """For every game at its smallest, default and largest player count: the same action strings,
+    the same layout, and over 40 plies of a random match the same tensor of every observation (after
+    a JSON round trip, as the sandbox delivers it) and the same legal ids."""
+    assert tuple(cardarena_rl.GAMES) == tuple(GAMES)
+    for game_id in GAMES:
+        space, theirs = action_space(game_id), cardarena_rl.action_space(game_id)
+        assert theirs.strings == space.strings and theirs.size == space.size
+        assert [vars(b) for b in theirs.blocks] == [vars(b) for b in space.blocks]
+        game = load_game(game_id)
+        for n in sorted({game.min_players, game.default_players, game.max_players}):
+            enc, box = observation_encoder(game_id, n), cardarena_rl.observation_encoder(game_id, n)
+            assert (box.shape, box.layout, box.phases) == (enc.shape, enc.layout, enc.phases), (game_id, n)
+            state, rng = game.new_match(seed=n, players=n), random.Random(n)
+            for _ in range(40):
+                if state.is_over():
+                    break
+                obs = json.loads(json.dumps(state.observation(state.current_player)))
+                assert np.array_equal(box.encode(obs), enc.encode(obs)), (game_id, n, obs["phase"])
+                assert cardarena_rl.legal_ids(theirs, obs) == space.legal_ids(state)
+                assert np.array_equal(cardarena_rl.legal_mask(theirs, obs), space.mask(state))
+                state.apply(rng.choice(state.legal_actions()))
+    four = cardarena_rl.observation_encoder("hartenjagen", 4)
+    assert cardarena_rl.observation_encoder("hartenjagen") is four
+
+
+def test_issue24_s11_bad_input_to_cardarena_rl_is_one_line_value_error(cardarena_rl: Any) -> None:
+    for call in (lambda: cardarena_rl.action_space("chess"), lambda: cardarena_rl.action_space(3),
+                 lambda: cardarena_rl.observation_encoder("hartenjagen", 3),
+                 lambda: cardarena_rl.observation_encoder("hartenjagen", True),
+                 lambda: cardarena_rl.action_space("hartenjagen").id("play 1Z"),
+                 lambda: cardarena_rl.action_space("hartenjagen").string(104)):
+        with pytest.raises(ValueError) as err:
+            call()
+        assert "\n" not in str(err.value)
+
+
+def docs_policy(tmp_path: Path, episodes: int = 3) -> Path:
+    """The REINFORCE example of docs/rl.md run for ``episodes`` episodes, its policy.npz put beside
+    a copy of the example bot's code: the bot a reader submits."""
+    code = next(c for c in re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S) if "np.savez" in c)
+    code = re.sub(r"^EPISODES = \d+$", f"EPISODES = {episodes}", code, flags=re.M)
+    work = tmp_path / "train"
+    work.mkdir()
+    (work / "train.py").write_text(code)
+    here = Path.cwd()
+    try:
+        os.chdir(work)
+        runpy.run_path(str(work / "train.py"), run_name="__main__")
+    finally:
+        os.chdir(here)
+    bot = tmp_path / "mypolicy"
+    bot.mkdir()
+    shutil.copyfile(EXAMPLE / "__init__.py", bot / "__init__.py")
+    shutil.copyfile(work / "policy.npz", bot / "policy.npz")
+    return bot
+
+
+def test_issue24_s11_the_docs_reinforce_example_saves_a_bot_that_validates(wrapper: str,
+                                                                           tmp_path: Path) -> None:
+    pytest.importorskip("pettingzoo")
+    bot = docs_policy(tmp_path)
+    with np.load(bot / "policy.npz") as saved:
+        assert set(saved.files) == {"W", "game"} and str(saved["game"]) == "hartenjagen"
+        shape = (action_space("hartenjagen").size, observation_encoder("hartenjagen").shape[0])
+        assert saved["W"].shape == shape and saved["W"].dtype == np.float32
+    done = CliRunner().invoke(app, ["validate", str(bot), "--json"])
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.stdout)
+    assert report["ok"] and report["declared_games"] == ["hartenjagen"], report
+    assert list(report["games"]) == ["hartenjagen"] and report["games"]["hartenjagen"]["ok"]
+    assert report["sandbox"].startswith(f"sandbox: {wrapper},")
+
+
+def test_issue24_s11_the_policy_bot_plays_its_best_legal_id(wrapper: str) -> None:
+    """The example bot against three random bots: every one of its moves is the legal id with the
+    highest logit of its weights over engine.rl's tensor of its observation, recomputed here."""
+    game, seed = load_game("hartenjagen"), 11
+    boxes = start_players([(bot_source(EXAMPLE), False, 0)], "hartenjagen", [seat_seed(seed, 0)], FAST)
+    players = [*boxes, *make_players(game, ["random"] * 4, seed)[1:]]
+    try:
+        result = play_match(game, players, seed, max_deals=1)
+    finally:
+        boxes[0].close()
+    assert result.outcomes == ["ok"] * 4, result.faults
+    with np.load(EXAMPLE / "policy.npz") as saved:
+        w = saved["W"]
+    space, enc = action_space("hartenjagen"), observation_encoder("hartenjagen", 4)
+    replay, mine = game.new_match(seed=seed, max_deals=1), 0
+    for seat, action in result.moves:
+        if seat == 0:
+            legal = space.mask(replay) == 1
+            logits = np.where(legal, w @ enc.encode(replay.observation(0)), -np.inf)
+            assert action == space.string(int(np.argmax(logits)))
+            mine += 1
+        replay.apply(action)
+    assert mine >= 13   # its 13 cards played (and its passes)
+
+
+def test_issue24_s11_the_policy_bot_plays_a_tournament_against_the_builtins(
+        wrapper: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``bots eval`` (a tournament on the local pool, the bot in the sandbox) against random and
+    greedy: every match played, no fault."""
+    from tests.test_bad_paths import run
+
+    code, text, _ = run(capsys, ["bots", "eval", str(EXAMPLE), "--game", "hartenjagen",
+                                 "--vs", "random,greedy",
+                                 "--boards", "1", "--deals", "1", "--json"])
+    out = json.loads(text)
+    assert code == 0, out
+    assert out["matches"] == 4 and out["faults"] == 0 and out["fault_groups"] == [], out
+    assert {e["bot"] for e in out["entrants"]} == {"policy", "random", "random-2", "greedy"}
