@@ -8,9 +8,11 @@ as the sorted ids of the logs a run writes), and an estimated time from the per-
 :mod:`tournaments.costs` (measured by ``bench/game_costs.py``).
 
 The estimate is engine and random-bot play plus the logging cost per move (bench/README.md): CPU
-seconds ``matches x deals x (seconds per deal + actions per deal x logging per move)``, divided by
-the CPUs.  Bots that think (ismcts, submitted bots in their sandbox) take longer; the report also
-gives the bound where every bot move uses the whole move limit.
+seconds ``matches x deals x (seconds per deal + actions per deal x logging per move)``, plus the
+thinking of the built-in bots (greedy, ismcts at its iterations) and the sandbox's round trip for
+every sandboxed seat's move, per move of each seat (:func:`think_per_move`), divided by the CPUs.
+A submitted bot's own thinking is not known; the report names those bots and gives the bound where
+every move uses the whole move limit.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ from tournaments.analysis.tables import styled
 from tournaments.costs import COSTS, MEASURED
 from tournaments.runners.driver import choose_executor
 from tournaments.schedule import GamePlan, least_spread, match_id, plan, secret_from_seed
-from tournaments.spec import Spec
+from tournaments.spec import Entrant, Spec
 
 LOG_S_PER_MOVE = 5.78e-6
 """Arrow + Parquet logging per move (bench/README.md, tournament.py)."""
@@ -42,6 +44,39 @@ batch's parts; (3.95 s CPU measured - 2.84 s estimated) / 720 matches of the dem
 bots on the local pool (bench/README.md, "plan's estimate")."""
 RANDOM_SPEED = frozenset({"random"})
 """The built-in bots whose moves cost what the cost table measured (the seeded random bot)."""
+MODELLED = frozenset({"random", "greedy", "ismcts"})
+"""The built-in bots whose thinking the cost table measures (bench/game_costs.py)."""
+SANDBOX_S_PER_MOVE = 42.8e-6
+"""CPU a move costs through the sandbox, match process and bot together (bench/README.md, sandbox.py:
+pinned, msgspec); added for every sandboxed seat's move."""
+
+
+def think_per_move(entrant: Entrant, game: str, sandboxed: bool) -> float:
+    """CPU seconds ``entrant`` adds per move of its own in ``game`` beyond a random move (the cost
+    table's ``greedy_s_per_move``, ``ismcts_s_per_move + iterations x ismcts_s_per_iteration``, its
+    ``time_limit`` capping it), plus the sandbox's round trip when it runs sandboxed.  A submitted
+    bot's own thinking is not known: 0 here (the plan names it)."""
+    c = COSTS[game]
+    extra = 0.0
+    if entrant.bot == "greedy":
+        extra = c.get("greedy_s_per_move", 0.0)
+    elif entrant.bot == "ismcts":
+        from bots.builtin._common import family
+        from bots.builtin.ismcts import Bot as Ismcts
+        its = entrant.options.get("iterations") or (
+            Ismcts.shed_iterations if family(game) in ("shedding", "rummy") else Ismcts.iterations)
+        extra = c.get("ismcts_s_per_move", 0.0) + float(its) * c.get("ismcts_s_per_iteration", 0.0)
+        limit = entrant.options.get("time_limit")
+        if isinstance(limit, int | float):
+            extra = min(extra, float(limit))
+    return extra + (SANDBOX_S_PER_MOVE if sandboxed else 0.0)
+
+
+def sandboxed(entrant: Entrant, spec: Spec) -> bool:
+    """Whether ``entrant`` plays in the sandbox: a submitted bot always, a built-in with
+    ``limits.sandbox_builtins``."""
+    from bots.api import BUILTIN
+    return entrant.bot not in BUILTIN or spec.limits.sandbox_builtins
 
 
 def deals_per_match(game: str, max_deals: int | None) -> float:
@@ -75,13 +110,28 @@ def _game_report(gp: GamePlan, spec: Spec, ents: list[str]) -> tuple[dict[str, A
     counts = [meet[p] for p in pairs]
     cost = COSTS[g.id]
     deals = deals_per_match(g.id, g.max_deals)
-    cpu = gp.total * (deals * (cost["seconds_per_deal"] + cost["actions_per_deal"] * LOG_S_PER_MOVE)
-                      + MATCH_OVERHEAD_S)
+    by_label = {e.label: e for e in spec.bots}
+    per_move = {e: think_per_move(by_label[e], g.id, sandboxed(by_label[e], spec)) for e in ents}
+    # a deal lasts as long as random play makes it, or, with a player that goes out (any seat not the
+    # random bot), as long as the cost table's deals with greedy in one seat; every seat plays about
+    # 1/players of a deal's actions, in every rotation and on every board
+    cpu = think = moves = 0.0
+    per_action = cost["seconds_per_deal"] / cost["actions_per_deal"] + LOG_S_PER_MOVE
+    for arr in gp.arrangements:
+        skilled = any(by_label[e].bot not in RANDOM_SPEED for e in arr)
+        length = cost.get("skilled_actions_per_deal", cost["actions_per_deal"]) if skilled \
+            else cost["actions_per_deal"]
+        n = g.players * gp.boards * deals * length           # the arrangement's actions, all rotations
+        moves += n
+        cpu += n * per_action
+        think += n / g.players * sum(per_move[e] for e in arr)
+    cpu += gp.total * MATCH_OVERHEAD_S
     report: dict[str, Any] = {
         "game": g.id, "players": g.players, "teams": teams, "entrants": len(ents),
         "seatings": len(gp.arrangements), "rotations": g.players, "boards": gp.boards, "matches": gp.total,
-        "deals_per_match": round(deals, 2), "cpu_seconds": round(cpu, 3),
-        "moves": round(gp.total * deals * cost["actions_per_deal"]),
+        "deals_per_match": round(deals, 2), "cpu_seconds": round(cpu + think, 3),
+        "thinking_cpu_seconds": round(think, 3),
+        "moves": round(moves),
         "meetings": {"min": min(counts), "max": max(counts), "never": counts.count(0), "pairs": len(pairs),
                      "histogram": {str(c): n for c, n in sorted(Counter(counts).items())},
                      "least_spread": least_spread(len(ents), g.players, [appear[e] for e in ents])},
@@ -123,15 +173,17 @@ def plan_report(spec: Spec, entrants_by_game: dict[str, list[str]], cpus: int | 
                          "met": sum(1 for v in met.values() if v), "meetings": met})
     n_cpus = cpus or spec.num_cpus or os.cpu_count() or 1
     runner = choose_executor("auto", spec.address, spec.num_cpus)
-    thinking = sorted({e.bot for e in spec.bots} - RANDOM_SPEED)
+    thinking = sorted({e.bot for e in spec.bots} - MODELLED)
     cpu = sum(g["cpu_seconds"] for g in games)
+    think = sum(g["thinking_cpu_seconds"] for g in games)
     moves = sum(g["moves"] for g in games)
     return {
         "tournament": spec.name, "seed": spec.seed, "schedule": spec.schedule, "seatings": spec.seatings,
         "boards": spec.matches_per_seating, "total_matches": sum(g["matches"] for g in games),
         "match_ids_sha256": ids_digest(ids),
         "games": games, "entrants": entrants,
-        "estimate": {"cpu_seconds": round(cpu, 3), "cpus": n_cpus, "seconds": round(cpu / n_cpus, 3),
+        "estimate": {"cpu_seconds": round(cpu, 3), "thinking_cpu_seconds": round(think, 3),
+                     "cpus": n_cpus, "seconds": round(cpu / n_cpus, 3),
                      "runner": runner, "start_s": list(RAY_START_S if runner == "ray" else LOCAL_START_S),
                      "ray_start_s": list(RAY_START_S), "moves": moves, "thinking_bots": thinking,
                      "move_limit_bound_s": round(moves * spec.limits.move_s / n_cpus, 1),
@@ -190,11 +242,13 @@ def print_plan(r: dict[str, Any], out: Console) -> None:
     runner = ("Ray (a cluster, or more CPUs than this machine has)" if est["runner"] == "ray"
               else "the local pool of processes")
     thinking = est["thinking_bots"]
-    out.print(f"estimate, on {runner}: {duration(est['cpu_seconds'])} of CPU at random-bot speed, logging "
-              f"and per-match overhead included; on {est['cpus']} CPUs of an idle machine about "
-              f"{duration(est['seconds'])} plus its start-up ({lo}-{hi} s). "
-              + (f"Not counted: the thinking of {', '.join(thinking)}, which can take most of the run "
-                 "(the demo with greedy and ismcts: 17x, bench/README.md); " if thinking else "")
+    out.print(f"estimate, on {runner}: {duration(est['cpu_seconds'])} of CPU (the engine, logging and "
+              f"per-match overhead, and {duration(est['thinking_cpu_seconds'])} of the built-in bots' "
+              "thinking and the sandbox's round trips, from bench/game_costs.py); on "
+              f"{est['cpus']} CPUs of an idle machine about {duration(est['seconds'])} plus its start-up "
+              f"({lo}-{hi} s). "
+              + (f"Not counted: the thinking of the submitted bots {', '.join(thinking)} (only their "
+                 "sandbox round trips are); " if thinking else "")
               + f"at most {duration(est['move_limit_bound_s'])} if each of the {est['moves']:,} moves used "
               f"its whole move limit. (Costs measured {est['costs_measured']}, bench/game_costs.py.)",
               markup=False)

@@ -134,14 +134,38 @@ def test_plan_estimate_names_the_runner_it_assumes_and_its_start_up(tmp_path: Pa
     assert ("on Ray" if runner_name == "ray" else "on the local pool") in " ".join(text.split())
 
 
-def test_plan_estimate_names_the_bots_whose_thinking_it_does_not_count(tmp_path: Path) -> None:
-    raw = raw_spec(tmp_path, bots=["random", "greedy", "ismcts", {"name": "r2", "bot": "random"}])
-    f = tmp_path / "s.toml"
-    f.write_text(toml_of(raw))
-    rep = json.loads(runner.invoke(app, ["plan", str(f), "--json"]).output)
-    assert rep["estimate"]["thinking_bots"] == ["greedy", "ismcts"]
-    text = " ".join(runner.invoke(app, ["plan", str(f)]).stdout.split())
-    assert "Not counted: the thinking of greedy, ismcts" in text
+def test_plan_estimate_counts_the_builtin_bots_thinking(tmp_path: Path) -> None:
+    """Issue 26 item 8: greedy's and ismcts's thinking (at its iterations) and the sandbox's round trip
+    are in the estimate, from the cost table; only a submitted bot's own thinking is not."""
+    from tournaments.costs import COSTS
+    from tournaments.plan import SANDBOX_S_PER_MOVE
+
+    def plan(bots: list[Any], **extra: Any) -> dict[str, Any]:
+        f = tmp_path / "s.toml"
+        f.write_text(toml_of(raw_spec(tmp_path, bots=bots, games=["hartenjagen"], **extra)))
+        res = runner.invoke(app, ["plan", str(f), "--json"])
+        assert res.exit_code == 0, res.output
+        return dict(json.loads(res.output))
+
+    base = ["random", {"name": "r2", "bot": "random"}, {"name": "r3", "bot": "random"}]
+    randoms = plan([*base, {"name": "r4", "bot": "random"}])
+    assert randoms["estimate"]["thinking_cpu_seconds"] == 0 and randoms["estimate"]["thinking_bots"] == []
+    c = COSTS["hartenjagen"]
+    (g,) = randoms["games"]
+    assert g["moves"] == pytest.approx(g["matches"] * g["deals_per_match"] * c["actions_per_deal"], abs=1)
+    # with a player that goes out, a deal lasts as long as the table's deals with greedy in one seat
+    own_moves = g["matches"] * g["deals_per_match"] * c["skilled_actions_per_deal"] / 4   # one seat of four
+    for its in (10, 40):
+        rep = plan([*base, {"name": "mc", "bot": "ismcts", "options": {"iterations": its}}])
+        want = own_moves * (c["ismcts_s_per_move"] + its * c["ismcts_s_per_iteration"])
+        assert rep["estimate"]["thinking_cpu_seconds"] == pytest.approx(want, rel=1e-3, abs=1.5e-3)
+        assert rep["games"][0]["moves"] == pytest.approx(4 * own_moves, abs=1)
+        assert rep["estimate"]["thinking_bots"] == []
+    rep = plan([*base, "greedy"], limits={"sandbox_builtins": True})
+    want = 4 * own_moves * SANDBOX_S_PER_MOVE + own_moves * c["greedy_s_per_move"]
+    assert rep["estimate"]["thinking_cpu_seconds"] == pytest.approx(want, rel=1e-3, abs=1.5e-3)
+    text = " ".join(runner.invoke(app, ["plan", str(tmp_path / "s.toml")]).stdout.split())
+    assert "of the built-in bots' thinking" in text and "Not counted" not in text
 
 
 @pytest.mark.parametrize("body, needle", [
