@@ -278,6 +278,24 @@ class ManilleState(TrickState):
         self.hands = [sum(map(bit, g(deck))) for g in getters]  # distinct cards: sum is union
         return deck[used:]
 
+    def _first_deal(self, deal: dict[str, Any] | None, size: int, begin: Callable[[], None]) -> None:
+        """Deal 1 of a game whose dealer names trump (Manillen M5, Butifarra B7): an injected
+        ``deal`` (hands of ``size``), then trump is asked (:meth:`_ask_trump`); else a random first
+        dealer and ``begin()``, the game's own deal."""
+        self.deal_no = 1
+        if deal is not None:
+            self._reset_deal()
+            self._injected_hands(deal, size)
+            self._ask_trump()
+            return
+        self.dealer = self.rng.randrange(4)  # M5, B7: random first dealer
+        begin()
+
+    def _ask_trump(self) -> None:
+        """Hook of the games whose dealer names trump: he is asked now."""
+        self.phase = "trump"
+        self.turn = self.dealer
+
     def _injected_hands(self, deal: dict[str, Any], size: int | None, stock: StockMode = "none",
                         extra: tuple[str, ...] = ()) -> None:
         """Take ``deal["dealer"]`` and ``deal["hands"]`` (X6) by the kernel's deal parser; a test

@@ -96,14 +96,7 @@ class ButifarraState(ManilleState):
         self.declarer = 0
         self.level = 0
         self.asking = []
-        self.deal_no = 1
-        if deal is not None:
-            self._reset_deal()
-            self._injected_hands(deal, 12)
-            self._ask_trump()
-            return
-        self.dealer = self.rng.randrange(4)  # B7: random first dealer
-        self._deal()
+        self._first_deal(deal, 12, self._deal)  # B7: random first dealer
 
     def _deal(self) -> None:
         self._reset_deal()
@@ -112,8 +105,7 @@ class ButifarraState(ManilleState):
         self._ask_trump()
 
     def _ask_trump(self) -> None:
-        self.phase = "trump"
-        self.turn = self.dealer
+        super()._ask_trump()
         self.declarer = self.dealer
         self.level = 0
         self.asking = []

@@ -110,14 +110,7 @@ class ManillenState(ManilleState):
         self.blocks_won = [0] * 4
         if opts["club_rounds"]:
             self._seat(CLUB_ORDERS[0])
-        self.deal_no = 1
-        if deal is not None:
-            self._reset_deal()
-            self._injected_hands(deal, 8)
-            self._ask_trump()
-            return
-        self.dealer = self.rng.randrange(4)  # M5: random first dealer
-        self._begin_deal()
+        self._first_deal(deal, 8, self._begin_deal)  # M5: random first dealer
 
     def _seat(self, order: tuple[int, ...]) -> None:
         """Seat the players in ``order`` (club format): who plays after whom, who partners whom."""
@@ -142,10 +135,6 @@ class ManillenState(ManilleState):
         assert not rest
         self.stock = []
         self._ask_trump()
-
-    def _ask_trump(self) -> None:
-        self.phase = "trump"
-        self.turn = self.dealer
 
     # ------------------------------------------------------------------ API hooks
     def _legal_actions(self) -> list[str]:
