@@ -61,6 +61,7 @@ class CardArenaEnv(AECEnv[str, dict[str, Any], int]):
         }) for a in self.possible_agents}
         self._zeros = np.zeros(size, dtype=np.int8)
         self._ids = {s: i for i, s in enumerate(self.space.strings)}
+        self._strings = self.space.strings
         self._seeds: random.Random | None = None
         self.engine_state: State | None = None
         self._cache: dict[str, dict[str, Any]] = {}
@@ -127,9 +128,9 @@ class CardArenaEnv(AECEnv[str, dict[str, Any], int]):
         seat = self._index[agent]
         if agent == self.agent_selection and not st.is_over():
             if self._mask is None:
-                ids = self._ids
+                legal = self.infos[agent]["legal_actions"]
                 mask = np.zeros(self.space.size, dtype=np.int8)
-                mask[[ids[a] for a in self.infos[agent]["legal_actions"]]] = 1
+                mask[np.fromiter(map(self._ids.__getitem__, legal), np.intp, len(legal))] = 1
                 self._mask = mask
             mask = self._mask
         else:
@@ -153,13 +154,24 @@ class CardArenaEnv(AECEnv[str, dict[str, Any], int]):
             return
         st = self.engine_state
         assert st is not None
-        if not _is_int(action):
+        if action.__class__ is not int and not _is_int(action):
             raise ValueError(f"an action of {self.game_id} is an int id 0..{self.space.size - 1}, "
                              f"got {type(action).__name__} {action!r:.40}")
-        text = self.space.string(action)  # ValueError outside 0..size-1
+        strings = self._strings
+        # ValueError outside 0..size-1
+        text = strings[action] if 0 <= action < len(strings) else self.space.string(action)
         st.apply(text)  # IllegalAction (a ValueError) with the engine's reason; nothing changed
         self._cumulative_rewards[agent] = 0.0
         self._steps += 1
+        if self.reward_kind == "placement" and not st.is_over():
+            # a ply that ends nothing earns nothing: last step's rewards go back to zeros, and
+            # nothing is added to the cumulative rewards
+            if any(self.rewards.values()):
+                self.rewards = dict.fromkeys(self.agents, 0.0)
+            if self.max_steps is not None and self._steps >= self.max_steps:
+                self.truncations = dict.fromkeys(self.agents, True)
+            self._select()
+            return
         rewards = dict.fromkeys(self.agents, 0.0)
         if self.reward_kind == "score":
             sign = -1.0 if self.game.lower_score_wins else 1.0

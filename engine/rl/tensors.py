@@ -58,6 +58,9 @@ Writer = Callable[[dict[str, Any], int, list[int], list[int], list[float]], None
 """Appends one key of an observation (the observer's seat given) to the tensor's entries: the flat
 indices of counted entries (a card copy, a one-hot flag), then the indices and values of numbers."""
 
+NUMBER_KINDS = ("seat_nums", "seat_bools", "nums", "num", "bool")
+NUMBER_TYPES = {int, float, bool}
+
 COMMON_SKIP = {"game", "seat", "players", "deal", "legal_actions"}
 """Common keys the tensor does not encode: constants of the encoder (game, player count), the
 observer itself (every seat is relative to it), the deal number (no bound), and the legal
@@ -113,20 +116,41 @@ class ObservationEncoder:
         self.layout = {}
         self._tables: dict[int, dict[str, int]] = {}
         self._planes: list[int] = []  # the first index of every cards plane (copies / copies held)
+        self._seats: list[tuple[str, int]] = []  # seat keys: (key, first index), one writer for all
+        self._choices: list[tuple[str, dict[str, int], int]] = []  # choice keys: (key, indices, other)
+        self._numbers: list[tuple[str, int, int, Writer]] = []  # (key, form, size, general writer)
+        positions: list[int] = []  # the numbers' indices, in the order _number_values lists them
+        bounds: list[float] = []
         writers: list[Writer] = []
         pos = 0
         for key, kind in self.kinds.items():
             size, writer = self._compile(key, kind, pos)
             self.layout[key] = slice(pos, pos + size)
-            writers.append(writer)
+            name, _, arg = kind.partition(":")
+            if name == "seat":
+                self._seats.append((key, pos))
+            elif name == "choice":
+                values = {v: pos + i for i, v in enumerate(arg.split("|"))}
+                self._choices.append((key, values, pos + len(values)))
+            elif name in NUMBER_KINDS:
+                form = 0 if name in ("seat_nums", "seat_bools") else 1 if name == "nums" else 2
+                bound = float(arg.rpartition(":")[2] or 1)
+                self._numbers.append((key, form, size, writer))
+                positions += range(pos, pos + size)
+                bounds += [bound] * size
+            else:
+                writers.append(writer)
             pos += size
         self.shape = (pos,)
-        self._writers = tuple(writers)
+        self._writers = (*writers, self._flags)
         scale = np.ones(pos)
         inverse = 1.0 / np.array(self.denom)
         for b in self._planes:
             scale[b:b + len(self.domain)] = inverse
-        self._scale = scale
+        self._scale = scale.astype(np.float32)
+        self._positions = np.array(positions, dtype=np.intp)
+        self._bounds = np.array(bounds, dtype=np.float64)
+        self._zeros = {k: [0] * k for k in {size for _, _, size, _ in self._numbers}}
 
     def __repr__(self) -> str:
         return f"<ObservationEncoder {self.game_id} players {self.players} shape {self.shape}>"
@@ -141,14 +165,62 @@ class ObservationEncoder:
         val: list[float] = []
         for writer in self._writers:
             writer(observation, seat, counted, at, val)
-        # one vectorised write per part: the counted entries (card copies, one-hot flags) with one
-        # bincount, scaled by 1 / copies the packs hold on the cards planes and 1 elsewhere (a card's
-        # copies never exceed what the packs hold); then the numbers, each written once and clipped
-        # to [-1, 1] as it was appended
-        x = (np.bincount(counted, minlength=self.shape[0]) * self._scale).astype(np.float32)
+        numbers = self._number_values(observation, seat, at, val)
+        # one vectorised write per part: the counted entries (card copies, one-hot flags) added up,
+        # each 1 / copies the packs hold on the cards planes and 1 elsewhere (a card's
+        # copies never exceed what the packs hold); the numbers of the declared keys, divided by
+        # their bounds and clipped to [-1, 1]; last the numbers the general writers appended (each
+        # clipped as it was appended), which overwrite the block's zeros for their key
+        x = np.zeros(self.shape, np.float32)
+        i = np.fromiter(counted, np.intp, len(counted))
+        np.add.at(x, i, self._scale[i])
+        if numbers:
+            y = np.array(numbers, dtype=np.float64)
+            np.divide(y, self._bounds, out=y)
+            np.minimum(y, 1.0, out=y)
+            np.maximum(y, -1.0, out=y)
+            x[self._positions] = y
         if at:
-            x[at] = val
+            x[np.fromiter(at, np.intp, len(at))] = val
         return x
+
+    def _flags(self, o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
+        """The seat keys (relative one-hot, plus none) and the choice keys (one-hot, plus other)."""
+        n = self.players
+        for key, b0 in self._seats:
+            s = o.get(key)
+            c.append(b0 + ((s - seat) % n if s.__class__ is int and 0 <= s < n else n))
+        for key, values, other in self._choices:
+            c.append(values.get(str(o.get(key)), other))
+
+    def _number_values(self, o: dict[str, Any], seat: int, at: list[int], val: list[float]) -> list[Any]:
+        """The raw values of the number keys, in the order of ``_positions`` (per-seat lists turned
+        to relative seats), for one vectorised division and clip.  A value of another shape (a
+        null, a short list) puts zeros in the block and runs the key's general writer, whose
+        (index, value) pairs are written after the block; an element that is not a number sends
+        every number key to its general writer."""
+        out: list[Any] = []
+        zeros = self._zeros
+        for key, form, size, general in self._numbers:
+            v = o.get(key)
+            if form == 2:  # one number; anything else counts as 0, as the general writer reads it
+                out.append(v if v.__class__ in NUMBER_TYPES else 0)
+                continue
+            if v.__class__ is list and len(v) == size:
+                if form == 0:
+                    out += v[seat:]
+                    out += v[:seat]
+                else:
+                    out += v
+                continue
+            out += zeros[size]
+            if v is not None:
+                general(o, seat, [], at, val)
+        if set(map(type, out)) <= NUMBER_TYPES:
+            return out
+        for _, _, _, general in self._numbers:
+            general(o, seat, [], at, val)
+        return []
 
     # ------------------------------------------------------------------ set-up
     def _denominators(self, sample: State, game: Game) -> list[float]:
@@ -188,14 +260,17 @@ class ObservationEncoder:
     @staticmethod
     def _cards_into(value: Any, table: dict[str, int], counted: list[int]) -> None:
         """Append a cards plane's entries: each token's index (the scale divides by its copies)."""
-        if value.__class__ is list:
-            start = len(counted)
-            try:  # the common case, every element a token of the plane: one C-level pass
-                counted.extend(map(table.__getitem__, value))
-                return
-            except (KeyError, TypeError):  # an unknown token or a nested list: the general path
-                del counted[start:]
-        _cards_general(value, table, counted)
+        if value.__class__ is str:
+            value = value.split()
+        elif value.__class__ is not list:
+            _cards_general(value, table, counted)
+            return
+        start = len(counted)
+        try:  # the common case, every element a token of the plane: one C-level pass
+            counted.extend(map(table.__getitem__, value))
+        except (KeyError, TypeError):  # an unknown token or a nested list: the general path
+            del counted[start:]
+            _cards_general(value, table, counted)
 
     def _compile(self, key: str, kind: str, b0: int) -> tuple[int, Writer]:
         """The size of a key's slice and its writer, which appends absolute indices (``b0`` on):
@@ -237,7 +312,18 @@ class ObservationEncoder:
             tables = [self._plane(b0 + k * nd) for k in range(n * piles)]
 
             def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
-                for s, v in _per_seat(o.get(key), n):
+                value = o.get(key)
+                if piles == 1 and value.__class__ is list and len(value) <= n:
+                    start = len(c)
+                    try:  # one card list per seat, every element a token: one C-level pass each
+                        for s, v in enumerate(value):
+                            if v.__class__ is not list:
+                                raise TypeError
+                            c.extend(map(tables[(s - seat) % n].__getitem__, v))
+                        return
+                    except (KeyError, TypeError):
+                        del c[start:]
+                for s, v in _per_seat(value, n):
                     r = (s - seat) % n
                     if piles == 1:
                         cards_into(v, tables[r], c)
@@ -290,21 +376,28 @@ class ObservationEncoder:
             table = self._plane(b0)
             named = {f"JK={t}": b0 + nd + j for t, j in self.col.items()}
 
+            jk = table["JK"]
+
             def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 v = o.get(key)
+                start = len(c)
                 cards_into(v, table, c)
-                for t in _tokens(v):
-                    i = named.get(t)
-                    if i is not None:
-                        c.append(i)
+                if jk in c[start:]:  # a joker: the cards the laid ones stand for
+                    for t in _tokens(v):
+                        i = named.get(t)
+                        if i is not None:
+                            c.append(i)
             return 2 * nd, w
         if name == "seat_suits":
+            flags = [{x: b0 + r * 4 + i for i, x in enumerate(SUITS)} for r in range(n)]
+
             def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 for s, v in enumerate(_seq(o.get(key))[:n]):
-                    r = (s - seat) % n
-                    for x in _seq(v):
-                        if isinstance(x, str) and x in SUITS:
-                            c.append(b0 + r * 4 + SUITS.index(x))
+                    if v:
+                        flag = flags[(s - seat) % n]
+                        for x in _seq(v):
+                            if x.__class__ is str and x in flag:
+                                c.append(flag[x])
             return 4 * n, w
         if name in ("seat_nums", "seat_bools", "nums"):
             if name == "nums":
@@ -380,20 +473,37 @@ class ObservationEncoder:
             tables = [self._plane(b0 + r * nd) for r in range(n)]
 
             def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
-                for e in _seq(o.get(key)):
+                value = o.get(key)
+                if value.__class__ is list:
+                    start = len(c)
+                    try:  # every trick a dict with a seat and a list of tokens: one C-level pass each
+                        for e in value:
+                            s, cards = e["winner"], e["cards"]
+                            if s.__class__ is not int or not 0 <= s < n or cards.__class__ is not list:
+                                raise TypeError
+                            c.extend(map(tables[(s - seat) % n].__getitem__, cards))
+                        return
+                    except (KeyError, TypeError):
+                        del c[start:]
+                for e in _seq(value):
                     if e.__class__ is not dict:
                         continue
                     s = e.get("winner")
                     if s.__class__ is int and 0 <= s < n:
                         cards = e.get("cards")
                         if cards.__class__ is list:
-                            cards_into(cards, tables[(s - seat) % n], c)
+                            table = tables[(s - seat) % n]
+                            for t in cards:
+                                i = table.get(t) if t.__class__ is str else None
+                                if i is not None:
+                                    c.append(i)
             return n * nd, w
         if name == "melds":
             m = int(arg)
             width = 2 * nd + n + 1
             tables = [self._plane(b0 + k * width) for k in range(m)]
             meld_named = [{f"JK={t}": b0 + k * width + nd + j for t, j in self.col.items()} for k in range(m)]
+            jks = [table["JK"] for table in tables]
 
             def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 for i, e in enumerate(_seq(o.get(key))):
@@ -403,12 +513,14 @@ class ObservationEncoder:
                     if not isinstance(num, int) or not 1 <= num <= m:
                         continue
                     cards = e.get("cards")
+                    start = len(c)
                     cards_into(cards, tables[num - 1], c)
-                    jokers = meld_named[num - 1]  # the cards its laid jokers stand for
-                    for t in _tokens(cards):
-                        j = jokers.get(t)
-                        if j is not None:
-                            c.append(j)
+                    if jks[num - 1] in c[start:]:  # a joker: the cards the laid ones stand for
+                        jokers = meld_named[num - 1]
+                        for t in _tokens(cards):
+                            j = jokers.get(t)
+                            if j is not None:
+                                c.append(j)
                     b = b0 + (num - 1) * width + 2 * nd
                     r = rel(e.get("owner"), seat)
                     if r is not None:

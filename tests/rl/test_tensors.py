@@ -156,3 +156,48 @@ def test_cards_plane_fast_path_equals_the_general_path(game_id: str) -> None:
             enc._cards_into(cards, table, fast)
             _cards_general(cards, table, general)
             assert fast == general, cards
+
+
+def _odd_numbers(v: Any, k: int) -> Any:
+    """A number key's value in another shape: null, a short list, a non-number element, out of
+    bounds, negative, a bool."""
+    if isinstance(v, list) and v:
+        return [None, v[:1], [*v[:-1], "x"], [x * 1000 if isinstance(x, (int, float)) else x for x in v],
+                [-x if isinstance(x, (int, float)) else x for x in v], [True] * len(v)][k % 6]
+    return [None, "3", 10**6, -7.5, True, 0][k % 6]
+
+
+@pytest.mark.parametrize("game_id", engine.GAMES)
+def test_number_keys_of_any_shape_encode_as_their_general_writer(game_id: str) -> None:
+    """The number keys are divided and clipped in one vectorised block; a value of another shape
+    (null, short list, a non-number element) falls back to the key's general writer. Every number
+    key's slice equals what its general writer writes, on sampled and on reshaped values."""
+    for k, (obs, enc, _) in enumerate(sampled(game_id, steps=60)):
+        odd = dict(obs)
+        for key, _, _, _ in enc._numbers:
+            if k % 2:
+                odd[key] = _odd_numbers(obs.get(key), k + len(key))
+        x = enc.encode(odd)
+        for key, _, _, general in enc._numbers:
+            at: list[int] = []
+            val: list[float] = []
+            general(odd, odd["seat"], [], at, val)
+            want = np.zeros(enc.shape, np.float32)
+            want[at] = val
+            sl = enc.layout[key]
+            assert np.array_equal(x[sl], want[sl]), (key, odd.get(key))
+
+
+def _outer_tuples(v: Any) -> Any:
+    return tuple(v) if isinstance(v, list) else v
+
+
+@pytest.mark.parametrize("game_id", engine.GAMES)
+def test_fast_writers_equal_their_general_walk(game_id: str) -> None:
+    """The writers of card lists per seat, tricks, melds and laid jokers take one C-level pass per
+    list when every element has the expected shape, else the general walk: a value given as a tuple
+    (which only the general walk reads) encodes the same."""
+    for obs, enc, _ in sampled(game_id, steps=120):
+        numbers = {key for key, _, _, _ in enc._numbers}
+        odd = {k: v if k in numbers else _outer_tuples(v) for k, v in obs.items()}
+        assert np.array_equal(enc.encode(odd), enc.encode(obs))
