@@ -20,6 +20,7 @@
   let busy = false;
   let turn = null;        // {id, legal} while it is the seat's turn
   let turnStart = 0, think = 0, done = false;
+  let caughtUp = false;   // the first answer (the match so far, after a reload too) is shown at once
 
   function setState(s) { body.dataset.state = s; }
   function status(text) { $("#p-status").textContent = text; }
@@ -212,7 +213,9 @@
       while (pending.length) {
         const m = pending.shift();
         show(m);
-        if (m.type === "move" && info && m.seat !== info.seat && DELAY > 0 && pending.length) await sleep(DELAY);
+        if (m.type === "move" && info && m.seat !== info.seat && DELAY > 0 && pending.length && caughtUp) {
+          await sleep(DELAY);
+        }
       }
     } finally { busy = false; }
   }
@@ -224,7 +227,9 @@
         const j = await r.json();
         for (const m of j.messages) { pending.push(m); next = m.n + 1; }
         if (j.messages.some((m) => m.type === "over" || m.type === "error")) { await pump(); return; }
+        const first = !caughtUp;
         pump();
+        if (first && j.messages.length) caughtUp = true;
       } catch (e) {
         status("the connection to cardarena was lost; retrying");
         await sleep(1000);

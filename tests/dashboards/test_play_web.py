@@ -18,6 +18,7 @@ import re
 import select
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -80,8 +81,9 @@ def start(game: str, seat: int, out: Path, *extra: str) -> WebMatch:
 
 
 def play(browser: Any, wm: WebMatch, policy: Callable[[list[str]], str], prefer_cards: bool = False,
-         space_for_pass: bool = False) -> Any:
-    """Open the page and click through the whole match; return the page (at the end)."""
+         space_for_pass: bool = False, reload_at: int = -1) -> Any:
+    """Open the page and click through the whole match (reloading the page before the person's move
+    ``reload_at``); return the page (at the end)."""
     from urllib.parse import urlparse
     ctx = browser.new_context(viewport={"width": 1300, "height": 1000})
     page = ctx.new_page()
@@ -103,6 +105,11 @@ def play(browser: Any, wm: WebMatch, policy: Callable[[list[str]], str], prefer_
         state = page.get_attribute("body", "data-state")
         if state != "turn":
             break
+        if moves == reload_at:   # the page again, in the middle of the match: the same turn comes back
+            turn = page.get_attribute("body", "data-turn")
+            page.reload()
+            page.wait_for_selector(f"body[data-state=turn][data-turn='{turn}']", timeout=90_000)
+            reload_at = -1
         turn = page.get_attribute("body", "data-turn")
         legal = [b.get_attribute("data-action") for b in page.query_selector_all("#p-actions button")]
         choice = policy(legal)
@@ -181,6 +188,7 @@ def check_no_leak(wm: WebMatch, seen: list[set[str]]) -> None:
     seat's observation at that point (a move: before or after it); the reveal comes last, at the end."""
     statics = {"/static/table.js": "table.js", "/static/play.js": "play.js"}
     messages: list[dict[str, Any]] = []
+    by_n: dict[int, dict[str, Any]] = {}
     for path, status, body in wm.responses:
         assert status == 200, (path, status)
         if path == "/":
@@ -189,11 +197,14 @@ def check_no_leak(wm: WebMatch, seen: list[set[str]]) -> None:
             assert CARD.findall(markup) == [], "cards in the page"
         elif path in statics:
             assert body == (TEMPLATES / statics[path]).read_text(encoding="utf-8")
-        elif path == "/api/updates":
-            messages += json.loads(body)["messages"]
+        elif path == "/api/updates":   # (a reloaded page asks for every message again: the same ones)
+            for m in json.loads(body)["messages"]:
+                assert by_n.setdefault(m["n"], m) == m
+                messages.append(m)
         elif path != "/api/act":
             raise AssertionError(f"the page asked for {path}")
-    assert [m["n"] for m in messages] == list(range(len(messages))), "every message once, in order"
+    messages = [by_n[k] for k in sorted(by_n)]
+    assert [m["n"] for m in messages] == list(range(len(messages))), "every message, in order"
     assert messages[-1]["type"] == "over" and all(m["type"] != "over" for m in messages[:-1])
     last = len(seen) - 1
     for m in messages[:-1]:
@@ -219,7 +230,7 @@ def test_hartenjagen_played_by_clicking_cards(browser: Any, tmp_path: Path) -> N
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(bad, timeout=10)
     assert e.value.code == 403
-    page = play(browser, wm, lambda legal: legal[-1], prefer_cards=True)
+    page = play(browser, wm, lambda legal: legal[-1], prefer_cards=True, reload_at=5)
     assert wm.card_clicks >= 13   # each card of the deal played by clicking it in the hand
     reveal_rows = page.query_selector_all("#p-reveal table.reveal tr")
     assert len(reveal_rows) == 4
@@ -228,8 +239,8 @@ def test_hartenjagen_played_by_clicking_cards(browser: Any, tmp_path: Path) -> N
     assert match["bot_refs"][1] == HUMAN_REF
     assert [mv["action"] for mv in moves if mv["seat"] == 1] == wm.clicked
     check_no_leak(wm, seen_by_seat("hartenjagen", match, moves, 1))
-    passed = [m for p, _, b in wm.responses if p == "/api/updates" for m in json.loads(b)["messages"]
-              if m["type"] == "move" and m["seat"] == 2 and m["text"].startswith("pass")]
+    passed = {m["n"]: m for p, _, b in wm.responses if p == "/api/updates" for m in json.loads(b)["messages"]
+              if m["type"] == "move" and m["seat"] == 2 and m["text"].startswith("pass")}.values()
     assert len(passed) == 3 and all(m["text"] == "pass ??" for m in passed)   # seat 2 passes to seat 3
 
 
@@ -257,3 +268,31 @@ def test_zenuwen_ticks_in_the_browser(browser: Any, tmp_path: Path) -> None:
     check_no_leak(wm, seen_by_seat("zenuwen", match, moves, 1))
     msgs = [m for p, _, b in wm.responses if p == "/api/updates" for m in json.loads(b)["messages"]]
     assert any(m["type"] == "move" and m["seat"] == 0 and m["text"] == "submitted an action" for m in msgs)
+
+
+def test_other_seats_moves_are_shown_one_by_one(browser: Any, tmp_path: Path) -> None:
+    """With the default pace the page shows each bot's move in turn (``data-shown``: the message last
+    drawn), a pause apart, before the person's next turn."""
+    import signal
+    wm = start("hartenjagen", 0, tmp_path / "log", "--seed", "5")
+    page = browser.new_context().new_page()
+    page.goto(wm.url + "&delay=400")
+    gaps: list[tuple[float, list[str]]] = []
+    for _ in range(5):
+        page.wait_for_selector("body[data-state=turn]", timeout=90_000)
+        turn = page.get_attribute("body", "data-turn")
+        page.click("#p-actions button")
+        t0, shown = time.monotonic(), []
+        while (page.get_attribute("body", "data-state") != "turn"
+               or page.get_attribute("body", "data-turn") == turn):
+            s = page.get_attribute("body", "data-shown")
+            if s is not None and (not shown or shown[-1] != s):
+                shown.append(s)
+            page.wait_for_timeout(40)
+        gaps.append((time.monotonic() - t0, shown))
+    page.context.close()
+    wm.proc.send_signal(signal.SIGINT)
+    wm.proc.communicate(timeout=60)
+    # between two of the person's turns, three or more moves of the bots drawn one after the other,
+    # 400 ms apart
+    assert any(len(shown) >= 3 and seconds >= 0.8 for seconds, shown in gaps), gaps
