@@ -136,6 +136,9 @@ def test_a_whole_match_at_the_terminal_is_played_logged_and_replays(tmp_path: Pa
     assert not ranked_match(list(match["bot_refs"]))
     match["game"] = game
     check_replay(match, moves, human, typed)
+    if game == "hartenjagen":  # logged like any other match: verify replays it and runs the invariant SQL
+        v = cardarena("verify", str(out))
+        assert v.returncode == 0 and "0 violation(s)" in v.stdout, v.stdout + v.stderr
     if game == "jokeren_nl":   # the meld built card by card, with a joker naming a card
         assert any(a.startswith("meld JK=") for a in typed) and "confirm" in typed
     if game == "zenuwen":      # one action a tick, the bots' submissions never shown before it resolves
