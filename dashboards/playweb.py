@@ -16,7 +16,8 @@ viewer's code (templates/table.js), animates the other seats' moves one by one, 
 lists the legal actions as buttons and as clickable cards of the hand.
 
 Zenuwen is played in the engine's ticks: every seat submits one action a tick, the bots at once, so
-the page (like the terminal) waits for the person at each tick; ``pass`` is one click (or the space bar).
+the page (like the terminal) waits for the person at each tick; ``pass`` is one click (or the space bar),
+and with ``&tick=MS`` in the URL a tick left to run for MS ms passes by itself (play against the clock).
 """
 from __future__ import annotations
 

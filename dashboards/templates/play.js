@@ -9,6 +9,8 @@
   const params = new URLSearchParams(location.search);
   const TOKEN = params.get("token") || "";
   const DELAY = params.has("delay") ? Math.max(0, Number(params.get("delay")) || 0) : 700;
+  // &tick=MS: in a game of simultaneous ticks (Zenuwen), a tick you let run MS ms passes for you
+  const TICK = Math.max(0, Number(params.get("tick")) || 0);
   const HEAD = { "X-Cardarena-Token": TOKEN };
   const PRIVATE = new Set(["hand", "legal_actions", "my_submission"]);
   const body = document.body;
@@ -153,6 +155,11 @@
       turnStart = Date.now();
       showActions(turn.legal);
       status("your turn: pick an action (or click a card)");
+      if (TICK > 0 && "submitted" in m.obs && turn.legal.includes("pass")) {
+        const mine = turn;
+        setTimeout(() => { if (turn === mine) send("pass"); }, TICK);
+        status("your tick: act within " + (TICK / 1000).toFixed(1) + " s, or you pass");
+      }
       body.dataset.turn = String(m.n);
       setState("turn");
     } else if (m.type === "over") {

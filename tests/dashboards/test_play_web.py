@@ -296,3 +296,26 @@ def test_other_seats_moves_are_shown_one_by_one(browser: Any, tmp_path: Path) ->
     # between two of the person's turns, three or more moves of the bots drawn one after the other,
     # 400 ms apart
     assert any(len(shown) >= 3 and seconds >= 0.8 for seconds, shown in gaps), gaps
+
+
+def test_a_zenuwen_tick_left_to_run_passes_with_tick(browser: Any, tmp_path: Path) -> None:
+    """``&tick=MS``: Zenuwen against the clock; a tick the person lets run passes by itself (nothing is
+    clicked here: every answer the page sends is ``pass``, one a tick)."""
+    import signal
+    wm = start("zenuwen", 0, tmp_path / "log", "--seed", "3", "--bots", "greedy")
+    page = browser.new_context().new_page()
+    sent: list[dict[str, Any]] = []
+    page.on("request", lambda r: sent.append(json.loads(r.post_data or "{}")) if r.method == "POST" else None)
+    page.goto(wm.url + "&delay=0&tick=150")
+    page.wait_for_selector("body[data-state=turn]", timeout=90_000)
+    first = int(page.get_attribute("body", "data-turn") or 0)
+    deadline = time.monotonic() + 60
+    while len(sent) < 20 and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    page.context.close()
+    wm.proc.send_signal(signal.SIGINT)
+    wm.proc.communicate(timeout=60)
+    assert len(sent) >= 20, "the ticks did not go on"
+    assert all(x["action"] == "pass" for x in sent)
+    turns = [x["turn"] for x in sent]
+    assert turns[0] == first and turns == sorted(set(turns))   # one answer a tick, in order
