@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bots.faults import Fault
@@ -150,6 +151,8 @@ SCHEMAS: dict[str, pa.Schema] = {"moves": MOVES_SCHEMA, "events": EVENTS_SCHEMA,
 
 _META = {b"cardarena.schema_version": str(SCHEMA_VERSION).encode()}
 _EVENT_KEYS = frozenset(("event", "deal", "ply", "seat"))
+_RUN_COLUMNS = frozenset(("tournament", "match_id"))
+"""``moves`` columns :meth:`BatchLog.tables` makes in Arrow from one value or from runs."""
 
 def options_json(options: dict[str, Any]) -> str:
     """Game options as the canonical JSON stored in ``matches.options`` (sorted keys, no spaces)."""
@@ -168,7 +171,11 @@ class BatchLog:
         self.tournament = tournament
         self.game = game
         self.match_ids: list[str] = []
-        self._mv: dict[str, list[Any]] = {f.name: [] for f in MOVES_SCHEMA}
+        self._mv: dict[str, list[Any]] = {f.name: [] for f in MOVES_SCHEMA if f.name not in _RUN_COLUMNS}
+        self._mv_ids: list[str] = []
+        """The match of each run of moves (a match with moves), in order..."""
+        self._mv_ends: list[int] = []
+        """... and the moves logged up to the end of that run: ``moves.match_id``, run-length encoded."""
         self._ev: dict[str, list[Any]] = {f.name: [] for f in EVENTS_SCHEMA}
         self._ma: dict[str, list[Any]] = {f.name: [] for f in MATCHES_SCHEMA}
 
@@ -188,11 +195,12 @@ class BatchLog:
         self.match_ids.append(match_id)
         n = len(moves)
         mv = self._mv
-        mv["match_id"].extend([match_id] * n)
         if n:
+            self._mv_ids.append(match_id)
+            self._mv_ends.append(len(mv["ply"]) + n)
             for name, column in zip(MoveRecord._fields, zip(*moves, strict=True), strict=True):
                 mv[name].extend(column)
-            mv["bot"].extend(bots[s] for s in mv["seat"][-n:])
+            mv["bot"].extend(map(list(bots).__getitem__, mv["seat"][-n:]))
         ev = self._ev
         for e in events:
             ev["match_id"].append(match_id)
@@ -226,10 +234,16 @@ class BatchLog:
     def tables(self) -> dict[str, pa.Table]:
         """The three tables of this batch, with their schemas (``game`` is in the path, not here)."""
         out: dict[str, pa.Table] = {}
-        for name, cols in (("moves", self._mv), ("events", self._ev), ("matches", self._ma)):
+        # the columns that repeat one string (the tournament) or run-length encoded ones (the match of
+        # each move) are made in Arrow, not converted string by string from Python lists (the
+        # same arrays: the part files' bytes do not change)
+        moves: dict[str, Any] = dict(self._mv)
+        moves["match_id"] = pc.run_end_decode(pa.RunEndEncodedArray.from_arrays(
+            pa.array(self._mv_ends, pa.int64()), pa.array(self._mv_ids, pa.string())))
+        for name, cols in (("moves", moves), ("events", dict(self._ev)), ("matches", dict(self._ma))):
             schema = SCHEMAS[name]
             n = len(cols["match_id"])
-            cols["tournament"] = [self.tournament] * n
+            cols["tournament"] = pa.repeat(pa.scalar(self.tournament, pa.string()), n)
             out[name] = pa.Table.from_pydict(cols, schema=schema)
         return out
 
