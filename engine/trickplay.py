@@ -297,11 +297,17 @@ class TrickState(State):
                                   "(engine/trickplay.py, TrickState's declared views)")
 
     # ------------------------------------------------------------------ conformance
+    def _won_cards(self) -> list[int]:
+        """Hook: the cards of the tricks each seat has won this deal (default: :attr:`won`; a game
+        whose hot path does not keep them derives them when asked)."""
+        return self.won
+
     def zones(self) -> dict[str, int]:
         z: dict[str, int] = {}
+        won = self._won_cards()
         for s in range(self.players):
             z[f"hand{s}"] = self.hands[s]
-            z[f"won{s}"] = self.won[s]
+            z[f"won{s}"] = won[s]
         z["trick"] = self._trick_cards()
         z.update(self._pile_zones())
         return z
