@@ -20,7 +20,6 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -139,20 +138,34 @@ def _links(root: Path, targets: dict[str, str]) -> None:
         os.symlink(target, root / name)
 
 
+def _expected() -> set[str]:
+    """The paths of an assembled ``cardarena_rl``, relative to its folder."""
+    from engine import GAMES
+
+    tables = ["engine.json", "games.json", *(f"{g}.json" for g in GAMES)]
+    return {"__init__.py", *COPIED, "tables", *(f"tables/{name}" for name in tables)}
+
+
 def _owned(root: Path, targets: dict[str, str]) -> bool:
-    """Is ``root`` this user's, writable by nobody else, holding only the package and the links?"""
+    """Is ``root`` this user's, writable by nobody else, holding exactly the package as assembled
+    (no other name, no link inside it) and the links to numpy?"""
     me = os.geteuid()
+    pkg = root / PACKAGE
     try:
         if set(os.listdir(root)) != {PACKAGE, *targets}:
             return False
         for name, target in targets.items():
             if os.readlink(root / name) != target:
                 return False
-        for d, dirs, files in os.walk(root / PACKAGE):
+        seen: set[str] = set()
+        for d, dirs, files in os.walk(pkg):
             for p in [d, *(os.path.join(d, x) for x in [*dirs, *files])]:
                 st = os.lstat(p)
                 if st.st_uid != me or st.st_mode & 0o022 or stat.S_ISLNK(st.st_mode):
                     return False
+                seen.add(os.path.relpath(p, pkg))
+        if seen - {"."} != _expected():
+            return False
         st = os.lstat(root)
         return st.st_uid == me and not st.st_mode & 0o022 and stat.S_ISDIR(st.st_mode)
     except OSError:
@@ -179,10 +192,19 @@ def _assemble(digest: str, targets: dict[str, str]) -> Path:
     return root
 
 
-@cache
 def library() -> Library | None:
     """The libraries shown to sandboxed bots (None: numpy is missing or uid 65534 cannot read it;
-    then a bot has the standard library only)."""
+    then a bot has the standard library only).  Made once per process, and again if its folder
+    went away (a temporary-file cleaner) since."""
+    lib = _library()
+    if lib is not None and not os.path.isfile(os.path.join(lib.host_path, PACKAGE, "__init__.py")):
+        _library.cache_clear()
+        lib = _library()
+    return lib
+
+
+@cache
+def _library() -> Library | None:
     dirs = numpy_dirs()
     if dirs is None or not all(_readable_by_all(d) for d in dirs if d is not None):
         return None
@@ -198,10 +220,4 @@ def library() -> Library | None:
     return Library(tuple(binds), str(root), (("numpy", numpy.__version__), (PACKAGE, digest)))
 
 
-def library_binds() -> Sequence[tuple[str, str]]:
-    lib = library()
-    return lib.binds if lib is not None else ()
-
-
-__all__ = ["LIB_ENV", "LIB_INSIDE", "PACKAGE", "Library", "export_tables", "library", "library_binds",
-           "numpy_dirs"]
+__all__ = ["LIB_ENV", "LIB_INSIDE", "PACKAGE", "Library", "export_tables", "library", "numpy_dirs"]

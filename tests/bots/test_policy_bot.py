@@ -169,3 +169,58 @@ def test_issue24_s11_the_policy_bot_plays_a_tournament_against_the_builtins(
     assert code == 0, out
     assert out["matches"] == 4 and out["faults"] == 0 and out["fault_groups"] == [], out
     assert {e["bot"] for e in out["entrants"]} == {"policy", "random", "random-2", "greedy"}
+
+
+@pytest.fixture
+def fresh_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """library() made anew, in ``tmp_path`` as the temporary directory."""
+    import tempfile
+
+    from bots.sandbox import library as lib_mod
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    lib_mod._library.cache_clear()
+    yield tmp_path
+    lib_mod._library.cache_clear()
+
+
+def test_issue24_s11_a_library_folder_not_as_made_is_not_used(fresh_library: Path) -> None:
+    """The folder named for this engine is used only when it is this user's, writable by nobody
+    else and holds exactly the names assembled there: a planted module, a group-writable table, a
+    link elsewhere or a folder of another user make library() assemble a fresh folder of its own
+    (and leave the other alone)."""
+    import numpy
+
+    from bots.sandbox import library as lib_mod
+
+    first = library()
+    assert first is not None and Path(first.host_path).parent == fresh_library
+    named = Path(first.host_path)
+    assert named.name == f"cardarena-lib-{os.geteuid()}-{lib_mod._digest(numpy.__version__)}"
+    tables = named / "cardarena_rl" / "tables"
+    tampered = [lambda: (named / "cardarena_rl" / "evil.py").write_text("x = 1\n"),
+                lambda: (tables / "hartenjagen.json").chmod(0o666),
+                lambda: (named / "cardarena_rl" / "_tensors.py").unlink() or
+                (named / "cardarena_rl" / "_tensors.py").symlink_to("/etc/passwd")]
+    if os.geteuid() == 0:   # another user's folder of that name
+        tampered.append(lambda: os.chown(named / "cardarena_rl" / "tables", 65534, 65534))
+    for tamper in tampered:
+        tamper()
+        lib_mod._library.cache_clear()
+        again = library()
+        assert again is not None and Path(again.host_path) != named
+        assert Path(again.host_path).parent == fresh_library
+        table = Path(again.host_path) / "cardarena_rl" / "tables" / "hartenjagen.json"
+        assert table.stat().st_mode & 0o777 == 0o644
+        shutil.rmtree(again.host_path)
+        shutil.rmtree(named)
+        lib_mod._library.cache_clear()
+        assert library() == first   # made again under its name
+
+
+def test_issue24_s11_a_library_folder_that_went_away_is_made_again(fresh_library: Path) -> None:
+    lib = library()
+    assert lib is not None
+    shutil.rmtree(lib.host_path)
+    again = library()
+    assert again == lib and (Path(lib.host_path) / "cardarena_rl" / "__init__.py").is_file()
