@@ -13,6 +13,9 @@
    local pool, the bot in the sandbox; every board played in every seating and rotation) and ``--vs
    random,greedy``, printing each command and its headline line.  The untrained example (all-zero
    weights: it plays the lowest legal id) is evaluated against random as the baseline.
+4. Under each sandbox: ``cardarena bots submit`` into a registry in ``OUT/data`` and a tournament
+   (``cardarena tournament run``, a spec naming the submitted ``policy`` beside random, greedy and
+   random again) with the leaderboard's rows.
 """
 from __future__ import annotations
 
@@ -78,11 +81,38 @@ def evaluate(bot: Path, wrapper: str, vs: str, boards: int, seed: int, deals: in
     return rep
 
 
+SPEC = """name = "policy-{wrapper}"
+seed = {seed}
+matches_per_seating = {boards}
+max_deals = {deals}
+games = ["hartenjagen"]
+bots = ["policy", "random", "greedy", {{ name = "random-2", bot = "random" }}]
+"""
+
+
+def tournament(out: Path, wrapper: str, boards: int, seed: int, deals: int) -> None:
+    """The submitted bot (``policy`` in the registry ``out/data``) in a tournament spec against
+    random (twice) and greedy: ``cardarena tournament run``; every entrant's row."""
+    spec = out / f"spec-{wrapper}.toml"
+    spec.write_text(SPEC.format(wrapper=wrapper, seed=seed, boards=boards, deals=deals))
+    os.environ["CARDARENA_DATA"] = str(out / "data")
+    code, text = cardarena(["tournament", "run", str(spec), "--out", str(out / f"t-{wrapper}"), "--json",
+                            "--no-progress"], wrapper)
+    if code != 0:
+        raise SystemExit(f"tournament run failed ({code}): {text.strip()[-400:]}")
+    rep = json.loads(text)
+    print(f"  {rep['done']} matches, {rep['faults']} faults, {rep['seconds']:.0f} s", flush=True)
+    for row in rep["leaderboard"]:
+        print(f"  {row['bot']:<10} score {row['score']:.3f}, mean place {row['mean_place']:.2f}, "
+              f"{row['wins']} wins, {row['faults']} faults", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--episodes", type=int, default=10000)
     ap.add_argument("--boards", type=int, default=25)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--tournament-boards", type=int, default=5, help="matches per seating of the tournament")
     ap.add_argument("--deals", type=int, default=1,
                     help="deals per match (the training's episodes are one deal)")
     ap.add_argument("--out", type=Path, default=None, help="keep the trained bot here")
@@ -115,6 +145,12 @@ def main() -> None:
         print("  " + (text.strip().splitlines()[-1] if text.strip() else f"exit {code}"), flush=True)
         if code != 0:
             raise SystemExit(f"validate failed under {wrapper}")
+        os.environ["CARDARENA_DATA"] = str(out / "data")
+        code, text = cardarena(["bots", "submit", str(bot), "--name", "policy"], wrapper)
+        print("  " + (text.strip().splitlines()[-1] if text.strip() else f"exit {code}"), flush=True)
+        if code != 0:
+            raise SystemExit(f"submit failed under {wrapper}")
+        tournament(out, wrapper, ns.tournament_boards, ns.seed, ns.deals)
         evaluate(bot, wrapper, "random", ns.boards, ns.seed, ns.deals)
         evaluate(bot, wrapper, "random,greedy", max(1, ns.boards // 5), ns.seed, ns.deals)
         evaluate(zero, wrapper, "random", ns.boards, ns.seed, ns.deals)
