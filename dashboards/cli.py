@@ -24,7 +24,8 @@ SHOW = "cardarena show"
 def dashboard_cmd(
     directory: Annotated[Path, typer.Argument(metavar="DIR", help="the tournament's output directory")],
     output: Annotated[Path | None, typer.Option("--output", "-o", help="the HTML file to write "
-                                                "(default: DIR/report.html)")] = None,
+                                                "(default: DIR/report.html; for a log in an "
+                                                "object store, ./report.html)")] = None,
     sample: Annotated[int, typer.Option(min=-1, max=1_000_000,
                                         help="matches to embed in the match viewer (-1: all; 0: none)")] = 20,
     match: Annotated[list[str] | None, typer.Option("--match", help="embed this match id too (repeatable)")

@@ -566,10 +566,11 @@ def online_history_chart(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | Non
     return _vl((band + line).properties(width=560, height=240), values)
 
 
-def ladder_sections(root: Path, charts: _Charts) -> dict[str, str]:
+def ladder_sections(root: Path | None, charts: _Charts) -> dict[str, str]:
     """The ladder page (a directory of ``cardarena ladder``): the board over time, each version's online
-    rating history, the placement results and the state changes; nothing for a tournament."""
-    lad = read_ladder(root)
+    rating history, the placement results and the state changes; nothing for a tournament (or a log in
+    an object store: ``root`` None)."""
+    lad = read_ladder(root) if root is not None else None
     if lad is None:
         return {"LADDER": "", "LADDER_NAV": ""}
     board, changes, versions = lad.board, lad.changes, lad.versions
@@ -700,7 +701,7 @@ def build_report(root: str | Path, output: str | Path | None = None, sample: int
     """
     t0 = time.perf_counter()
     logs = read_logs(root, digests=not verify)   # verifying, the status reports a changed part
-    out = output_path(output, logs.root / "report.html")
+    out = output_path(output, _out_dir(logs) / "report.html")
     from engine import GAMES
     picked = sample_matches([m for m in logs.matches if m["game"] in GAMES or m["match_id"] in include],
                             sample, include)
@@ -715,7 +716,7 @@ def build_report(root: str | Path, output: str | Path | None = None, sample: int
         "FAULTS": _faults_block(an.faults(), charts, len(logs.matches), {m["match_id"] for m in picked}),
         "ENTRANTS": _entrants_block(an.entrants(), charts, {m["match_id"] for m in picked}),
         "COVERAGE": _coverage_block(an.coverage(), logs),
-        **ladder_sections(logs.root, charts),
+        **ladder_sections(None if logs.in_store else logs.root, charts),
     }
     moves = logs.moves_of([m["match_id"] for m in picked])
     viewer = [replay_for_viewer(m, moves[m["match_id"]]) for m in picked]
@@ -729,11 +730,12 @@ def build_report(root: str | Path, output: str | Path | None = None, sample: int
                     "<code>cardarena dashboard DIR --sample N</code> (<code>--sample -1</code>: all) or "
                     "<code>--match ID</code>."))
     name = (", ".join(str(m.get("tournament")) for m in logs.manifests)
-            or ", ".join(sorted({m["tournament"] for m in logs.matches})) or logs.root.name)
+            or ", ".join(sorted({m["tournament"] for m in logs.matches}))
+            or logs.where.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1])
     fills = {
         "@@TITLE@@": _e(f"cardarena: {name}"),
         "@@GENERATED@@": _e(datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")),
-        "@@ROOT@@": _e(str(logs.root)),
+        "@@ROOT@@": _e(logs.where.split("?", 1)[0]),
         "@@VIEWER_NOTE@@": vnote,
         **{f"@@{k}@@": v for k, v in sections.items()},
         "/*@@VEGA@@*/": vega_bundle() if charts.specs else "",
@@ -746,6 +748,12 @@ def build_report(root: str | Path, output: str | Path | None = None, sample: int
                "violations": len(verification["problems"]) if verification else None,
                "seconds": round(time.perf_counter() - t0, 2)}
     return out, summary
+
+
+def _out_dir(logs: Logs) -> Path:
+    """Where a page goes by default: beside the log, or for a log in an object store (read in place,
+    never written to) the current directory."""
+    return Path(".") if logs.in_store else logs.root
 
 
 def output_path(output: str | Path | None, default: Path) -> Path:
@@ -789,7 +797,7 @@ def build_match_page(root: str | Path, match_id: str, output: str | Path | None 
     t0 = time.perf_counter()
     logs = read_logs(root)
     m = find_match(logs, match_id)
-    out = output_path(output, logs.root / f"match-{m['match_id']}.html")
+    out = output_path(output, _out_dir(logs) / f"match-{m['match_id']}.html")
     from engine import GAMES
     if m["game"] not in GAMES:
         raise DashboardError(f"match {m['match_id']} is a game of {m['game']!r}, which this engine does not "
@@ -798,7 +806,7 @@ def build_match_page(root: str | Path, match_id: str, output: str | Path | None 
     fills = {
         "@@TITLE@@": _e(f"cardarena: {m['game']} match {m['match_id']}"),
         "@@GENERATED@@": _e(datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")),
-        "@@ROOT@@": _e(str(logs.root)),
+        "@@ROOT@@": _e(logs.where.split("?", 1)[0]),
         "@@VIEWER_NOTE@@": (f"Tournament {_e(m['tournament'])} · {_e(m['game'])} · status {_e(m['status'])}"
                             + (f" · {len(m['faults'])} fault(s): <b>⚠ fault</b> goes to the move"
                                if m["faults"] else "")),

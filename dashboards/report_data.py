@@ -49,6 +49,16 @@ class Logs:
     moves_total: int
     events_total: int
 
+    @property
+    def where(self) -> str:
+        """The log as its user named it: the directory, or the object store's URI (read in place)."""
+        return str(self.log.location)
+
+    @property
+    def in_store(self) -> bool:
+        """Whether the log is in an object store (``root`` is then the store's path, not a folder here)."""
+        return self.log.uri is not None
+
     def games(self) -> list[str]:
         """The games of the tournament: those with matches, and those its manifests name."""
         seen = {m["game"] for m in self.matches}
@@ -67,7 +77,7 @@ class Logs:
         try:
             rows: list[dict[str, Any]] = self.log.rows(query, params)
         except LogError as e:
-            raise DashboardError(f"cannot read the logs under {self.root}: {e}") from None
+            raise DashboardError(f"cannot read the logs under {self.where}: {e}") from None
         return rows
 
     def moves_of(self, match_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
@@ -97,18 +107,22 @@ def read_logs(root: str | Path, digests: bool = True) -> Logs:
     part file is missing or unreadable, a match is in two batches, or (``digests``) a part is not the
     bytes its batch committed (the message names the file)."""
     from tournaments.analysis.views import LogError, open_log
-    root = Path(root)
+    from tournaments.store import StoreError
     try:
         log = open_log(root, digests=digests)
     except LogError as e:
         raise DashboardError(str(e)) from None
+    root = log.root   # a store's path for a log read in place (log.files reads it)
     manifests: list[dict[str, Any]] = []
     from tournaments.paths import manifests as manifest_files
-    for p in manifest_files(root):
-        try:
-            manifests.append(json.loads(p.read_text(encoding="utf-8")))
-        except (OSError, json.JSONDecodeError) as e:
-            raise DashboardError(f"{p}: unreadable manifest ({e})") from None
+    try:
+        for p in manifest_files(root, log.reader):
+            try:
+                manifests.append(json.loads(log.reader.read_text(p)))
+            except (OSError, json.JSONDecodeError) as e:
+                raise DashboardError(f"{log.reader.shown(str(p))}: unreadable manifest ({e})") from None
+    except StoreError as e:
+        raise DashboardError(str(e)) from None
     logs = Logs(root, log, manifests, [], {}, 0, 0)
     logs.matches = logs.rows("SELECT * REPLACE (epoch_ms(finished_at) AS finished_at) FROM matches "
                             "ORDER BY finished_at, match_id")
@@ -318,7 +332,7 @@ class Analysis:
         rule events as logged) and the invariant queries run over the logs."""
         from tournaments.analysis.verify import verify
         t0 = time.perf_counter()
-        rep = verify(self.logs.root)
+        rep = verify(self.logs.where)
         return {"ran": True, "matches": rep.matches, "total": len(self.logs.matches), "moves": rep.moves,
                 "queries": list(rep.queries), "unknown_games": list(rep.unknown_games),
                 "seconds": time.perf_counter() - t0,
@@ -498,9 +512,9 @@ def find_match(logs: Logs, match_id: str) -> dict[str, Any]:
         return near[0]
     if len(near) > 1:
         more = ", ..." if len(near) > 5 else ""
-        raise DashboardError(f"match id {match_id!r} is ambiguous in {logs.root}: "
+        raise DashboardError(f"match id {match_id!r} is ambiguous in {logs.where}: "
                              f"{', '.join(m['match_id'] for m in near[:5])}{more}")
-    raise DashboardError(f"no match {match_id!r} in {logs.root} ({len(logs.matches):,} matches; match ids "
+    raise DashboardError(f"no match {match_id!r} in {logs.where} ({len(logs.matches):,} matches; match ids "
                          "are 16 hex digits, as `cardarena query` prints them)")
 
 

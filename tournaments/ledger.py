@@ -48,7 +48,7 @@ from tournaments.paths import (
     temp_files,
     temp_part_name,
 )
-from tournaments.store import Mirror, ObjectStore, StoreError
+from tournaments.store import Files, Mirror, ObjectStore, StoreError
 
 
 # ------------------------------------------------------------------------------------------ epoch fence
@@ -178,10 +178,13 @@ def clean_orphans(root: str | os.PathLike[str], tournament: str,
 
 
 # ------------------------------------------------------------------------------------------ manifest
-def read_manifest(root: str | os.PathLike[str], tournament: str) -> dict[str, Any] | None:
+def read_manifest(root: str | os.PathLike[str], tournament: str,
+                  files: Files | None = None) -> dict[str, Any] | None:
+    """The manifest of ``tournament`` (None when there is none); ``files``: an object store read in place
+    (``root`` its path), default the local filesystem."""
     p = manifest_path(root, tournament)
     try:
-        data: dict[str, Any] = json.loads(p.read_text())
+        data: dict[str, Any] = json.loads(files.read_text(p) if files is not None else p.read_text())
     except FileNotFoundError:
         return None
     return data
@@ -228,9 +231,9 @@ def write_secret(root: str | os.PathLike[str], tournament: str, secret: bytes) -
     write_atomic(p, secret.hex().encode() + b"\n", fsync=True, mode=0o600)
 
 
-def tournaments_in(root: str | os.PathLike[str]) -> list[str]:
+def tournaments_in(root: str | os.PathLike[str], files: Files | None = None) -> list[str]:
     """Ids of the tournaments with a manifest under ``root``."""
-    return [p.stem for p in manifests(root)]
+    return [p.stem for p in manifests(root, files)]
 
 
 # ------------------------------------------------------------------------------------------ object stores

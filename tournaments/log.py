@@ -59,6 +59,7 @@ from tournaments.paths import (
     staging_dir,
     tournament_key,
 )
+from tournaments.store import Files, LocalFiles, StoreFiles
 
 SCHEMA_VERSION = 1
 """Bump on any change of a column's name, type or meaning (and describe it in data/README.md)."""
@@ -459,14 +460,17 @@ def _arrow_buffer(data: bytes) -> pa.Buffer:
 
 
 def read_part(path: Path, table: str, columns: list[str] | None = None,
-              data: bytes | None = None) -> pa.Table:
+              data: bytes | None = None, files: Files | None = None) -> pa.Table:
     """Decode a part of ``table`` whole (every row group and column, the data pages' CRCs checked where
-    the writer recorded them) and check its columns against the schema; :class:`PartError` otherwise."""
+    the writer recorded them) and check its columns against the schema; :class:`PartError` otherwise.
+    ``files``: where ``path`` is (an object store read in place; default the local filesystem)."""
+    fs = files.fs if files is not None else None
     try:
         # Bytes are copied into an Arrow buffer and read on this thread: a reader that still held a
         # Python buffer when a pool thread released it aborted the interpreter at exit (pyarrow 23).
         source = pa.BufferReader(_arrow_buffer(data)) if data is not None else str(path)
-        with pq.ParquetFile(source, page_checksum_verification=True) as pf:
+        with pq.ParquetFile(source, page_checksum_verification=True,
+                            filesystem=fs if data is None else None) as pf:
             schema = pf.schema_arrow
             got = pf.read(columns=columns, use_threads=False)
     except FileNotFoundError:
@@ -512,24 +516,34 @@ class BatchCheck:
 
 
 def check_batch(root: str | os.PathLike[str], game: str, name: str, tournament: str | None = None,
-                full: bool = True) -> BatchCheck:
+                full: bool = True, files: Files | None = None) -> BatchCheck:
     """Certify one committed batch: its matches part decodes whole with the expected schema, holds each
     match once and only rows of ``tournament`` (``None``: of the tournament its name's key says); its
     moves and events parts exist; every part agrees with the batch's digest record (SHA-256 and rows,
     when the writer recorded one).  With ``full`` the moves and events parts are decoded whole too and
     their rows checked against the matches part (tournament, match ids, ``matches.moves`` per match);
-    otherwise only their footers' row counts are."""
+    otherwise only their footers' row counts are.  ``files``: where the log is (an object store read in
+    place, ``root`` its :attr:`~tournaments.store.StoreFiles.root`; default the local filesystem)."""
+    out = _check_batch(root, game, name, tournament, full, files or LocalFiles(root))
+    if isinstance(files, StoreFiles):   # name the objects by URI
+        out.problems = [files.shown(x) for x in out.problems]
+        out.unreadable = [files.shown(x) for x in out.unreadable]
+    return out
+
+
+def _check_batch(root: str | os.PathLike[str], game: str, name: str, tournament: str | None,
+                 full: bool, files: Files) -> BatchCheck:
     base = Path(root)
     mpath = part_path(base, "matches", game, name)
     out = BatchCheck(game, name, [], [])
-    record, rec_problem = digest_record(mpath)
+    record, rec_problem = digest_record(mpath, files)
     if rec_problem:
         out.problems.append(rec_problem)
     data = {}
     for t in TABLES if full else ("matches",):
         p = part_path(base, t, game, name)
         try:
-            data[t] = p.read_bytes()
+            data[t] = files.read_bytes(p)
         except FileNotFoundError:
             continue
         except OSError as e:
@@ -566,7 +580,7 @@ def check_batch(root: str | os.PathLike[str], game: str, name: str, tournament: 
     rows = (record or {}).get("rows", {})
     for t in ("moves", "events"):
         p = part_path(base, t, game, name)
-        if not p.is_file():
+        if not files.is_file(p):
             out.fail(f"{p}: missing part file (its batch's matches part {mpath} exists: the batch "
                      "is incomplete)")
             continue
@@ -589,7 +603,7 @@ def check_batch(root: str | os.PathLike[str], game: str, name: str, tournament: 
                 out.problems.append(f"{p}: its rows per match disagree with matches.moves of {mpath}")
         elif not full:
             try:
-                n = pq.read_metadata(p).num_rows
+                n = pq.read_metadata(str(p), filesystem=files.fs).num_rows
             except (OSError, pa.ArrowException, ValueError) as e:
                 out.fail(f"{p}: unreadable Parquet part, truncated or corrupted ({_one_line(e)[:300]})")
                 continue
@@ -604,18 +618,19 @@ def check_batch(root: str | os.PathLike[str], game: str, name: str, tournament: 
     return out
 
 
-def digest_record(mpath: Path) -> tuple[dict[str, Any] | None, str | None]:
+def digest_record(mpath: Path, files: Files | None = None) -> tuple[dict[str, Any] | None, str | None]:
     """(the digest record of the batch whose matches part is ``mpath``, or a problem with it): none
     for a batch written before digest records; a missing one where the tournament's other batches of
     the game have theirs is a problem (it was deleted)."""
     dpath = digest_path(mpath)
+    files = files or LocalFiles(dpath.parent)
     try:
-        rec = json.loads(dpath.read_text())
+        rec = json.loads(files.read_text(dpath))
     except FileNotFoundError:
         # a batch written before digest records (or by another writer) has none; but where the
         # tournament's other batches of the game have theirs, a missing one was deleted
         key = mpath.name.split("-", 2)[:2]
-        if len(key) == 2 and any(dpath.parent.glob(f"{key[0]}-{key[1]}-*.json")):
+        if len(key) == 2 and files.glob(dpath.parent, f"{key[0]}-{key[1]}-*.json"):
             return None, (f"{dpath}: missing digest record (the tournament's other batches have theirs: "
                           "the batch's parts cannot be certified)")
         return None, None
@@ -640,20 +655,22 @@ def record_digests(matches_part: Path) -> None:
     write_atomic(digest_path(matches_part), (json.dumps(record, sort_keys=True) + "\n").encode(), False)
 
 
-def scan_matches(root: str | os.PathLike[str], tournament: str) -> tuple[set[str], list[BatchCheck]]:
+def scan_matches(root: str | os.PathLike[str], tournament: str,
+                 files: Files | None = None) -> tuple[set[str], list[BatchCheck]]:
     """(ids of the matches in ``tournament``'s whole batches, the batches that are not whole): the
     matches parts decoded and checked against their digest record, the moves and events parts'
     presence and row counts (:func:`check_batch` without ``full``)."""
     done: set[str] = set()
     bad: list[BatchCheck] = []
     where: dict[str, Path] = {}
-    for p in committed_parts(root, tournament):
-        c = check_batch(root, part_game(p), p.name, tournament, full=False)
+    for p in committed_parts(root, tournament, files=files):
+        c = check_batch(root, part_game(p), p.name, tournament, full=False, files=files)
         if not c.problems:
             twice = [x for x in c.match_ids if x in done]
             if twice:   # a batch copied under another name: each match counts once
-                c.problems.append(f"{p}: holds {len(twice)} match(es) already in {where[twice[0]]} "
-                                  f"(e.g. {twice[0]}): not counted twice")
+                line = f"{p}: holds {len(twice)} match(es) already in {where[twice[0]]} (e.g. {twice[0]}): " \
+                       "not counted twice"
+                c.problems.append(files.shown(line) if files is not None else line)
         if c.problems:
             bad.append(c)
         else:

@@ -33,6 +33,7 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Protocol
 
 Root = str | os.PathLike[str]
 """A tournament output directory."""
@@ -48,6 +49,21 @@ LOGS = "_logs"
 """``OUT/_logs/``: the run's own log files."""
 RAY_LOG = Path(LOGS) / "ray-driver.log"
 """Ray's output during a run, relative to the output directory."""
+
+class Lister(Protocol):
+    """What lists a log's folders: the local filesystem, or an object store read in place
+    (``tournaments.store.LocalFiles``/``StoreFiles``; None below means the local filesystem)."""
+
+    def is_dir(self, p: Path) -> bool: ...
+
+    def glob(self, p: Path, pattern: str) -> list[Path]: ...
+
+
+def _glob(files: Lister | None, p: Path, pattern: str) -> list[Path]:
+    if files is None:
+        return sorted(p.glob(pattern)) if p.is_dir() else []
+    return files.glob(p, pattern) if files.is_dir(p) else []
+
 
 GAME_PREFIX = "game="
 _PART = re.compile(r"^part-([0-9a-f]{8})-e([0-9]+)-([0-9a-f]{16})\.parquet$")
@@ -122,25 +138,28 @@ def sibling_part(part: Path, table: str) -> Path:
     return part.parent.parent.parent / table / part.parent.name / part.name
 
 
-def partitions(root: Root, table: str) -> list[tuple[str, Path]]:
+def partitions(root: Root, table: str, files: Lister | None = None) -> list[tuple[str, Path]]:
     """(game, folder) of every ``game=<id>`` partition of ``table``, sorted by folder name."""
     base = table_dir(root, table)
+    if files is not None:
+        return [(d.name[len(GAME_PREFIX):], d) for d in _glob(files, base, f"{GAME_PREFIX}*")
+                if files.is_dir(d)]
     if not base.is_dir():
         return []
     return [(d.name[len(GAME_PREFIX):], d) for d in sorted(base.iterdir())
             if d.is_dir() and d.name.startswith(GAME_PREFIX)]
 
 
-def all_parts(root: Root, table: str) -> list[Path]:
+def all_parts(root: Root, table: str, files: Lister | None = None) -> list[Path]:
     """Every committed part file of ``table`` (any tournament's), sorted."""
-    base = table_dir(root, table)
-    return sorted(base.glob(f"{GAME_PREFIX}*/part-*.parquet")) if base.is_dir() else []
+    return _glob(files, table_dir(root, table), f"{GAME_PREFIX}*/part-*.parquet")
 
 
-def committed_parts(root: Root, tournament: str, table: str = "matches") -> list[Path]:
+def committed_parts(root: Root, tournament: str, table: str = "matches",
+                    files: Lister | None = None) -> list[Path]:
     """The part files of ``table`` that belong to ``tournament``."""
     prefix = part_prefix(tournament)
-    return [p for p in all_parts(root, table) if p.name.startswith(prefix)]
+    return [p for p in all_parts(root, table, files) if p.name.startswith(prefix)]
 
 
 def temp_files(root: Root, table: str) -> list[Path]:
@@ -183,10 +202,9 @@ def manifest_path(root: Root, tournament: str) -> Path:
     return tournaments_dir(root) / f"{tournament}.json"
 
 
-def manifests(root: Root) -> list[Path]:
+def manifests(root: Root, files: Lister | None = None) -> list[Path]:
     """Every manifest under ``root``, sorted (their stems are the tournament ids)."""
-    d = tournaments_dir(root)
-    return sorted(d.glob("*.json")) if d.is_dir() else []
+    return _glob(files, tournaments_dir(root), "*.json")
 
 
 def secret_path(root: Root, tournament: str) -> Path:

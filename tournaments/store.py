@@ -21,8 +21,8 @@
 """
 from __future__ import annotations
 
-import atexit
 import builtins
+import fnmatch
 import os
 import re
 import shutil
@@ -259,6 +259,8 @@ def open_store(uri: str, timeout_s: float = 5.0) -> ObjectStore:
             kw: dict[str, Any] = {"region": region, "connect_timeout": timeout_s,
                                   "request_timeout": timeout_s,
                                   "retry_strategy": pafs.AwsStandardS3RetryStrategy(max_attempts=2)}
+            if q.get("anonymous", "").lower() in ("1", "true", "yes"):   # a public bucket: no credentials
+                kw["anonymous"] = True
             if endpoint:
                 kw.update(endpoint_override=endpoint, scheme=http)
                 s3["endpoint_url"] = f"{http}://{endpoint}"
@@ -323,7 +325,8 @@ def sweep_mirrors(tmp: str | None = None) -> list[Path]:
 
 class Mirror:
     """A temporary local copy of some of a store's objects, removed by :meth:`close`; never a tournament
-    secret (:func:`tournaments.ledger.mirror_tournament` and :func:`local_root` leave them out).
+    secret (:func:`tournaments.ledger.mirror_tournament` leaves them out).  Only a driver (and the
+    bookkeeping of ``repair``/``compact``) makes one; readers read the store in place (:class:`StoreFiles`).
     Making one first removes the mirrors of processes that died without removing theirs."""
 
     def __init__(self, store: ObjectStore, prefixes: list[str], keep: Any = None) -> None:
@@ -360,15 +363,118 @@ class Mirror:
         return new, gone
 
 
-def local_root(root: str | os.PathLike[str]) -> Path:
-    """``root`` as a local directory a reader can walk: itself, or for a store's URI a temporary copy
-    of its log (manifests, parts, digest records; removed at exit).  :class:`StoreError` when the store
-    cannot be read."""
+# ------------------------------------------------------------------------------------------ reading in place
+class LocalFiles:
+    """A local log directory as the readers see it (``pathlib``): the same methods as :class:`StoreFiles`,
+    so that a reader runs unchanged on either."""
+
+    fs: pafs.FileSystem | None = None
+    """What pyarrow reads through (``filesystem=``): None, the local filesystem by path."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    def is_file(self, p: Path) -> bool:
+        return p.is_file()
+
+    def is_dir(self, p: Path) -> bool:
+        return p.is_dir()
+
+    def glob(self, p: Path, pattern: str) -> builtins.list[Path]:
+        return sorted(p.glob(pattern))
+
+    def read_bytes(self, p: Path) -> bytes:
+        return p.read_bytes()
+
+    def read_text(self, p: Path) -> str:
+        return p.read_text()
+
+    def shown(self, text: str) -> str:
+        """``text`` (a message) with the paths in it as the user named them."""
+        return text
+
+    def where(self, p: Path) -> str:
+        """The path of ``p`` for DuckDB and pyarrow's own readers."""
+        return str(p)
+
+
+class StoreFiles:
+    """A log in an object store as the readers see it, read **in place** through ``pyarrow.fs`` (no local
+    copy, no write, no lease: read-only credentials are enough).  Paths are the ones
+    :mod:`tournaments.paths` builds from :attr:`root` (``BUCKET/PREFIX/...``, the store's own paths);
+    messages name them by URI (:meth:`shown`).
+
+    Each folder is listed once and the listing kept (one LIST of a table's ``game=`` folder, not one
+    request per file): a reader works on the snapshot of what was committed when it looked, as a local
+    reader does on one ``listdir``."""
+
+    def __init__(self, store: ObjectStore) -> None:
+        self.store = store
+        self.fs: pafs.FileSystem | None = store.fs
+        self.root = Path(store.base)
+        self._listed: dict[str, dict[str, pafs.FileType]] = {}
+
+    def _list(self, p: Path) -> dict[str, pafs.FileType]:
+        key = p.as_posix()
+        got = self._listed.get(key)
+        if got is None:
+            sel = pafs.FileSelector(key, recursive=False, allow_not_found=True)
+            try:
+                infos = self.store.fs.get_file_info(sel)
+            except (OSError, pa.ArrowException) as e:
+                raise StoreError(f"{self.shown(key)}: cannot list ({_one_line(e)})") from None
+            got = {i.base_name: i.type for i in infos}
+            self._listed[key] = got
+        return got
+
+    def is_file(self, p: Path) -> bool:
+        return self._list(p.parent).get(p.name) == pafs.FileType.File
+
+    def is_dir(self, p: Path) -> bool:
+        if p == self.root:
+            return True
+        return self._list(p.parent).get(p.name) == pafs.FileType.Directory
+
+    def glob(self, p: Path, pattern: str) -> builtins.list[Path]:
+        """What ``pattern`` (``/``-separated ``fnmatch`` patterns, no ``**``) names under ``p``, sorted, as
+        :meth:`pathlib.Path.glob`: files or folders at the last level, folders before it."""
+        level = [p]
+        parts = pattern.split("/")
+        for i, part in enumerate(parts):
+            last = i == len(parts) - 1
+            level = [d / n for d in level for n, t in sorted(self._list(d).items())
+                     if (last or t == pafs.FileType.Directory) and fnmatch.fnmatchcase(n, part)]
+        return sorted(level)
+
+    def read_bytes(self, p: Path) -> bytes:
+        try:
+            with self.store.fs.open_input_stream(p.as_posix()) as f:
+                return bytes(f.read())
+        except FileNotFoundError:
+            raise FileNotFoundError(self.shown(p.as_posix())) from None
+        except (OSError, pa.ArrowException) as e:
+            if "NO_SUCH_KEY" in str(e) or "does not exist" in str(e):
+                raise FileNotFoundError(self.shown(p.as_posix())) from None
+            raise OSError(f"{self.shown(p.as_posix())}: cannot read ({_one_line(e)})") from None
+
+    def read_text(self, p: Path) -> str:
+        return self.read_bytes(p).decode()
+
+    def shown(self, text: str) -> str:
+        return text.replace(self.store.base, self.store.uri.split("?", 1)[0].rstrip("/"))
+
+    def where(self, p: Path) -> str:
+        return p.as_posix()
+
+
+Files = LocalFiles | StoreFiles
+"""How a reader reaches a log's files: a local directory or an object store (see :func:`log_files`)."""
+
+
+def log_files(root: str | os.PathLike[str]) -> Files:
+    """The files of the log at ``root``: a local directory, or for a store's URI the store read in
+    place (:class:`StoreError` when it cannot be reached or listed)."""
     text = restore_uri(root)
     if not is_uri(text):
-        return Path(root)
-    store = open_store(text)
-    mirror = Mirror(store, ["_tournaments", "matches", "moves", "events", "_digests"],
-                    lambda k: ".lease-e" not in k and not k.endswith(".secret"))
-    atexit.register(mirror.close)
-    return mirror.dir
+        return LocalFiles(root)
+    return StoreFiles(open_store(text))

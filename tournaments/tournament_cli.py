@@ -21,6 +21,7 @@ from tournaments.analysis.tables import plain_console, styled
 if TYPE_CHECKING:  # the heavy modules (pyarrow, the engine) load when a command runs
     from tournaments.runners import Summary
     from tournaments.spec import Spec
+    from tournaments.store import Files
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   context_settings=HELP_SETTINGS,
@@ -141,8 +142,7 @@ def run_cmd(
         compaction = _compact_or_fail(Path(summary.root), summary.tournament, None, as_json)
     # The board (a read of every batch and a bootstrap) only when it is printed: not with
     # --no-leaderboard, whose --json summary then has no "leaderboard".
-    board = (_board_or_fail(_readable(Path(summary.root)) if isinstance(summary.root, str) else summary.root,
-                            summary.tournament) if leaderboard else None)
+    board = (_board_or_fail(*_readable(Path(summary.root)), summary.tournament) if leaderboard else None)
     if as_json:
         print(json.dumps({**_summary_json(summary), **({"leaderboard": board} if leaderboard else {})}
                          | ({"compaction": compaction} if compaction else {})))
@@ -232,7 +232,7 @@ def _print_summary(s: Summary, again: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------ leaderboard
-def _matches_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
+def _matches_rows(root: Path, tournament: str, files: Files | None = None) -> list[dict[str, Any]]:
     """The matches of ``tournament``'s whole batches; :class:`~tournaments.log.PartError` (one line
     naming the part) if any batch is damaged or incomplete: a leaderboard without some of its matches
     would mislead.  A part holding another tournament's rows is reported (a warning line) and skipped."""
@@ -243,15 +243,16 @@ def _matches_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
     cols = ["group_id", "bots", "bot_refs", "ranking", "teams", "faults"]
     bad = []
     where: dict[str, Path] = {}
-    for p in committed_parts(root, tournament):
-        c = check_batch(root, part_game(p), p.name, tournament, full=False)
+    for p in committed_parts(root, tournament, files=files):
+        c = check_batch(root, part_game(p), p.name, tournament, full=False, files=files)
         if c.foreign and len(c.problems) == 1:
             print(f"{PROG}: warning: {one_line(c.problems[0], None)}", file=sys.stderr)
             continue
         twice = [x for x in c.match_ids if x in where]
         if twice and not c.problems:   # a batch copied under another name would count twice
-            c.problems.append(f"{p}: holds {len(twice)} match(es) already in {where[twice[0]]} "
-                              f"(e.g. {twice[0]}): not counted twice")
+            line = f"{p}: holds {len(twice)} match(es) already in {where[twice[0]]} (e.g. {twice[0]}): " \
+                   "not counted twice"
+            c.problems.append(files.shown(line) if files is not None else line)
         if c.problems or c.matches is None:
             bad.append(c)
             continue
@@ -260,30 +261,33 @@ def _matches_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
             r["game"] = c.game
             rows.append(r)
     if bad:
-        raise PartError(damage_line(bad, root))
+        raise PartError(damage_line(bad, files.shown(str(root)) if files is not None else root))
     return rows
 
 
-def _readable(output: Path) -> Path:
-    """``output``, or for an object store's URI a temporary local copy of its log (fails in one line)."""
-    from tournaments.store import StoreError, local_root
+def _readable(output: Path) -> tuple[Path, Files]:
+    """(the log's root, its files): a local directory, or an object store's URI read in place (the
+    store's path and a read-only view of it; fails in one line)."""
+    from tournaments.store import StoreError, log_files, restore_uri
 
     try:
-        return local_root(output)
+        files = log_files(restore_uri(output))
     except StoreError as e:
         fail(PROG, str(e))
+    return files.root, files
 
 
-def _board_or_fail(root: Path, tournament: str) -> list[dict[str, Any]]:
+def _board_or_fail(root: Path, files: Files | None, tournament: str) -> list[dict[str, Any]]:
     from tournaments.log import PartError
+    from tournaments.store import StoreError
 
     try:
-        return leaderboard_rows(root, tournament)
-    except PartError as e:
+        return leaderboard_rows(root, tournament, files)
+    except (PartError, StoreError) as e:
         fail(PROG, str(e))
 
 
-def leaderboard_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
+def leaderboard_rows(root: Path, tournament: str, files: Files | None = None) -> list[dict[str, Any]]:
     """Per entrant, best first: the headline ``score`` with its bootstrap 95% interval ``lo``..``hi``
     and ``tied`` (:mod:`tournaments.analysis.leaderboard`, the numbers ``rank`` and the dashboard show),
     its score per game (``games``), and over all its matches: matches, wins, mean place, faults.
@@ -295,7 +299,7 @@ def leaderboard_rows(root: Path, tournament: str) -> list[dict[str, Any]]:
     """
     from tournaments.analysis.leaderboard import OVERALL, Result, champions, headlines, ranked_match
 
-    matches = [r for r in _matches_rows(root, tournament) if ranked_match(r["bot_refs"])]  # no human seat
+    matches = [r for r in _matches_rows(root, tournament, files) if ranked_match(r["bot_refs"])]  # no human
     boards = headlines([Result(r["game"], r["group_id"], r["bots"], r["teams"], r["ranking"])
                         for r in matches])
     if not boards:
@@ -388,9 +392,9 @@ def leaderboard_cmd(
             check_tournament_id(tournament, "--tournament")
     except SpecError as e:
         fail(PROG, str(e))
-    output = _readable(output)
-    tid = _one_tournament(output, tournament)
-    rows = _board_or_fail(output, tid)
+    root, files = _readable(output)
+    tid = _one_tournament(root, tournament, files)
+    rows = _board_or_fail(root, files, tid)
     if as_json:
         print(json.dumps(rows))
     else:
@@ -412,25 +416,34 @@ def status_cmd(
     from tournaments.log import scan_matches
     from tournaments.paths import manifest_path
     from tournaments.spec import SpecError, check_path
+    from tournaments.store import StoreError
 
     try:
         check_path(output, "OUTPUT")
     except SpecError as e:
         fail(PROG, str(e))
-    output = _readable(output)
-    ids = tournaments_in(output)
+    root, files = _readable(output)
+    output = Path(files.shown(str(root)))
+    try:
+        ids = tournaments_in(root, files)
+    except StoreError as e:
+        fail(PROG, str(e))
     if not ids:
         fail(PROG, f"no tournament in {output} (no _tournaments/*.json manifest)")
     rows = []
     for tid in ids:
         try:
-            m = read_manifest(output, tid) or {}
+            m = read_manifest(root, tid, files) or {}
         except (OSError, ValueError) as e:
-            fail(PROG, f"the manifest {manifest_path(output, tid)} cannot be read "
+            fail(PROG, f"the manifest {files.shown(str(manifest_path(root, tid)))} cannot be read "
                         f"({str(e).splitlines()[0][:100] if str(e) else type(e).__name__})")
         if not isinstance(m, dict):
-            fail(PROG, f"the manifest {manifest_path(output, tid)} is corrupt (not a JSON object)")
-        done, bad = scan_matches(output, tid)
+            fail(PROG, f"the manifest {files.shown(str(manifest_path(root, tid)))} is corrupt (not a JSON "
+                       "object)")
+        try:
+            done, bad = scan_matches(root, tid, files)
+        except StoreError as e:
+            fail(PROG, str(e))
         for c in bad:
             print(f"{PROG}: warning: {one_line(c.problems[0], None)}; not counted (`{PROG} repair {output}` "
                   "quarantines it, `--resume` replays its matches)", file=sys.stderr)
@@ -559,10 +572,12 @@ def _compact_or_fail(output: Path, tid: str, game: str | None, quiet: bool) -> d
     return record
 
 
-def _one_tournament(output: Path, tournament: str | None) -> str:
+def _one_tournament(output: Path, tournament: str | None, files: Files | None = None) -> str:
     from tournaments.ledger import tournaments_in
 
-    ids = tournaments_in(output)
+    ids = tournaments_in(output, files)
+    if files is not None:
+        output = Path(files.shown(str(output)))
     if tournament is not None:
         if tournament not in ids:
             fail(PROG, f"no tournament {tournament!r} in {output}; it holds: {', '.join(ids) or 'none'}")

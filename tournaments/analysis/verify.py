@@ -50,8 +50,9 @@ from engine import GAMES, IllegalAction, State, load_game
 from engine.replay import replay, start
 from tournaments.analysis.views import LogError, TournamentLog
 from tournaments.ledger import tournaments_in
-from tournaments.log import check_batch, engine_version
+from tournaments.log import TABLES, check_batch, engine_version
 from tournaments.paths import part_path, tournaments_dir
+from tournaments.store import Files, LocalFiles, StoreError, is_uri, log_files
 
 QUERIES = Path(__file__).with_name("queries")
 _BLOCK = re.compile(r"^-- (invariant|setup):?[ \t]*([A-Za-z0-9_]*)[ \t]*$", re.M)
@@ -197,13 +198,32 @@ def _ev(e: tuple[int, int, str, int | None]) -> str:
     return f"{name} (deal {deal}, ply {ply}, seat {seat})"
 
 
-def _read(path: Path, columns: list[str], ids: list[str] | None = None) -> pa.Table:
+def _read(path: Path, columns: list[str], ids: list[str] | None = None,
+          files: Files | None = None) -> pa.Table:
     try:   # (a compacted part is sorted by match_id: the filter skips the other row groups)
-        return pq.read_table(path, columns=columns,
+        return pq.read_table(str(path), columns=columns, filesystem=files.fs if files is not None else None,
                              filters=None if ids is None else [("match_id", "in", ids)])
     except (OSError, pa.ArrowException) as e:
-        raise LogError(f"{path}: unreadable Parquet part, truncated or corrupted "
+        where = files.shown(str(path)) if files is not None else str(path)
+        raise LogError(f"{where}: unreadable Parquet part, truncated or corrupted "
                        f"({' '.join(str(e).split())})") from None
+
+
+_FILES: dict[str, Files] = {}
+"""A worker's view of each log it replays from (a store opened once per process, not per task)."""
+
+
+def _files_of(root: str) -> Files:
+    """The files of the log at ``root`` (a directory, or a store's URI: read in place)."""
+    if not is_uri(root):
+        return LocalFiles(root)
+    got = _FILES.get(root)
+    if got is None:
+        try:
+            got = _FILES[root] = log_files(root)
+        except StoreError as e:
+            raise LogError(str(e)) from None
+    return got
 
 
 def _py(table: pa.Table, column: str) -> list[Any]:
@@ -218,22 +238,24 @@ def replay_part(root: str, game: str, name: str, deep: bool = False, only: str |
     ``ids``, only those matches of it (the rows of the others are not read where the part's row groups
     tell them apart)."""
     t0 = time.perf_counter()
-    base = Path(root)
+    files = _files_of(root)
+    base = files.root
     stats = ReplayStats()
     mpath = part_path(base, "matches", game, name)
     if only is not None:
         ids = [only]
     want = sorted(ids) if ids is not None else None
     matches = _read(mpath, ["match_id", "options", "seed", "players", "max_deals", "scores",
-                            "engine_ranking", "deals_played", "moves", "engine_version"], want)
+                            "engine_ranking", "deals_played", "moves", "engine_version"], want, files)
     if want is not None and matches.num_rows == 0:
         return stats
     moves = _read(part_path(base, "moves", game, name), ["match_id", "ply", "seat", "deal", "action",
-                                                         "legal_count"], want)
+                                                         "legal_count"], want, files)
     moves = moves.sort_by([("match_id", "ascending"), ("ply", "ascending")])
     events_by_match: dict[str, list[tuple[int, int, str, int | None]]] = {}
     if check_events:
-        ev = _read(part_path(base, "events", game, name), ["match_id", "deal", "ply", "event", "seat"], want)
+        ev = _read(part_path(base, "events", game, name), ["match_id", "deal", "ply", "event", "seat"], want,
+                   files)
         ev_cols = [_py(ev, c) for c in ("match_id", "deal", "ply", "event")]
         ev_cols.append(ev.column("seat").to_pylist())  # nullable
         for mid, deal, ply, event, seat in zip(*ev_cols, strict=True):
@@ -323,7 +345,7 @@ def replay_tasks(log: TournamentLog, deep: bool = False, sample: float | None = 
     ``sample`` fraction of them drawn with ``seed``)."""
     per_part: list[tuple[str, str, list[str], list[str]]] = []
     for p in log.parts["matches"]:
-        t = _read(p.path, ["match_id", "group_id"])
+        t = _read(p.path, ["match_id", "group_id"], files=log.files)
         per_part.append((p.game, p.path.name, _py(t, "match_id"), _py(t, "group_id")))
     drawn: Sample | None = None
     keep: set[str] | None = None
@@ -344,16 +366,17 @@ def replay_tasks(log: TournamentLog, deep: bool = False, sample: float | None = 
         # as many tasks as its moves part has row groups, its groups in match-id order (the part's
         # order), so that each task decodes about one row group rather than every task all of them.
         chosen = sum(len(v) for v in by_group.values())
-        row_groups = pq.read_metadata(part_path(log.root, "moves", game, name)).num_row_groups
+        row_groups = pq.read_metadata(str(part_path(log.root, "moves", game, name)),
+                                      filesystem=log.reader.fs).num_row_groups
         size = max(TASK_MATCHES, math.ceil(chosen / max(1, row_groups)))
         cur: list[str] = []
         for g in sorted(by_group, key=lambda g: min(by_group[g])):
             cur += by_group[g]
             if len(cur) >= size:
-                tasks.append(ReplayTask(str(log.root), game, name, tuple(cur), deep))
+                tasks.append(ReplayTask(log.location, game, name, tuple(cur), deep))
                 cur = []
         if cur:
-            tasks.append(ReplayTask(str(log.root), game, name, tuple(cur), deep))
+            tasks.append(ReplayTask(log.location, game, name, tuple(cur), deep))
     return tasks, drawn
 
 
@@ -363,10 +386,10 @@ def replay_all(log: TournamentLog, workers: int | None = None, deep: bool = Fals
     """Replay every committed match of ``log`` (or ``only`` one, or a ``sample``), by match group, on
     ``workers`` local processes through the submission loop (:mod:`tournaments.runners.loop`: a task
     whose worker died runs again); 1 = in this process.  With ``address`` the tasks run on that Ray
-    cluster instead (every node must read ``log.root``: a shared directory).  ``stats.sample`` says what
-    was sampled."""
+    cluster instead (every node must read ``log.root``: a shared directory, or the object store, which
+    each worker reads in place).  ``stats.sample`` says what was sampled."""
     if only is not None:
-        tasks = [ReplayTask(str(log.root), p.game, p.path.name, (only,), deep) for p in log.parts["matches"]]
+        tasks = [ReplayTask(log.location, p.game, p.path.name, (only,), deep) for p in log.parts["matches"]]
         drawn = None
     else:
         tasks, drawn = replay_tasks(log, deep, sample, seed)
@@ -394,7 +417,7 @@ def replay_all(log: TournamentLog, workers: int | None = None, deep: bool = Fals
         from tournaments.runners.loop import Executor, run_batches
         from tournaments.runners.progress import Progress
         from tournaments.runners.summary import Summary
-        s = Summary("verify", log.root, len(tasks), 0)
+        s = Summary("verify", log.root if log.uri is None else log.uri, len(tasks), 0)
 
         def run(executor: Any) -> None:
             try:
@@ -556,7 +579,7 @@ def run_queries(log: TournamentLog, games: list[str] | None = None, limit: int =
                     rec = dict(zip(cols, r, strict=True))
                     g = game or (str(r[gi]) if gi is not None else _game_of(con, rec["match_id"]))
                     violations.append(Violation(q.name, g, str(rec["match_id"]), str(rec.get("detail", "")),
-                                                replay_command(log.root, str(rec["match_id"]))))
+                                                replay_command(log.location, str(rec["match_id"]))))
     finally:
         con.close()
     return violations, ran
@@ -583,19 +606,21 @@ def certify(root: str | os.PathLike[str], log: TournamentLog | None = None) -> l
     :meth:`TournamentLog.only_match`) reads whole (see the module docstring); return the ``integrity``
     violations of parts that decode, raise :class:`Uncertified` for the others."""
     log = log or TournamentLog(Path(root), check=False, orphans=True)
-    known = set(tournaments_in(log.root)) if tournaments_dir(log.root).is_dir() else None
+    files = log.reader
+    known = set(tournaments_in(log.root, files)) if files.is_dir(tournaments_dir(log.root)) else None
     fatal: list[str] = []
     out: list[Violation] = []
     for p in log.parts["matches"]:
-        c = check_batch(log.root, p.game, p.path.name, None, full=True)
+        c = check_batch(log.root, p.game, p.path.name, None, full=True, files=files)
         fatal += c.unreadable
         for problem in c.problems:
             if problem not in c.unreadable:
                 out.append(Violation("integrity", p.game, "-", problem))
         if c.matches is not None and known is not None:
             for t in sorted(set(c.matches.column("tournament").to_pylist()) - known):
-                out.append(Violation("integrity", p.game, "-", f"{p.path}: holds rows of tournament {t!r}, "
-                                     f"which has no manifest in {tournaments_dir(log.root)}"))
+                out.append(Violation("integrity", p.game, "-", files.shown(
+                    f"{p.path}: holds rows of tournament {t!r}, which has no manifest in "
+                    f"{tournaments_dir(log.root)}")))
     if fatal:
         raise Uncertified(fatal)
     return out
@@ -655,7 +680,7 @@ def verify(root: str | os.PathLike[str], workers: int | None = None, deep: bool 
     if replay:
         sub = log
         if unknown:
-            sub = TournamentLog(log.root, check=False, match_id=log.match_id)
+            sub = log.sub(check=False, tables=TABLES, duplicates=True, digests=True, orphans=False)
             sub.parts = {t: [p for p in log.parts[t] if p.game not in unknown] for t in log.parts}
         stats = replay_all(sub, workers=workers, deep=deep, only=only, progress=progress, sample=sample,
                            seed=seed, address=address)

@@ -43,7 +43,7 @@ from tournaments.log import (
     read_part,
 )
 from tournaments.paths import partitions, table_dir, tournaments_dir
-from tournaments.store import StoreError, local_root, restore_uri
+from tournaments.store import Files, LocalFiles, StoreError, StoreFiles, log_files, restore_uri
 
 if TYPE_CHECKING:
     import duckdb
@@ -85,29 +85,46 @@ class TournamentLog:
     orphans: bool = False
     """Also read moves and events parts without their batch's matches part (``verify`` reports them);
     by default a reader follows the commit record and leaves them out (see data/README.md)."""
+    files: Files | None = None
+    """Where the log is: a local directory, or an object store read in place (``root`` is then the
+    store's path ``BUCKET/PREFIX``, :attr:`uri` its URI); set from ``root`` when not given."""
+    uri: str | None = None
+    """The store's URI (with its query) for a log in an object store, else None."""
 
     def __post_init__(self) -> None:
-        shown = restore_uri(self.root)
-        try:   # an object store's URI: read through a temporary local copy (tournaments.store)
-            self.root = local_root(self.root)
-        except StoreError as e:
-            raise LogError(str(e)) from None
+        if self.files is None:
+            text = restore_uri(self.root)
+            try:   # an object store's URI: read in place through pyarrow.fs (tournaments.store)
+                self.files = log_files(text)
+            except StoreError as e:
+                raise LogError(str(e)) from None
+            if isinstance(self.files, StoreFiles):
+                self.uri = self.files.store.uri
+        self.root = self.files.root
         try:
             self._open()
-        except LogError as e:   # name the URI, not the temporary copy
-            raise LogError(str(e).replace(str(self.root), shown.split("?", 1)[0])) from None
+        except (LogError, StoreError) as e:   # name the URI, not the store's path
+            raise LogError(self.files.shown(str(e))) from None
+
+    @property
+    def location(self) -> str:
+        """The log as its user names it: the directory, or the store's URI (for messages and commands)."""
+        return self.uri if self.uri is not None else str(self.root)
 
     def _open(self) -> None:
         root = self.root
-        if not root.exists():
-            raise LogError(f"{root}: no such directory")
-        if not root.is_dir():
-            raise LogError(f"{root} is not a directory (expected a tournament directory, see data/README.md)")
-        if not table_dir(root, "matches").is_dir() and not tournaments_dir(root).is_dir():
+        files = self.reader
+        if isinstance(files, LocalFiles):
+            if not root.exists():
+                raise LogError(f"{root}: no such directory")
+            if not root.is_dir():
+                raise LogError(f"{root} is not a directory (expected a tournament directory, see "
+                               "data/README.md)")
+        if not files.is_dir(table_dir(root, "matches")) and not files.is_dir(tournaments_dir(root)):
             raise LogError(f"{root} is not a tournament directory: it has no matches/ folder "
                            "(expected matches/game=<id>/part-*.parquet, as data/README.md describes)")
         for t in TABLES:
-            self.parts[t] = _list_parts(root, t)
+            self.parts[t] = _list_parts(root, t, files)
         # readers follow the commit record: a moves or events part counts only beside its batch's matches
         # part (an orphan of a killed writer, or an old batch a compaction is replacing, is not read)
         committed = {(p.game, p.path.name) for p in self.parts["matches"]}
@@ -117,15 +134,29 @@ class TournamentLog:
         if self.check:
             self._check()
 
+    @property
+    def reader(self) -> Files:
+        """How this log's files are read (:attr:`files`, set when the log was opened)."""
+        assert self.files is not None   # set by __post_init__
+        return self.files
+
     # ------------------------------------------------------------------ checking
     def _check(self) -> None:
+        files = self.reader
+        rows: dict[tuple[str, str, str], int] = {}
         for t in self.tables:
             for p in self.parts[t]:
-                check_part(p.path, t)
+                rows[(t, p.game, p.path.name)] = check_part(p.path, t, files)
         seen: dict[str, Path] = {}
         for p in self.parts["matches"]:   # the commit records, small: decoded whole, page CRCs checked
             try:
-                ids = read_part(p.path, "matches").column("match_id").to_pylist()
+                data = files.read_bytes(p.path)
+            except FileNotFoundError:
+                raise LogError(f"{p.path}: missing part file (a dangling link?)") from None
+            except OSError as e:
+                raise LogError(f"{p.path}: cannot read ({_one_line(e)})") from None
+            try:
+                ids = read_part(p.path, "matches", data=data).column("match_id").to_pylist()
             except PartError as e:
                 raise LogError(str(e)) from None
             for x in ids if self.duplicates else ():   # a batch copied under another name
@@ -135,20 +166,25 @@ class TournamentLog:
                                    f"repair` quarantines the copy")
                 seen[x] = p.path
             if self.digests:
-                self._check_digests(p)
+                self._check_digests(p, data, rows)
         # every committed batch has its moves and events parts (written before the matches part)
         for p in self.parts["matches"]:
             for t in ("moves", "events"):
                 sib = self.root / t / p.path.parent.name / p.path.name
-                if not sib.is_file():
+                if not files.is_file(sib):
                     raise LogError(f"{sib}: missing part file (its batch's matches part {p.path} exists; "
                                    "a batch writes moves, events, then matches)")
 
-    def _check_digests(self, p: Part) -> None:
+    def _check_digests(self, p: Part, data: bytes, rows: dict[tuple[str, str, str], int]) -> None:
         """The parts of ``p``'s batch that this log reads, against the batch's digest record (SHA-256 of
         the bytes it committed): a part overwritten since is refused.  A batch without a record while
-        the tournament's others have theirs lost it (:func:`tournaments.log.digest_record`)."""
-        record, problem = digest_record(p.path)
+        the tournament's others have theirs lost it (:func:`tournaments.log.digest_record`).
+
+        In an object store, read in place, only the matches part (``data``, read whole anyway) is
+        hashed; the moves and events parts are checked against the record's row counts by their
+        footers (hashing them would download the whole log for every question): ``verify`` hashes
+        every byte."""
+        record, problem = digest_record(p.path, self.reader)
         if problem:
             raise LogError(problem)
         if record is None:
@@ -156,7 +192,21 @@ class TournamentLog:
         for t in self.tables:
             f = self.root / t / p.path.parent.name / p.path.name
             want = record["sha256"].get(t)
-            if want is None or not f.is_file():
+            if want is None:
+                continue
+            if t == "matches":
+                if hashlib.sha256(data).hexdigest() != want:
+                    raise LogError(f"{f}: its bytes changed since the batch was committed (SHA-256 differs "
+                                   "from the batch's digest record); `cardarena tournament repair` "
+                                   "quarantines it")
+                continue
+            if isinstance(self.reader, StoreFiles):
+                n, rec = rows.get((t, p.game, p.path.name)), record["rows"].get(t)
+                if n is not None and rec is not None and n != rec:
+                    raise LogError(f"{f}: {n} rows but the batch's digest record says {rec}; `cardarena "
+                                   "tournament repair` quarantines it")
+                continue
+            if not f.is_file():
                 continue
             h = hashlib.sha256()
             with open(f, "rb") as fh:
@@ -171,14 +221,24 @@ class TournamentLog:
         and events are written in its own batch, see data/README.md) and views filtered to its rows.
         Reads only the ``match_id`` column of each matches part; the result has no parts when no batch
         holds the match."""
-        holding = [p for p in self.parts["matches"] if _holds(p.path, match_id)]
+        holding = [p for p in self.parts["matches"] if _holds(p.path, match_id, self.reader)]
         names = {(p.game, p.path.name) for p in holding}
-        sub = TournamentLog(self.root, tables=self.tables, check=False, match_id=match_id,
-                            duplicates=self.duplicates, digests=self.digests)
+        sub = self.sub(check=False, match_id=match_id)
         sub.parts = {t: [p for p in self.parts[t] if (p.game, p.path.name) in names] for t in TABLES}
         if self.check:
             sub._check()
         return sub
+
+    def sub(self, **kw: Any) -> TournamentLog:
+        """This log opened again (listed again) with other settings (``tables``, ``check``, ``match_id``,
+        ``duplicates``, ``digests``, ``orphans``), in the same place."""
+        args: dict[str, Any] = {"tables": self.tables, "check": self.check, "duplicates": self.duplicates,
+                                "digests": self.digests, "orphans": self.orphans, "match_id": self.match_id}
+        args.update(kw)
+        files = self.reader
+        if isinstance(files, StoreFiles):
+            files = StoreFiles(files.store)   # a fresh listing
+        return TournamentLog(self.root, files=files, uri=self.uri, **args)
 
     @property
     def games(self) -> list[str]:
@@ -194,10 +254,23 @@ class TournamentLog:
         if threads:
             con.execute(f"SET threads TO {int(threads)}")
         where = "" if self.match_id is None else f" WHERE match_id = {_quote(self.match_id)}"
+        store = self.reader if isinstance(self.reader, StoreFiles) else None
         for t in sorted(self.tables, key=lambda t: t != "matches"):   # matches first: events' fallback
             files = [str(p.path) for p in self.parts[t]]
-            if files and t == "events" and not all("bot" in pq.read_schema(f).names for f in files):
-                con.execute(_old_events_view(files, where, "matches" in self.tables))
+            if store is not None and files:
+                # in place: an Arrow dataset over pyarrow.fs, into which DuckDB pushes its projection and
+                # filters (``game`` prunes whole folders; row groups are skipped by their statistics)
+                con.register(f"_arrow_{t}", _dataset(store, t, files))
+                src = f"_arrow_{t}"
+            else:
+                lst = ", ".join(_quote(f) for f in files)
+                src = f"read_parquet([{lst}], hive_partitioning = true, union_by_name = true)"
+            if files and t == "events" and not all(
+                    "bot" in pq.read_schema(f, filesystem=self.reader.fs).names for f in files):
+                has = any("bot" in pq.read_schema(f, filesystem=self.reader.fs).names for f in files)
+                con.execute(_old_events_view(src, has, where, "matches" in self.tables))
+            elif files and store is not None:
+                con.execute(f"CREATE VIEW {t} AS SELECT * FROM {src}{where}")
             elif files:
                 lst = ", ".join(_quote(f) for f in files)
                 con.execute(f"CREATE VIEW {t} AS SELECT * FROM read_parquet([{lst}], "
@@ -208,7 +281,7 @@ class TournamentLog:
                 con.execute(f"CREATE VIEW {t} AS SELECT * FROM _empty_{t}")
         if "matches" in self.tables:
             con.execute(DEALS_VIEW)
-        for t in SIDE_TABLES:   # a ladder's own tables (tournaments/ladder/tables.py), where present
+        for t in SIDE_TABLES if store is None else ():   # a ladder's tables (tournaments/ladder/tables.py)
             folder = self.root / t
             side = sorted(str(f) for f in folder.glob("part-*.parquet")) if folder.is_dir() else []
             if side:
@@ -283,13 +356,10 @@ FROM matches m, LATERAL (SELECT unnest(range(1, len(m.sheet) + 1)) AS deal) d
 deal's row of ``matches.sheet``, each seat's score in the game's units), the match's bots."""
 
 
-def _old_events_view(files: list[str], where: str, with_matches: bool) -> str:
-    """The ``events`` view over parts of which some were written before ``events.bot`` was added: the
-    seat's entrant from ``matches.bots`` (DuckDB lists count from 1: ``bots[seat + 1]``) where a part
-    has no ``bot``."""
-    lst = ", ".join(_quote(f) for f in files)
-    src = f"read_parquet([{lst}], hive_partitioning = true, union_by_name = true)"
-    has = any("bot" in pq.read_schema(f).names for f in files)
+def _old_events_view(src: str, has: bool, where: str, with_matches: bool) -> str:
+    """The ``events`` view over parts (``src``, a DuckDB table expression; ``has``: some of them have
+    the column) of which some were written before ``events.bot`` was added: the seat's entrant from
+    ``matches.bots`` (DuckDB lists count from 1: ``bots[seat + 1]``) where a part has no ``bot``."""
     own = "e.bot" if has else "NULL::VARCHAR"
     fill = "m.bots[e.seat + 1]" if with_matches else "NULL::VARCHAR"
     cols = "e.* EXCLUDE (bot)" if has else "e.*"
@@ -309,28 +379,46 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _holds(path: Path, match_id: str) -> bool:
+def _dataset(store: StoreFiles, table: str, paths: list[str]) -> Any:
+    """The committed parts ``paths`` of ``table`` in a store as one Arrow dataset (nothing read until
+    scanned), with the schema's columns and ``game`` from the Hive folder, as ``read_parquet`` gives
+    them locally (a part written before a column was added reads nulls there)."""
+    import pyarrow.dataset as ds
+    schema = pa.schema([*list(SCHEMAS[table]), pa.field("game", pa.string())])
+    part = ds.partitioning(pa.schema([pa.field("game", pa.string())]), flavor="hive")
+    return ds.dataset(paths, schema=schema, format="parquet", filesystem=store.fs, partitioning=part,
+                      partition_base_dir=table_dir(store.root, table).as_posix())
+
+
+def _holds(path: Path, match_id: str, files: Files | None = None) -> bool:
     """Does the matches part at ``path`` hold ``match_id``?  (Reads that one column.)"""
     import pyarrow.compute as pc
     try:
-        ids = pq.read_table(path, columns=["match_id"]).column("match_id")
+        ids = pq.read_table(str(path), columns=["match_id"],
+                            filesystem=files.fs if files is not None else None).column("match_id")
     except (OSError, pa.ArrowException) as e:
         raise LogError(f"{path}: unreadable Parquet part, truncated or corrupted ({_one_line(e)})") from None
     return bool(pc.any(pc.equal(ids, match_id)).as_py())
 
 
-def _list_parts(root: Path, table: str) -> list[Part]:
-    return [Part(table, game, f) for game, d in partitions(root, table) for f in sorted(d.glob("*.parquet"))]
+def _list_parts(root: Path, table: str, files: Files | None = None) -> list[Part]:
+    if files is None or isinstance(files, LocalFiles):
+        return [Part(table, game, f) for game, d in partitions(root, table)
+                for f in sorted(d.glob("*.parquet"))]
+    return [Part(table, game, f) for game, d in partitions(root, table, files)
+            for f in files.glob(d, "*.parquet")]
 
 
-def check_part(path: Path, table: str) -> None:
-    """Raise :class:`LogError` naming ``path`` unless it is a readable part of ``table``'s schema."""
-    if not path.exists():
-        raise LogError(f"{path}: missing part file (a dangling link?)")
-    if not os.access(path, os.R_OK):
-        raise LogError(f"{path}: part file is not readable (permissions)")
+def check_part(path: Path, table: str, files: Files | None = None) -> int:
+    """Raise :class:`LogError` naming ``path`` unless it is a readable part of ``table``'s schema; its
+    rows (from the footer) otherwise."""
+    if files is None or isinstance(files, LocalFiles):
+        if not path.exists():
+            raise LogError(f"{path}: missing part file (a dangling link?)")
+        if not os.access(path, os.R_OK):
+            raise LogError(f"{path}: part file is not readable (permissions)")
     try:
-        meta = pq.read_metadata(path)
+        meta = pq.read_metadata(str(path), filesystem=files.fs if files is not None else None)
         schema = meta.schema.to_arrow_schema()
     except (OSError, pa.ArrowException) as e:
         raise LogError(f"{path}: unreadable Parquet part, truncated or corrupted ({_one_line(e)})") from None
@@ -343,6 +431,7 @@ def check_part(path: Path, table: str) -> None:
     if version is not None and version != str(SCHEMA_VERSION).encode():
         raise LogError(f"{path}: schema version {version.decode()}; this analysis reads version "
                        f"{SCHEMA_VERSION}")
+    return int(meta.num_rows)
 
 
 def _one_line(e: BaseException) -> str:
