@@ -3,6 +3,7 @@
     python bench/engine.py [--seconds S] [--games hartenjagen,genive,...]
     python bench/engine.py --builds [--seconds S] [--baseline DIR]
     python bench/engine.py --ab DIR_A DIR_B ... [--mode require|0] [--seconds S]
+    python bench/engine.py --builds --every --baseline DIR [--clones] [--games ...]
 
 A *deal* is ``game.new_match(seed=i, max_deals=1)`` played to its end with
 ``state.apply(rng.choice(state.legal_actions()))``.  For each game it prints deals/s, actions/s
@@ -94,6 +95,30 @@ def ours_round(game_id: str, first_seed: int, seconds: float, rng: random.Random
         now = clock()
         if now >= end:
             return Rate(deals, actions, now - start)
+
+
+def clone_round(game_id: str, first_seed: int, seconds: float, rng: random.Random) -> Rate:
+    """``clone()`` and ``determinize(seat)`` (what information-set search does per iteration) of
+    positions from a random deal of ``game_id`` (seed ``first_seed``) for about ``seconds``: a
+    "deal" of the rate is one clone plus one determinize."""
+    state = load_game(game_id).new_match(seed=first_seed, max_deals=1)
+    positions: list[Any] = []
+    while not state.is_over() and len(positions) < 60:
+        positions.append(state.clone())
+        state.apply(rng.choice(state.legal_actions()))
+    draw = random.Random(first_seed)
+    copies = 0
+    clock = time.process_time
+    start = clock()
+    end = start + seconds
+    while True:
+        for p in positions:
+            p.clone()
+            p.determinize(p.current_player or 0, draw)
+        copies += len(positions)
+        now = clock()
+        if now >= end:
+            return Rate(copies, copies, now - start)
 
 
 def openspiel_hearts(pass_cards: bool = True) -> Any:
@@ -245,6 +270,8 @@ def serve() -> int:
             r = ours_round("hartenjagen", int(args[0]), float(args[1]), rng)
         elif what == "game":
             r = ours_round(args[0], int(args[1]), float(args[2]), rng)
+        elif what == "clones":
+            r = clone_round(args[0], int(args[1]), float(args[2]), rng)
         elif what == "openspiel":
             r = openspiel_round(os_game, float(args[0]), rng)
         else:
@@ -325,10 +352,12 @@ def bench_builds(seconds: float, baseline: str | None, out: Callable[[str], None
     return 0
 
 
-def bench_every(seconds: float, baseline: str, games: list[str], out: Callable[[str], None]) -> int:
+def bench_every(seconds: float, baseline: str, games: list[str], out: Callable[[str], None],
+                what: str = "game") -> int:
     """Every game on ``baseline``'s ``engine/``, on the pure source and on the compiled build (when
     fresh), one process each, pinned to one core, interleaved rounds of CPU time per game; ratios to
-    the baseline are medians of per-round ratios ("every other game no slower", issue 15)."""
+    the baseline are medians of per-round ratios ("every other game no slower", issue 15).
+    ``what="clones"``: copies (a clone plus a determinize) per second instead of deals."""
     cpu = min(os.sched_getaffinity(0))
     kids = {"before": Child("0", cpu, baseline), "pure": Child("0", cpu)}
     compiled = Child("require", cpu) if _build_fresh() else None
@@ -339,7 +368,8 @@ def bench_every(seconds: float, baseline: str, games: list[str], out: Callable[[
     rounds = max(1, round(seconds / ROUND))
     t = seconds / rounds
     names = list(kids)
-    out(f"# {rounds} interleaved rounds of {t:g} s CPU per game and build, one core (cpu {cpu}); deals/s")
+    unit = "copies/s (clone + determinize)" if what == "clones" else "deals/s"
+    out(f"# {rounds} interleaved rounds of {t:g} s CPU per game and build, one core (cpu {cpu}); {unit}")
     out("# a game whose play changed since the baseline (other actions a deal: a rules fix) is also")
     out("# compared by actions/s: the last column, with the actions a deal on the source and the baseline")
     head = f"{'game':<20} " + " ".join(f"{n:>9}" for n in names) + "   pure/before"
@@ -348,7 +378,7 @@ def bench_every(seconds: float, baseline: str, games: list[str], out: Callable[[
         runs: dict[str, list[Rate]] = {n: [] for n in names}
         for k in range(rounds):
             for name in names[k % len(names):] + names[:k % len(names)]:
-                runs[name].append(kids[name].ask(f"game {g} {1_000_000 * k} {t}"))
+                runs[name].append(kids[name].ask(f"{what} {g} {1_000_000 * k} {t}"))
         rates = " ".join(f"{median_rate(runs[n]).deals_per_s:9.1f}" for n in names)
         cells = []
         for n in names[1:]:
@@ -413,6 +443,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --ab: CARDARENA_COMPILED for every child (require: the compiled build)")
     ap.add_argument("--every", action="store_true",
                     help="with --baseline: every game (or --games) on the baseline, the source and the build")
+    ap.add_argument("--clones", action="store_true",
+                    help="with --every: clone() + determinize() per second (ISMCTS's copies), not deals")
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--root", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -428,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--every needs --baseline DIR (a directory holding an older engine/)")
         print(f"# {machine()}")
         ids = a.games.split(",") if a.games else list(GAMES)
-        return bench_every(a.seconds, a.baseline, ids, print)
+        return bench_every(a.seconds, a.baseline, ids, print, "clones" if a.clones else "game")
     if a.builds:
         print(f"# {machine()}")
         print(f"{'engine':<24} {'deals/s':>10} {'actions/s':>12} {'us/action':>10} {'act/deal':>10}")

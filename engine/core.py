@@ -316,6 +316,9 @@ class Game:
         return state
 
 
+_S = TypeVar("_S", bound="State")
+
+
 OBSERVATION_COMMON: dict[str, str] = {
     "game": "the game id (str)",
     "seat": "your seat (int, from 0)",
@@ -475,52 +478,88 @@ class State:
         return obs
 
     def clone(self) -> State:
-        """An independent copy (hand-written copy of the mutable fields; no deepcopy).
+        """An independent copy (hand-written copy of the mutable fields; no deepcopy): shares
+        nothing mutable with its original.  :meth:`copy_fields`, deep (:func:`copy_value`:
+        containers copied, nested ones too; an RNG with its state; objects with a ``clone()``
+        cloned).  A game adds what this cannot see (objects held inside its containers: the
+        rummies' melds); Hartenjagen writes its own."""
+        return self.copy_fields()
 
-        The base's fields are copied by name (:meth:`_copy_base_into`: in the compiled build they
-        live in the object's native layout, not in ``__dict__``), then the declared fields of the
-        most derived compiled class in the MRO by name (``__mypyc_attrs__``, the compiler's list),
-        then whatever the instance keeps in a ``__dict__`` (containers copied, nested ones too).
-        Hartenjagen writes its own.
-        """
+    def copy_fields(self: _S, deep: bool = True, shared: frozenset[str] = frozenset(),
+                    logs: bool = True) -> _S:
+        """The one owner of copying a state field by field, which :meth:`clone` and a game's
+        lighter copies (the rummies' search copies, ``RummyState._light_clone``) share: a blank
+        instance of the class, the base's fields (:meth:`_copy_base_into`; without ``logs``, empty
+        ``history`` and ``events``, no RNG and no legal list), then every other field the state
+        holds (:func:`state_fields`: a compiled class's native fields, an interpreted class's
+        ``__slots__``, the instance ``__dict__``): ``deep``, through :func:`copy_value`; else flat
+        (:func:`flat_copy`: a list or dict copied one level, the rest shared); the fields named in
+        ``shared`` are shared with the original as they are."""
         cls = type(self)
         new = cls.__new__(cls)
-        self._copy_base_into(new)
-        native = _NATIVE_FIELDS.get(cls)
-        if native is None:
-            native = _NATIVE_FIELDS[cls] = _native_fields(cls)
-        for k in native:
-            # the fields the most derived compiled class declares (its own and its bases'), by name
+        names = _FIELDS.get(cls)
+        if names is None:
+            names = _FIELDS[cls] = state_fields(cls)
+        d = getattr(self, "__dict__", None)
+        if d:  # first, as one dict copy (the base's fields in it are set again just below)
+            nd = d.copy()
+            if deep:
+                for k, v in d.items():
+                    if k not in _BASE_FIELDS and k not in shared:
+                        nd[k] = copy_value(v)
+            else:  # flat_copy, inline (the rummies' turn search makes one per move it tries)
+                for k, v in d.items():
+                    t = type(v)
+                    if (t is list or t is dict) and k not in _BASE_FIELDS and k not in shared:
+                        nd[k] = list(v) if t is list else dict(v)
+            new.__dict__.update(nd)
+        self._copy_base_into(new, logs, not d or cls not in _BASE_IN_DICT)
+        for k in names:
             try:
                 v = getattr(self, k)
             except AttributeError:  # a field not set (yet) in this state
                 continue
-            setattr(new, k, _copy_value(v))
-        d = getattr(self, "__dict__", None)
-        if d:
-            nd = new.__dict__
-            for k, v in d.items():
-                if k not in _BASE_FIELDS:   # copied above
-                    nd[k] = _copy_value(v)
+            if k in shared:
+                pass
+            elif deep:
+                v = copy_value(v)
+            else:
+                t = type(v)
+                if t is list:
+                    v = list(v)
+                elif t is dict:
+                    v = dict(v)
+            setattr(new, k, v)
         return new
 
-    def _copy_base_into(self, new: State) -> None:
-        """Copy the fields this base class declares into ``new`` (a blank instance)."""
-        new.game = self.game
-        new.players = self.players
-        new.seed = self.seed
-        new.max_deals = self.max_deals
+    def _copy_base_into(self, new: State, logs: bool = True, values: bool = True) -> None:
+        """Copy the fields this base class declares into ``new`` (a blank instance); without
+        ``logs``, ``history`` and ``events`` start empty, the RNG unmade and the legal list unknown;
+        without ``values``, the immutable ones (ints, strings, the game) are already there (a copy
+        of the instance ``__dict__`` brought them: :meth:`copy_fields` on the source)."""
+        if values:
+            new.game = self.game
+            new.players = self.players
+            new.seed = self.seed
+            new.max_deals = self.max_deals
+            new.deal_no = self.deal_no
+            new.deck_mask = self.deck_mask
+            new.phase = self.phase
+            new._over = self._over
+        sheet = self.sheet
+        new.sheet = [list(row) for row in sheet] if sheet else []
+        if not logs:
+            new._rng = None
+            new.events = []
+            new.history = []
+            new._legal = None
+            return
         r = self._rng
         new._rng = None if r is None else _copy_rng(r)
         new.events = self.events.copy()    # logs of immutable entries: a flat copy is enough
         new.history = self.history.copy()
-        new.deal_no = self.deal_no
-        new.sheet = [list(row) for row in self.sheet]
-        new.deck_mask = self.deck_mask
-        new.phase = self.phase
         legal = self._legal
         new._legal = None if legal is None else list(legal)
-        new._over = self._over
 
     def determinize(self, seat: Any, rng: Any) -> State:
         """A clone in which the cards hidden from ``seat`` are redealt at random, consistently with
@@ -671,19 +710,35 @@ def _checked_determinize(f: Callable[..., State]) -> Callable[..., State]:
     return determinize
 
 
-def _native_fields(cls: type) -> tuple[str, ...]:
-    """The fields of the most derived compiled class in ``cls``'s MRO (an interpreted game state
-    may subclass a compiled one: ``stock.DrawDiscardState``), less :data:`_BASE_FIELDS`; () in the
-    source."""
+def state_fields(cls: type) -> tuple[str, ...]:
+    """The fields a state of class ``cls`` keeps outside its instance ``__dict__``, less
+    :data:`_BASE_FIELDS`: the native fields of the most derived compiled class in its MRO (an
+    interpreted game state may subclass a compiled one; ``__mypyc_attrs__``, the compiler's list,
+    holds its bases' too) and the ``__slots__`` of its interpreted classes (ManilleState's hot
+    fields); () for a plain source class."""
+    out: list[str] = []
+    native = False
     for c in cls.__mro__:
         names = vars(c).get("__mypyc_attrs__")
-        if names is not None:
-            return tuple(k for k in names if k not in _BASE_FIELDS)
-    return ()
+        if names is not None and not native:
+            native = True
+            out.extend(names)
+        slots = vars(c).get("__slots__", ())
+        out.extend((slots,) if isinstance(slots, str) else slots)
+    fields: list[str] = []
+    for k in out:
+        if k not in fields and k not in _BASE_FIELDS and k not in ("__dict__", "__weakref__"):
+            fields.append(k)
+    if not native and not _BASE_FIELDS.intersection(out):
+        _BASE_IN_DICT.add(cls)
+    return tuple(fields)
 
 
-_NATIVE_FIELDS: dict[type, tuple[str, ...]] = {}
-""":func:`_native_fields` per state class (filled by :meth:`State.clone`)."""
+_FIELDS: dict[type, tuple[str, ...]] = {}
+""":func:`state_fields` per state class (filled by :meth:`State.copy_fields`)."""
+_BASE_IN_DICT: set[type] = set()
+"""The state classes whose instances keep every base field in their ``__dict__`` (no compiled
+class, no slot of a base field: a copy of the ``__dict__`` brings the base's immutable values)."""
 
 _BASE_FIELDS = frozenset(("game", "players", "seed", "max_deals", "_rng", "events", "history", "deal_no",
                           "sheet", "deck_mask", "phase", "_legal", "_over"))
@@ -691,7 +746,7 @@ _BASE_FIELDS = frozenset(("game", "players", "seed", "max_deals", "_rng", "event
 ``events`` only ever grow by appending entries nobody mutates afterwards: a clone shares the entries."""
 
 
-def _copy_value(v: Any) -> Any:
+def copy_value(v: Any) -> Any:
     """A field's value for a clone: containers copied (nested ones too), an RNG with its state,
     objects with a ``clone`` cloned; the rest (ints, strings, tuples, the game) shared."""
     if isinstance(v, (list, dict, set)):
@@ -700,6 +755,17 @@ def _copy_value(v: Any) -> Any:
         return _copy_rng(v)
     if hasattr(v, "clone") and not isinstance(v, (Game, type)):
         return v.clone()
+    return v
+
+
+def flat_copy(v: Any) -> Any:
+    """A field's value for a search copy (:meth:`State.copy_fields`): a list or dict copied one
+    level deep, the rest shared (what the copy's moves rebind, never change in place)."""
+    t = type(v)
+    if t is list:
+        return list(v)
+    if t is dict:
+        return dict(v)
     return v
 
 

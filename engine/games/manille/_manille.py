@@ -35,7 +35,7 @@ from operator import itemgetter
 from typing import Any, ClassVar
 
 from engine.cards import SUITS, TOKENS, bits, hand_tokens
-from engine.core import JSON, State, _copy_data
+from engine.core import JSON
 from engine.deal import StockMode
 from engine.trickplay import TrickState, trick_pairs, voids_shown
 from engine.tricks import (
@@ -208,17 +208,6 @@ class ManilleState(TrickState):
     _track: bool
     """``TRACK_TRICK``, read once per match."""
     _fast: bool
-
-    def clone(self) -> State:
-        """:meth:`State.clone`, the slotted attributes copied the same way."""
-        new = super().clone()
-        for k in _HOT_SLOTS:
-            try:
-                v = getattr(self, k)
-            except AttributeError:
-                continue
-            setattr(new, k, _copy_data(v) if isinstance(v, (list, dict, set)) else v)
-        return new
 
     # ------------------------------------------------------------------ setup helpers
     def _init_family(self, rule: PlayRule, deck: int) -> None:
@@ -575,5 +564,3 @@ class ManilleState(TrickState):
         if self._fast:
             self._lmask = self._play_mask()
 
-
-_HOT_SLOTS = ManilleState._HOT

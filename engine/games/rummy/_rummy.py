@@ -1090,44 +1090,14 @@ class RummyState(DrawDiscardState):
 
     def _light_clone(self) -> RummyState:
         """A cheap copy for the search, which only plays table moves (and, when a player goes out
-        during table play, ends the deal): lists and dicts copied one level deep (the stock
-        shared: table play never draws, and a new deal rebinds it), the melds
-        cloned, no logs, and a fresh RNG (the copy's later deals are never looked at).
-
-        Fields are copied by name: a compiled class's (``__mypyc_attrs__`` over the MRO: they live
-        in the object's native layout), then whatever the instance keeps in a ``__dict__``."""
-        cls = type(self)
-        new = cls.__new__(cls)
-        names = _NATIVE_FIELDS.get(cls)
-        if names is None:
-            names = _NATIVE_FIELDS[cls] = _native_fields(cls)
-        for k in names:
-            try:
-                v = getattr(self, k)
-            except AttributeError:  # a field not set (yet) in this state
-                continue
-            t = type(v)
-            if t is list:
-                if k not in _SEARCH_SHARED:
-                    v = list(v)
-            elif t is dict:
-                v = dict(v)
-            setattr(new, k, v)
-        d = getattr(self, "__dict__", None)
-        if d:
-            d = d.copy()
-            for k, v in d.items():
-                if type(v) is list:
-                    if k not in _SEARCH_SHARED:
-                        d[k] = list(v)
-                elif type(v) is dict:
-                    d[k] = dict(v)
-            new.__dict__.update(d)
+        during table play, ends the deal): :meth:`~engine.core.State.copy_fields` (the one
+        field-by-field copy, :meth:`clone`'s too) with lists and dicts copied one level deep
+        (:func:`~engine.core.flat_copy`), the fields of :data:`_SEARCH_SHARED` shared (the stock:
+        table play never draws, and a new deal rebinds it), no logs; then the melds cloned and the
+        search's RNG (the copy's later deals are never looked at)."""
+        new = self.copy_fields(deep=False, shared=_SEARCH_SHARED, logs=False)
         new.melds = [m.clone() for m in self.melds]
-        new.history = []
-        new.events = []
         new.rng = _SEARCH_RNG
-        new._legal = None
         if self.snap is None:
             new.snap = (0, [], 0)  # never taken back: no snapshot to save
         return new
@@ -1711,18 +1681,6 @@ class RummyState(DrawDiscardState):
 
 
 _SEARCH_SHARED: Final = frozenset(("stock",))
-"""Lists the search's copies share with the real state (see ``RummyState._light_clone``)."""
+"""The fields the search's copies share with the real state (``RummyState._light_clone``)."""
 _SEARCH_RNG: Final = random.Random(0)
 """The RNG of every search copy (shared: it only deals a copy's next deal, never looked at)."""
-_NATIVE_FIELDS: Final[dict[type, tuple[str, ...]]] = {}
-"""Per state class, the natively stored fields :meth:`RummyState._light_clone` copies by name."""
-
-
-def _native_fields(cls: type) -> tuple[str, ...]:
-    """The fields compiled classes of ``cls``'s MRO declare (``__mypyc_attrs__``; none in the pure build)."""
-    out: list[str] = []
-    for c in cls.__mro__:
-        for k in vars(c).get("__mypyc_attrs__", ()):
-            if k not in out and k not in ("__dict__", "__weakref__"):
-                out.append(k)
-    return tuple(out)
