@@ -121,3 +121,54 @@ def test_a_tournament_started_before_a_new_game_was_added_resumes_without_allow_
         added.unlink(missing_ok=True)
         engine_version.cache_clear()
         discover()
+
+
+@pytest.mark.xdist_group("engine_games_dir")
+def test_a_tournament_started_by_the_cli_resumes_by_the_cli_after_the_toy_game_was_added(
+        tmp_path: Path) -> None:
+    """Issue 22 (Done when), through the real entry point: ``cardarena tournament run`` is stopped
+    (Ctrl-C) halfway, the walk-through's toy game file (tests/toygame/toy_tricks.py) is added to
+    engine/games/, and ``tournament run --resume`` finishes the tournament with no
+    --allow-engine-change: the game's version is unchanged, so no engine change is recorded."""
+    import signal
+    import time
+
+    import engine.games
+    raw = raw_spec(tmp_path, **{"matches_per_seating": 60, "run": {"batch_s": 0.01},
+                                "output": str(tmp_path / "out")})
+    root = tmp_path / "out"
+    spec_file = tmp_path / "spec.toml"
+    spec_file.write_text(toml_of(raw))
+    cli = [sys.executable, "-m", "dashboards.app", "tournament", "run", str(spec_file), "--inline",
+           "--no-progress", "--no-leaderboard"]
+    first = subprocess.Popen(cli, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not committed_parts(root, "t") and first.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    first.send_signal(signal.SIGINT)
+    _, err = first.communicate(timeout=120)
+    before = sum(logged_engine_versions(root, "t").values())
+    assert 0 < before, (first.returncode, err)
+    assert first.returncode != 0 and "Traceback" not in err, (first.returncode, err)
+
+    toy = Path(engine.games.__file__).parent / "toy_tricks.py"
+    assert not toy.exists(), f"{toy} is left over from another run: remove it"
+    try:
+        toy.write_text((Path(__file__).resolve().parents[1] / "toygame" / "toy_tricks.py").read_text())
+        games = subprocess.run([sys.executable, "-m", "dashboards.app", "games", "--json"],
+                               capture_output=True, text=True, timeout=120)
+        assert games.returncode == 0 and "toy_tricks" in games.stdout, games.stderr[-2000:]
+        resumed = subprocess.run([*cli, "--resume", "--json"], capture_output=True, text=True, timeout=600)
+        assert resumed.returncode == 0, resumed.stderr[-2000:]
+        assert "--allow-engine-change" not in resumed.stderr
+        summary = json.loads(resumed.stdout)
+        assert summary["complete"] and summary["done_before"] == before < summary["total"], summary
+        versions = logged_engine_versions(root, "t")
+        assert versions == {engine_version(fastest_game()): summary["total"]}, versions
+        man = json.loads(manifest_path(root, "t").read_text())
+        assert "engine_changes" not in man
+    finally:
+        toy.unlink(missing_ok=True)
+        for cached in toy.parent.glob("__pycache__/toy_tricks.*"):
+            cached.unlink(missing_ok=True)
+        discover()
