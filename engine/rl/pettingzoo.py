@@ -130,7 +130,7 @@ class CardArenaEnv(AECEnv[str, dict[str, Any], int]):
             if self._mask is None:
                 legal = self.infos[agent]["legal_actions"]
                 mask = np.zeros(self.space.size, dtype=np.int8)
-                mask[np.fromiter(map(self._ids.__getitem__, legal), np.intp, len(legal))] = 1
+                mask.put(list(map(self._ids.__getitem__, legal)), 1)
                 self._mask = mask
             mask = self._mask
         else:

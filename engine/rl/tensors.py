@@ -150,6 +150,7 @@ class ObservationEncoder:
         self._scale = scale.astype(np.float32)
         self._positions = np.array(positions, dtype=np.intp)
         self._bounds = np.array(bounds, dtype=np.float64)
+        self._bound_list = bounds
         self._zeros = {k: [0] * k for k in {size for _, _, size, _ in self._numbers}}
 
     def __repr__(self) -> str:
@@ -174,12 +175,15 @@ class ObservationEncoder:
         x = np.zeros(self.shape, np.float32)
         i = np.fromiter(counted, np.intp, len(counted))
         np.add.at(x, i, self._scale[i])
-        if numbers:
+        if len(numbers) > 24:  # numpy's calls cost less than a Python loop over this many
             y = np.array(numbers, dtype=np.float64)
             np.divide(y, self._bounds, out=y)
             np.minimum(y, 1.0, out=y)
             np.maximum(y, -1.0, out=y)
             x[self._positions] = y
+        elif numbers:
+            x[self._positions] = [-1.0 if (q := v / b) < -1.0 else 1.0 if q > 1.0 else q
+                                  for v, b in zip(numbers, self._bound_list, strict=True)]
         if at:
             x[np.fromiter(at, np.intp, len(at))] = val
         return x
@@ -505,28 +509,46 @@ class ObservationEncoder:
             meld_named = [{f"JK={t}": b0 + k * width + nd + j for t, j in self.col.items()} for k in range(m)]
             jks = [table["JK"] for table in tables]
 
+            memo: dict[tuple[int, str, int, bool, int], tuple[int, ...]] = {}
+
+            def row(num: int, cards: Any, owner: Any, run: bool, seat: int, c: list[int]) -> None:
+                start = len(c)
+                cards_into(cards, tables[num - 1], c)
+                if jks[num - 1] in c[start:]:  # a joker: the cards the laid ones stand for
+                    jokers = meld_named[num - 1]
+                    for t in _tokens(cards):
+                        j = jokers.get(t)
+                        if j is not None:
+                            c.append(j)
+                b = b0 + (num - 1) * width + 2 * nd
+                r = rel(owner, seat)
+                if r is not None:
+                    c.append(b + r)
+                if run:
+                    c.append(b + n)
+
             def w(o: dict[str, Any], seat: int, c: list[int], at: list[int], val: list[float]) -> None:
                 for i, e in enumerate(_seq(o.get(key))):
                     if not isinstance(e, dict):
                         continue
-                    num = e.get("n", e.get("number", i + 1))
+                    num = e["n"] if "n" in e else e.get("number", i + 1)
                     if not isinstance(num, int) or not 1 <= num <= m:
                         continue
-                    cards = e.get("cards")
-                    start = len(c)
-                    cards_into(cards, tables[num - 1], c)
-                    if jks[num - 1] in c[start:]:  # a joker: the cards the laid ones stand for
-                        jokers = meld_named[num - 1]
-                        for t in _tokens(cards):
-                            j = jokers.get(t)
-                            if j is not None:
-                                c.append(j)
-                    b = b0 + (num - 1) * width + 2 * nd
-                    r = rel(e.get("owner"), seat)
-                    if r is not None:
-                        c.append(b + r)
-                    if e.get("kind") == "run":
-                        c.append(b + n)
+                    cards, owner, run = e.get("cards"), e.get("owner"), e.get("kind") == "run"
+                    if cards.__class__ is not str:
+                        row(num, cards, owner, run, seat, c)
+                        continue
+                    # a meld given as a string (the rummies' table) changes rarely: its entries are
+                    # kept, by everything they depend on
+                    k = (num, cards, owner if owner.__class__ is int else -1, run, seat)
+                    got = memo.get(k)
+                    if got is None:
+                        out: list[int] = []
+                        row(num, cards, owner, run, seat, out)
+                        if len(memo) >= 4096:
+                            memo.clear()
+                        got = memo[k] = tuple(out)
+                    c.extend(got)
             return m * width, w
         raise ValueError(f"{self.game_id}: TENSOR kind {kind!r} of key {key!r} is not in the vocabulary "
                          "(engine/rl/tensors.py)")
