@@ -9,6 +9,7 @@ history, rule events, the seeded RNG and ``clone``.  Games implement the ``_``-p
 from __future__ import annotations
 
 import _random
+import dataclasses
 import importlib
 import math
 import random
@@ -30,6 +31,8 @@ from engine.notation import canonical, form_of, parse_action
 from engine.tricks import Order, Points
 
 JSON = Any
+_S = TypeVar("_S", bound="State")
+_T = TypeVar("_T")
 
 
 NUMBER_BOUND = 10**6
@@ -86,6 +89,22 @@ class Option:
         if self.check is not None and not self.check(value):
             raise ValueError(f"option {self.name}={value!r} of {game_id} is out of range: {self.doc}")
         return value
+
+
+def check_options_type(cls: type[Game]) -> None:
+    """A ``ValueError`` unless ``cls.options_type`` (where declared) is a frozen dataclass whose fields
+    are the options of ``cls.options_spec`` with the same defaults (at import; a family's options
+    may be a base class of its games', so the fields' order is free)."""
+    kind = cls.options_type
+    if kind is None:
+        return
+    if not dataclasses.is_dataclass(kind) or not kind.__dataclass_params__.frozen:  # type: ignore[attr-defined]
+        raise ValueError(f"{cls.__name__}.options_type must be a frozen dataclass (@dataclass(frozen=True))")
+    fields = {f.name: f.default for f in dataclasses.fields(kind)}
+    spec = {o.name: o.default for o in cls.options_spec}
+    if fields != spec:
+        raise ValueError(f"{cls.__name__}.options_type {kind.__name__} must declare the options of "
+                         f"options_spec with their defaults: {spec}, not {fields}")
 
 
 def _same_kind(value: Any, default: Any) -> bool:
@@ -229,6 +248,12 @@ class Game:
     """The direction of the score sheet (``State.scores()``): True where the lowest score is best
     (Hearts' penalty points, Genive's totals, a rummy's deadwood); the leaderboards say it per game."""
     options_spec: ClassVar[tuple[Option, ...]] = ()
+    options_type: ClassVar[type | None] = None
+    """The game's options typed: a frozen dataclass with one field per option of
+    :attr:`options_spec` with its default (checked when the class is made, so a misspelt or missing
+    name fails at import), built once per game from the checked options;
+    the rules read it through :meth:`opts` (``self.game.opts(GeniveOptions).long_play``), which
+    mypy checks.  None: the game has no typed options (yet), only :attr:`options`."""
     extra_verbs: ClassVar[dict[str, tuple[str, str]]] = {}
     """Verbs of this game beyond CONTRACT.md's shared ones: verb -> (argument kind, form)."""
     state_class: ClassVar[type[State]]
@@ -269,8 +294,22 @@ class Game:
         self.options: dict[str, Any] = {
             name: spec[name].validate(options[name], self.id) if name in options else o.default
             for name, o in spec.items()}
+        kind = self.options_type
+        self._typed: object = None if kind is None else kind(**self.options)
         self._contexts = {}
         self._check_options()
+
+    def opts(self, kind: type[_T]) -> _T:
+        """This game's typed options (:attr:`options_type`), as ``kind``: one object per game, built
+        from the checked options; a game whose options are of another type is a ``TypeError``."""
+        o = self._typed
+        if not isinstance(o, kind):
+            raise TypeError(f"{self.id}: its typed options are {type(o).__name__}, not {kind.__name__}")
+        return o
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        check_options_type(cls)
 
     def _check_options(self) -> None:
         """Hook: cross-option checks; raise ``ValueError`` with a clear message."""
@@ -314,9 +353,6 @@ class Game:
         state._init_base(self, seed, n, max_deals)
         state._setup(deal)
         return state
-
-
-_S = TypeVar("_S", bound="State")
 
 
 OBSERVATION_COMMON: dict[str, str] = {

@@ -32,6 +32,7 @@ kept on paper is resumed (the games say which totals are allowed).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 from engine.cards import DISCARD, IS_JOKER, MAX_PACKS, PACK, PHYS, TOKENS, bits, card, hand_tokens
@@ -87,7 +88,15 @@ class SheddingGame(Game):
         return GroupRule(min_size=2, max_size=4, jokers=False)  # G5: 2-4 natural cards, no joker
 
     def call_limit(self) -> int:
-        return int(self.options["call_limit"])
+        return self.opts(SheddingOptions).call_limit
+
+
+@dataclass(frozen=True)
+class SheddingOptions:
+    """The options every shedding game has; each game's options type (``Game.options_type``)
+    subclasses it with its own default and options."""
+
+    call_limit: int
 
 
 class SheddingState(DrawDiscardState):

@@ -36,15 +36,26 @@ out of the match); ``scores()`` are the totals.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.cards import deck_54, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, register
-from engine.games.shedding._shedding import HAND_SIZE, SheddingGame, SheddingState
+from engine.games.shedding._shedding import HAND_SIZE, SheddingGame, SheddingOptions, SheddingState
 from engine.melds import GroupRule, Item
 
 FAILED_CALL = 30
 RESET_DROP = 50
+
+
+@dataclass(frozen=True)
+class GeneveOptions(SheddingOptions):
+    """Geneve's options (``Geneve.options_spec``: the decisions they follow), typed."""
+
+    max_group: int = 2
+    call_limit: int = 11
+    elimination: int = 200
+    failed_call_adds_hand: bool = True
 
 
 class GeneveState(SheddingState):
@@ -63,7 +74,7 @@ class GeneveState(SheddingState):
         super()._setup(deal)
 
     def _start_from(self, totals: list[int], hands: list[Any]) -> None:
-        limit = self.game.options["elimination"]
+        limit = self.game.opts(GeneveOptions).elimination
         if any(t == limit for t in totals):
             raise ValueError(f"injected deal: a total of exactly {limit} goes back to {limit - RESET_DROP}")
         out = [s for s, t in enumerate(totals) if t >= limit]
@@ -92,8 +103,8 @@ class GeneveState(SheddingState):
 
     def _score_call(self, caller: int) -> None:
         n = self.players
-        opts = self.game.options
-        limit = opts["elimination"]
+        opts = self.game.opts(GeneveOptions)
+        limit = opts.elimination
         playing = [s for s in range(n) if self.active[s]]
         hv = [self.hand_value(s) if self.active[s] else 0 for s in range(n)]
         ct = hv[caller]
@@ -107,7 +118,7 @@ class GeneveState(SheddingState):
             if tied:
                 self._emit("tie_with_caller", seat=caller, tied=tied)
             # V3: a failed caller scores his hand + 30 (option: +30 only, the literal seed)
-            pts[caller] = (ct if opts["failed_call_adds_hand"] else 0) + FAILED_CALL
+            pts[caller] = (ct if opts.failed_call_adds_hand else 0) + FAILED_CALL
             winners = [s for s in others if hv[s] == low]
             self._emit("geneve_failed", seat=caller, penalty=FAILED_CALL, lowest=winners)
         else:
@@ -159,7 +170,7 @@ class GeneveState(SheddingState):
     def _invariants(self) -> list[str]:
         out: list[str] = []
         n = self.players
-        limit = self.game.options["elimination"]
+        limit = self.game.opts(GeneveOptions).elimination
         t = list(self.start_totals)
         for row in self.sheet:
             for s in range(n):
@@ -184,7 +195,7 @@ class GeneveState(SheddingState):
             exp = [hv[s] if s in playing else 0 for s in range(n)]
             failed = any(hv[s] <= hv[c] for s in playing if s != c)
             if failed:
-                exp[c] = (hv[c] if self.game.options["failed_call_adds_hand"] else 0) + FAILED_CALL
+                exp[c] = (hv[c] if self.game.opts(GeneveOptions).failed_call_adds_hand else 0) + FAILED_CALL
             else:
                 exp[c] = 0
             out += self._last_row_check(exp)
@@ -224,12 +235,13 @@ class Geneve(SheddingGame):
         Option("failed_call_adds_hand", True, "V3: a failed caller scores hand + 30 (False: the seed's "
                "literal +30 only)"),
     )
+    options_type = GeneveOptions
     state_class = GeneveState
     tables = NO_CARD_TABLES  # no tricks, no card points
     values: ClassVar[tuple[int, ...]] = value_table(ace=1, face=11)  # V1: faces 11 (Genive: 10); V2: joker 0
 
     def group_rule(self) -> GroupRule:
-        return GroupRule(min_size=2, max_size=self.options["max_group"], jokers=False)  # V6
+        return GroupRule(min_size=2, max_size=self.opts(GeneveOptions).max_group, jokers=False)  # V6
 
 
 register(Geneve)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

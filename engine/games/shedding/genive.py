@@ -35,16 +35,26 @@ totals after halving.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.cards import IS_JOKER, TOKENS, bits, deck_54, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
-from engine.games.shedding._shedding import SheddingGame, SheddingState
+from engine.games.shedding._shedding import SheddingGame, SheddingOptions, SheddingState
 from engine.melds import Item
 
 BURN = 30
 JOKER_BONUS = -10
 BUST = 200
+
+
+@dataclass(frozen=True)
+class GeniveOptions(SheddingOptions):
+    """Genive's options (``Genive.options_spec``: the decisions they follow), typed."""
+
+    long_play: bool = False
+    long_play_deals: int = 30
+    call_limit: int = 5
 
 
 class GeniveState(SheddingState):
@@ -64,7 +74,7 @@ class GeniveState(SheddingState):
         return 0  # G9/X1: the youngest, seat 0, starts the first deal
 
     def _start_from(self, totals: list[int], hands: list[Any]) -> None:
-        if not self.game.options["long_play"] and any(t > BUST for t in totals):
+        if not self.game.opts(GeniveOptions).long_play and any(t > BUST for t in totals):
             raise ValueError("injected deal: a total above 200 has already lost the match (G10)")
         super()._start_from(totals, hands)
 
@@ -80,7 +90,7 @@ class GeniveState(SheddingState):
 
     # ----------------------------------------------------------------- scoring
     def _halve(self, t: int) -> int:
-        if self.game.options["long_play"]:
+        if self.game.opts(GeniveOptions).long_play:
             return t // 2 if t > 0 and t % 100 == 0 else t  # variation: every k·100 -> k·50
         return t // 2 if t in (100, 200) else t  # G7: exactly 100 -> 50, exactly 200 -> 100
 
@@ -117,8 +127,8 @@ class GeniveState(SheddingState):
         self.last = {"deal": self.deal_no, "caller": caller, "hands": shown,
                      "hand_values": hv, "points": pts, "joker_bonus": bonus, "burned_by": burners,
                      "winner": winner}
-        if self.game.options["long_play"]:
-            if self.deal_no >= self.game.options["long_play_deals"]:
+        if self.game.opts(GeniveOptions).long_play:
+            if self.deal_no >= self.game.opts(GeniveOptions).long_play_deals:
                 self._finish()
                 return
         else:
@@ -148,7 +158,7 @@ class GeniveState(SheddingState):
             t = [self._halve(t[s] + int(row[s])) for s in range(n)]
         if t != self.totals:
             out.append(f"totals {self.totals} differ from the sheet replayed with halving {t}")
-        long_play = self.game.options["long_play"]
+        long_play = self.game.opts(GeniveOptions).long_play
         for s, v in enumerate(self.totals):
             if not long_play and v == 200:
                 out.append(f"seat {s} total {v} was not halved (G7)")
@@ -197,6 +207,7 @@ class Genive(SheddingGame):
                check=lambda v: v >= 1, max=1000),
         Option("call_limit", 5, "Highest hand total that may call 'Genive'", check=lambda v: v >= 0),
     )
+    options_type = GeniveOptions
     state_class = GeniveState
     tables = NO_CARD_TABLES  # no tricks, no card points
     values: ClassVar[tuple[int, ...]] = value_table(ace=1, face=10)
