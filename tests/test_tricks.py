@@ -141,11 +141,11 @@ def test_family_void_no_winning_trump_any_card_a_losing_trump_included() -> None
     trick = [card("KC"), card("9S")]
     hand = m("8S", "7H", "QD")
     assert legal_plays(hand, trick, 1, SPADES, MANILLE, MANILLE_RULE) == hand
-    assert legal_plays(hand, trick, 1, SPADES, MANILLE, family_rule({})) == hand
-    solo = family_rule({}, partner_exempt=False)
+    assert legal_plays(hand, trick, 1, SPADES, MANILLE, family_rule()) == hand
+    solo = family_rule(partner_exempt=False)
     assert legal_plays(hand, trick, 1, SPADES, MANILLE, solo, partner_winning=True) == hand
     # option no_losing_trump (the earlier reading): anything but a losing trump ...
-    nlt = family_rule({"no_losing_trump": True})
+    nlt = family_rule(no_losing_trump=True)
     assert toks(legal_plays(hand, trick, 1, SPADES, MANILLE, nlt)) == {"7H", "QD"}
     # ... unless only trumps are held
     assert toks(legal_plays(m("8S", "7S"), trick, 1, SPADES, MANILLE, nlt)) == {"8S", "7S"}
@@ -165,7 +165,7 @@ def test_b5_must_trump_whoever_wins_a_winning_trump_else_any_trump() -> None:
     trick = [card("KC"), card("AC")]
     hand = m("8S", "AS", "7H")
     assert legal_plays(hand, trick, 1, SPADES, MANILLE, FAMILY, True) == hand
-    assert B5 == family_rule({"must_trump": True})
+    assert B5 == family_rule(must_trump=True)
     # partner winning with a plain card: any trump (all of them win)
     assert toks(legal_plays(hand, trick, 1, SPADES, MANILLE, B5, True)) == {"8S", "AS"}
     assert toks(legal_plays(hand, trick, 1, SPADES, MANILLE, B5, False)) == {"8S", "AS"}
@@ -235,11 +235,11 @@ def test_absent_after_play_shows_voids_and_missing_winners() -> None:
 
 
 def test_m1_b5_the_family_presets_are_the_knobs_tested_here() -> None:
-    assert MANILLE_RULE == FAMILY == family_rule({})
-    assert family_rule({"no_losing_trump": True}) == FAMILY_NLT
-    assert family_rule({}, partner_exempt=False) == SOLO
+    assert MANILLE_RULE == FAMILY == family_rule()
+    assert family_rule(no_losing_trump=True) == FAMILY_NLT
+    assert family_rule(partner_exempt=False) == SOLO
     assert MANILLEN_RULE == MANILLEN and MANILLEN_SEED_RULE == SOLO_NLT
-    assert family_rule({"must_trump": True}) == B5
+    assert family_rule(must_trump=True) == B5
 
 
 def test_a_refused_cards_reason_comes_from_the_rule_that_makes_the_mask() -> None:

@@ -73,13 +73,13 @@ sowieso de slag naar zich proberen halen" -- beat the winning card, the partner'
 _FAMILY_RULES: dict[tuple[bool, bool, bool], PlayRule] = {}
 
 
-def family_rule(options: dict[str, Any], partner_exempt: bool = True) -> PlayRule:
+def family_rule(no_losing_trump: bool = False, must_trump: bool = False,
+                partner_exempt: bool = True) -> PlayRule:
     """The seed-003 games' rule from their options: ``no_losing_trump`` (RULES.md clarification
     "Manille family, void with an opponent winning and no trump that wins": the earlier reading,
     default off) and, in Butifarra, ``must_trump`` (B5).  Made once per combination: every new
     match asks for it, and ``dataclasses.replace`` cost 15% of a one-deal match on the source."""
-    key = (partner_exempt, bool(options.get("no_losing_trump", False)),
-           bool(options.get("must_trump", False)))
+    key = (partner_exempt, no_losing_trump, must_trump)
     rule = _FAMILY_RULES.get(key)
     if rule is None:
         rule = _FAMILY_RULES[key] = replace(MANILLE_RULE, partner_exempt=key[0], no_undertrump=key[1],

@@ -7,6 +7,7 @@ follows are in its own module's docstring.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.cards import RANKS, SUITS, TOKENS, card, deck_32, mask_of
@@ -38,6 +39,21 @@ def parlee_options(seed_line: str) -> tuple[Option, ...]:
         Option("deals_to_win", 2, "the first side to win this many deals wins the match",
                check=lambda v: v > 0, max=1000),
     )
+
+@dataclass(frozen=True)
+class ParleeOptions:
+    """The options Manille Parlée and Manille Muette share (:func:`parlee_options`), typed."""
+
+    no_losing_trump: bool = False
+    deals_to_win: int = 2
+
+
+@dataclass(frozen=True)
+class ManilleParleeOptions(ParleeOptions):
+    """Manille Parlée's options: the shared ones and who may talk (P2)."""
+
+    talk_by: str = "each"
+
 
 TOTAL = 68  # P6: seed-003 numbers (60 card points + 8 tricks), not manillen's 60
 WIN_AT = 35
@@ -120,9 +136,10 @@ class ParleeState(ManilleState):
     _leader_talk: bool
 
     def _setup(self, deal: dict[str, Any] | None) -> None:
-        self._init_family(family_rule(self.game.options), DECK)  # no_losing_trump
+        o = self.game.opts(ParleeOptions)
+        self._init_family(family_rule(no_losing_trump=o.no_losing_trump), DECK)
         # P2: every player before his card (default), or only the player who leads the trick
-        self._leader_talk = self.game.options.get("talk_by", "each") == "leader"
+        self._leader_talk = isinstance(o, ManilleParleeOptions) and o.talk_by == "leader"
         self.deals_won = [0] * 4
         self.deal_no = 1
         self.dealer = 0  # X1: seat 0 deals first
@@ -294,7 +311,7 @@ class ParleeState(ManilleState):
             self._emit("deal_won", seat=best, side=sorted((best, self.partner[best])),
                        points=[side[best], side[1 - best]])
         self.sheet.append(row)
-        if max(self.deals_won) >= self.game.options["deals_to_win"] or self._deals_done():
+        if max(self.deals_won) >= self.game.opts(ParleeOptions).deals_to_win or self._deals_done():
             self._finish()
             return
         self.deal_no += 1

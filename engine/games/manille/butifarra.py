@@ -37,6 +37,7 @@ Injected deal (X6): ``{"dealer": 0, "hands": [[12 tokens] x 4]}``; play starts a
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.cards import deck_48_no_tens, mask_of
@@ -59,6 +60,17 @@ PARTNER_ACTIONS = (*TRUMP, "trump none")
 DOUBLE_ACTIONS = ("double", "pass")
 REDOUBLE_ACTIONS = ("redouble", "pass")
 LEVEL_NAMES = ("", "dubbel", "herdubbel", "sant_vicenc")
+
+
+@dataclass(frozen=True)
+class ButifarraOptions:
+    """Butifarra's options (``Butifarra.options_spec``: the decisions they follow), typed."""
+
+    target: int = 101
+    score_over_36: bool = True
+    must_trump: bool = False
+    no_losing_trump: bool = False
+    sant_vicenc: bool = False
 
 
 class ButifarraState(ManilleState):
@@ -91,7 +103,8 @@ class ButifarraState(ManilleState):
     """Seats still to be asked in the current doubling round, in order."""
 
     def _setup(self, deal: dict[str, Any] | None) -> None:
-        self._init_family(family_rule(self.game.options), DECK)  # B5 must_trump, no_losing_trump
+        o = self.game.opts(ButifarraOptions)
+        self._init_family(family_rule(o.no_losing_trump, o.must_trump), DECK)  # B5 must_trump
         self.team_score = [0] * 4
         self.declarer = 0
         self.level = 0
@@ -149,7 +162,7 @@ class ButifarraState(ManilleState):
             self._emit(LEVEL_NAMES[self.level], seat=self.turn, multiplier=2 ** self.level)
             if self.level == 1:
                 self._open_doubling("redouble", self.nxt[self.turn])
-            elif self.level == 2 and self.game.options["sant_vicenc"]:
+            elif self.level == 2 and self.game.opts(ButifarraOptions).sant_vicenc:
                 self._open_doubling("sant_vicenc", self.nxt[self.turn])
             else:
                 self._start_play(self.nxt[self.dealer])
@@ -192,7 +205,7 @@ class ButifarraState(ManilleState):
         if side[0] == side[1]:
             self._emit("deal_tied_36", points=side[0])
         else:
-            over = HALF if self.game.options["score_over_36"] else 0
+            over = HALF if self.game.opts(ButifarraOptions).score_over_36 else 0
             for s in range(4):
                 if side[s] > HALF:
                     row[s] = float((side[s] - over) * mult)  # B1: points above 36, multiplied
@@ -203,7 +216,7 @@ class ButifarraState(ManilleState):
         self.sheet.append(row)
         for s in range(4):
             self.team_score[s] += int(row[s])
-        if max(self.team_score) >= self.game.options["target"] or self._deals_done():  # B2
+        if max(self.team_score) >= self.game.opts(ButifarraOptions).target or self._deals_done():  # B2
             self._finish()
             return
         self.deal_no += 1
@@ -287,6 +300,7 @@ class Butifarra(Game):
                "L27 allows any card)"),
         Option("sant_vicenc", False, "B3: after a redouble the opponents may double again (x8)"),
     )
+    options_type = ButifarraOptions
     state_class = ButifarraState
     tables = CardTables(state_class.ORDER, state_class.POINTS, state_class.TRICK_POINT)
 

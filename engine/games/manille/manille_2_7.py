@@ -36,6 +36,7 @@ starts at the bidding.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.cards import TOKENS, card, deck_32, mask_of
@@ -59,6 +60,18 @@ BIDS = ("play", "pass")
 def contract_points(players: int) -> int:
     """Q1: the declarer needs 21 points with 2-4 players, 15 with 5-7."""
     return 21 if players <= 4 else 15
+
+
+@dataclass(frozen=True)
+class Manille27Options:
+    """Manille 2-7's options (``Manille27.options_spec``: the decisions they follow), typed."""
+
+    game_target: int = 10
+    stake_no_exchange: int = 2
+    stake_exchange: int = 1
+    stake_failed: int = 2
+    no_losing_trump: bool = False
+    deal_limit: int | None = 100
 
 
 class Manille27State(ManilleState):
@@ -97,7 +110,8 @@ class Manille27State(ManilleState):
     """Points of the cards left in the stock, for each deal played out."""
 
     def _setup(self, deal: dict[str, Any] | None) -> None:
-        self._init_family(family_rule(self.game.options, partner_exempt=False), DECK)  # L98
+        o = self.game.opts(Manille27Options)
+        self._init_family(family_rule(o.no_losing_trump, partner_exempt=False), DECK)  # L98
         self.game_points = [0] * self.players
         self.stock_left = []
         self.deal_no = 1
@@ -213,23 +227,24 @@ class Manille27State(ManilleState):
         n = self.players
         need = contract_points(n)  # Q1: 21 with 2-4 players, 15 with 5-7
         got = self.pts[self.declarer]
-        opts = self.game.options
+        opts = self.game.opts(Manille27Options)
         row = [0.0] * n
         if got >= need:
-            gain = opts["stake_exchange"] if self.exchanges else opts["stake_no_exchange"]
+            gain = opts.stake_exchange if self.exchanges else opts.stake_no_exchange
             row[self.declarer] = float(gain)
             self._emit("contract_made", seat=self.declarer, points=got, target=need, score=gain)
         else:
-            row[self.declarer] = -float(opts["stake_failed"])
+            row[self.declarer] = -float(opts.stake_failed)
             self._emit("contract_failed", seat=self.declarer, points=got, target=need,
-                       score=-opts["stake_failed"])
+                       score=-opts.stake_failed)
         self.game_points[self.declarer] += int(row[self.declarer])
         self.sheet.append(row)
         self._next_deal()
 
     def _next_deal(self) -> None:
-        limit = self.game.options["deal_limit"]
-        if max(self.game_points) >= self.game.options["game_target"] or self._deals_done():
+        opts = self.game.opts(Manille27Options)
+        limit = opts.deal_limit
+        if max(self.game_points) >= opts.game_target or self._deals_done():
             self._finish()
             return
         if limit is not None and self.deal_no >= limit:
@@ -330,6 +345,7 @@ class Manille27(Game):
                "this many deals, highest game points first; None for no limit",
                check=lambda v: v > 0, nullable=True, max=1000),
     )
+    options_type = Manille27Options
     state_class = Manille27State
     tables = CardTables(state_class.ORDER, state_class.POINTS, state_class.TRICK_POINT)
 

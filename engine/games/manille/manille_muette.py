@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from engine.core import CardTables, Game, State, register
-from engine.games.manille._parlee import PARLEE_PLAY_EVENTS, ParleeState, parlee_options
+from engine.games.manille._parlee import PARLEE_PLAY_EVENTS, ParleeOptions, ParleeState, parlee_options
 from engine.tricks import play_list
 
 
@@ -71,6 +71,7 @@ class ManilleMuette(Game):
     rule_events = ("trump_card_exposed", *PARLEE_PLAY_EVENTS)
     teams = True
     options_spec = parlee_options("L74")
+    options_type = ParleeOptions
     state_class = MuetteState
     tables = CardTables(state_class.ORDER, state_class.POINTS, state_class.TRICK_POINT)
 

@@ -56,7 +56,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from engine.core import CardTables, Game, Option, register
-from engine.games.manille._parlee import PARLEE_PLAY_EVENTS, ParleeState, parlee_options
+from engine.games.manille._parlee import PARLEE_PLAY_EVENTS, ManilleParleeOptions, ParleeState, parlee_options
 
 
 class ManilleParlee(Game):
@@ -105,6 +105,7 @@ class ManilleParlee(Game):
                "'vlak voordat je de eerste kaart speelt aan de slag')", choices=("each", "leader")),
         *parlee_options("L50"),
     )
+    options_type = ManilleParleeOptions
     state_class = ParleeState
     tables = CardTables(state_class.ORDER, state_class.POINTS, state_class.TRICK_POINT)
 

@@ -40,6 +40,7 @@ Injected deal (X6): ``{"dealer": 0, "hands": [[8 tokens] x 4]}``; play starts at
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.cards import SUITS, TOKENS, deck_32, mask_of
@@ -64,6 +65,18 @@ CHEAPER: tuple[int, ...] = tuple(
     sum(1 << x for x in range(52) if MANILLE_POINTS.plain[x] < MANILLE_POINTS.plain[c])
     for c in range(52))
 """Cards worth fewer points than each card (``vetten``: a counter given while a cheaper card was legal)."""
+
+
+@dataclass(frozen=True)
+class ManillenOptions:
+    """Manillen's options (``Manillen.options_spec``: the decisions they follow), typed."""
+
+    target: int = 101
+    partner_exemption: bool = True
+    extend_to: int = 121
+    both_teams_score: bool = False
+    club_rounds: bool = False
+    cut_phase: bool = True
 
 
 class ManillenState(ManilleState):
@@ -99,16 +112,16 @@ class ManillenState(ManilleState):
     blocks_won: list[int]
 
     def _setup(self, deal: dict[str, Any] | None) -> None:
-        opts = self.game.options
+        opts = self.game.opts(ManillenOptions)
         # M1: partner exemption (default), or the seed's literal "always try to take the trick"
-        self._init_family(MANILLEN_RULE if opts["partner_exemption"] else MANILLEN_SEED_RULE, DECK)
+        self._init_family(MANILLEN_RULE if opts.partner_exemption else MANILLEN_SEED_RULE, DECK)
         self.team_score = [0] * 4
-        self.goal = opts["target"]
+        self.goal = opts.target
         self.extended = False
         self.block = 0
         self.block_pts = [0] * 4
         self.blocks_won = [0] * 4
-        if opts["club_rounds"]:
+        if opts.club_rounds:
             self._seat(CLUB_ORDERS[0])
         self._first_deal(deal, 8, self._begin_deal)  # M5: random first dealer
 
@@ -121,7 +134,7 @@ class ManillenState(ManilleState):
     def _begin_deal(self) -> None:
         self._reset_deal()
         self.stock = self._shuffled()
-        if self.game.options["cut_phase"]:
+        if self.game.opts(ManillenOptions).cut_phase:
             self.phase = "cut"
             self.turn = self._right_of(self.dealer)
         else:
@@ -199,7 +212,7 @@ class ManillenState(ManilleState):
     def _deal_over(self) -> None:
         team = [self.pts[s] + self.pts[self.partner[s]] for s in range(4)]
         row = [0.0] * 4
-        if self.game.options["both_teams_score"]:
+        if self.game.opts(ManillenOptions).both_teams_score:
             row = [float(t) for t in team]
         elif team[0] == team[self.nxt[0]]:  # the next seat is always an opponent
             self._emit("hand_tie_30_30", points=team[0])
@@ -208,7 +221,7 @@ class ManillenState(ManilleState):
                 if team[s] > TEAM_POINTS // 2:
                     row[s] = float(team[s] - TEAM_POINTS // 2)  # 36 - 30 = 6
         self.sheet.append(row)
-        if self.game.options["club_rounds"]:
+        if self.game.opts(ManillenOptions).club_rounds:
             self._club_deal_over(row)
             return
         for s in range(4):
@@ -220,7 +233,8 @@ class ManillenState(ManilleState):
 
     def _match_decided(self) -> bool:
         sc = self.team_score
-        target, extend = self.game.options["target"], self.game.options["extend_to"]
+        opts = self.game.opts(ManillenOptions)
+        target, extend = opts.target, opts.extend_to
         if not self.extended and sc[0] >= target and sc[1] >= target:
             # M3: both teams reached the target together (only possible with both_teams_score)
             self.extended = True
@@ -256,7 +270,7 @@ class ManillenState(ManilleState):
 
     # ------------------------------------------------------------------ views
     def scores(self) -> list[float]:
-        if self.game.options["club_rounds"]:
+        if self.game.opts(ManillenOptions).club_rounds:
             return [float(b) for b in self.blocks_won]
         return [float(s) for s in self.team_score]
 
@@ -273,7 +287,7 @@ class ManillenState(ManilleState):
         obs["hand_hidden"] = hidden
         obs["team_scores"] = [self.team_score[0], self.team_score[1]]
         obs["goal"] = self.goal
-        if self.game.options["club_rounds"]:
+        if self.game.opts(ManillenOptions).club_rounds:
             obs["block"] = self.block + 1
             obs["block_points"] = list(self.block_pts)
             obs["blocks_won"] = list(self.blocks_won)
@@ -339,13 +353,14 @@ class Manillen(Game):
                "scores are blocks won"),
         Option("cut_phase", True, "the player right of the dealer cuts or knocks before each deal"),
     )
+    options_type = ManillenOptions
     state_class = ManillenState
     tables = CardTables(state_class.ORDER, state_class.POINTS, state_class.TRICK_POINT)
 
     def _check_options(self) -> None:
-        if self.options["extend_to"] <= self.options["target"]:
-            raise ValueError(f"manillen: extend_to ({self.options['extend_to']}) must be above "
-                             f"target ({self.options['target']})")
+        o = self.opts(ManillenOptions)
+        if o.extend_to <= o.target:
+            raise ValueError(f"manillen: extend_to ({o.extend_to}) must be above target ({o.target})")
 
 
 register(Manillen)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)
