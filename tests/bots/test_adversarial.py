@@ -15,6 +15,7 @@ import random
 import shutil
 import socket
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -97,9 +98,10 @@ def test_slow_sleep_times_out_on_wall_clock() -> None:
 
 def test_time_bank_is_drawn_on_before_a_timeout(tmp_path: Path) -> None:
     bot = tmp_path / "slowish.py"
-    bot.write_text("import time\n\ndef act(obs):\n    time.sleep(0.4)\n    return obs['legal_actions'][0]\n")
-    # each move takes 0.4 s: 0.3 s free + 0.1 s from a 0.25 s bank -> the third move faults
-    result, box = run_bot(bot, Limits(move_time=0.3, time_bank=0.25, start_time=15.0))
+    bot.write_text("import time\n\ndef act(obs):\n    time.sleep(1.0)\n    return obs['legal_actions'][0]\n")
+    # each move takes 1 s: 0.5 s free + 0.5 s from a 1.25 s bank -> the third move faults (the margin,
+    # 0.125 s of overhead a move, holds on a loaded machine: 0.4/0.3/0.25 s faulted at move 2 at load 25)
+    result, box = run_bot(bot, Limits(move_time=0.5, time_bank=1.25, start_time=15.0))
     assert_contained(result, box, "timeout")
     assert result.faults[0].move == 3
 
@@ -144,7 +146,8 @@ def test_malformed_action_is_illegal(bot: str, needle: str) -> None:
 
 
 def test_ten_million_characters_of_output_are_capped() -> None:
-    result, box = run_bot(HERE / "big_output.py")
+    # the move that writes 2 x 10 MB gets 5 s (the 0.5 s of FAST timed out at load 25): the cap is tested
+    result, box = run_bot(HERE / "big_output.py", replace(FAST, move_time=5.0))
     assert_contained(result, box, "ok")
     sb = box.sandbox
     assert len(sb.stdout) == FAST.output and len(sb.stderr) == FAST.output

@@ -116,7 +116,7 @@ def test_issue11_proc_tmp_and_socket_attacks_fail(wrapper: str, tmp_path: Path,
                 HERE / "proc_snoop.py"]
         t0 = time.monotonic()
         result, boxes = play_seats(bots)
-        assert time.monotonic() - t0 < 10
+        assert time.monotonic() - t0 < 30   # no attack stalls the match (10 s was passed at load 25)
         for s in listeners:   # nobody connected to the host's sockets
             with pytest.raises(BlockingIOError):
                 s.accept()
