@@ -50,6 +50,7 @@ import hashlib
 import random
 import struct
 import types
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final, final
 
 from engine.cards import SUIT_MASKS, SUITS, TOKENS, card, hand_tokens, mask_names
@@ -206,6 +207,18 @@ def _suit_letters(m: int) -> list[str]:
 
 
 # --------------------------------------------------------------------- the state
+@dataclass(frozen=True)
+class HartenjagenOptions:
+    """Hartenjagen's options (``Hartenjagen.options_spec``: H1-H5), typed."""
+
+    pass_cards: bool = True
+    must_break_hearts: bool = True
+    qs_breaks_hearts: bool = True
+    no_pts_on_first_trick: bool = True
+    target: int = 100
+    moon_shot: str = "others_plus_26"
+
+
 @final  # (mypyc: calls to its methods and its fields skip the vtable)
 class HartenjagenState(TrickState):
     """A Hartenjagen match, on the trick kernel (:class:`engine.trickplay.TrickState`): the
@@ -289,8 +302,10 @@ class HartenjagenState(TrickState):
 
     # ----------------------------------------------------------------- setup
     def _setup(self, deal: dict[str, Any] | None) -> None:
+        game = self.game
+        assert isinstance(game, Hartenjagen)
         (self._pass_cards, self._must_break, self._qs_breaks, self._h3, self._target,
-         self._moon_self) = self.game.flags  # type: ignore[attr-defined]
+         self._moon_self) = game.flags
         self.deck_mask = FULL
         self.totals = [0, 0, 0, 0]
         self._deal_seed = self.seed
@@ -815,12 +830,16 @@ class Hartenjagen(Game):
     state_class = HartenjagenState
     tables = CardTables(rank_order("AKQJT98765432"), Points(PTS, PTS), penalty=True)  # ace high
 
+    options_type = HartenjagenOptions
+    flags: tuple[bool, bool, bool, FirstTrickBan, int, bool]
+    """The options as each new match reads them, in one go (HartenjagenState._setup)."""
+
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
-        o = self.options  # as each new match reads them, in one go
-        self.flags = (bool(o["pass_cards"]), bool(o["must_break_hearts"]), bool(o["qs_breaks_hearts"]),
-                      H3 if o["no_pts_on_first_trick"] else NO_FIRST_TRICK_BAN, int(o["target"]),
-                      o["moon_shot"] == "self_minus_26")
+        o = self.opts(HartenjagenOptions)
+        self.flags = (o.pass_cards, o.must_break_hearts, o.qs_breaks_hearts,
+                      H3 if o.no_pts_on_first_trick else NO_FIRST_TRICK_BAN, o.target,
+                      o.moon_shot == "self_minus_26")
 
 
 register(Hartenjagen)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)
