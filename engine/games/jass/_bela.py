@@ -17,6 +17,7 @@ Jo-Jotte bidding) is written here and in ``jo_jotte.py``.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.cards import EIGHT, JACK, KING, QUEEN, SEVEN, SUITS, TOKENS, bits, card, hand_tokens
@@ -383,6 +384,18 @@ KLOP_NOTATION = """
 """
 
 
+@dataclass(frozen=True)
+class KlopOptions:
+    """The options of ``klop_bela`` and ``klop_bela_3p`` (:func:`klop_options`), typed."""
+
+    target: int = 500
+    no_jas_holdback: bool = False
+    no_meld_finish: bool = False
+    schots: bool = False
+    schmeiss: bool = False
+    tie_keeps: bool = False
+
+
 def klop_options(target: int) -> tuple[Option, ...]:
     """The options of ``klop_bela`` and ``klop_bela_3p`` (notation: :data:`KLOP_NOTATION`)."""
     return (
@@ -434,10 +447,10 @@ class KlopState(BelaState):
     claim: tuple[int, bool] | None
 
     def _setup(self, deal: dict[str, Any] | None) -> None:
-        opts = self.game.options
+        opts = self.game.opts(KlopOptions)
         # KB10: the Jas may be held back (option no_jas_holdback removes it); KB11: void on a plain
         # lead any trump will do, the overtrump duty holds on a trump lead only (KLOP_RULE)
-        self._init_family(KLOP_RULE_NO_HOLDBACK if opts["no_jas_holdback"] else KLOP_RULE)
+        self._init_family(KLOP_RULE_NO_HOLDBACK if opts.no_jas_holdback else KLOP_RULE)
         self.score = [0] * self.players
         self.claim = None
         self.deal_no = 1
@@ -482,7 +495,7 @@ class KlopState(BelaState):
         if ph == "bid":
             if self.bid_round == 1:
                 acts = [TRUMP_ACTION[self._upsuit()], "pass"]
-                if self.game.options["schmeiss"]:
+                if self.game.opts(KlopOptions).schmeiss:
                     acts.append("declare schmeiss")
                 return acts
             # KB12: round 2, any suit but the turned one
@@ -579,7 +592,7 @@ class KlopState(BelaState):
         self._begin_deal()
 
     def _lead_mask(self, hand: int) -> int:
-        if self.game.options["schots"] and self.trump is not None:
+        if self.game.opts(KlopOptions).schots and self.trump is not None:
             # KB16: the worthless trumps (8 and 7) are not led while the leader holds another card
             low = _BIT[self.trump * 13 + EIGHT] | _BIT[self.trump * 13 + SEVEN]
             rest = hand & ~low
@@ -663,12 +676,12 @@ class KlopState(BelaState):
     def _may_claim(self, seat: int) -> bool:
         # KB7: offered whenever match score + melds + card points taken pass the target; KB14: this
         # claim also covers the "early finish" variant (card points of any trick count)
-        if self.game.options["no_meld_finish"]:
+        if self.game.opts(KlopOptions).no_meld_finish:
             return False
-        return self.score[seat] + self.pts[seat] + self._melds(seat) > self.game.options["target"]
+        return self.score[seat] + self.pts[seat] + self._melds(seat) > self.game.opts(KlopOptions).target
 
     def _claim(self, seat: int) -> None:
-        right = self.score[seat] + self._counted(seat) > self.game.options["target"]
+        right = self.score[seat] + self._counted(seat) > self.game.opts(KlopOptions).target
         row = [float(self._counted(s)) for s in range(self.players)]
         for s in range(self.players):
             self.score[s] += int(row[s])
@@ -689,7 +702,7 @@ class KlopState(BelaState):
         defenders = [s for s in self.order_from(self.voorhand()) if s != mk]
         top = max(tot[d] for d in defenders)
         row = [float(t) for t in tot]
-        tie_keeps = self.game.options["tie_keeps"]
+        tie_keeps = self.game.opts(KlopOptions).tie_keeps
         if tot[mk] > top or (tie_keeps and tot[mk] == top):
             winner = mk
         else:
@@ -704,7 +717,7 @@ class KlopState(BelaState):
         for s in range(n):
             self.score[s] += int(row[s])
         self.sheet.append(row)
-        target = self.game.options["target"]
+        target = self.game.opts(KlopOptions).target
         hi = max(self.score)
         if (hi > target and self.score.count(hi) == 1) or self._deals_done():
             self._finish()  # KB13: the higher total over the target wins; equal: play on
@@ -739,7 +752,7 @@ class KlopState(BelaState):
             "maker": self.maker if self.maker >= 0 else None,
             "bid_round": self.bid_round,
             "match_scores": list(self.score),
-            "target": self.game.options["target"],
+            "target": self.game.opts(KlopOptions).target,
             "sequence_winner": self.seq_winner if self.seq_winner >= 0 else None,
             "sequence_points": self.seq_points,
             "bela": list(self.bela),

@@ -13,6 +13,7 @@ A K Q J 10 9 8 7 of 3 (20), 4 (50), 5 or more (100), at their full length.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.cards import RANKS, SUITS, TOKENS, bits, card, deck_24, deck_32, hand_tokens, mask_of
@@ -79,6 +80,31 @@ def melds_in(hand: int) -> list[Meld]:
 
 
 # ----------------------------------------------------------------------------- state
+@dataclass(frozen=True)
+class HonderdenOptions:
+    """The options both Honderden games have (their options types subclass it)."""
+
+    target: int
+    perfect_recall: bool = False
+
+
+@dataclass(frozen=True)
+class Honderden2Options(HonderdenOptions):
+    """Honderden's options (``Honderden.options_spec``), typed."""
+
+    target: int = 5
+    lives: int | None = None
+
+
+@dataclass(frozen=True)
+class Honderden3Options(HonderdenOptions):
+    """Honderden 3p's options (``Honderden3p.options_spec``), typed."""
+
+    target: int = 5
+    elimination: bool = False
+    lives: int = 5
+
+
 class HonderdenState(TrickState):
     """A Honderden match, two or three players (see the game modules for the rules)."""
     STOCK = True
@@ -604,7 +630,7 @@ class HonderdenState(TrickState):
                     self.three = False  # HT4: continue as two-player Honderden
                     self.carried = [0] * self.players
                     self._emit("switch_to_2p", seats=alive)
-        elif max(self.gp) >= self.game.options["target"]:
+        elif max(self.gp) >= self.game.opts(HonderdenOptions).target:
             self._finish()
             return
         if self._deals_done():
@@ -647,7 +673,7 @@ class HonderdenState(TrickState):
         return out
 
     def _observe(self, seat: int) -> dict[str, JSON]:
-        recall = bool(self.game.options.get("perfect_recall"))
+        recall = self.game.opts(HonderdenOptions).perfect_recall
         known = {str(s): hand_tokens(self.public[s] & self.hands[s])
                  for s in range(self.players) if s != seat and self.public[s] & self.hands[s]}
         obs: dict[str, JSON] = {

@@ -8,6 +8,7 @@ the rules each game follows are in its own module's docstring.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.cards import JACK, KING, QUEEN, SUITS, TOKENS, bits, hand_tokens
@@ -34,6 +35,36 @@ _BIT = tuple(1 << c for c in range(64))
 
 def meld_text(combo: tuple[Meld, ...]) -> str:
     return "declare " + " + ".join(" ".join(m.tokens()) for m in combo)
+
+
+@dataclass(frozen=True)
+class KruisjasOptions:
+    """The option every game of the Kruisjas family has (its games' options types subclass it)."""
+
+    target: int
+
+
+@dataclass(frozen=True)
+class WildJasOptions(KruisjasOptions):
+    """The family's games with K18's wild Jas option (Kruisjassen, Schutjassen)."""
+
+    wild_jas: bool = False
+
+
+@dataclass(frozen=True)
+class KruisjassenOptions(WildJasOptions):
+    """Kruisjassen's options (``Kruisjassen.options_spec``), typed; here because the family's
+    ``_check`` reads ``pit_play_on`` (K1)."""
+
+    target: int = 1100
+    pit_play_on: bool = True
+
+
+@dataclass(frozen=True)
+class SchutjassenOptions(WildJasOptions):
+    """Schutjassen's options (``Schutjassen.options_spec``), typed."""
+
+    target: int = 1100
 
 
 class KruisjasState(TrickState):
@@ -120,7 +151,8 @@ class KruisjasState(TrickState):
         self._new_deal()
 
     def _rule(self) -> PlayRule:
-        return WILD_JAS_RULE if self.game.options.get("wild_jas") else KRUISJAS_RULE  # K18
+        o = self.game.opts(KruisjasOptions)
+        return WILD_JAS_RULE if isinstance(o, WildJasOptions) and o.wild_jas else KRUISJAS_RULE  # K18
 
     def _init_match(self) -> None:
         """Hook: per-match fields of a subclass."""
@@ -479,7 +511,7 @@ class KruisjasState(TrickState):
         if pit and self.ntricks == 8:
             self._win(s, pit=True)
             return True
-        if pit and self.game.options["pit_play_on"]:  # K1: no trick lost yet, play on for the pit
+        if pit and self.game.opts(KruisjassenOptions).pit_play_on:  # K1: no trick lost yet: play on
             self.playing_on = s
             return False
         self._win(s, pit=False)
@@ -504,7 +536,7 @@ class KruisjasState(TrickState):
         self._next_deal()
 
     def _match_over(self) -> bool:
-        return max(self.match) >= self.game.options["target"]  # K8, K17
+        return max(self.match) >= self.game.opts(KruisjasOptions).target  # K8, K17
 
     def _next_deal(self) -> None:
         self.deal_no += 1

@@ -51,6 +51,7 @@ the dealer's last listed card) and ``"carry": [a, b]``; play starts at the meld 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.cards import KING, QUEEN, TOKENS
@@ -63,11 +64,20 @@ from engine.games.jass._jass import (
     announcements,
     key_cards_top,
 )
-from engine.games.jass._kruisjas import KruisjasGame, KruisjasState, meld_text, play_list
+from engine.games.jass._kruisjas import KruisjasGame, KruisjasOptions, KruisjasState, meld_text, play_list
 from engine.tricks import PlayRule
 
 PIT = "declare pit"
 HONDERD = "declare honderd"
+
+
+@dataclass(frozen=True)
+class GrevjasOptions(KruisjasOptions):
+    """Grevjas's options (``Grevjas.options_spec``), typed."""
+
+    target: int = 10
+    tap_deals_eights: bool = False
+    manual_claims: bool = False
 
 
 class GrevjasState(KruisjasState):
@@ -155,7 +165,7 @@ class GrevjasState(KruisjasState):
             self._emit("trump_by_cut", seat=self.turn)
         else:
             self._emit("trump_by_tap", seat=self.turn)
-        eights = action == "tap" and self.game.options["tap_deals_eights"]  # GJ2: Parlett's batches
+        eights = action == "tap" and self.game.opts(GrevjasOptions).tap_deals_eights  # GJ2: Parlett's batches
         self.pack = []
         # the bottom card (pack[31]) is the dealer's last card: trump
         self._deal_cards(pack, (8,) if eights else self.DEAL_PACKETS)
@@ -229,7 +239,7 @@ class GrevjasState(KruisjasState):
     # ------------------------------------------------------------------ play
     def _play_actions(self) -> list[str]:
         acts = play_list(self._lmask)
-        if self.game.options["manual_claims"] and self.turn % 2 != self.pit_side:
+        if self.game.opts(GrevjasOptions).manual_claims and self.turn % 2 != self.pit_side:
             acts.append(HONDERD)  # GJ16
         return acts
 
@@ -250,7 +260,7 @@ class GrevjasState(KruisjasState):
                 self.bonus[side] += v
                 self.stuk_side[side] = True
                 self._emit("stuk", seat=seat, card=TOKENS[c], points=v)
-                if not self.game.options["manual_claims"]:
+                if not self.game.opts(GrevjasOptions).manual_claims:
                     return self._claims(side)
         return False
 
@@ -266,16 +276,16 @@ class GrevjasState(KruisjasState):
             self.pit_side = -1
         if self.ntricks == 8:
             sweep = self.tricks[1 - side] == 0
-            if self.pit_side >= 0 or (sweep and self.game.options["manual_claims"]):
+            if self.pit_side >= 0 or (sweep and self.game.opts(GrevjasOptions).manual_claims):
                 self._pit_made(side)
                 return True
-            if self.game.options["manual_claims"]:  # GJ16: an unclaimed side at 100 is claimed for
+            if self.game.opts(GrevjasOptions).manual_claims:  # GJ16: an unclaimed side at 100 is claimed for
                 reached = [s for s in (side, 1 - side) if self.run[s] >= 100]
                 if reached:
                     self._claim(reached[0], correct=True)
                     return True
                 return False
-        if self.game.options["manual_claims"]:
+        if self.game.opts(GrevjasOptions).manual_claims:
             return False
         return self._claims(side)
 
@@ -284,7 +294,7 @@ class GrevjasState(KruisjasState):
 
     def _claims(self, side: int | None) -> bool:
         """GJ13: automatic claims; ``side`` wins a tie (the trick winner's)."""
-        if self.game.options["manual_claims"]:
+        if self.game.opts(GrevjasOptions).manual_claims:
             return False
         reached = [s for s in (0, 1) if self.run[s] >= 100 and s != self.pit_side]
         if not reached:
@@ -344,7 +354,7 @@ class GrevjasState(KruisjasState):
         self._close_deal(list(self.extra))
 
     def _match_over(self) -> bool:
-        return max(self.match) >= self.game.options["target"]  # GJ7, GJ15
+        return max(self.match) >= self.game.opts(GrevjasOptions).target  # GJ7, GJ15
 
     def determinize(self, seat: int, rng: random.Random) -> State:
         """:meth:`KruisjasState.determinize`; before the deal (cut or tap) the undealt pack is
@@ -409,6 +419,7 @@ class Grevjas(KruisjasGame):
         Option("manual_claims", False, "GJ4/GJ16: players claim 'honderd' themselves (declare "
                "honderd); a false claim gives the opponents the deal"),
     )
+    options_type = GrevjasOptions
     state_class = GrevjasState
     tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
                         last_trick=state_class.TABLE.last_trick)

@@ -47,6 +47,7 @@ play starts at the trump-6 swap, the exchange or the meld round.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.cards import SUITS, TOKENS, bits, card, deck_36, hand_tokens, mask_of
@@ -111,6 +112,17 @@ def deal_strokes(total: list[int], card_points: list[int], active: list[int], si
                 if o != s:
                     won[o] += 1
     return won, pot
+
+
+@dataclass(frozen=True)
+class HandjasOptions:
+    """Handjas's options (``Handjas.options_spec``), typed."""
+
+    target: int = 7
+    single_winner: bool = False
+    jan_limit: int = 22
+    trump_lead_overtrump: bool = True
+    swiss_carres: bool = False
 
 
 class HandjasState(TrickState):
@@ -180,14 +192,14 @@ class HandjasState(TrickState):
     # ------------------------------------------------------------------ setup
     def _setup(self, deal: dict[str, Any] | None) -> None:
         n = self.players
-        opts = self.game.options
+        opts = self.game.opts(HandjasOptions)
         self.deck_mask = DECK
         self.strokes = [0] * n
         self.potatoes = [0] * n
         self.net = [0] * n
         self.checks = []
-        self._rule = HANDJAS_RULE if opts["trump_lead_overtrump"] else HANDJAS_SWISS_RULE  # HJ10
-        self._values = HANDJAS_SWISS_MELDS if opts["swiss_carres"] else HANDJAS_MELDS  # HJ11
+        self._rule = HANDJAS_RULE if opts.trump_lead_overtrump else HANDJAS_SWISS_RULE  # HJ10
+        self._values = HANDJAS_SWISS_MELDS if opts.swiss_carres else HANDJAS_MELDS  # HJ11
         self.deal_no = 1
         self.dealer = 0  # X1
         if deal is not None:
@@ -492,13 +504,13 @@ class HandjasState(TrickState):
 
     # ------------------------------------------------------------------ scoring
     def _deal_over(self) -> None:
-        opts = self.game.options
+        opts = self.game.opts(HandjasOptions)
         act = self.act
         n = self.players
         self.checks.append((sum(self.pts), self.inplay + LAST))
         total = [self.pts[s] + self.meld_scores[s] + (20 if self.stuk_seat == s else 0)
                  for s in range(n)]
-        won, new_pot = deal_strokes(total, self.pts, act, opts["single_winner"], opts["jan_limit"])
+        won, new_pot = deal_strokes(total, self.pts, act, opts.single_winner, opts.jan_limit)
         for s in act:
             if new_pot[s]:
                 self._emit("potato", seat=s, points=self.pts[s])
@@ -513,7 +525,7 @@ class HandjasState(TrickState):
             self.net[s] += won[s] - new_pot[s]
             row[s] = float(won[s] - new_pot[s])
         self.sheet.append(row)
-        if max(self.net) >= opts["target"] or self._deals_done():  # HJ3
+        if max(self.net) >= opts.target or self._deals_done():  # HJ3
             self._finish()
             return
         self.deal_no += 1
@@ -677,6 +689,7 @@ class Handjas(Game):
         Option("swiss_carres", False, "HJ11: only carres of A K Q 10 (100), 9 (150), J (200) count "
                "(Swiss practice); default: every carre, as the seed"),
     )
+    options_type = HandjasOptions
     state_class = HandjasState
     tables = CardTables(HANDJAS.order, HANDJAS.points, last_trick=HANDJAS.last_trick)
 

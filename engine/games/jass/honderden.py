@@ -47,13 +47,13 @@ from __future__ import annotations
 from typing import ClassVar
 
 from engine.core import CardTables, Game, Option, register
-from engine.games.jass._honderden import TABLE, HonderdenState
+from engine.games.jass._honderden import TABLE, Honderden2Options, HonderdenState
 from engine.games.jass._jass import HONDERDEN_MELDS
 
 
 class Honderden2State(HonderdenState):
     def _start_lives(self) -> int:
-        return int(self.game.options["lives"] or 0)  # HO18: lives mode, off by default
+        return self.game.opts(Honderden2Options).lives or 0  # HO18: lives mode, off by default
 
 
 class Honderden(Game):
@@ -101,6 +101,7 @@ class Honderden(Game):
         Option("perfect_recall", False, "HO7: observations also show the deal's running totals "
                "and earlier tricks (for bots)"),
     )
+    options_type = Honderden2Options
     state_class = Honderden2State
     tables = CardTables(TABLE.order, TABLE.points, last_trick=TABLE.last_trick)
 

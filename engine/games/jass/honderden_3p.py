@@ -44,13 +44,20 @@ from typing import ClassVar
 
 from engine.cards import TOKENS
 from engine.core import CardTables, Game, Option, register
-from engine.games.jass._honderden import DECK24, DECK32, HONDERDEN_MELDS, TABLE, HonderdenState
+from engine.games.jass._honderden import (
+    DECK24,
+    DECK32,
+    HONDERDEN_MELDS,
+    TABLE,
+    Honderden3Options,
+    HonderdenState,
+)
 
 
 class Honderden3State(HonderdenState):
     def _start_lives(self) -> int:
-        opts = self.game.options
-        return int(opts["lives"]) if opts["elimination"] else 0  # HT4: elimination option
+        opts = self.game.opts(Honderden3Options)
+        return opts.lives if opts.elimination else 0  # HT4: elimination option
 
 
 class Honderden3p(Game):
@@ -100,6 +107,7 @@ class Honderden3p(Game):
         Option("perfect_recall", False, "HO7: observations also show the deal's running totals "
                "and earlier tricks (for bots)"),
     )
+    options_type = Honderden3Options
     state_class = Honderden3State
     tables = CardTables(TABLE.order, TABLE.points, last_trick=TABLE.last_trick).only(DECK24)  # 24 cards, A-9
 

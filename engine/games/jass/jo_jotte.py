@@ -48,6 +48,7 @@ play starts at the bidding.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.cards import JACK, KING, NINE, QUEEN, SEVEN, SUITS, TOKENS, hand_tokens
@@ -85,6 +86,13 @@ def carre_rank_key(rank: int, trump: int | None) -> int:
         if rank == NINE:
             return 99
     return rank
+
+
+@dataclass(frozen=True)
+class JoJotteOptions:
+    """Jo-Jotte's options (``JoJotte.options_spec``), typed."""
+
+    pagat_values: bool = False
 
 
 class JoJotteState(BelaState):
@@ -143,8 +151,8 @@ class JoJotteState(BelaState):
     """Per seat: 1 after ``jo``, 2 after ``jotte``."""
 
     def _setup(self, deal: dict[str, Any] | None) -> None:
-        opts = self.game.options
-        self._init_family(JJ_RULE, TEN_HIGH if opts["pagat_values"] else JO_JOTTE)  # JJ1
+        pagat = self.game.opts(JoJotteOptions).pagat_values
+        self._init_family(JJ_RULE, TEN_HIGH if pagat else JO_JOTTE)  # JJ1
         self.above = [0, 0]
         self.below = [0, 0]
         self.banked = [0, 0]
@@ -569,12 +577,13 @@ class JoJotte(Game):
         Option("pagat_values", False, "JJ1: pagat's Belote card values (14/11/10/4/3, J 2; 162) "
                "instead of the seed's (15/10/10/5/5; 165)"),
     )
+    options_type = JoJotteOptions
     state_class = JoJotteState
     tables = CardTables(JO_JOTTE.order, JO_JOTTE.points, last_trick=JO_JOTTE.last_trick)
 
     def card_tables(self) -> CardTables:
         """JJ1: ``pagat_values`` plays the Klop/Bela table (:data:`TEN_HIGH`)."""
-        t = TEN_HIGH if self.options["pagat_values"] else JO_JOTTE
+        t = TEN_HIGH if self.opts(JoJotteOptions).pagat_values else JO_JOTTE
         return CardTables(t.order, t.points, last_trick=t.last_trick)
 
 

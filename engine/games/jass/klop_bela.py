@@ -39,7 +39,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from engine.core import CardTables, Game, register
-from engine.games.jass._bela import KLOP_EVENTS, KLOP_NOTATION, KlopState, klop_options
+from engine.games.jass._bela import KLOP_EVENTS, KLOP_NOTATION, KlopOptions, KlopState, klop_options
 
 
 class KlopBela(Game):
@@ -68,6 +68,7 @@ class KlopBela(Game):
     rule_events = KLOP_EVENTS
     extra_verbs: ClassVar[dict[str, tuple[str, str]]] = {}
     options_spec = klop_options(500)
+    options_type = KlopOptions
     state_class = KlopState
     tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
                         last_trick=state_class.TABLE.last_trick)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from engine.core import CardTables, Game, register
-from engine.games.jass._bela import KLOP_EVENTS, KLOP_NOTATION, KlopState, klop_options
+from engine.games.jass._bela import KLOP_EVENTS, KLOP_NOTATION, KlopOptions, KlopState, klop_options
 
 
 class KlopBela3p(Game):
@@ -44,6 +44,7 @@ class KlopBela3p(Game):
     default_players = 3
     rule_events = KLOP_EVENTS
     options_spec = klop_options(500)
+    options_type = KlopOptions
     state_class = KlopState
     tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
                         last_trick=state_class.TABLE.last_trick)

@@ -55,7 +55,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from engine.core import CardTables, Option, register
-from engine.games.jass._kruisjas import KruisjasGame, KruisjasState
+from engine.games.jass._kruisjas import KruisjasGame, KruisjassenOptions, KruisjasState
 
 
 class KruisjassenState(KruisjasState):
@@ -103,6 +103,7 @@ class Kruisjassen(KruisjasGame):
                "(off: the deal always ends at ik dek)"),
         Option("wild_jas", False, "K18: the Jas as its holder's only trump is never forced out"),
     )
+    options_type = KruisjassenOptions
     state_class = KruisjassenState
     tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
                         last_trick=state_class.TABLE.last_trick)

@@ -45,7 +45,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from engine.core import JSON, CardTables, Option, register
-from engine.games.jass._kruisjas import KruisjasGame, KruisjasState, play_list
+from engine.games.jass._kruisjas import KruisjasGame, KruisjasState, SchutjassenOptions, play_list
 
 SCHUT, HERSCHUT, TOUT, CONCEDE = "declare schut", "declare herschut", "declare tout", "declare concede"
 
@@ -212,7 +212,7 @@ class SchutjassenState(KruisjasState):
         self._contract_end(made=False)
 
     def _match_over(self) -> bool:
-        return max(self.match) >= self.game.options["target"]  # S6
+        return max(self.match) >= self.game.opts(SchutjassenOptions).target  # S6
 
     # ------------------------------------------------------------------ views
     def _observe(self, seat: int) -> dict[str, JSON]:
@@ -265,6 +265,7 @@ class Schutjassen(KruisjasGame):
                check=lambda v: v > 0, max=110000),
         Option("wild_jas", False, "K18: the Jas as its holder's only trump is never forced out"),
     )
+    options_type = SchutjassenOptions
     state_class = SchutjassenState
     tables = CardTables(state_class.TABLE.order, state_class.TABLE.points,
                         last_trick=state_class.TABLE.last_trick)
