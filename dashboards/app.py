@@ -328,7 +328,7 @@ def play_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
     human: Annotated[int | None, typer.Option(
         "--human", metavar="SEAT", help="play SEAT yourself (from 0) against the bots: --bots then names "
-        "the other seats in seat order (default: greedy)")] = None,
+        "the other seats in seat order (default: greedy), or every seat with 'human' at yours")] = None,
     web: Annotated[bool, typer.Option("--web", help="with --human: play in the browser (a local server on "
                                       "127.0.0.1; open the URL it prints)")] = False,
     out_dir: Annotated[Path | None, typer.Option(
@@ -363,9 +363,14 @@ def play_cmd(
 def _play_human(g: Game, human: int, bots: str | None, players: int | None, seed: int, deals: int | None,
                 web: bool, out_dir: Path | None) -> None:
     """``play GAME --human SEAT``: the person in one seat, bots in the others (dashboards/human.py)."""
-    from dashboards.human import DEFAULT_BOTS, Abandoned, seating
+    from dashboards.human import DEFAULT_BOTS, HUMAN_LABEL, Abandoned, seating
     cls = type(g)
     names = [b.strip() for b in bots.split(",") if b.strip()] if bots is not None else None
+    if names is not None and HUMAN_LABEL in names:   # a whole table, the person's seat named "human"
+        if names.count(HUMAN_LABEL) != 1 or names.index(HUMAN_LABEL) != human:
+            raise UserError(f"--bots names 'human' at seat {names.index(HUMAN_LABEL)} but --human is "
+                            f"{human}: name it once, at your seat, or leave it out")
+        names.remove(HUMAN_LABEL)
     n = players if players is not None else len(names) + 1 if names else cls.default_players
     if not cls.min_players <= n <= cls.max_players:
         seats_ = (str(cls.min_players) if cls.min_players == cls.max_players

@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from dashboards.human import CARD, public_tokens, redact
-from engine import load_game
+from dashboards.human import CARD, card_tokens, public_tokens, redact
+from engine import GAMES, load_game
 from tests.dashboards.conftest import cardarena
 from tournaments.analysis.leaderboard import HUMAN_REF, ranked_match
 from tournaments.analysis.views import open_log
@@ -145,6 +145,16 @@ def test_a_whole_match_at_the_terminal_is_played_logged_and_replays(tmp_path: Pa
         assert "submitted an action" in stdout
 
 
+def test_bots_may_name_the_whole_table_with_human_at_the_persons_seat(tmp_path: Path) -> None:
+    code, _, stderr, _, _ = play_in_process(
+        ["play", "hartenjagen", "--human", "1", "--bots", "random,human,greedy,random", "--seed", "1",
+         "--deals", "1", "--out", str(tmp_path)], lambda legal: legal[0])
+    assert code == 0, stderr
+    match, _ = logged(tmp_path)
+    assert match["bots"] == ["random", "human", "greedy", "random-2"]
+    assert match["bot_refs"] == ["random", HUMAN_REF, "greedy", "random"]
+
+
 def test_bad_input_gets_one_line_and_the_question_again(tmp_path: Path) -> None:
     code, stdout, stderr, typed, bad = play_in_process(
         ["play", "hartenjagen", "--human", "0", "--seed", "1", "--deals", "1"], lambda legal: legal[0],
@@ -164,6 +174,8 @@ def test_bad_command_lines_are_one_line_exit_2(tmp_path: Path) -> None:
         (["play", "hartenjagen", "--web"], "--web goes with --human"),
         (["play", "hartenjagen", "--out", str(tmp_path)], "--out goes with --human"),
         (["play", "hartenjagen", "--human", "0", "--json"], "--json does not go with --human"),
+        (["play", "hartenjagen", "--human", "0", "--bots", "greedy,human,greedy,greedy"],
+         "--bots names 'human' at seat 1 but --human is 0"),
     ]:
         code, _, stderr, _, _ = play_in_process(args, lambda legal: legal[0])
         assert code == 2, (args, stderr)
@@ -313,3 +325,40 @@ def test_ctrl_c_stops_the_web_server_in_one_line(tmp_path: Path) -> None:
     assert err.strip().splitlines() == [
         "cardarena: the match was abandoned (interrupted); nothing was logged"]
     assert not (tmp_path / "log").exists()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_game_shows_the_person_only_what_the_seat_sees(game: str) -> None:
+    """Over a one-deal match of every game (random players, the person in the last seat): each update
+    the person is given (the other seats' moves as text, their rule events, the observation after)
+    holds only cards the seat sees before or after that move; a simultaneous tick's submissions are
+    never shown; the reveal comes only once the match is over."""
+    from bots.match import close_players, make_players, play_match
+    from dashboards.human import Update, Watcher, seating
+    from engine import game_class
+    g = load_game(game)
+    n = game_class(game).default_players
+    seats = seating(n, n - 1, ["random"] * (n - 1))
+    updates: list[Update] = []
+    watcher = Watcher(g, 11, n, 1, seats, updates.append)
+    with pytest.raises(AssertionError):
+        watcher.reveal()
+    seen = [card_tokens(watcher.obs)]
+
+    def on_move(rec: Any) -> None:
+        watcher.on_move(rec)
+        seen.append(card_tokens(watcher.obs))
+
+    players = make_players(g, ["random"] * n, 11)
+    try:
+        play_match(g, players, 11, 1, on_move=on_move)
+    finally:
+        close_players(players)
+    assert len(updates) == len(seen) - 1 > 0
+    for k, u in enumerate(updates):
+        shown = CARD.findall(u.text) + [t for e in u.events for t in CARD.findall(e)]
+        assert set(shown) <= seen[k] | seen[k + 1], (k, u.text, u.events)
+        assert card_tokens(u.obs) == seen[k + 1]
+        if u.seat != n - 1 and "submitted" in u.obs:
+            assert u.text == "submitted an action"
+    assert watcher.reveal()["dealt"]
