@@ -20,6 +20,7 @@ import os
 import shutil
 import stat
 import tempfile
+import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -189,17 +190,45 @@ def _assemble(digest: str, targets: dict[str, str]) -> Path:
             shutil.rmtree(fresh, ignore_errors=True)
             return root
         return fresh
+    _reap(base, root)
     return root
+
+
+STALE_S = 86400.0
+"""A library folder of this user's that no process has used for a day is removed when another is
+made (:func:`library` marks its folder as used at every sandbox it starts; a process that finds
+its folder gone makes it again)."""
+
+
+def _reap(base: Path, keep: Path) -> None:
+    """Remove this user's library folders in ``base`` (other engine versions, or fresh ones) that
+    have not been used for :data:`STALE_S` seconds."""
+    me, now = os.geteuid(), time.time()
+    for d in base.glob("cardarena-lib-*"):
+        mine = d.name.startswith((f"cardarena-lib-{me}-", "cardarena-lib-new-"))
+        if d == keep or not mine:
+            continue
+        try:
+            st = os.lstat(d)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == me and now - st.st_mtime > STALE_S:
+            shutil.rmtree(d, ignore_errors=True)
 
 
 def library() -> Library | None:
     """The libraries shown to sandboxed bots (None: numpy is missing or uid 65534 cannot read it;
     then a bot has the standard library only).  Made once per process, and again if its folder
-    went away (a temporary-file cleaner) since."""
+    went away (a temporary-file cleaner, :func:`_reap`) since."""
     lib = _library()
     if lib is not None and not os.path.isfile(os.path.join(lib.host_path, PACKAGE, "__init__.py")):
         _library.cache_clear()
         lib = _library()
+    if lib is not None:
+        try:
+            os.utime(lib.host_path)   # in use: not stale (_reap)
+        except OSError:   # not marked: at worst reaped after a day unused, then made again
+            pass
     return lib
 
 

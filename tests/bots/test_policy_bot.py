@@ -224,3 +224,30 @@ def test_issue24_s11_a_library_folder_that_went_away_is_made_again(fresh_library
     shutil.rmtree(lib.host_path)
     again = library()
     assert again == lib and (Path(lib.host_path) / "cardarena_rl" / "__init__.py").is_file()
+
+
+def test_issue24_s11_library_folders_unused_for_a_day_go_when_one_is_made(fresh_library: Path) -> None:
+    """Making a library folder removes this user's others (other engine versions, fresh fallbacks)
+    unused for a day, and keeps recent ones and other users'; every sandbox start marks its folder."""
+    import time
+
+    from bots.sandbox import library as lib_mod
+
+    me = os.geteuid()
+    old, recent, fresh_old = (fresh_library / f"cardarena-lib-{me}-{'a' * 16}",
+                              fresh_library / f"cardarena-lib-{me}-{'b' * 16}",
+                              fresh_library / "cardarena-lib-new-x1")
+    strangers = fresh_library / f"cardarena-lib-65534-{'c' * 16}"
+    day_ago = time.time() - lib_mod.STALE_S - 60
+    for d in (old, recent, fresh_old, strangers):
+        (d / "cardarena_rl").mkdir(parents=True)
+    for d in (old, fresh_old, strangers):
+        os.utime(d, (day_ago, day_ago))
+    if me == 0:
+        os.chown(strangers, 65534, 65534)
+    lib = library()
+    assert lib is not None
+    assert not old.exists() and not fresh_old.exists() and recent.exists()
+    assert strangers.exists() or me != 0
+    os.utime(lib.host_path, (day_ago, day_ago))
+    assert library() == lib and time.time() - os.stat(lib.host_path).st_mtime < 60   # marked as used
