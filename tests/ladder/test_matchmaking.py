@@ -4,7 +4,15 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from tournaments.ladder.matchmaking import Entry, Params, choose_table, pick_seed, placement_table, table_key
+from tournaments.ladder.matchmaking import (
+    Entry,
+    Params,
+    choose_table,
+    pick_seed,
+    placement_table,
+    table_key,
+    top_relevance,
+)
 
 GAMES = {"ffa": (4, False), "teams": (4, True)}
 
@@ -78,3 +86,57 @@ def test_placement_plays_reference_bots_only() -> None:
     t = placement_table(v, refs, GAMES, rng)
     assert t is not None and t.game == "teams" and t.reason == "placement"
     assert sorted(t.arrangement) == sorted(["new@1", "ref0", "ref1", "ref2"])
+
+
+def spaced(n: int, sigma: float) -> tuple[list[Entry], dict[str, tuple[float, float]]]:
+    es = [Entry(f"v{i:02d}@1", f"author{i}", ("ffa",), "active", groups=10) for i in range(n)]
+    return es, {e.ref: (40.0 - 2.0 * i, sigma) for i, e in enumerate(es)}
+
+
+def test_top_relevance_is_the_chance_of_being_above_the_top_k_boundary() -> None:
+    es, r = spaced(16, 0.5)
+    rel = top_relevance(es, r.__getitem__, 8)
+    assert all(rel[f"v{i:02d}@1"] > 0.97 for i in range(7))
+    assert all(rel[f"v{i:02d}@1"] < 0.03 for i in range(9, 16))
+    assert 0.9 < rel["v07@1"] + rel["v08@1"] < 1.1 and rel["v07@1"] > 0.5 > rel["v08@1"]   # the boundary
+    wide = top_relevance(es, spaced(16, 40.0)[1].__getitem__, 8)
+    assert all(0.3 < wide[e.ref] < 0.7 for e in es)   # nothing known yet: everyone may be in the top
+    assert set(top_relevance(es, r.__getitem__, 0).values()) == {1.0}   # top_k = 0: no preference
+    assert set(top_relevance(es[:8], r.__getitem__, 8).values()) == {1.0}
+
+
+def test_seeding_favours_the_top_of_the_board_by_need() -> None:
+    """Equal groups: a version surely in the top is seeded (1 + top_weight) times as often as one surely
+    out of it; its need still falls with its groups, so the bottom keeps being served."""
+    rng = random.Random(6)
+    p = [Entry("top@1", "a", ("ffa",), "active", groups=5, last=100.0),
+         Entry("low@1", "b", ("ffa",), "active", groups=5, last=100.0)]
+    rel = {"top@1": 1.0, "low@1": 0.0}
+    params = Params(lru_share=0.0, top_weight=2.0)
+    picks = Counter(pick_seed(p, 100.0, params, rng, rel).ref for _ in range(3000))  # type: ignore[union-attr]
+    assert 2.6 < picks["top@1"] / picks["low@1"] < 3.4
+    p[0].groups = 17   # three times the need of the other: equal weights (3/18 and 1/6)
+    picks = Counter(pick_seed(p, 100.0, params, rng, rel).ref for _ in range(3000))  # type: ignore[union-attr]
+    assert 0.8 < picks["top@1"] / picks["low@1"] < 1.25
+    flat = Counter(pick_seed(p, 100.0, Params(lru_share=0.0, top_weight=0.0), rng, rel).ref  # type: ignore[union-attr]
+                   for _ in range(3000))
+    assert flat["low@1"] > 2 * flat["top@1"]
+
+
+def test_a_top_seed_is_seated_with_the_uncertain_top() -> None:
+    """With ``top_pairs`` the information about pairs of the top weighs more: of the four tables a top
+    seed can have with two top and two bottom versions, plain information takes the two uncertain
+    bottom ones, the weighted information the two of the top."""
+    es = [Entry(f"{n}@1", n, ("ffa",), "active") for n in ("seed", "t1", "t2", "b1", "b2")]
+    r = {"seed@1": (30.0, 2.0), "t1@1": (30.5, 2.0), "t2@1": (29.5, 2.0), "b1@1": (28.0, 4.0),
+         "b2@1": (27.0, 4.0)}
+    rel = {"seed@1": 1.0, "t1@1": 1.0, "t2@1": 1.0, "b1@1": 0.0, "b2@1": 0.0}
+
+    def table(top_pairs: float) -> set[str]:
+        t = choose_table(es[0], es, {"ffa": (4, False)}, lambda g, ref: r[ref], set(),
+                         Params(epsilon=0.0, top_pairs=top_pairs), 4.0, random.Random(8), rel)
+        assert t is not None
+        return set(t.arrangement)
+
+    assert table(0.0) >= {"b1@1", "b2@1"}
+    assert table(8.0) >= {"t1@1", "t2@1"}

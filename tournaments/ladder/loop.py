@@ -57,6 +57,7 @@ from tournaments.ladder.matchmaking import (
     pick_seed,
     placement_table,
     table_key,
+    top_relevance,
 )
 from tournaments.ladder.online import OnlineRatings
 from tournaments.ladder.spec import LadderSpec
@@ -137,9 +138,9 @@ class Ladder:
         self.refs = {r.label: r.bot for r in self.spec.reference}
         self.options = {r.label: r.options for r in self.spec.reference if r.options}
         self.games = {g.id: (g.players, teams_of(g.id)) for g in self.spec.games}
-        self.mm = Params(self.spec.matchmaking.epsilon, self.spec.matchmaking.candidates,
-                         self.spec.matchmaking.recent, self.spec.matchmaking.lru_share,
-                         self.spec.matchmaking.starvation_s)
+        mm = self.spec.matchmaking
+        self.mm = Params(mm.epsilon, mm.candidates, mm.recent, mm.lru_share, mm.starvation_s,
+                         top_k=mm.top_k, top_weight=mm.top_weight, top_pairs=mm.top_pairs)
         self.scheduled_at: dict[str, float] = {}
         self.rerun_queue: list[dict[str, Any]] = [
             g for g in self.view.groups if self.view.errored(g["group_id"])
@@ -187,11 +188,12 @@ class Ladder:
                     return t
         recent = self.recent_tables(pool)
         now = time.time()
-        seed = pick_seed(pool, now, self.mm, self.rng)
+        rel = top_relevance([e for e in pool if e.state == "active"], self.online.overall, self.mm.top_k)
+        seed = pick_seed(pool, now, self.mm, self.rng, rel)
         if seed is None:
             return None
         return choose_table(seed, pool, self.games, self.online.get, recent, self.mm,
-                            self.spec.rating.beta, self.rng)
+                            self.spec.rating.beta, self.rng, rel)
 
     def recent_tables(self, pool: list[Entry]) -> set[tuple[str, frozenset[frozenset[str]]]]:
         """The tables of each game's last ``recent`` groups, the window shortened where the pool can

@@ -3,16 +3,23 @@
 **Seeding.**  Versions in placement first (their placement groups, each against reference bots
 only).  Then: a version starved for longer than ``starvation_s`` (since its last scheduled group) is
 served first, the longest-waiting one; else with probability ``lru_share`` the least recently played
-version; else a version drawn with weight ``1 / (groups + 1)`` (its need).  Never by sigma: a crashing
-bot's sigma grows, and it would take most of the games.  Reference bots seed only while no submitted
-version is active.
+version; else a version drawn with weight ``(1 + top_weight * r) / (groups + 1)``: its need, raised
+where the top of the board is uncertain.  ``r`` (:func:`top_relevance`) is the chance, under the
+version's online rating, that it is above the boundary of the board's top ``top_k``: about 1 for a
+version surely in the top, 0 for one surely out of it, between for one whose interval reaches the
+boundary.  The top's order is what a competition is judged on, so its versions get up to
+``1 + top_weight`` times the groups of the rest (the Gini bound of docs/ladder.md holds), and the
+need keeps serving everyone.  Never by sigma alone: a crashing bot's sigma grows, and it would take
+most of the games (its mu falls far below the boundary, so ``r`` stays near 0).  Reference bots seed
+only while no submitted version is active.
 
 **Matchmaking.**  ``candidates`` tables are drawn for the seed, in the game it has played least.  Hard
 constraints: at most one version per author at a table (the reference bots' author excepted: they are
 the organiser's anchors), so no two versions of one author are partners or opponents; no table
 identical to one of the last ``recent`` groups; every rotation is played (a group is whole).  Each
 candidate is scored by the expected information about the pairwise differences of its units
-(:func:`tournaments.ladder.online.expected_information`); the best is taken with probability
+(:func:`tournaments.ladder.online.expected_information`), a pair weighted ``1 + top_pairs * r_a * r_b``
+(so the order within the top counts more); the best is taken with probability
 1 - ``epsilon`` and a uniformly drawn candidate with probability ``epsilon`` (reason ``explore``).
 The probability that the table was chosen (given the candidates) is logged with it.
 
@@ -69,6 +76,9 @@ class Params:
     lru_share: float = 0.1
     starvation_s: float = 600.0
     mode: str = "info"
+    top_k: int = 8
+    top_weight: float = 3.0
+    top_pairs: float = 3.0
 
 
 def table_key(game: str, arrangement: Sequence[str], teams: bool) -> tuple[str, frozenset[frozenset[str]]]:
@@ -83,9 +93,28 @@ def table_key(game: str, arrangement: Sequence[str], teams: bool) -> tuple[str, 
 
 Rating = Callable[[str, str], tuple[float, float]]
 """(game, ref) -> (mu, sigma)."""
+Overall = Callable[[str], tuple[float, float]]
+"""ref -> (mu, sigma) over its games."""
 
 
-def pick_seed(pool: Sequence[Entry], now: float, p: Params, rng: random.Random) -> Entry | None:
+def top_relevance(pool: Sequence[Entry], overall: Overall, k: int) -> dict[str, float]:
+    """Each version's probability (online mu and sigma, a normal belief) of being above the boundary
+    of the board's top ``k``: the midpoint of the k-th and (k+1)-th online mu.  A version surely in
+    the top or surely out of it scores 1 or 0, one whose interval reaches the boundary in between."""
+    if k <= 0 or len(pool) <= k:
+        return {e.ref: 1.0 for e in pool}
+    rs = {e.ref: overall(e.ref) for e in pool}
+    mus = sorted((m for m, _ in rs.values()), reverse=True)
+    edge = 0.5 * (mus[k - 1] + mus[k])
+    return {ref: _phi((m - edge) / s) if s > 0 else float(m > edge) for ref, (m, s) in rs.items()}
+
+
+def _phi(x: float) -> float:
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def pick_seed(pool: Sequence[Entry], now: float, p: Params, rng: random.Random,
+              relevance: dict[str, float] | None = None) -> Entry | None:
     submitted = [e for e in pool if not e.reference and e.state == "active"]
     seeds = submitted or [e for e in pool if e.state == "active"]
     if not seeds:
@@ -95,7 +124,8 @@ def pick_seed(pool: Sequence[Entry], now: float, p: Params, rng: random.Random) 
         return min(starved, key=lambda e: (e.last, e.ref))
     if rng.random() < p.lru_share:
         return min(seeds, key=lambda e: (e.last, e.ref))
-    weights = [1.0 / (e.groups + 1) for e in seeds]
+    rel = relevance or {}
+    weights = [(1.0 + p.top_weight * rel.get(e.ref, 0.0)) / (e.groups + 1) for e in seeds]
     return rng.choices(seeds, weights=weights)[0]
 
 
@@ -124,7 +154,7 @@ def _draw(seed: Entry, others: list[Entry], k: int, rng: random.Random) -> list[
 
 def choose_table(seed: Entry, pool: Sequence[Entry], games: dict[str, tuple[int, bool]],
                  rating: Rating, recent: set[tuple[str, frozenset[frozenset[str]]]], p: Params,
-                 beta: float, rng: random.Random) -> Table | None:
+                 beta: float, rng: random.Random, relevance: dict[str, float] | None = None) -> Table | None:
     """The next matchmade table for ``seed`` (``games``: id -> (players, partnership)); None when no
     feasible table exists in any of its games."""
     for game in _game_for(seed, list(games)):
@@ -152,7 +182,7 @@ def choose_table(seed: Entry, pool: Sequence[Entry], games: dict[str, tuple[int,
             mu0 = rating(game, seed.ref)[0]
             best = min(tables, key=lambda a: (sum(abs(rating(game, r)[0] - mu0) for r in a), a))
             return Table(game, best, "matchmade", 1.0)
-        scores = [_info(game, a, teams, rating, beta) for a in tables]
+        scores = [_info(game, a, teams, rating, beta, relevance or {}, p.top_pairs) for a in tables]
         top = max(range(len(tables)), key=lambda i: (scores[i], tables[i]))
         if rng.random() < p.epsilon:
             pick = rng.randrange(len(tables))
@@ -162,14 +192,18 @@ def choose_table(seed: Entry, pool: Sequence[Entry], games: dict[str, tuple[int,
     return None
 
 
-def _info(game: str, arr: Sequence[str], teams: bool, rating: Rating, beta: float) -> float:
+def _info(game: str, arr: Sequence[str], teams: bool, rating: Rating, beta: float,
+          relevance: dict[str, float], top_pairs: float) -> float:
     rs = [rating(game, r) for r in arr]
+    rel = [relevance.get(r, 0.0) for r in arr]
     if teams:
         units = [(rs[0][0] + rs[2][0], rs[0][1] ** 2 + rs[2][1] ** 2),
                  (rs[1][0] + rs[3][0], rs[1][1] ** 2 + rs[3][1] ** 2)]
+        rel = [0.5 * (rel[0] + rel[2]), 0.5 * (rel[1] + rel[3])]
     else:
         units = [(m, s * s) for m, s in rs]
-    return expected_information(units, beta)
+    weight = [[1.0 + top_pairs * rel[i] * rel[j] for j in range(len(units))] for i in range(len(units))]
+    return expected_information(units, beta, weight)
 
 
 def placement_table(version: Entry, references: Sequence[Entry], games: dict[str, tuple[int, bool]],

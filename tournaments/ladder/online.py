@@ -169,11 +169,12 @@ def _phi_cdf(x: float) -> float:
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
 
-def expected_information(units: Sequence[tuple[float, float]], beta: float) -> float:
+def expected_information(units: Sequence[tuple[float, float]], beta: float,
+                         weight: Sequence[Sequence[float]] | None = None) -> float:
     """How much one outcome of a table is expected to teach about the pairwise differences of its
     units, given each unit's (mu, variance): summed over pairs, the expected fall of the variance of
     the difference, ``s^4 I / (1 + s^2 I)`` with ``I = p (1 - p) / c^2`` the Fisher information of
-    a probit comparison (``c^2 = s^2 + 2 beta^2``)."""
+    a probit comparison (``c^2 = s^2 + 2 beta^2``); ``weight[i][j]``, if given, weighs pair (i, j)."""
     total = 0.0
     for i in range(len(units)):
         for j in range(i + 1, len(units)):
@@ -182,5 +183,6 @@ def expected_information(units: Sequence[tuple[float, float]], beta: float) -> f
             c2 = s2 + 2.0 * beta * beta
             p = _phi_cdf((ma - mb) / math.sqrt(c2))
             info = p * (1.0 - p) / c2
-            total += s2 * s2 * info / (1.0 + s2 * info)
+            w = 1.0 if weight is None else weight[i][j]
+            total += w * s2 * s2 * info / (1.0 + s2 * info)
     return total

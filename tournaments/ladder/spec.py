@@ -17,6 +17,9 @@ candidates = 24                    # candidate tables scored per group
 recent = 5                         # m: no table identical to one of the last m groups
 lru_share = 0.1                    # share of seeds that are the least recently played version
 starvation_s = 600                 # a version waiting longer than this is served first
+top_k = 8                          # the top of the board the matchmaker spends more on (0: none)
+top_weight = 3.0                   # seeding weight (1 + top_weight * P(in the top k)) / (groups + 1)
+top_pairs = 3.0                    # a pair's information weighs 1 + top_pairs * P(both in the top k)
 placement_groups = 2               # placement groups against the reference bots
 [rating]
 tau = 0.05                         # openskill's dynamics (0 only in settlement)
@@ -85,6 +88,9 @@ class Matchmaking:
     lru_share: float = 0.1
     starvation_s: float = 600.0
     placement_groups: int = 2
+    top_k: int = 8
+    top_weight: float = 3.0
+    top_pairs: float = 3.0
 
 
 @dataclass(frozen=True)
@@ -185,7 +191,8 @@ def parse_ladder_spec(raw: dict[str, Any]) -> LadderSpec:
     quotas = Quotas(**_table(raw, "quotas", {"per_day": (1, 1000), "active": (1, 100)}, Quotas()))
     mm = Matchmaking(**_table(raw, "matchmaking", {
         "epsilon": (0.0, 1.0), "candidates": (1, 10_000), "recent": (0, 10_000), "lru_share": (0.0, 1.0),
-        "starvation_s": (1.0, 1e7), "placement_groups": (1, 1000)}, Matchmaking()))
+        "starvation_s": (1.0, 1e7), "placement_groups": (1, 1000), "top_k": (0, 10_000),
+        "top_weight": (0.0, 1000.0), "top_pairs": (0.0, 1000.0)}, Matchmaking()))
     rating = Rating(**_table(raw, "rating", {
         "tau": (0.0, 100.0), "mu": (-1e6, 1e6), "sigma": (1e-6, 1e6), "beta": (1e-6, 1e6),
         "min_groups": (0, 100_000), "bootstrap": (0, 10_000), "board_every_s": (1.0, 1e7),
