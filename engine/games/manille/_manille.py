@@ -40,6 +40,7 @@ from engine.deal import StockMode
 from engine.trickplay import TrickState, trick_pairs, voids_shown
 from engine.tricks import (
     PLAY,
+    PLAY_T,
     MaskFunction,
     Order,
     PlayRule,
@@ -310,8 +311,13 @@ class ManilleState(TrickState):
     # bit test (tournaments run these millions of times).
     def legal_actions(self) -> list[str]:
         m = self._lmask  # nonzero exactly while playing
-        if m:
-            return play_list(m)
+        if m:  # engine.tricks.play_list, inlined: a call less per move is 3-4% of a random deal
+            t = PLAY_T
+            if m >> 39:
+                return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26 & 8191], *t[3][m >> 39]]
+            if m >> 26:
+                return [*t[0][m & 8191], *t[1][m >> 13 & 8191], *t[2][m >> 26]]
+            return [*t[0][m & 8191], *t[1][m >> 13]]  # clubs and diamonds only (t[1][0] is empty)
         return super().legal_actions()
 
     def apply(self, action: Any) -> None:  # Any: checked by the base (the compiled build too)
