@@ -420,7 +420,7 @@ def _play_at_terminal(g: Game, seats: Any, seed: int, deals: int | None, out_dir
         print(f"  {who}: {u.text}" + "".join(f"  [{e}]" for e in u.events))
 
     players = make_players(g, [b or "random" for b in seats.bots], seed)
-    person = TerminalHuman(seats.labels)
+    person = TerminalHuman(seats.labels, meanings=g.state_class.observation_keys())
     players[h] = person
     n = len(players)
     watcher = Watcher(g, seed, n, deals, seats, notify)

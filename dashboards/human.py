@@ -179,8 +179,8 @@ class Watcher:
         after = st.observation(h)
         self.obs = after
         visible = public_tokens(before) | public_tokens(after)
-        if rec.seat == h:
-            visible |= card_tokens(rec.action)
+        if rec.seat == h:   # the person's own move: its own cards too (an event may name them)
+            visible |= card_tokens(rec.action) | card_tokens(before)
         if rec.seat != h and "submitted" in after:   # a simultaneous tick: submissions are secret (X2)
             text = "submitted an action"
         else:
@@ -219,26 +219,67 @@ def show_value(v: Any) -> str:
     if isinstance(v, (int, float)):
         return str(int(v)) if float(v).is_integer() else f"{v:g}"
     if isinstance(v, list):
-        if all(isinstance(x, str) for x in v):
-            return " ".join(v) if v else "none"
+        if not v:
+            return "none"
+        if all(isinstance(x, str) and CARD.fullmatch(x.split("=")[0]) for x in v):
+            return " ".join(v)   # cards
         return "[" + ", ".join(show_value(x) for x in v) + "]"
     if isinstance(v, dict):
         return "{" + ", ".join(f"{k}: {show_value(x)}" for k, x in v.items()) + "}"
     return str(v)
 
 
-def observation_lines(obs: dict[str, Any], labels: Sequence[str], think_s: float) -> list[str]:
-    """The person's observation as the terminal shows it: the hand first, then every other key, the
-    clock (the person is not timed: the time taken so far is shown)."""
+TABLE_KEYS = ("card_order", "card_points")
+"""The trick games' card tables (every card of the deck -> its rank or points in the trump context):
+the terminal shows them when they change, grouped by value."""
+
+
+def table_value(v: Any) -> str:
+    """A card table grouped by value: ``0: 2C 3C ... · 13: QS``."""
+    if not isinstance(v, dict):
+        return show_value(v)
+    groups: dict[Any, list[str]] = {}
+    for card, x in v.items():
+        groups.setdefault(x, []).append(card)
+    return " · ".join(f"{show_value(x)}: {' '.join(cs)}" for x, cs in sorted(groups.items(), key=_order))
+
+
+def _order(item: tuple[Any, list[str]]) -> tuple[int, float | str]:
+    x = item[0]
+    return (0, float(x)) if isinstance(x, (int, float)) else (1, str(x))
+
+
+def per_seat(meaning: str) -> bool:
+    """Whether an observation key's declared meaning says it holds one entry per seat."""
+    return "per seat" in meaning or "each seat" in meaning
+
+
+def observation_lines(obs: dict[str, Any], labels: Sequence[str], think_s: float,
+                      meanings: dict[str, str] | None = None, shown: dict[str, Any] | None = None
+                      ) -> list[str]:
+    """The person's observation as the terminal shows it: the hand first, then every other key (a key
+    the game declares per seat, ``meanings``, with each entry labelled ``s0``, ``s1``, ...; the card
+    tables only when they differ from ``shown``, which is updated), the clock (the person is not timed:
+    the time taken so far is shown)."""
     lines = [f"-- your turn (seat {obs.get('seat')}, deal {obs.get('deal')}, phase {obs.get('phase')}) --"]
     if "hand" in obs:
         lines.append(f"  hand: {show_value(obs['hand'])}")
     for k, v in obs.items():
         if k in SKIP_KEYS or k == "hand" or k == "clock":
             continue
+        if k in TABLE_KEYS:
+            if shown is None or shown.get(k) != v:
+                lines.append(f"  {k.replace('_', ' ')}: {table_value(v)}")
+                if shown is not None:
+                    shown[k] = v
+            continue
         if k == "scores":
             v = [f"{labels[i]} {show_value(x)}" for i, x in enumerate(v)]
             lines.append(f"  scores: {', '.join(v)}")
+            continue
+        if isinstance(v, list) and len(v) == obs.get("players") and per_seat((meanings or {}).get(k, "")):
+            lines.append(f"  {k.replace('_', ' ')}: " + " · ".join(f"s{i} {show_value(x)}"
+                                                                for i, x in enumerate(v)))
             continue
         lines.append(f"  {k.replace('_', ' ')}: {show_value(v)}")
     clock = obs.get("clock") or {}
@@ -275,8 +316,10 @@ class TerminalHuman:
     ticks (Zenuwen) an empty line passes."""
 
     def __init__(self, labels: Sequence[str], read: Callable[[str], str] | None = None,
-                 write: Callable[[str], None] = print) -> None:
+                 write: Callable[[str], None] = print, meanings: dict[str, str] | None = None) -> None:
         self.labels = list(labels)
+        self.meanings = meanings or {}
+        self.shown: dict[str, Any] = {}
         self.read = read or (lambda prompt: input(prompt))   # (looked up at each call)
         self.write = write
         self.think = 0.0
@@ -285,7 +328,7 @@ class TerminalHuman:
         legal: list[str] = list(obs["legal_actions"])
         ticks = "submitted" in obs
         t0 = time.monotonic()
-        for line in observation_lines(obs, self.labels, self.think):
+        for line in observation_lines(obs, self.labels, self.think, self.meanings, self.shown):
             self.write(line)
         for line in action_lines(legal):
             self.write(line)

@@ -4,7 +4,8 @@
 "use strict";
 
 (function () {
-  const { el, card, fmt, isCard, drawTable, cardRow } = window.CardTable;
+  const { el, card, fmt, isCard, drawTable, cardRow, render, field } = window.CardTable;
+  const TABLES = ["card_order", "card_points"];   // the card tables: folded away under the table
   const $ = (sel) => document.querySelector(sel);
   const params = new URLSearchParams(location.search);
   const TOKEN = params.get("token") || "";
@@ -42,9 +43,15 @@
       if (k === "options" || k === "clock") continue;
       (PRIVATE.has(k) ? own : C)[k] = v;
     }
+    const tables = TABLES.filter((k) => C[k] && typeof C[k] === "object");
+    const folded = el("details", "tables");
+    folded.append(el("summary", null, "card tables (" + tables.map((k) => k.replace(/_/g, " ")).join(", ") + ")"));
+    for (const k of tables) { folded.append(field(k, render(k, C[k], info.players))); delete C[k]; }
     const S = Array.from({ length: info.players }, (_, i) => (i === info.seat ? own : {}));
-    drawTable($("#p-table"), { C, S, n: info.players, names: info.labels, teams: info.teams,
+    const tbl = $("#p-table");
+    drawTable(tbl, { C, S, n: info.players, names: info.labels, teams: info.teams,
       seatView: info.seat, justPlayed: fresh || new Set(), noLegal: true });
+    if (tables.length) tbl.append(folded);
   }
   function actionNode(text) {
     const a = el("span", "act");
