@@ -83,6 +83,7 @@ only the named cards are in play.  The match starts with the first flip.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.cards import PACK, RANKS, TOKENS, build_deck
@@ -113,6 +114,15 @@ def _ids(tok: str) -> tuple[int, ...]:
 
 
 PHYS: dict[str, tuple[int, ...]] = {TOKENS[b]: _ids(TOKENS[b]) for b in range(52)}
+
+
+@dataclass(frozen=True)
+class ZenuwenOptions:
+    """Zenuwen's options (``Zenuwen.options_spec``), typed."""
+
+    spit_from_opponent: bool = False
+    round_end: str = "choose"
+    packs: int | None = None
 
 
 class ZenuwenState(State):
@@ -179,10 +189,10 @@ class ZenuwenState(State):
     # ----------------------------------------------------------------- setup
     def _setup(self, deal: dict[str, Any] | None) -> None:
         n = self.players
-        opts = self.game.options
-        self.from_opp: bool = opts["spit_from_opponent"]
-        self.slap: bool = opts["round_end"] == "slap"
-        packs = self.packs = opts["packs"] or (1 if n == 2 else 2)
+        opts = self.game.opts(ZenuwenOptions)
+        self.from_opp: bool = opts.spit_from_opponent
+        self.slap: bool = opts.round_end == "slap"
+        packs = self.packs = opts.packs or (1 if n == 2 else 2)
         self.deck = build_deck(packs=packs)
         if len(self.deck) < n * (LAYOUT_CARDS + 1):
             raise ValueError(f"zenuwen with {n} players needs two packs: {len(self.deck)} cards leave "
@@ -747,6 +757,7 @@ class Zenuwen(Game):
         Option("packs", None, "Z2/Z7: packs in play (None: 1 for 2 players, 2 for 3-4)",
                choices=(None, 1, 2)),
     )
+    options_type = ZenuwenOptions
     state_class = ZenuwenState
     tables = NO_CARD_TABLES  # no tricks, no card points
 
