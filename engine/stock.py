@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeVar
 
@@ -144,13 +144,34 @@ class ReformRule:
         return pile, kept
 
 
-def reform_mode(default: ReformMode, options: Mapping[str, Any]) -> ReformMode:
-    """X3: the family's ``default``, or the game's option ``reshuffle`` where it has one (True:
-    shuffle, False: turn the pile over)."""
-    r = options.get("reshuffle")
-    if r is None:
+@dataclass(frozen=True)
+class ReformOptions:
+    """X7's option of the games that have it (their typed options subclass this): ``max_reforms``,
+    stock re-formings per deal before the deal ends with no winner (None: no cap)."""
+
+    max_reforms: int | None
+
+
+@dataclass(frozen=True)
+class ReshuffleOptions(ReformOptions):
+    """X3's option ``reshuffle`` (True: shuffle the pile, False: turn it over), with X7's cap."""
+
+    reshuffle: bool
+
+
+def reform_mode(default: ReformMode, options: object) -> ReformMode:
+    """X3: the family's ``default``, or the game's option ``reshuffle`` where it has one (its typed
+    options, ``Game.options_type``, are :class:`ReshuffleOptions`; True: shuffle, False: turn the
+    pile over)."""
+    if not isinstance(options, ReshuffleOptions):
         return default
-    return "shuffle" if r else "flip"
+    return "shuffle" if options.reshuffle else "flip"
+
+
+def reform_cap(options: object, default: int | None) -> int | None:
+    """X7: the game's option ``max_reforms`` where it has one (:class:`ReformOptions`), else
+    ``default``."""
+    return options.max_reforms if isinstance(options, ReformOptions) else default
 
 
 def match_start(players: int, zero: T) -> tuple[list[T], list[T], list[bool]]:

@@ -8,7 +8,16 @@ import pytest
 from engine import load_game
 from engine.cards import TOKENS, bits, card, deck_52, deck_108
 from engine.deal import check_deal, pack_tokens
-from engine.stock import ReformRule, deal_injected, kept_for_discard, read_seat, read_totals, reform_mode
+from engine.stock import (
+    ReformOptions,
+    ReformRule,
+    ReshuffleOptions,
+    deal_injected,
+    kept_for_discard,
+    read_seat,
+    read_totals,
+    reform_mode,
+)
 
 
 def test_x3_flip_turns_the_pile_over_keeping_the_top_discard() -> None:
@@ -41,10 +50,10 @@ def test_x7_no_stock_can_be_formed(pile: list[int], reforms: int, rule: ReformRu
 
 
 def test_x3_option_reshuffle_chooses_the_mode_where_a_game_has_it() -> None:
-    assert reform_mode("flip", {}) == "flip"
-    assert reform_mode("none", {"target": 100}) == "none"
-    assert reform_mode("flip", {"reshuffle": True}) == "shuffle"
-    assert reform_mode("shuffle", {"reshuffle": False}) == "flip"
+    assert reform_mode("flip", None) == "flip"
+    assert reform_mode("none", ReformOptions(max_reforms=3)) == "none"
+    assert reform_mode("flip", ReshuffleOptions(max_reforms=3, reshuffle=True)) == "shuffle"
+    assert reform_mode("shuffle", ReshuffleOptions(max_reforms=None, reshuffle=False)) == "flip"
 
 
 def test_x6_injected_stock_is_given_top_first_and_kept_top_last() -> None:

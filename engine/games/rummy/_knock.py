@@ -23,6 +23,7 @@ winner's row).
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 from engine.cards import DISCARD, PHYS, TOKENS, bits, build_deck, hand_tokens
@@ -39,10 +40,12 @@ from engine.stock import (
     DrawDiscardState,
     ReformMode,
     ReformRule,
+    ReshuffleOptions,
     deal_injected,
     match_start,
     read_seat,
     read_totals,
+    reform_cap,
     reform_mode,
 )
 
@@ -290,12 +293,12 @@ class ConfrontationState(DrawDiscardState):
 
     def reform_mode(self) -> ReformMode:
         """X3: the class's ``reform``, or the game's option ``reshuffle`` where it has one."""
-        return reform_mode(self.reform, self.game.options)
+        return reform_mode(self.reform, self.game.opts(object))
 
     def _reform(self) -> bool:
         """X3: re-form the stock from the discard pile, keeping its top card face up."""
         # X7 safety net (``max_reforms``): past the cap the deal then ends with no winner
-        rule = ReformRule(self.reform_mode(), self.game.options.get("max_reforms"), keep=1)
+        rule = ReformRule(self.reform_mode(), reform_cap(self.game.opts(object), None), keep=1)
         got = rule.reform(self.pile, self.reforms, self.rng)
         if got is None:
             return False
@@ -527,6 +530,19 @@ def deal_size(players: int, packs: int, three: int) -> int:
     return 6 if players == 6 else 7
 
 
+@dataclass(frozen=True)
+class OneWinnerOptions(ReshuffleOptions):
+    """The options :class:`OneWinnerState` games share (:func:`one_winner_options`), typed; a game
+    with more subclasses it."""
+
+    packs: int | None = None
+    three_player_cards: int = 7
+    reshuffle: bool = False
+    max_reforms: int | None = 30
+    deal_cap: int = 50
+    target: int = 100
+
+
 def one_winner_options(packs: str, cards: str, target: str) -> tuple[Option, ...]:
     """The options :class:`OneWinnerState` games share (``packs``, ``cards``, ``target``: the rule
     ids their help names)."""
@@ -558,14 +574,14 @@ class OneWinnerState(AllMeldState):
     """What the winner does in the invariant that only he scores (``collects``, ``scores``)."""
 
     def _match_deck(self) -> list[int]:
-        packs = packs_for(self.players, self.game.options["packs"])
+        packs = packs_for(self.players, self.game.opts(OneWinnerOptions).packs)
         if packs == 1 and self.players == 7:
             raise ValueError(f"{self.game.id}: 7 players need two packs ({self.packs_rule})")
         return build_deck(jokers=2 * packs, packs=packs)
 
     def _deal_size(self) -> int:
-        packs = packs_for(self.players, self.game.options["packs"])
-        return deal_size(self.players, packs, self.game.options["three_player_cards"])
+        packs = packs_for(self.players, self.game.opts(OneWinnerOptions).packs)
+        return deal_size(self.players, packs, self.game.opts(OneWinnerOptions).three_player_cards)
 
     def _stock_out(self) -> None:
         self._emit("deal_without_winner", pile=len(self.pile))
@@ -586,13 +602,13 @@ class OneWinnerState(AllMeldState):
         self.totals[seat] += pts[seat]
         self.last = {"deal": self.deal_no, "winner": seat, "points": pts, "penalties": dw,
                      "hands": hands, "melds": melds, "deadwood_cards": dead}
-        if self.totals[seat] >= self.game.options["target"]:  # WR6, CR2
+        if self.totals[seat] >= self.game.opts(OneWinnerOptions).target:  # WR6, CR2
             self._finish()
             return
         self._next_deal()
 
     def _next_deal(self) -> None:
-        if self._deals_done() or self.deal_no >= self.game.options["deal_cap"]:
+        if self._deals_done() or self.deal_no >= self.game.opts(OneWinnerOptions).deal_cap:
             self._finish()
             return
         self._start_deal((self.dealer + 1) % self.players)

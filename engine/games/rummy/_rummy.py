@@ -91,6 +91,7 @@ from engine.stock import (
     kept_for_discard,
     match_start,
     read_totals,
+    reform_cap,
     reform_mode,
 )
 
@@ -269,15 +270,14 @@ class RummyGame(Game):
         return rules
 
     def max_reforms(self) -> int | None:
-        v = self.options.get("max_reforms", 3)
-        return None if v is None else int(v)
+        return reform_cap(self.opts(object), 3)
 
     def reform_rule(self) -> ReformRule:
         """X3/X7 of this game (:attr:`reform` or option ``reshuffle``, and ``max_reforms``), made once."""
         rule = self._reform_rule
         if rule is None:
             rule = self._reform_rule = ReformRule(
-                reform_mode(self.reform, self.options), self.max_reforms(), keep=1)
+                reform_mode(self.reform, self.opts(object)), self.max_reforms(), keep=1)
         return rule
 
 

@@ -37,12 +37,14 @@ Injected deals may give ``"deal_no"`` (1-6) to start in a later round.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
 from engine.cards import DISCARD, JOKER_MASK, PACK, TOKENS, bits, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
 from engine.games.rummy._rummy import RummyGame, RummyState, meld_points
 from engine.melds import Item, item_token
+from engine.stock import ReformOptions
 
 PENALTY: Final = value_table(ace=11, face=10, joker=25)
 JOKER_UNOPENED: Final = 10
@@ -50,6 +52,13 @@ ROUNDS: Final = 6
 # AJ10: (kind, minimum size) per round; round 3 is points, round 6 going out in one turn
 REQUIREMENT: Final[dict[int, tuple[str, int]]] = {1: ("set", 3), 2: ("run", 3), 3: ("points", 40),
                                            4: ("run", 4), 5: ("run", 5), 6: ("out", 0)}
+
+
+@dataclass(frozen=True)
+class AmerikaansJokerenOptions(ReformOptions):
+    """Amerikaans Jokeren's options (``AmerikaansJokeren.options_spec``), typed."""
+
+    max_reforms: int | None = 3
 
 
 class AmerikaansJokerenState(RummyState):
@@ -259,6 +268,7 @@ class AmerikaansJokeren(RummyGame):
         Option("max_reforms", 3, "X7: stock re-formings per deal; None = no limit",
                check=lambda v: v >= 0, nullable=True, max=1000),
     )
+    options_type = AmerikaansJokerenOptions
     state_class = AmerikaansJokerenState
     tables = NO_CARD_TABLES  # no tricks, no card points
     joker_reuse: ClassVar[str] = "meld"  # AJ15: a freed joker goes into a new meld this turn

@@ -39,15 +39,29 @@ would be re-formed a 31st time as a deal without winner (nobody scores), and opt
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.cards import PHYS, TOKENS, bits, value_table
 from engine.core import NO_CARD_TABLES, Option, register
 from engine.deadwood import MeldSpec, Solver
-from engine.games.rummy._knock import OUT_VERBS, ConfrontationGame, OneWinnerState, one_winner_options
+from engine.games.rummy._knock import (
+    OUT_VERBS,
+    ConfrontationGame,
+    OneWinnerOptions,
+    OneWinnerState,
+    one_winner_options,
+)
 
 COMBO_VALUES = value_table(ace=11, joker=15)  # CR1
 PENALTY_VALUES = value_table(ace=11, joker=25)  # CR1 option "penalties"
+
+
+@dataclass(frozen=True)
+class CincinnatiRummyOptions(OneWinnerOptions):
+    """Cincinnati Rummy's options (``CincinnatiRummy.options_spec``), typed."""
+
+    scoring: str = "combinations"
 
 
 class CincinnatiRummyState(OneWinnerState):
@@ -59,7 +73,7 @@ class CincinnatiRummyState(OneWinnerState):
         n = self.players
         hands, melds, dead, dw = shown
         pts = [0] * n
-        if self.game.options["scoring"] == "combinations":
+        if self.game.opts(CincinnatiRummyOptions).scoring == "combinations":
             # CR1: the value of the winner's own combinations (every card he keeps)
             pts[seat] = sum(COMBO_VALUES[c] for c in bits(self.hands[seat]))
         else:
@@ -69,7 +83,7 @@ class CincinnatiRummyState(OneWinnerState):
         return pts
 
     def _winner_invariants(self, last: dict[str, Any], w: int) -> list[str]:
-        if self.game.options["scoring"] == "combinations":
+        if self.game.opts(CincinnatiRummyOptions).scoring == "combinations":
             v = sum(COMBO_VALUES[PHYS[tok][0]] for tok in last["hands"][w])
             if v != last["points"][w]:
                 return [f"winner {w} scored {last['points'][w]}, his combinations are worth {v}"]
@@ -99,6 +113,7 @@ class CincinnatiRummy(ConfrontationGame):
                "(the others' unmelded cards, joker 25)", choices=("combinations", "penalties")),
         *one_winner_options("CR3/WR1", "CR3/WR2", "CR2"),
     )
+    options_type = CincinnatiRummyOptions
     state_class = CincinnatiRummyState
     tables = NO_CARD_TABLES  # no tricks, no card points
 

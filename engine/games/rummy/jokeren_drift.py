@@ -29,14 +29,25 @@ when the opening turn ends.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar, Final
 
 from engine.cards import bits, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
 from engine.games.rummy._rummy import RummyGame, RummyState, meld_points
 from engine.melds import Item
+from engine.stock import ReformOptions
 
 PENALTY: Final = value_table(ace=11, face=10, joker=25)
+@dataclass(frozen=True)
+class JokerenDriftOptions(ReformOptions):
+    """Jokeren (Drift)'s options (``JokerenDrift.options_spec``), typed."""
+
+    open40: bool = False
+    deals: int = 0
+    max_reforms: int | None = 3
+
+
 class JokerenDriftState(RummyState):
     melded: list[bool]
     """Seat has a meld on the table this deal (JD4)."""
@@ -46,24 +57,24 @@ class JokerenDriftState(RummyState):
 
     # ----------------------------------------------------------------- rules
     def _may_swap(self, seat: int) -> bool:
-        if self.rg.options["open40"]:
+        if self.rg.opts(JokerenDriftOptions).open40:
             return self.opened[seat]  # JD6: swaps from the turn after the opening turn
         return self.melded[seat] or bool(self.turn_melds)  # JD4: a meld laid earlier this turn counts
 
     def _may_layoff(self, seat: int, idx: int) -> bool:
-        if self.rg.options["open40"] and not self.opened[seat]:
+        if self.rg.opts(JokerenDriftOptions).open40 and not self.opened[seat]:
             return idx in self.turn_melds  # JD6: in the opening turn only onto his own new melds
         return True  # JD3/AJ2: onto any meld, own or others', sets included
 
     def _permission_by_meld(self, seat: int) -> bool:
         # JD4: a meld laid this turn allows swaps
-        return not self.rg.options["open40"] and not self.melded[seat]
+        return not self.rg.opts(JokerenDriftOptions).open40 and not self.melded[seat]
 
     def _build_key(self) -> object:
         return None
 
     def _turn_can_end(self, seat: int, going_out: bool) -> bool:
-        if self.rg.options["open40"] and not self.opened[seat] and self.turn_melds:
+        if self.rg.opts(JokerenDriftOptions).open40 and not self.opened[seat] and self.turn_melds:
             return self._turn_points() >= 40  # JD6: the opening turn's melds total at least 40
         return True
 
@@ -86,10 +97,10 @@ class JokerenDriftState(RummyState):
         self._emit("joker_swapped", seat=seat, meld=idx + 1, card=_tok((c, None)))
 
     def _after_turn(self, seat: int) -> None:
-        if self.rg.options["open40"] and not self.opened[seat] and self.turn_melds:
+        if self.rg.opts(JokerenDriftOptions).open40 and not self.opened[seat] and self.turn_melds:
             self.opened[seat] = True
             self._emit("open40_met", seat=seat, points=self._turn_points())
-        elif not self.rg.options["open40"] and self.melded[seat]:
+        elif not self.rg.opts(JokerenDriftOptions).open40 and self.melded[seat]:
             self.opened[seat] = True
 
     # ----------------------------------------------------------------- scoring
@@ -98,7 +109,8 @@ class JokerenDriftState(RummyState):
                 for s in range(self.players)]
 
     def _match_over(self) -> bool:
-        return self.deal_no >= (int(self.rg.options["deals"]) or 2 * self.players)  # JokerenDrift.deals
+        deals = self.rg.opts(JokerenDriftOptions).deals
+        return self.deal_no >= (deals or 2 * self.players)  # JokerenDrift.deals
 
     def ranking(self) -> list[int]:
         return rank_by(self.totals)  # lowest total wins; equal totals share the place
@@ -143,6 +155,7 @@ class JokerenDrift(RummyGame):
         Option("max_reforms", 3, "X7: stock re-formings per deal; None = no limit",
                check=lambda v: v >= 0, nullable=True, max=1000),
     )
+    options_type = JokerenDriftOptions
     state_class = JokerenDriftState
     tables = NO_CARD_TABLES  # no tricks, no card points
     joker_reuse: ClassVar[str] = "meld"  # JD5: a freed joker goes into a new meld this turn
@@ -151,7 +164,7 @@ class JokerenDrift(RummyGame):
         return deck_108()
 
     def deals(self, players: int) -> int:
-        return int(self.options["deals"]) or 2 * players
+        return self.opts(JokerenDriftOptions).deals or 2 * players
 
 
 register(JokerenDrift)  # a call, not a decorator: mypyc compiles this module (engine/_compiled.py)

@@ -33,6 +33,7 @@ deals, ``dealt_twice``).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
 from engine.cards import ACE, BASE, JOKER_MASK, base_set, bits, build_deck
@@ -40,6 +41,7 @@ from engine.core import NO_CARD_TABLES, Option, register
 from engine.deadwood import can_cover, can_reach
 from engine.games.rummy._rummy import RummyGame, RummyState
 from engine.melds import GroupRule, Item, RunRule, item_token, meld_candidates, pos_base
+from engine.stock import ReformOptions
 
 DEALS: Final = 10
 DEALS_COMPETITION: Final = 6
@@ -50,6 +52,15 @@ def pips(b: int, ace_high: int) -> int:
     """J15/J3 opening value of natural base card ``b`` (ace ``ace_high`` unless low in a run)."""
     r = b % 13
     return ace_high if r == ACE else 10 if r >= 9 else r + 2
+
+
+@dataclass(frozen=True)
+class JokerenNLOptions(ReformOptions):
+    """Jokeren's options (``JokerenNL.options_spec``), typed."""
+
+    open50: bool = False
+    competition: bool = False
+    max_reforms: int | None = 3
 
 
 class JokerenNLState(RummyState):
@@ -69,17 +80,17 @@ class JokerenNLState(RummyState):
         self.xs = [0] * self.players
 
     def _deck(self) -> list[int]:
-        if self.rg.options["competition"]:
+        if self.rg.opts(JokerenNLOptions).competition:
             # J1/J17: 3 jokers for 4 players, 2 for 3
             return build_deck(jokers=3 if self.players == 4 else 2, packs=2)
         return build_deck(jokers=4, packs=2)  # J1: 2 x 52 + 4 jokers
 
     # ----------------------------------------------------------------- values
     def ace_high(self) -> int:
-        return 10 if self.rg.options["competition"] else 11  # J15 / J17
+        return 10 if self.rg.opts(JokerenNLOptions).competition else 11  # J15 / J17
 
     def threshold(self) -> int:
-        return 50 if self.rg.options["open50"] else 40
+        return 50 if self.rg.opts(JokerenNLOptions).open50 else 40
 
     def meld_value(self, kind: str, items: list[Item], lo: int) -> int:
         """J3/J10/J15: a meld's opening points as laid."""
@@ -114,7 +125,7 @@ class JokerenNLState(RummyState):
             return True
         if self._turn_points() >= self.threshold():
             return True
-        return self.rg.options["open50"] and going_out  # open50: less, by going out this turn
+        return self.rg.opts(JokerenNLOptions).open50 and going_out  # open50: less, by going out this turn
 
     # ----------------------------------------------------------------- J2 / J12: use at once
     def _may_take_discard(self, seat: int) -> bool:
@@ -249,7 +260,7 @@ class JokerenNLState(RummyState):
         vals = sorted((pips(BASE[c], hi) if BASE[c] < 52 else 10 for c in bits(hand)
                        if BASE[c] >= 52 or starts >> BASE[c] & 1), reverse=True)
         top = sum(vals[:max(0, budget - 1)]) + (pips(b, hi) if b >= 0 else 10)
-        if top < self.threshold() and not (self.rg.options["open50"] and self.out_allowed()):
+        if top < self.threshold() and not (self.rg.opts(JokerenNLOptions).open50 and self.out_allowed()):
             cache[key] = False
             return False
         counts: dict[int, int] = {}
@@ -276,7 +287,7 @@ class JokerenNLState(RummyState):
                 counts[x] += 1
             if ok:
                 break
-        if not ok and self.rg.options["open50"] and self.out_allowed():
+        if not ok and self.rg.opts(JokerenNLOptions).open50 and self.out_allowed():
             # open50: going out this turn opens whatever the points (all cards but the discard)
             for nats, nj, _ in with_b:
                 for x in nats:
@@ -311,12 +322,13 @@ class JokerenNLState(RummyState):
 
     # ----------------------------------------------------------------- deals and scoring
     def _next_dealer(self) -> int:
-        if self.rg.options["competition"] and self.players == 3 and self.deal_no == 1:
+        if self.rg.opts(JokerenNLOptions).competition and self.players == 3 and self.deal_no == 1:
             return self.dealer  # J17: with 3 players seat 0 deals the first two deals
         return super()._next_dealer()
 
     def _deal_setup(self) -> None:
-        if self.rg.options["competition"] and self.players == 3 and self.deal_no == 2 and self.dealer == 0:
+        if (self.rg.opts(JokerenNLOptions).competition and self.players == 3 and self.deal_no == 2
+                and self.dealer == 0):
             self._emit("dealt_twice", seat=0)
 
     def _score_deal(self, winner: int | None) -> list[float]:
@@ -329,7 +341,7 @@ class JokerenNLState(RummyState):
             self._emit("match_subtotal", after=SUBTOTAL_AFTER, totals=list(self.totals), xs=list(self.xs))
 
     def _match_over(self) -> bool:
-        return self.deal_no >= (DEALS_COMPETITION if self.rg.options["competition"] else DEALS)
+        return self.deal_no >= (DEALS_COMPETITION if self.rg.opts(JokerenNLOptions).competition else DEALS)
 
     def ranking(self) -> list[int]:
         # J9: lowest total; more X's break a tie; still tied -> shared
@@ -382,6 +394,7 @@ class JokerenNL(RummyGame):
         Option("max_reforms", 3, "X7: stock re-formings per deal; None = no limit",
                check=lambda v: v >= 0, nullable=True, max=1000),
     )
+    options_type = JokerenNLOptions
     state_class = JokerenNLState
     tables = NO_CARD_TABLES  # no tricks, no card points
     run_rule: ClassVar[RunRule] = RunRule(min_len=3, ace_low=True, ace_high=True, min_naturals=1,
@@ -392,7 +405,7 @@ class JokerenNL(RummyGame):
 
     def check_players(self, players: int | None) -> int:
         n = super().check_players(players)
-        if self.options["competition"] and n < 3:
+        if self.opts(JokerenNLOptions).competition and n < 3:
             raise ValueError("jokeren_nl with competition=True takes 3 or 4 players (J17)")
         return n
 

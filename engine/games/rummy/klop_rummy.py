@@ -33,6 +33,7 @@ two players the winner deals; otherwise, and after a void or no-winner deal, the
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.cards import PHYS, deck_52, value_table
@@ -44,6 +45,14 @@ from engine.stock import ReformMode
 VALUES = value_table(ace=1)  # KR1
 RUMMY_BONUS = 25
 KNOCKER_LOST = 10
+
+
+@dataclass(frozen=True)
+class KlopRummyOptions:
+    """Klop Rummy's options (``KlopRummy.options_spec``), typed."""
+
+    target: int = 100
+    per_opponent: bool = False
 
 
 class KlopRummyState(ConfrontationState):
@@ -103,7 +112,7 @@ class KlopRummyState(ConfrontationState):
         if winner is None:
             self._emit("tie_no_winner", seat=seat, lowest=lowest, deadwood=low)
         else:
-            per_opp = self.game.options["per_opponent"]
+            per_opp = self.game.opts(KlopRummyOptions).per_opponent
             if per_opp:  # KR7 option: sum over the others of (their deadwood - his)
                 base = sum(dw[s] - dw[winner] for s in range(n) if s != winner)
             else:  # KR7: the others' deadwood added up, minus his own once
@@ -121,7 +130,7 @@ class KlopRummyState(ConfrontationState):
         self.last = {"deal": self.deal_no, "knocker": seat, "winner": winner, "deadwood": dw,
                      "points": pts, "rummy": rummy, "hands": hands, "melds": melds,
                      "deadwood_cards": dead}
-        if max(self.totals) >= self.game.options["target"]:  # KR3
+        if max(self.totals) >= self.game.opts(KlopRummyOptions).target:  # KR3
             self._finish()
             return
         self._next_deal(winner)
@@ -191,6 +200,7 @@ class KlopRummy(ConfrontationGame):
         Option("per_opponent", False, "KR7/KR2: score sum over the others of (their deadwood - his) "
                "and 25 from each opponent for a Rummy (Bicycle)"),
     )
+    options_type = KlopRummyOptions
     state_class = KlopRummyState
     tables = NO_CARD_TABLES  # no tricks, no card points
 

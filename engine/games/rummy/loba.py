@@ -40,6 +40,7 @@ and ``"eliminated"`` (seats already out, with empty hands).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
 from engine.cards import (
@@ -68,7 +69,7 @@ from engine.games.rummy._rummy import (
     RummyState,
 )
 from engine.melds import GroupRule, Item, RunRule, pos_base
-from engine.stock import ReformMode
+from engine.stock import ReformMode, ReformOptions
 
 PENALTY: Final = value_table(ace=10, face=10, joker=25)  # L1: joker 25; seed: A and faces 10, pips face
 OUT_AT: Final = 100  # L5: ">= 100"
@@ -96,6 +97,15 @@ def pierna_ok(named: list[int], nj: int) -> bool:
         return False
     r = named[0] % 13
     return all(x % 13 == r for x in named) and len({x // 13 for x in named}) == 3
+
+
+@dataclass(frozen=True)
+class LobaOptions(ReformOptions):
+    """Loba's options (``Loba.options_spec``), typed."""
+
+    pickup_for_layoff: bool = False
+    max_buybacks: int = MAX_BUYBACKS
+    max_reforms: int | None = 3
 
 
 class LobaState(RummyState):
@@ -292,7 +302,7 @@ class LobaState(RummyState):
         # L2: a new meld from the hand with it (a meld it can start, with the hand's cards)
         if self._start_mask(bases | 1 << b, jokers, n + 1) >> b & 1:
             return True
-        if self.rg.options["pickup_for_layoff"]:
+        if self.rg.opts(LobaOptions).pickup_for_layoff:
             return self._layoff_usable(b, hand)
         return False
 
@@ -360,7 +370,7 @@ class LobaState(RummyState):
     def _layoff_blocked(self, hand: int, x: int) -> bool:
         """L2: the card taken from the discard pile goes into a new meld, not a lay-off (unless
         the hand holds another copy of it)."""
-        if self.rg.options["pickup_for_layoff"]:
+        if self.rg.opts(LobaOptions).pickup_for_layoff:
             return False
         mu = self.must_use & hand & ~JOKER_MASK
         if not mu:
@@ -379,7 +389,7 @@ class LobaState(RummyState):
 
     def _layoff_offers(self, seat: int, hand: int) -> list[str]:
         out = super()._layoff_offers(seat, hand)  # (refreshes every meld's lay-off cache)
-        if self.must_use & hand and not self.rg.options["pickup_for_layoff"]:
+        if self.must_use & hand and not self.rg.opts(LobaOptions).pickup_for_layoff:
             out = [a for a in out if a.startswith("layoff JK=")
                    or not self._layoff_blocked(hand, card(a.split()[1]))]
         if not self.melds:
@@ -408,7 +418,7 @@ class LobaState(RummyState):
 
     def _do_layoff(self, seat: int, tok: str, idx: int) -> None:
         # L2: under the default a natural lay-off never uses the taken discard (another copy is)
-        self._pick_free = not self.rg.options["pickup_for_layoff"]
+        self._pick_free = not self.rg.opts(LobaOptions).pickup_for_layoff
         try:
             super()._do_layoff(seat, tok, idx)
         finally:
@@ -420,7 +430,7 @@ class LobaState(RummyState):
         m = self.melds[idx]
         x = card(tok)
         y = card(new_tok[3:])
-        free = not self.rg.options["pickup_for_layoff"]
+        free = not self.rg.opts(LobaOptions).pickup_for_layoff
         c = self._pick(hand, tok, avoid=self.must_use if free else ~self.must_use)
         self.hands[seat] = hand & ~(1 << c)
         self.must_use &= ~(1 << c)
@@ -546,7 +556,7 @@ class LobaState(RummyState):
     def _next_choice(self) -> None:
         while self.queue:
             s = self.queue[0]
-            if self.buybacks[s] < self.rg.options["max_buybacks"]:
+            if self.buybacks[s] < self.rg.opts(LobaOptions).max_buybacks:
                 self.phase = "buyback"
                 self.turn = s
                 return
@@ -673,6 +683,7 @@ class Loba(RummyGame):
         Option("max_reforms", 3, "X7: stock re-formings per deal; None = no limit",
                check=lambda v: v >= 0, nullable=True, max=1000),
     )
+    options_type = LobaOptions
     state_class = LobaState
     tables = NO_CARD_TABLES  # no tricks, no card points
     extra_verbs: ClassVar[dict[str, tuple[str, str]]] = LOBA_VERBS

@@ -34,16 +34,26 @@ empty hands).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
 from engine.cards import BASE, IS_JOKER, JOKER, JOKER_MASK, PHYS, TOKENS, bits, deck_54, value_table
 from engine.core import NO_CARD_TABLES, Option, register
 from engine.games.rummy._rummy import RummyGame, RummyState
 from engine.melds import GroupRule, Item, RunRule, item_token
-from engine.stock import ReformMode
+from engine.stock import ReformMode, ReshuffleOptions
 
 PENALTY: Final = value_table(ace=1, face=10, joker=20)
 OUT_AT: Final = 101
+
+
+@dataclass(frozen=True)
+class RaminoDriftOptions(ReshuffleOptions):
+    """Ramino (Drift)'s options (``RaminoDrift.options_spec``), typed."""
+
+    layoff_sets: bool = True
+    reshuffle: bool = False
+    max_reforms: int | None = 3
 
 
 class RaminoDriftState(RummyState):
@@ -119,7 +129,7 @@ class RaminoDriftState(RummyState):
         if not self.melded[seat]:
             return False  # RD5: lay-offs only once come out (this turn's first meld included)
         # RD3: onto runs (seed L706), and onto sets unless the option is off
-        return self.rg.options["layoff_sets"] or self.melds[idx].kind == "run"
+        return self.rg.opts(RaminoDriftOptions).layoff_sets or self.melds[idx].kind == "run"
 
     def _permission_by_meld(self, seat: int) -> bool:
         return not self.melded[seat]  # RD5: a meld laid this turn allows lay-offs
@@ -270,6 +280,7 @@ class RaminoDrift(RummyGame):
         Option("max_reforms", 3, "X7: stock re-formings per deal; None = no limit",
                check=lambda v: v >= 0, nullable=True, max=1000),
     )
+    options_type = RaminoDriftOptions
     state_class = RaminoDriftState
     tables = NO_CARD_TABLES  # no tricks, no card points
     hand_size: ClassVar[int] = 7

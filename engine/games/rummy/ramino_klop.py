@@ -38,17 +38,27 @@ for the capped games).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 from engine.cards import PHYS, bits, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
 from engine.deadwood import CACHE_LIMIT, MeldSpec, Solver, isolated_mask, naturals
 from engine.games.rummy._knock import ConfrontationGame, ConfrontationState
+from engine.stock import ReshuffleOptions
 
 VALUES = value_table(ace=1, joker=20)  # RK4
 JOKER_VALUE = 20
 KNOCK_MAX = 6  # RK1: unused cards worth less than 7
 OUT_AT = 101  # RK3
+
+
+@dataclass(frozen=True)
+class RaminoKlopOptions(ReshuffleOptions):
+    """Ramino Klop's options (``RaminoKlop.options_spec``), typed."""
+
+    reshuffle: bool = False
+    max_reforms: int | None = 30
 
 
 class RaminoKlopState(ConfrontationState):
@@ -189,6 +199,7 @@ class RaminoKlop(ConfrontationGame):
                "winner (None: no cap, X7; deterministic players can loop for ever) [engine default]",
                nullable=True, check=lambda v: v >= 0, max=1000),
     )
+    options_type = RaminoKlopOptions
     state_class = RaminoKlopState
     tables = NO_CARD_TABLES  # no tricks, no card points
 

@@ -40,6 +40,7 @@ The match is ``deals`` deals (T8, default 10); ``scores()`` are the net stakes, 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.cards import DISCARD, PHYS, TOKENS, bits, deck_52, hand_tokens, value_table
@@ -56,6 +57,16 @@ RUNS = RunRule(min_len=3, ace_low=True, ace_high=False)  # T5
 
 def _place(c: int) -> int:
     return position(c, False)  # T5: the ace below the 2 only
+
+
+@dataclass(frozen=True)
+class TonkOptions:
+    """Tonk's options (``Tonk.options_spec``), typed."""
+
+    deals: int = 10
+    stake: int = 1
+    dropper_pays_lowest: bool = False
+    tonk_min: int = 50
 
 
 class TonkState(DrawDiscardState):
@@ -147,7 +158,7 @@ class TonkState(DrawDiscardState):
     def _after_deal(self) -> None:
         n = self.players
         # T9, T12: a dealt tonk is settled before play
-        least = self.game.options["tonk_min"]
+        least = self.game.opts(TonkOptions).tonk_min
         counts = [self.count(s) for s in range(n)]
         tonks = [s for s in range(n) if counts[s] >= least]
         if len(tonks) == 1:
@@ -293,7 +304,7 @@ class TonkState(DrawDiscardState):
             lowest = [s for s in others if counts[s] == low]
             # ... and the lowest player(s) get a single stake from the others (not the dropper;
             # option dropper_pays_lowest: from him too, the seed's literal "van iedereen")
-            payers = [*others, seat] if self.game.options["dropper_pays_lowest"] else others
+            payers = [*others, seat] if self.game.opts(TonkOptions).dropper_pays_lowest else others
             for w in lowest:
                 pays += [(o, w, 1) for o in payers if o not in lowest]
         self._settle(pays, "drop", seat)
@@ -309,7 +320,7 @@ class TonkState(DrawDiscardState):
 
     def _settle(self, pays: list[tuple[int, int, int]], how: str, seat: int | None) -> None:
         n = self.players
-        stake = self.game.options["stake"]
+        stake = self.game.opts(TonkOptions).stake
         row = [0] * n
         for a, b, k in pays:
             amount = k * stake
@@ -322,7 +333,7 @@ class TonkState(DrawDiscardState):
         self.last = {"deal": self.deal_no, "end": how, "seat": seat, "row": row,
                      "hands": [hand_tokens(h) for h in self.hands],
                      "counts": [self.count(s) for s in range(n)]}
-        if self._deals_done() or self.deal_no >= self.game.options["deals"]:  # T8
+        if self._deals_done() or self.deal_no >= self.game.opts(TonkOptions).deals:  # T8
             self._finish()
             return
         self._start_deal((self.dealer + 1) % n)
@@ -420,6 +431,7 @@ class Tonk(Game):
         Option("tonk_min", 50, "T9: a dealt hand worth this or more is a tonk (seed 50; pagat 49)",
                choices=(49, 50)),
     )
+    options_type = TonkOptions
     state_class = TonkState
     tables = NO_CARD_TABLES  # no tricks, no card points
 

@@ -41,15 +41,27 @@ would be re-formed a 31st time as a deal without winner (nobody scores), and opt
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar, cast
 
 from engine.cards import PHYS, TOKENS, bits, value_table
 from engine.core import NO_CARD_TABLES, register
 from engine.deadwood import MeldSpec, Solver
-from engine.games.rummy._knock import OUT_VERBS, ConfrontationGame, OneWinnerState, one_winner_options
+from engine.games.rummy._knock import (
+    OUT_VERBS,
+    ConfrontationGame,
+    OneWinnerOptions,
+    OneWinnerState,
+    one_winner_options,
+)
 
 VALUES = value_table(ace=11, joker=25, two=25)  # WR4
 WILD = 25
+
+
+@dataclass(frozen=True)
+class WildcardRummyOptions(OneWinnerOptions):
+    """Wildcard Rummy's options (``WildcardRummy.options_spec``: :func:`one_winner_options`), typed."""
 
 
 class WildcardRummyState(OneWinnerState):
@@ -98,6 +110,7 @@ class WildcardRummy(ConfrontationGame):
                    "deal_without_winner")
     extra_verbs: ClassVar[dict[str, tuple[str, str]]] = OUT_VERBS  # WR7: knock, knock XX
     options_spec = one_winner_options("WR1", "WR2", "WR6")
+    options_type = WildcardRummyOptions
     state_class = WildcardRummyState
     tables = NO_CARD_TABLES  # no tricks, no card points
 
