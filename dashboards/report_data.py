@@ -241,8 +241,9 @@ class Analysis:
         chose itself, status ``ok``: median, 95th percentile and maximum), time-bank use (per
         match and seat, the time over the per-move limit ``move_s`` as a share of the bank ``bank_s``
         of the tournament's limits) and its share of placings above each opponent it met (every
-        game, ties half, partners not opponents)."""
-        from tournaments.analysis.leaderboard import rank_labels
+        game, ties half, partners not opponents; not in a match a person played, which is never
+        ranked)."""
+        from tournaments.analysis.leaderboard import rank_labels, ranked_match
         labels = sorted({b for m in self.logs.matches for b in m["bots"]})
         out: dict[str, dict[str, Any]] = {b: {"bot": b, "games": [], "matches": 0, "faults": [],
                                              "think": [], "bank": None, "opponents": []} for b in labels}
@@ -260,6 +261,8 @@ class Analysis:
             bots, teams, ranking = m["bots"], m["teams"], m["ranking"]
             for b in set(bots):
                 out[b]["matches"] += 1
+            if not ranked_match(m.get("bot_refs")):   # a match a person played: no share against anyone
+                continue
             for i, a in enumerate(bots):
                 for j, b in enumerate(bots):
                     if teams[i] != teams[j] and a != b:

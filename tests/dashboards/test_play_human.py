@@ -215,6 +215,12 @@ def test_a_human_match_is_never_ranked(cli_tournament: Path, tmp_path: Path) -> 
     shutil.copytree(cli_tournament, root)
     before = [cardarena("rank", str(root), "--json").stdout,
               cardarena("tournament", "leaderboard", str(root), "--json").stdout]
+    from dashboards.report_data import Analysis, read_logs
+
+    def shares() -> dict[str, Any]:   # the report's share of each entrant against each opponent
+        return {e["bot"]: e["opponents"] for e in Analysis(read_logs(root), bootstrap=10).entrants()}
+
+    shares_before = shares()
     g = load_game("hartenjagen")
     seats = Seating(0, [None, "random", "random", "random"], ["random", "r2", "r3", "greedy"])
     players = make_players(g, ["random"] * 4, 9)
@@ -232,6 +238,7 @@ def test_a_human_match_is_never_ranked(cli_tournament: Path, tmp_path: Path) -> 
     after = [cardarena("rank", str(root), "--json").stdout,
              cardarena("tournament", "leaderboard", str(root), "--json").stdout]
     assert after == before
+    assert shares() == shares_before   # (the human match's seats carry the entrants' labels)
     alone = tmp_path / "alone"
     log_match(alone, g, result, seats, records)
     r = cardarena("rank", str(alone))
