@@ -193,12 +193,17 @@ def test_ctrl_c_and_the_end_of_input_end_the_command_in_one_line(tmp_path: Path)
                              "--seed", "2"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None
-    deadline = time.monotonic() + 120
-    seen = ""
-    while "your move" not in seen and time.monotonic() < deadline:
-        seen += os.read(proc.stdout.fileno(), 4096).decode()
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    try:
+        deadline = time.monotonic() + 120
+        seen = ""
+        while "your move" not in seen and time.monotonic() < deadline:
+            seen += os.read(proc.stdout.fileno(), 4096).decode()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     assert proc.returncode == 130, err
     assert "Traceback" not in err and err.strip().splitlines() == [
         "cardarena: the match was abandoned (interrupted); nothing was logged"]
@@ -321,13 +326,18 @@ def test_ctrl_c_stops_the_web_server_in_one_line(tmp_path: Path) -> None:
                              "--web", "--out", str(tmp_path / "log")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None
-    assert select.select([proc.stdout], [], [], 120)[0], "no URL printed"
-    url = re.search(r"http://\S+", proc.stdout.readline())
-    assert url is not None
-    with urllib.request.urlopen(url.group(0), timeout=30) as r:   # the page is being served
-        assert r.status == 200
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    try:
+        assert select.select([proc.stdout], [], [], 120)[0], "no URL printed"
+        url = re.search(r"http://\S+", proc.stdout.readline())
+        assert url is not None
+        with urllib.request.urlopen(url.group(0), timeout=30) as r:   # the page is being served
+            assert r.status == 200
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     assert proc.returncode == 130
     assert err.strip().splitlines() == [
         "cardarena: the match was abandoned (interrupted); nothing was logged"]

@@ -67,10 +67,25 @@ class WebMatch:
     keys: int = 0
 
 
+STARTED: list[subprocess.Popen[str]] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_server_left() -> Iterator[None]:
+    """A test that fails half-way leaves no server waiting for its person."""
+    yield
+    while STARTED:
+        proc = STARTED.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
 def start(game: str, seat: int, out: Path, *extra: str) -> WebMatch:
     proc = subprocess.Popen([sys.executable, "-m", "dashboards.app", "play", game, "--human", str(seat),
                              "--deals", "1", "--web", "--out", str(out), *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    STARTED.append(proc)
     assert proc.stdout is not None
     ready, _, _ = select.select([proc.stdout], [], [], 120)
     assert ready, "the command printed no URL in 120 s"
