@@ -108,6 +108,15 @@ class BotSource:
             h.update(rel.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
         return h.hexdigest()
 
+    def code_hash(self) -> str:
+        """SHA-256 over what the bot runs: :meth:`content_hash` without a single file's own name, so
+        that one file under another name hashes the same (a package's file names are part of its code
+        and stay in; its folder's name never was).  How the ladder recognises another author's bot."""
+        if self.package:
+            return self.content_hash()
+        data = self.path.read_bytes()
+        return hashlib.sha256(b"file\0" + str(len(data)).encode() + b"\0" + data).hexdigest()
+
     def size(self) -> int:
         return sum(p.stat().st_size for _, p in self.files())
 

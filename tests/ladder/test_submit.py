@@ -45,6 +45,22 @@ def test_content_registered_under_another_author_is_flagged(ladder: Path, tmp_pa
     assert any("alpha@1" in r and "alice" in r for r in reasons)
 
 
+def test_another_authors_bot_under_another_file_or_folder_name_is_flagged(ladder: Path,
+                                                                          tmp_path: Path) -> None:
+    """The flag is about the code, not the file's name: a renamed copy of a file, or of a package's
+    folder, is flagged; the same name with other code is not."""
+    submit(ladder, bot_file(tmp_path, "a", GOOD_BOT), "alpha", "alice")
+    copy = bot_file(tmp_path, "lookalike", GOOD_BOT)
+    assert submit(ladder, copy, "beta", "bob")["duplicate_of"] == "alpha@1"
+    (tmp_path / "x").mkdir()
+    assert submit(ladder, bot_file(tmp_path / "x", "a", OTHER_BOT), "gamma", "carol")["duplicate_of"] is None
+    for folder in ("pkg", "renamed"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text(OTHER_BOT + "\n# a package\n")
+    submit(ladder, tmp_path / "pkg", "delta", "dave")
+    assert submit(ladder, tmp_path / "renamed", "epsilon", "erin")["duplicate_of"] == "delta@1"
+
+
 def test_a_name_belongs_to_its_first_author(ladder: Path, tmp_path: Path) -> None:
     submit(ladder, bot_file(tmp_path, "a", GOOD_BOT), "alpha", "alice")
     code, _, err = cli("submit", str(ladder), str(bot_file(tmp_path, "b", OTHER_BOT)), "--name", "alpha",

@@ -228,7 +228,7 @@ class LadderStore:
             raise LadderError(f"quota: {author} has {len(waiting)} versions waiting for validation or "
                               f"placement ({', '.join(v.ref for v in waiting)}; quotas.active = "
                               f"{spec.quotas.active}); submit again once they are rated")
-        dup = next((v for v in vs if v.hash == h and v.author != author), None)
+        dup = _same_code(self.root, src, [v for v in vs if v.author != author and not v.reference])
         entry = Registry(bots_root(self.root)).add(src, name, [], {"ladder": "queued"})
         at = when.isoformat(timespec="milliseconds")
         v = Version(entry.spec, name, entry.version, author, h, at, "validating", [],
@@ -240,6 +240,25 @@ class LadderStore:
                 f"; flagged: the same content as {dup.ref} of author {dup.author}" if dup else ""), at)
         note = f"flagged: the same content as {dup.ref} of author {dup.author}" if dup else ""
         return v, True, note
+
+
+def _same_code(root: Path, src: Any, others: list[Version]) -> Version | None:
+    """The first of ``others`` (other authors' versions) that runs the same code as ``src``: the
+    same content, or the same file under another name (:meth:`bots.api.BotSource.code_hash`); a
+    version whose stored copy is gone is passed over."""
+    from bots.registry import Registry
+
+    h, code = src.content_hash(), src.code_hash()
+    registry = Registry(bots_root(root))
+    for v in others:
+        if v.hash == h:
+            return v
+        try:
+            if registry.resolve(v.ref).source().code_hash() == code:
+                return v
+        except (LookupError, OSError):
+            continue
+    return None
 
 
 def _later(iso: str) -> str:
