@@ -103,6 +103,8 @@ def bwrap_argv(limits: Limits, binds: Sequence[tuple[str, str]], argv: Sequence[
     args += _dirs([inside for _, inside in binds])
     for host, inside in binds:
         args += ["--ro-bind", host, inside]
+    for d in hidden_site_dirs():   # an empty read-only folder over each
+        args += ["--perms", "0755", "--size", "4096", "--tmpfs", d, "--remount-ro", d]
     args += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
              "--die-with-parent", "--new-session", "--clearenv",
              "--setenv", "HOME", "/tmp", "--setenv", "PATH", "/usr/bin:/bin",
@@ -155,6 +157,8 @@ def unshare_script(root: str, binds: Sequence[tuple[str, str]], limits: Limits) 
         else:
             lines.append(f"mkdir -p {q('.' + os.path.dirname(inside))}; : > {target}")
         lines.append(f"{mount} --bind {q(host)} {target}; {mount} -o remount,bind,ro,nosuid,nodev {target}")
+    for d in hidden_site_dirs():
+        lines.append(f"{mount} -t tmpfs -o ro,mode=755,size=4k,nosuid,nodev cardarena-hidden {q('.' + d)}")
     for n in _DEVICES:
         lines.append(f": > dev/{n}; {mount} --bind /dev/{n} dev/{n}")
     for d in ("tmp", "var/tmp", "dev/shm"):
@@ -179,6 +183,24 @@ def unshare_argv(script: str, argv: Sequence[str]) -> list[str]:
 def python_paths() -> tuple[str, str]:
     """The real interpreter (not the venv's symlink) and its installation prefix."""
     return os.path.realpath(sys.executable), os.path.realpath(sys.base_prefix)
+
+
+@cache
+def hidden_site_dirs() -> tuple[str, ...]:
+    """The folders of installed packages inside the sandbox's view, which both sandboxes cover with an
+    empty read-only tmpfs: the interpreter's own ``site-packages`` (bound with its installation) and
+    the system's ``dist-packages`` under ``/usr``.  A bot imports the standard library and what
+    ``/sandbox/lib`` offers, nothing a ``sys.path`` entry of its own could reach there."""
+    _, prefix = python_paths()
+    ver = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    found = set()
+    for root in {prefix, "/usr", "/usr/local"}:
+        for sub in (f"lib/{ver}/site-packages", f"lib/{ver}/dist-packages", "lib/python3/dist-packages",
+                    "lib/python3/site-packages"):
+            d = os.path.realpath(os.path.join(root, sub))
+            if os.path.isdir(d) and (d.startswith("/usr/") or d.startswith(prefix + "/")):
+                found.add(d)
+    return tuple(sorted(found))
 
 
 def python_binds() -> list[tuple[str, str]]:

@@ -723,8 +723,10 @@ def test_issue24_s11_the_offered_libraries_are_read_only_and_nothing_else_of_sit
         wrapper: str, organiser: str) -> None:
     """A bot imports numpy and cardarena_rl and uses them; it cannot write, create, rename, remove,
     chmod or touch anything in /sandbox/lib (numpy, numpy.libs, cardarena_rl and its tables), cannot
-    import pyarrow, engine, bots, ray, pytest, ... (only msgspec, the runner's codec, is loaded), and
-    the host folders the libraries come from are not in its view.  Checked from outside: the host's
+    import pyarrow, engine, bots, ray, pytest, ... (only msgspec, the runner's codec, is loaded), the
+    host folders the libraries come from are not in its view, and the interpreter's own site-packages
+    and the system's dist-packages (bound with /usr and the Python installation) are empty read-only
+    folders: nothing imports from them even on its sys.path.  Checked from outside: the host's
     numpy and library folders are unchanged.  The organiser runs as root and as nobody."""
     import numpy
 
@@ -734,15 +736,23 @@ def test_issue24_s11_the_offered_libraries_are_read_only_and_nothing_else_of_sit
     uid = 0 if organiser == "root" else 65534
     where, libs = lib_mod.numpy_dirs() or ("", None)
     cache = os.path.join(tempfile.gettempdir(), f"cardarena-lib-{uid}-{lib_mod._digest(numpy.__version__)}")
+    from bots.sandbox.launch import hidden_site_dirs
+
+    site_dirs = list(hidden_site_dirs())
     if organiser == "root":
         lib_mod.library()
     elif os.geteuid() == 0 and shutil.which("setpriv"):   # the organiser's own library folder, made first
-        made = _as_nobody("from bots.sandbox.library import library\nprint(library().host_path)", {})
-        assert made.returncode == 0 and made.stdout.split()[-1] == cache, made.stderr[-2000:]
+        made = _as_nobody("import json\nfrom bots.sandbox.library import library\n"
+                          "from bots.sandbox.launch import hidden_site_dirs\n"
+                          "print(json.dumps([library().host_path, hidden_site_dirs()]))", {})
+        assert made.returncode == 0, made.stderr[-2000:]
+        host_path, site_dirs = json.loads(made.stdout.splitlines()[-1])
+        assert host_path == cache
     watched = [where, *([libs] if libs else []), os.path.join(cache, "cardarena_rl")]
     before = [_tree(w) for w in watched if os.path.isdir(w)]
     site = os.path.dirname(where)
-    observation = {"legal_actions": ["play QS"], "host_paths": [site, cache, str(PROJECT_ROOT), where]}
+    observation = {"legal_actions": ["play QS"], "host_paths": [site, cache, str(PROJECT_ROOT), where],
+                   "site_dirs": site_dirs}
     out = organiser_probe(organiser, wrapper, HERE / "library_tamper.py", observation)
     if "refused" in out:
         assert organiser == "nobody" and wrapper == "unshare", out
@@ -755,5 +765,8 @@ def test_issue24_s11_the_offered_libraries_are_read_only_and_nothing_else_of_sit
     assert rep["numpy"] == [numpy.__version__, "/sandbox/lib/numpy/__init__.py", 6.0]
     assert rep["ids"] == [52, observation_encoder("hartenjagen").shape[0]]
     assert rep["reachable"] == []
+    # the interpreter's site-packages and the system's dist-packages: empty, read-only, nothing imports
+    assert site_dirs and rep["site"]["listed"] == {d: [] for d in site_dirs}, rep["site"]["listed"]
+    assert rep["site"]["made"] == [] and rep["site"]["imported"] == []
     assert [p for p in rep["sys_path"] if "site-packages" in p or p.startswith(str(PROJECT_ROOT))] == []
     assert [_tree(w) for w in watched if os.path.isdir(w)] == before
