@@ -123,13 +123,14 @@ def write(table: dict[str, dict[str, float]]) -> None:
              "COSTS: dict[str, dict[str, float]] = {"]
     for gid in sorted(table):
         c = table[gid]
-        lines.append(f'    "{gid}": {{"seconds_per_deal": {c["seconds_per_deal"]}, '
-                     f'"actions_per_deal": {c["actions_per_deal"]}, '
-                     f'"deals_per_match": {c["deals_per_match"]},')
+        lines.append(f'    "{gid}": {{')
+        lines.append(f'        "seconds_per_deal": {c["seconds_per_deal"]}, "actions_per_deal": '
+                     f'{c["actions_per_deal"]}, "deals_per_match": {c["deals_per_match"]},')
         lines.append(f'        "greedy_s_per_move": {c["greedy_s_per_move"]}, '
-                     f'"ismcts_s_per_move": {c["ismcts_s_per_move"]}, '
-                     f'"ismcts_s_per_iteration": {c["ismcts_s_per_iteration"]}, '
-                     f'"skilled_actions_per_deal": {c["skilled_actions_per_deal"]}}},')
+                     f'"ismcts_s_per_move": {c["ismcts_s_per_move"]},')
+        lines.append(f'        "ismcts_s_per_iteration": {c["ismcts_s_per_iteration"]}, '
+                     f'"skilled_actions_per_deal": {c["skilled_actions_per_deal"]},')
+        lines.append("    },")
     lines.append("}")
     OUT.write_text("\n".join(lines) + "\n")
 

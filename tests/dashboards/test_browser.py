@@ -319,7 +319,7 @@ def test_nav_lands_with_the_section_heading_visible(browser: Any, report: Path) 
     pg = Page(browser, report)
     page = pg.page
     hrefs = page.locator("nav a").evaluate_all("as => as.map(a => a.getAttribute('href'))")
-    assert len(hrefs) == 5
+    assert len(hrefs) == 6
     bars = []
     for width, height in NAV_VIEWPORTS:
         page.set_viewport_size({"width": width, "height": height})

@@ -276,7 +276,9 @@ def test_single_bot_and_single_game_render_with_explanations(tmp_path: Path) -> 
     assert page.count('<tr class="lb-row" data-bot="solo">') == 2  # overall and the game's tab
     assert "The tournament has one game, so this is its leaderboard." in page
     assert len(embedded(page, "matches-data")) == 2
-    assert embedded(page, "charts-data") == {}  # nothing to chart: coverage is a table per game
+    # nothing to chart but the entrant's own think time (coverage is a table per game)
+    assert [k.split("-", 2)[2] for k in embedded(page, "charts-data")] == ["think-0"]
+    assert "No opponent met." in notes
 
 
 def test_cli_writes_the_report_and_prints_its_path(cli_tournament: Path, tmp_path: Path) -> None:
