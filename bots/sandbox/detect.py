@@ -143,6 +143,7 @@ def _isolation(force: str | None) -> Isolation:
         enforced += ["no network (new net namespace)", "PID namespace (no escape from kill)",
                      "new IPC and UTS namespaces",
                      "read-only filesystem view without project or other bots' files",
+                     "no site-packages: only numpy and cardarena_rl, read-only at /sandbox/lib",
                      "writes only in the private /tmp and /dev/shm",
                      "unprivileged uid 65534 (never the host's root)", "no capabilities", "no_new_privs",
                      "/proc/sys and kernel triggers read-only, keyrings and kernel memory hidden"]
@@ -150,6 +151,7 @@ def _isolation(force: str | None) -> Isolation:
         enforced += ["no network (new net namespace)", "PID namespace (no escape from kill)",
                      "new IPC and UTS namespaces", "own mount namespace, own /proc",
                      "read-only filesystem view without project or other bots' files",
+                     "no site-packages: only numpy and cardarena_rl, read-only at /sandbox/lib",
                      "writes only in the private /tmp, /var/tmp and /dev/shm",
                      "unprivileged uid 65534 (never the host's root)", "no capabilities", "no_new_privs",
                      "/proc/sys and kernel triggers read-only, keyrings and kernel memory hidden"]
