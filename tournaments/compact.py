@@ -26,16 +26,38 @@ It is committed under the existing protocol, with one more atomic step:
 A compaction killed at any point leaves a log that reads as before step 3 or as after it; its leftovers
 are orphans of an earlier epoch, which the next ``compact``, resume or repair removes.
 
-Object stores have no atomic swap of many objects: :func:`compact` refuses a URI in one line.
+**On an object store** (no rename, no swap of many objects) the committed set is named by one object,
+written last (:func:`compact_store`):
+
+1. The compaction takes the tournament's lease (``tournaments.ledger.acquire_lease``: a new epoch;
+   a running driver or another compaction holds it: refused in one line), removes the staging of
+   earlier epochs (the fence) and the leftovers of earlier compactions, and creates the marker
+   ``_tournaments/<t>.compacting-e<epoch>``: from then on every part of its epoch is out of the
+   committed set for every reader and driver until step 3.
+2. It writes the new batches (moves, events, digest record, matches part) under their final names, the
+   lease checked before each.
+3. **The commit**: the record ``_tournaments/<t>.compacted-e<epoch>`` (JSON: the batches it replaced,
+   those it wrote), created by a conditional write after a last check of the lease.  Readers list
+   ``_tournaments/`` before the table folders and leave out the replaced batches of every record and
+   every batch of a marker without its record (``tournaments.store.Compactions``).
+4. After :func:`compact_grace` seconds (a reader that listed ``_tournaments/`` just before the commit
+   still finds the old batches), the replaced batches are deleted.
+
+Killed before step 3, the log reads as before; after it, as after.  The next compaction removes the
+leftovers: it first blocks a dead compaction's commit for good (it creates that epoch's record itself,
+marked ``aborted``, which readers treat as no commit), then deletes the dead compaction's batches and
+the batches replaced by committed ones.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import hashlib
 import json
 import os
 import shutil
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,18 +66,39 @@ from typing import IO
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tournaments.ledger import begin_epoch, clean_orphans
-from tournaments.log import _META, TABLES, check_batch, named_oserror, read_part, write_atomic
+from tournaments.ledger import (
+    Lease,
+    LeaseHeld,
+    acquire_lease,
+    begin_epoch,
+    clean_orphans,
+    clean_staging,
+)
+from tournaments.log import _META, TABLES, Fenced, check_batch, named_oserror, read_part, write_atomic
 from tournaments.paths import (
+    DIGESTS,
     committed_parts,
+    compacted_path,
+    compacting_path,
+    compaction_name,
     digest_path,
+    part_epoch,
     part_game,
     part_name,
     part_path,
+    part_prefix,
     partition_dir,
     tournament_key,
 )
-from tournaments.store import is_uri, restore_uri
+from tournaments.store import (
+    ObjectStore,
+    StoreError,
+    StoreFiles,
+    compactions,
+    is_uri,
+    open_store,
+    restore_uri,
+)
 
 COMPACT = "_compact"
 """``OUT/_compact/<tkey>/``: where a compaction builds the matches folder it swaps in (no reader globs
@@ -70,9 +113,21 @@ grouped, in order, until their moves reach this; a compaction holds one such gro
 
 SORT_KEYS: dict[str, list[tuple[str, str]]] = {
     "moves": [("match_id", "ascending"), ("ply", "ascending")],
-    "events": [("match_id", "ascending"), ("ply", "ascending")],
+    "events": [("match_id", "ascending")],
     "matches": [("match_id", "ascending")],
 }
+"""How a compacted part's rows are ordered.  A match's events keep the order they were logged in (the
+order the rules emitted them: an event fired at a trick's end carries the ply of the card it is about,
+so ply order is not emission order, and ``verify`` compares the sequence): :func:`sorted_rows` breaks
+ties by the rows' order in the batches, never by ply."""
+
+
+def sorted_rows(table: pa.Table, name: str) -> pa.Table:
+    """``table`` (a table ``name``'s rows, batches concatenated in order) sorted by :data:`SORT_KEYS`,
+    rows with equal keys in their original order."""
+    at = pa.array(range(table.num_rows), pa.int64())
+    keyed = table.append_column("__row", at).sort_by([*SORT_KEYS[name], ("__row", "ascending")])
+    return keyed.drop_columns(["__row"])
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
@@ -151,8 +206,7 @@ def compact(root: str | os.PathLike[str], tournament: str, game: str | None = No
     ``lock(root, tournament)`` takes the tournament's lock (an object with ``close``) or raises."""
     text = restore_uri(root)
     if is_uri(text):
-        raise CompactError(f"{text.split('?', 1)[0]}: compaction on an object store is not supported (it has "
-                           "no atomic swap of many objects); compact a local copy")
+        return compact_store(text, tournament, game, target)
     base = Path(root)
     if lock is None:
         from tournaments.runners.preparation import _lock
@@ -214,7 +268,7 @@ def _compact_game(base: Path, tournament: str, game: str, epoch: int, groups: li
             raise CompactError(f"game {game}: a match is in two batches of tournament {tournament!r}; "
                                f"`cardarena tournament repair {base}` first")
         name = part_name(tournament, ids, epoch)
-        blobs = {t: compacted_bytes(tables[t].sort_by(SORT_KEYS[t])) for t in TABLES}
+        blobs = {t: compacted_bytes(sorted_rows(tables[t], t)) for t in TABLES}
         for t in ("moves", "events"):
             write_atomic(part_path(base, t, game, name), blobs[t], fsync)
             _step(f"write {t}")
@@ -252,3 +306,163 @@ def _compact_game(base: Path, tournament: str, game: str, epoch: int, groups: li
     shutil.rmtree(stage)
     _step("cleaned")
     return matches
+
+
+# ------------------------------------------------------------------------------------------ object stores
+GRACE_ENV = "CARDARENA_COMPACT_GRACE_S"
+"""Seconds an object-store compaction waits after its commit before it deletes the batches it
+replaced (default 30): longer than a reader takes to list a log."""
+
+
+def compact_grace() -> float:
+    text = os.environ.get(GRACE_ENV, "30")
+    try:
+        grace = float(text)
+    except ValueError:
+        raise ValueError(f"{GRACE_ENV}={text[:40]!r}: expected seconds (a number)") from None
+    if not 0 <= grace <= 86400:
+        raise ValueError(f"{GRACE_ENV}={text[:40]!r}: out of range 0..86400 seconds")
+    return grace
+
+
+def _batch_keys(game: str, name: str) -> list[str]:
+    """The objects of one batch: its three parts and its digest record (the matches part last)."""
+    mpath = part_path("", "matches", game, name)
+    return [part_path("", "moves", game, name).as_posix(), part_path("", "events", game, name).as_posix(),
+            digest_path(mpath).as_posix(), mpath.as_posix()]
+
+
+def _collect_garbage(store: ObjectStore, tournament: str, epoch: int) -> int:
+    """Remove ``tournament``'s batches that no reader counts: those of compactions of earlier epochs that
+    never committed (whose commit is first made impossible: an ``aborted`` record), and those replaced
+    by committed ones.  Returns the objects deleted."""
+    for k in store.list(compacting_path("", tournament, 0).parent.as_posix()):
+        got = compaction_name(k.rsplit("/", 1)[-1])
+        if got is not None and got[0] == tournament and not got[2] and got[1] < epoch:
+            record = compacted_path("", tournament, got[1])
+            store.put_if_absent(record, json.dumps({"aborted": True, "epoch": got[1]}).encode())
+    gone = compactions(store)
+    prefix = part_prefix(tournament)
+    doomed = [k for t in (*TABLES, DIGESTS) for k in store.list(t)
+              if k.rsplit("/", 1)[-1].startswith(prefix) and gone.hides(k.rsplit("/", 1)[-1])]
+    doomed.sort(key=lambda k: k.startswith("matches/"), reverse=True)   # the commit records first
+    for k in doomed:
+        store.delete(k)
+        _step("garbage deleted")
+    return len(doomed)
+
+
+def compact_store(uri: str, tournament: str, game: str | None = None, target: int = FILE_BYTES) -> Compaction:
+    """Compact ``tournament``'s batches in the object store at ``uri`` (see the module's doc)."""
+    shown = uri.split("?", 1)[0]
+    try:
+        store = open_store(uri)
+        prefix = part_prefix(tournament)
+        newest = max((part_epoch(k.rsplit("/", 1)[-1]) or 0 for k in store.list("matches")
+                      if k.rsplit("/", 1)[-1].startswith(prefix)), default=0)
+        lease = acquire_lease(store, tournament, after=newest)
+    except (StoreError, ValueError) as e:
+        raise CompactError(str(e)) from None
+    except LeaseHeld as e:
+        raise CompactError(f"cannot compact now: {e}") from None
+    try:
+        _step("locked")
+        return _compact_store(store, lease, tournament, game, target, shown)
+    except (StoreError, Fenced) as e:
+        raise CompactError(str(e)) from None
+    finally:
+        with contextlib.suppress(StoreError):
+            lease.release()
+
+
+def _compact_store(store: ObjectStore, lease: Lease, tournament: str, game: str | None, target: int,
+                   shown: str) -> Compaction:
+    epoch = lease.epoch
+    out = Compaction(tournament, epoch)
+    out.removed_orphans = len(clean_staging(store, tournament, before_epoch=epoch))
+    _step("staging")
+    out.removed_orphans += _collect_garbage(store, tournament, epoch)
+    _step("orphans")
+    lease.check()
+    store.put_if_absent(compacting_path("", tournament, epoch), b"")
+    _step("marker")
+    files = StoreFiles(store)
+    root = files.root
+    by_game: dict[str, list[str]] = {}
+    for p in committed_parts(root, tournament, files=files):
+        c = check_batch(root, part_game(p), p.name, tournament, full=False, files=files)
+        if c.problems:
+            raise CompactError(f"{c.problems[0]}; `cardarena tournament repair {shown}` first")
+        by_game.setdefault(c.game, []).append(p.name)
+    if game is not None:
+        if game not in by_game:
+            have = f" (it has: {', '.join(sorted(by_game))})" if by_game else ""
+            raise CompactError(f"tournament {tournament!r} in {shown} has no committed batch of game "
+                               f"{game!r}{have}")
+        by_game = {game: by_game[game]}
+    replaced: dict[str, list[str]] = {}
+    written: dict[str, list[str]] = {}
+    for g, names in sorted(by_game.items()):
+        sizes = []
+        for n in names:
+            meta = pq.read_metadata(str(part_path(root, "moves", g, n)), filesystem=files.fs)
+            sizes.append(sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)))
+        groups = _group_sizes(names, sizes, target)
+        out.games[g] = (len(names), len(groups))
+        for grp in groups:
+            if len(grp) == 1:
+                out.matches += pq.read_metadata(str(part_path(root, "matches", g, grp[0])),
+                                                filesystem=files.fs).num_rows
+                continue
+            tables = {t: pa.concat_tables([read_part(part_path(root, t, g, n), t, files=files) for n in grp])
+                      for t in TABLES}
+            ids = tables["matches"].column("match_id").to_pylist()
+            if len(set(ids)) != len(ids):
+                raise CompactError(f"game {g}: a match is in two batches of tournament {tournament!r}; "
+                                   f"`cardarena tournament repair {shown}` first")
+            name = part_name(tournament, ids, epoch)
+            blobs = {t: compacted_bytes(sorted_rows(tables[t], t)) for t in TABLES}
+            record = {"tournament": tournament, "rows": {t: tables[t].num_rows for t in TABLES},
+                      "sha256": {t: hashlib.sha256(blobs[t]).hexdigest() for t in TABLES},
+                      "compacted_from": len(grp)}
+            data = [blobs["moves"], blobs["events"], (json.dumps(record, sort_keys=True) + "\n").encode(),
+                    blobs["matches"]]
+            for key, body in zip(_batch_keys(g, name), data, strict=True):
+                lease.check()
+                store.put(key, body)
+                _step(f"write {key.split('/', 1)[0]}")
+            replaced.setdefault(g, []).extend(grp)
+            written.setdefault(g, []).append(name)
+            out.matches += len(ids)
+            out.files_before += 4 * len(grp)
+            out.files_after += 4
+    lease.check()
+    _step("checked")
+    commit = {"tournament": tournament, "epoch": epoch, "replaced": replaced, "parts": written}
+    if not store.put_if_absent(compacted_path("", tournament, epoch),
+                               (json.dumps(commit, sort_keys=True) + "\n").encode()):
+        raise CompactError(f"tournament {tournament!r} in {shown}: a later run took over this compaction "
+                           f"(epoch {epoch}) before its commit; nothing changed")
+    _step("committed")
+    if replaced:
+        time.sleep(compact_grace())
+    for g, names in sorted(replaced.items()):
+        for n in names:
+            for key in _batch_keys(g, n)[::-1]:   # the commit record first: never a half batch in sight
+                store.delete(key)
+                _step("delete replaced")
+    _step("cleaned")
+    return out
+
+
+def _group_sizes(names: list[str], sizes: list[int], target: int) -> list[list[str]]:
+    """The batches ``names`` (their moves' sizes ``sizes``) in runs of about ``target`` bytes."""
+    out: list[list[str]] = [[]]
+    size = 0
+    for n, b in zip(names, sizes, strict=True):
+        if out[-1] and size + b > target:
+            out.append([])
+            size = 0
+        out[-1].append(n)
+        size += b
+    return out

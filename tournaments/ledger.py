@@ -48,7 +48,7 @@ from tournaments.paths import (
     temp_files,
     temp_part_name,
 )
-from tournaments.store import Files, Mirror, ObjectStore, StoreError
+from tournaments.store import Files, Mirror, ObjectStore, StoreError, compactions
 
 
 # ------------------------------------------------------------------------------------------ epoch fence
@@ -314,11 +314,13 @@ def leases(store: ObjectStore, tournament: str) -> list[int]:
     return sorted(out)
 
 
-def acquire_lease(store: ObjectStore, tournament: str, ttl: float | None = None) -> Lease:
+def acquire_lease(store: ObjectStore, tournament: str, ttl: float | None = None, after: int = 0) -> Lease:
     """Start a new run of ``tournament`` in ``store``: create the lease of the epoch after the last one,
     with a conditional write; :class:`LeaseHeld` when the last lease is live or another driver created
     the new one first.  Waits (at most its time to live) when the previous holder renewed its lease
-    after this driver looked: it finds this lease at its next publish and stops."""
+    after this driver looked: it finds this lease at its next publish and stops.  ``after``: the new
+    epoch is above it too (a compaction's epoch must be new to every part in the log, even one a run
+    outside this store wrote)."""
     ttl = lease_ttl() if ttl is None else ttl
     holder = f"pid {os.getpid()} on {socket.gethostname()}"
     found = leases(store, tournament)
@@ -339,7 +341,7 @@ def acquire_lease(store: ObjectStore, tournament: str, ttl: float | None = None)
         raise LeaseHeld(f"tournament {tournament!r} in {store.uri} is being run by another driver "
                         f"({body.get('holder', 'unknown')}, lease of epoch {last} expires in "
                         f"{float(body['expires']) - time.time():.0f} s); wait for it or stop it first")
-    lease = Lease(store, tournament, last + 1, ttl, holder)
+    lease = Lease(store, tournament, max(last, after) + 1, ttl, holder)
     if not store.put_if_absent(lease_path("", tournament, lease.epoch), lease._body()):
         raise LeaseHeld(f"tournament {tournament!r} in {store.uri} is being started by another driver at "
                         f"the same time (it created the lease of epoch {lease.epoch} first)")
@@ -393,10 +395,11 @@ def late_batches(store: ObjectStore, tournament: str, epoch: int, seen: set[str]
     they are moved to ``_quarantine`` (every file of the batch) and their keys returned."""
     late = []
     prefix = part_prefix(tournament)
+    gone = compactions(store)
     for k in store.list("matches"):
         name = k.rsplit("/", 1)[-1]
         e = part_epoch(name)
-        if name.startswith(prefix) and k not in seen and e is not None and e < epoch:
+        if name.startswith(prefix) and k not in seen and e is not None and e < epoch and not gone.hides(name):
             late.append(k)
     for k in late:
         game, name = part_game(Path(k)), k.rsplit("/", 1)[-1]
@@ -477,11 +480,12 @@ def mirror_tournament(store: ObjectStore, tournament: str | None = None) -> Mirr
     manifest, never a secret): the bookkeeping above then runs on it and :meth:`Mirror.sync_back`
     replays its changes in the store."""
     prefix = part_prefix(tournament) if tournament is not None else "part-"
+    gone = compactions(store)   # (before the tables are listed)
 
     def keep(k: str) -> bool:
         name = k.rsplit("/", 1)[-1]
         if k.startswith(TOURNAMENTS + "/"):
             return ".lease-e" not in name and not name.endswith(".secret")   # never the secret
-        return name.startswith(prefix)
+        return name.startswith(prefix) and not gone.hides(name)
 
     return Mirror(store, [TOURNAMENTS, *TABLES, DIGESTS], keep)

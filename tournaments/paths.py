@@ -252,3 +252,31 @@ def staging_dir(root: Root, tournament: str, epoch: int | None = None, attempt: 
     if epoch is None:
         return base
     return base / f"e{epoch}" / attempt if attempt is not None else base / f"e{epoch}"
+
+
+_COMPACTING = re.compile(r"^(.*)\.compacting-e([0-9]+)$")
+_COMPACTED = re.compile(r"^(.*)\.compacted-e([0-9]+)$")
+
+
+def compacting_path(root: Root, tournament: str, epoch: int) -> Path:
+    """``OUT/_tournaments/<tournament>.compacting-e<epoch>``: on an object store, a compaction of that
+    epoch started; until its record (:func:`compacted_path`) exists, the parts of that epoch are not
+    committed (readers and drivers leave them out)."""
+    return tournaments_dir(root) / f"{tournament}.compacting-e{epoch}"
+
+
+def compacted_path(root: Root, tournament: str, epoch: int) -> Path:
+    """``OUT/_tournaments/<tournament>.compacted-e<epoch>``: on an object store, the commit of a
+    compaction (JSON, written last, by a conditional create): the batches it replaced (no longer
+    committed) and those it wrote (committed from then on)."""
+    return tournaments_dir(root) / f"{tournament}.compacted-e{epoch}"
+
+
+def compaction_name(name: str) -> tuple[str, int, bool] | None:
+    """(tournament, epoch, whether it is the commit record) of a compaction's object name in
+    ``_tournaments/``; None for another name."""
+    for rx, done in ((_COMPACTED, True), (_COMPACTING, False)):
+        m = rx.match(name)
+        if m:
+            return m.group(1), int(m.group(2)), done
+    return None

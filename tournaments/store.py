@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import builtins
 import fnmatch
+import json
 import os
 import re
 import shutil
@@ -34,6 +35,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pyarrow as pa
 import pyarrow.fs as pafs
+
+from tournaments.paths import GAME_PREFIX, TOURNAMENTS, compaction_name, part_epoch, tournament_key
 
 _URI = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
 _MANGLED = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]+):/(?!/)")
@@ -363,6 +366,59 @@ class Mirror:
         return new, gone
 
 
+# ------------------------------------------------------------------------------------------ compactions
+@dataclass
+class Compactions:
+    """What the compactions of the tournaments in an object store took out of the committed set
+    (``tournaments.compact``): the batches a committed compaction replaced, and every batch of a
+    compaction's epoch until its record is written (a compaction under way, or one that died)."""
+
+    replaced: set[str] = field(default_factory=set)
+    """Names of the parts (and, with ``.json``, digest records) a committed compaction replaced."""
+    pending: set[tuple[str, int]] = field(default_factory=set)
+    """(tournament key, epoch) of the compactions without a record."""
+
+    def hides(self, name: str) -> bool:
+        """Is the part (or digest record) ``name`` out of the committed set?"""
+        base = name[:-len(".json")] if name.endswith(".parquet.json") else name
+        if base in self.replaced:
+            return True
+        epoch = part_epoch(base)
+        return epoch is not None and (base[len("part-"):len("part-") + 8], epoch) in self.pending
+
+
+def compactions(store: ObjectStore) -> Compactions:
+    """Read the compaction objects of ``_tournaments/`` (a listing, and each commit record).  List this
+    **before** the table folders: a compaction writes its batches, then its record, and deletes the
+    batches it replaced only a grace period after that (``tournaments.compact``)."""
+    out = Compactions()
+    started: dict[tuple[str, int], str] = {}
+    done: set[tuple[str, int]] = set()
+    for k in store.list(TOURNAMENTS):
+        got = compaction_name(k.rsplit("/", 1)[-1])
+        if got is None:
+            continue
+        tid, epoch, is_record = got
+        if not is_record:
+            started[(tid, epoch)] = k
+            continue
+        try:
+            record = json.loads(store.get(k))
+        except FileNotFoundError:   # deleted since the listing
+            continue
+        except ValueError:
+            raise StoreError(f"{store.where(k)}: not a compaction record (unreadable JSON)") from None
+        if not isinstance(record, dict):
+            raise StoreError(f"{store.where(k)}: not a compaction record (not a JSON object)")
+        if record.get("aborted"):   # a dead compaction, its commit blocked: its batches stay out
+            continue
+        done.add((tid, epoch))
+        for names in (record.get("replaced") or {}).values():
+            out.replaced.update(str(n) for n in names)
+    out.pending = {(tournament_key(tid), e) for (tid, e) in started if (tid, e) not in done}
+    return out
+
+
 # ------------------------------------------------------------------------------------------ reading in place
 class LocalFiles:
     """A local log directory as the readers see it (``pathlib``): the same methods as :class:`StoreFiles`,
@@ -413,17 +469,27 @@ class StoreFiles:
         self.fs: pafs.FileSystem | None = store.fs
         self.root = Path(store.base)
         self._listed: dict[str, dict[str, pafs.FileType]] = {}
+        self._compactions: Compactions | None = None
+
+    @property
+    def compactions(self) -> Compactions:
+        """The store's compactions, read once, before any ``game=`` folder is listed."""
+        if self._compactions is None:
+            self._compactions = compactions(self.store)
+        return self._compactions
 
     def _list(self, p: Path) -> dict[str, pafs.FileType]:
         key = p.as_posix()
         got = self._listed.get(key)
         if got is None:
+            gone = self.compactions if p.name.startswith(GAME_PREFIX) else None   # (read first)
             sel = pafs.FileSelector(key, recursive=False, allow_not_found=True)
             try:
                 infos = self.store.fs.get_file_info(sel)
             except (OSError, pa.ArrowException) as e:
                 raise StoreError(f"{self.shown(key)}: cannot list ({_one_line(e)})") from None
-            got = {i.base_name: i.type for i in infos}
+            got = {i.base_name: i.type for i in infos
+                   if gone is None or i.type != pafs.FileType.File or not gone.hides(i.base_name)}
             self._listed[key] = got
         return got
 

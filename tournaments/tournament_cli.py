@@ -136,9 +136,6 @@ def run_cmd(
               file=sys.stderr)
     compaction: dict[str, Any] | None = None
     if compact_after and not summary.stopped:
-        if isinstance(summary.root, str):
-            fail(PROG, f"--compact: {summary.root.split('?', 1)[0]} is an object store, where compaction is "
-                       "not supported; compact a local copy")
         compaction = _compact_or_fail(Path(summary.root), summary.tournament, None, as_json)
     # The board (a read of every batch and a bootstrap) only when it is printed: not with
     # --no-leaderboard, whose --json summary then has no "leaderboard".
@@ -542,8 +539,14 @@ def compact_cmd(
 ) -> None:
     """Merge a finished (or paused) tournament's batches, per game, into few large files sorted by match
     and ply (row groups of about 128 MB), under the tournament's lock.  Readers see the old files or
-    the new ones; `run SPEC --resume` afterwards plays every remaining match once."""
-    tid = _one_tournament(output, tournament)
+    the new ones; `run SPEC --resume` afterwards plays every remaining match once.  On an object store
+    (s3://...) under the tournament's lease, committed by one record object (data/README.md)."""
+    from tournaments.store import is_uri, restore_uri
+    if is_uri(restore_uri(output)):
+        root, files = _readable(output)
+        tid = _one_tournament(root, tournament, files)
+    else:
+        tid = _one_tournament(output, tournament)
     done = _compact_or_fail(output, tid, game, as_json)
     if as_json:
         print(json.dumps(done))
