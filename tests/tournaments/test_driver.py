@@ -159,3 +159,27 @@ def test_parts_this_machine_cannot_see_stop_the_run(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(inline, "run_batch", elsewhere)
     with pytest.raises(TournamentError, match="every node shares"):
         run_tournament(spec(tmp_path), executor="inline", progress=False)
+
+
+def test_sizer_counts_a_workers_first_batch_of_a_game_only_until_a_steady_one() -> None:
+    """A worker's first batch of a game carries its warm-up: it sizes the next batches only while no
+    other batch of that game is done (issue 28 §2: averaged in, it kept ten batches tiny)."""
+    from tournaments.runners import Sizer
+
+    def done(game: str, matches: int, seconds: float, worker: str) -> BatchResult:
+        return BatchResult(game, matches, 10 * matches, 0, 0, seconds, 0.0, worker, [])
+
+    s = Sizer(1.0)
+    assert s.size("g") == 2                       # nothing learnt: the first size
+    s.learn(done("g", 2, 0.4, "w1"))             # warm-up: 0.2 s a match
+    assert s.size("g") == 5                       # all there is to go by
+    s.learn(done("g", 2, 0.5, "w2"))             # another worker's warm-up
+    assert s.size("g") == round(1.0 / (0.9 / 4))
+    s.learn(done("g", 5, 0.05, "w1"))            # steady: 10 ms a match
+    assert s.size("g") == 100                     # the warm-ups no longer count
+    s.learn(done("g", 100, 2.0, "w2"))            # 20 ms a match: the average of the steady ones
+    assert s.size("g") == round(1.0 / (2.05 / 105))
+    s.learn(done("h", 3, 0.3, "w1"))              # another game warms up on its own
+    assert s.size("h") == 10 and s.size("g") == round(1.0 / (2.05 / 105))
+    s.learn(done("g", 10_000, 0.01, "w1"))        # never more than the cap
+    assert s.size("g") == 1000
