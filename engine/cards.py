@@ -13,7 +13,7 @@ its token repeats (``"5H"`` twice), as CONTRACT.md asks for two-deck games.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Final, TypeAlias
 
 from engine.errors import quoted
@@ -195,11 +195,12 @@ def bits(mask: Hand) -> list[Card]:
     return out
 
 
-def mask_names(names: Sequence[str], mask: Hand) -> list[str]:
+def mask_names(names: tuple[str, ...], mask: Hand) -> list[str]:
     """A fresh list of ``names[c]`` for each card ``c`` of ``mask``, lowest id first, card by card
     (no list of ids between): a mask's tokens (:func:`hand_tokens`), or its actions from a tuple of
     one action string per card (Hartenjagen's legal lists in the compiled build, where a card-by-card
-    walk beats joining 13-bit suit-table entries: bench/README.md, "The compiled build")."""
+    walk beats joining 13-bit suit-table entries: bench/README.md, "The compiled build"); a tuple, which
+    the compiled build indexes natively (a Sequence costs it a generic lookup a card)."""
     out: list[str] = []
     while mask:
         low = mask & -mask
