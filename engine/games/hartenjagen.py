@@ -599,26 +599,30 @@ class HartenjagenState(TrickState):
             return []
         return trick_pairs(self._deal_plays()[4 * k - 4:4 * k])
 
-    def _void_cards(self) -> list[int]:
-        """Per seat, the cards everyone knows it does not hold, from this deal's plays: the led
-        suits it did not follow (the kernel's :func:`~engine.trickplay.voids_shown` under follow
-        suit), and every card but the hearts after it led a heart before hearts were broken (H2)."""
-        plays = self._deal_plays()
+    def _void_cards(self, plays: list[int] | None = None) -> list[int]:
+        """Per seat, the cards everyone knows it does not hold, from this deal's ``plays`` (default:
+        :meth:`_deal_plays`): the led suits it did not follow (the kernel's
+        :func:`~engine.trickplay.voids_shown` under follow suit), and every card but the hearts
+        after it led a heart before hearts were broken (H2)."""
+        if plays is None:
+            plays = self._deal_plays()
         absent = voids_shown(plays, 4, 4, None, ORDER, FOLLOW_SUIT)
-        broken = not self._must_break
-        for i, p in enumerate(plays):
-            c = p & 63
-            if not i & 3 and c // 13 == 2 and not broken:
-                absent[p >> 6] |= FULL & ~HEARTS_MASK  # H2: the leader holds nothing but hearts
-            if c // 13 == 2 or (c == QUEEN_SPADES and self._qs_breaks):
-                broken = True
+        if self._must_break:
+            # H2: only the play that breaks hearts can be a heart led before they were broken
+            qs = QUEEN_SPADES if self._qs_breaks else -1
+            for i, p in enumerate(plays):
+                c = p & 63
+                if c // 13 == 2 or c == qs:
+                    if not i & 3 and c // 13 == 2:
+                        absent[p >> 6] |= FULL & ~HEARTS_MASK  # the leader holds nothing but hearts
+                    break
         return absent
 
-    def voids(self) -> list[int]:
+    def voids(self, plays: list[int] | None = None) -> list[int]:
         """Per seat, a bitmask of the suits it has shown void in this deal (public): by not
         following suit, or by leading a heart before hearts were broken (H2)."""
         return [(1 if a & CLUBS_MASK else 0) | (2 if a & DIAMONDS_MASK else 0) | (4 if a & HEARTS_MASK else 0)
-                | (8 if a & SPADES_MASK else 0) for a in self._void_cards()]
+                | (8 if a & SPADES_MASK else 0) for a in self._void_cards(plays)]
 
     # ----------------------------------------------------------------- API
     def _apply(self, action: str) -> None:  # pragma: no cover - apply() is overridden
@@ -695,7 +699,8 @@ class HartenjagenState(TrickState):
                 obs["received_from"] = (seat - d) & 3
         if not self.passing:
             st = self.starts
-            plays = [TOKENS[p & 63] for p in self._deal_plays()]
+            done = self._deal_plays()
+            plays = [TOKENS[p & 63] for p in done]
             tricks: list[JSON] = [{"leader": st[i], "cards": plays[4 * i:4 * i + 4], "winner": st[i + 1]}
                                   for i in range(len(st) - 1)]
             obs.update({
@@ -704,7 +709,7 @@ class HartenjagenState(TrickState):
                 "tricks": tricks,
                 "hearts_broken": self.broken,
                 "points": list(self.pts),
-                "voids": [_suit_letters(v) for v in self.voids()],
+                "voids": [_suit_letters(v) for v in self.voids(done)],
             })
         return obs
 
