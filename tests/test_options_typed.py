@@ -60,3 +60,13 @@ def test_typed_options_that_misspell_or_miss_a_declared_option_fail_at_import() 
         with pytest.raises(ValueError, match=message):
             type("Toy", (Game,), {"id": "toy", "options_spec": (Option("target", 100, "the target"),),
                                   "options_type": kind, "state_class": State, "tables": NO_CARD_TABLES})
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_game_with_options_reads_them_typed(game_id: str) -> None:
+    """A game that declares options declares them typed too (its rules read ``game.opts``)."""
+    cls = game_class(game_id)
+    assert not cls.options_spec or cls.options_type is not None, (
+        f"{game_id} declares options but no options_type: add a frozen dataclass with one field per "
+        f"option ({', '.join(o.name for o in cls.options_spec)}, with their defaults) as "
+        f"options_type = ..., and read them as self.game.opts(YourOptions).name (engine/README.md)")
