@@ -11,12 +11,13 @@ of short batches writes), copies it and compacts the copy (:func:`tournaments.co
 
 Each reader is the real command (``cardarena query`` of one game and one bot, ``rank``, ``coverage``,
 ``verify --sample 0.01``, ``dashboard --no-verify``) in a fresh process, measured from outside: wall
-seconds, CPU seconds (user + system of the process and its children, ``wait4``) and peak memory (max
-RSS).  Bytes read: on disk the process's ``rchar`` (``/proc/self/io``) while the command runs (the
+seconds, CPU seconds (user + system of the process and its children, ``wait4``) and peak memory (the
+process's own ``VmHWM``: ``ru_maxrss`` would report the benchmark's own size, inherited at fork).
+Bytes read: on disk the process's ``rchar`` (``/proc/self/io``) while the command runs (the
 interpreter's own start-up excluded); on moto the bytes the server served (each GET's range, or the
-whole object), from its request recording, with the objects fetched.  ``--files`` adds a second, untimed
-run of each disk reader under ``strace -e openat`` to count the part files it opens.  The machine may be
-shared: the load average is printed with every row.
+whole object), from its request recording, with the objects fetched.  ``--files`` adds a second,
+untimed run of each disk reader under ``strace -e openat`` to count the part files it opens.  The
+machine may be shared: the load average is printed with every row.
 """
 from __future__ import annotations
 
@@ -66,8 +67,10 @@ def run_child(argv: list[str], report: str) -> None:
         main()
     except SystemExit as e:
         code = int(e.code or 0) if not isinstance(e.code, str) else 2
+    with open("/proc/self/status") as f:   # this process's own peak (ru_maxrss keeps the parent's from fork)
+        hwm = int(next(line for line in f if line.startswith("VmHWM:")).split()[1])
     Path(report).write_text(json.dumps({"rchar": rchar() - r0, "seconds": time.perf_counter() - t0,
-                                        "exit": code}))
+                                        "exit": code, "peak_kb": hwm}))
 
 
 # ------------------------------------------------------------------------------------------ moto
@@ -166,7 +169,7 @@ def measure(argv: list[str], env: dict[str, str], tmp: Path) -> dict[str, Any]:
     got = json.loads(report.read_text()) if report.exists() else {"exit": proc.returncode}
     if got.get("exit") not in (0, 1):
         raise SystemExit(f"{argv[0]} failed (exit {got.get('exit')}): {err.decode()[-500:]}")
-    return {"wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime, "max_rss_mb": ru.ru_maxrss / 1024,
+    return {"wall_s": wall, "cpu_s": ru.ru_utime + ru.ru_stime, "max_rss_mb": got.get("peak_kb", 0) / 1024,
             "reader_s": got.get("seconds"), "rchar": got.get("rchar"), "load": os.getloadavg()[0]}
 
 
