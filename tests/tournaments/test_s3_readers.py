@@ -155,7 +155,8 @@ def _answer(cmd: list[str], where: str) -> Any:
     return code, strip(json.loads(out.replace(where, "{D}")))
 
 
-@pytest.mark.parametrize("cmd", READERS, ids=lambda c: " ".join(c[:1] + c[2:])[:60])
+@pytest.mark.parametrize("cmd", [pytest.param(c, marks=pytest.mark.slow) if c[-4:-2] == ["--sample", "0.5"]
+                                 else c for c in READERS], ids=lambda c: " ".join(c[:1] + c[2:])[:60])
 def test_every_reader_in_place_answers_as_on_the_local_copy(both: tuple[str, str], cmd: list[str]) -> None:
     local, uri = both
     here = _answer(cmd, local)
