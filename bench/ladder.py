@@ -12,7 +12,9 @@ author rule binds), strengths drawn from N(0, 1):
 1. **Accuracy against a long round robin**: a balanced round robin of ``--rr`` groups (every version
    as often, pair meetings as even as the sampled schedule allows) is fitted; the ladder, given 25% of
    those groups, is fitted too.  Kendall tau between the two boards, overall and within the round
-   robin's top 8.
+   robin's top 8; and within the true top 8 against the true strengths, for the ladder and for the
+   round robin itself (how noisy the reference is at the top).  ``--rr-long N`` repeats it against a
+   longer reference; ``--top K:W:P`` sets the matchmaker's top weighting (``8:0:0``: none).
 2. **Groups needed for tau >= 0.9** (ladder board against the round robin's) for the information-
    based matchmaker, a rating-window baseline and uniform pairing.
 3. **Coverage**: the share of the ladder board's 95% intervals that hold the true (centred) strength.
@@ -35,7 +37,7 @@ import random
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -48,7 +50,14 @@ sys.path.insert(0, str(HERE.parent))
 
 from tournaments.analysis.ratings import MatchRec  # noqa: E402
 from tournaments.ladder.board import Fit, fit, shared_places  # noqa: E402
-from tournaments.ladder.matchmaking import Entry, Params, choose_table, pick_seed, table_key  # noqa: E402
+from tournaments.ladder.matchmaking import (  # noqa: E402
+    Entry,
+    Params,
+    choose_table,
+    pick_seed,
+    table_key,
+    top_relevance,
+)
 from tournaments.ladder.online import OnlineRatings, Outcome, group_outcome  # noqa: E402
 from tournaments.ladder.online import Params as OnlineParams  # noqa: E402
 from tournaments.ladder.settle import decided, look_confidence, stage1_tables, stage2_round  # noqa: E402
@@ -86,11 +95,15 @@ class LadderRun:
 
 
 def run_ladder_sim(strength: dict[str, float], authors: dict[str, str], groups: int, mode: str, seed: int,
-                   starvation: int, checkpoints: Sequence[int] = ()) -> LadderRun:
-    """The matchmaker and the online layer, one group at a time (a group's time: its index)."""
+                   starvation: int, checkpoints: Sequence[int] = (),
+                   top: tuple[int, float, float] | None = None) -> LadderRun:
+    """The matchmaker and the online layer, one group at a time (a group's time: its index).  ``top``:
+    the matchmaker's (top_k, top_weight, top_pairs), its defaults if None."""
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
     params = Params(mode=mode, starvation_s=float(starvation))
+    if top is not None:
+        params = replace(params, top_k=top[0], top_weight=top[1], top_pairs=top[2])
     online = OnlineRatings(OnlineParams(tau=0.05))
     pool = [Entry(v, authors[v], (GAME,), "active") for v in strength]
     by = {e.ref: e for e in pool}
@@ -100,9 +113,11 @@ def run_ladder_sim(strength: dict[str, float], authors: dict[str, str], groups: 
     max_wait = 0
     cps: dict[int, list[MatchRec]] = {}
     for g in range(groups):
-        seed_e = pick_seed(pool, float(g), params, rng)
+        rel = top_relevance(pool, online.overall, params.top_k)
+        seed_e = pick_seed(pool, float(g), params, rng, rel)
         assert seed_e is not None
-        t = choose_table(seed_e, pool, GAMES, online.get, set(recent[-params.recent:]), params, 25 / 6, rng)
+        t = choose_table(seed_e, pool, GAMES, online.get, set(recent[-params.recent:]), params, 25 / 6, rng,
+                         rel)
         assert t is not None
         gid = f"g{g}"
         recs = play_group(gid, t.arrangement, strength, nrng)
@@ -123,12 +138,26 @@ def run_ladder_sim(strength: dict[str, float], authors: dict[str, str], groups: 
     return LadderRun(records, {e.ref: e.groups for e in pool}, max_wait, cps)
 
 
-def round_robin(strength: dict[str, float], groups: int, seed: int) -> list[MatchRec]:
+def round_robin(strength: dict[str, float], groups: int, seed: int, design: str = "sampled"
+                ) -> list[MatchRec]:
+    """``groups`` groups of a balanced round robin: tournaments' balanced sampled schedule
+    (``sampled``: equal appearances, pair meetings as even as it can make them; its cost grows fast
+    with the count), or ``rounds`` (each round a uniformly random partition of the versions into
+    tables: equal appearances, meetings even in expectation; cheap at any length)."""
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed + 1)
     names = list(strength)
+    if design == "sampled":
+        arrs = sampled_arrangements(names, PLAYERS, False, groups, rng)
+    else:
+        arrs = []
+        while len(arrs) < groups:
+            order = names[:]
+            rng.shuffle(order)
+            arrs += [tuple(order[k:k + PLAYERS]) for k in range(0, len(order) - PLAYERS + 1, PLAYERS)]
+        arrs = arrs[:groups]
     out: list[MatchRec] = []
-    for i, arr in enumerate(sampled_arrangements(names, PLAYERS, False, groups, rng)):
+    for i, arr in enumerate(arrs):
         out += play_group(f"rr{i}", arr, strength, nrng)
     return out
 
@@ -197,6 +226,15 @@ def main() -> None:
     ap.add_argument("--share", type=float, default=0.25, help="the ladder's groups, as a share of --rr")
     ap.add_argument("--bootstrap", type=int, default=200)
     ap.add_argument("--starvation", type=int, default=40, help="the starvation time, in groups")
+    ap.add_argument("--top", default=None, metavar="K:W:P",
+                    help="the matchmaker's top_k:top_weight:top_pairs (default: its Params defaults; "
+                         "8:0:0 is the matchmaker before them)")
+    ap.add_argument("--rr-design", choices=("sampled", "rounds"), default="sampled",
+                    help="the reference's schedule: tournaments' balanced sampled one (about 15 s CPU for "
+                         "2,000 groups of 40 versions) or random partition rounds (cheap)")
+    ap.add_argument("--rr-long", type=int, default=0, metavar="N",
+                    help="also a longer reference of N groups (random partition rounds) and a ladder of "
+                         "--share of it: top-8 tau against it and against the truth")
     ap.add_argument("--quick", action="store_true", help="fewer settlement seeds")
     ap.add_argument("--need-seeds", type=int, default=None,
                     help="seeds of the groups-to-tau-0.9 comparison (default --seeds)")
@@ -212,40 +250,66 @@ def main() -> None:
     budget = int(a.rr * a.share)
     cps = [c for c in (100, 200, 300, 400, 500, 700, 1000) if c <= 2 * budget]
     res: dict[str, list[float]] = {k: [] for k in (
-        "tau", "tau_top8", "tau_truth", "tau_rr_truth", "coverage", "gini", "max_wait")}
+        "tau", "tau_top8", "tau_truth", "tau_rr_truth", "coverage", "gini", "max_wait", "tau_top8_truth",
+        "tau_rr_top8_truth", "long_tau", "long_tau_top8", "long_tau_top8_truth", "long_rr_top8_truth",
+        "long_gini", "long_max_wait")}
+    top: tuple[int, float, float] | None = None
+    if a.top is not None:
+        k, w, pw = a.top.split(":")
+        top = (int(k), float(w), float(pw))
     need: dict[str, list[float]] = {"info": [], "window": [], "uniform": []}
     if a.merge:
         for path in a.merge:
             raw = json.loads(Path(path).read_text())["raw"]
             for k in res:
-                res[k] += raw[k]
+                res[k] += raw.get(k, [])
             for k in need:
                 need[k] += [math.inf if x is None else x for x in raw["need"][k]]
         a.seeds = len(res["tau"])
     for seed in range(a.first_seed, a.first_seed + a.seeds) if a.part != "settle" and not a.merge else ():
         t1 = time.process_time()
         strength, authors = versions(a.versions, seed)
-        rr = fit(round_robin(strength, a.rr, seed), 0)
+        rr = fit(round_robin(strength, a.rr, seed, a.rr_design), 0)
         truth = Fit(list(strength), np.array(list(strength.values())), np.empty((0, len(strength))))
         for mode in (need if seed < (a.need_seeds if a.need_seeds is not None else 10**9) else ()):
-            run = run_ladder_sim(strength, authors, max(cps), mode, seed, a.starvation, cps)
+            run = run_ladder_sim(strength, authors, max(cps), mode, seed, a.starvation, cps, top)
             reached = next((c for c in cps if tau(fit(run.checkpoints[c], 0), rr) >= 0.9), math.inf)
             need[mode].append(reached)
-        run = run_ladder_sim(strength, authors, budget, "info", seed, a.starvation)
+        run = run_ladder_sim(strength, authors, budget, "info", seed, a.starvation, top=top)
         lad = fit(run.records, a.bootstrap, seed)
         top8 = [rr.names[i] for i in rr.order()[:8]]
         res["tau"].append(tau(lad, rr))
         res["tau_top8"].append(tau(lad, rr, top8))
         res["tau_truth"].append(tau(lad, truth))
         res["tau_rr_truth"].append(tau(rr, truth))
+        true8 = [truth.names[i] for i in truth.order()[:8]]
+        res["tau_top8_truth"].append(tau(lad, truth, true8))
+        res["tau_rr_top8_truth"].append(tau(rr, truth, true8))
+        if a.rr_long:
+            rrl = fit(round_robin(strength, a.rr_long, seed, "rounds"), 0)
+            runl = run_ladder_sim(strength, authors, int(a.rr_long * a.share), "info", seed, a.starvation,
+                                  top=top)
+            ladl = fit(runl.records, 0)
+            res["long_tau"].append(tau(ladl, rrl))
+            res["long_tau_top8"].append(tau(ladl, rrl, [rrl.names[i] for i in rrl.order()[:8]]))
+            res["long_tau_top8_truth"].append(tau(ladl, truth, true8))
+            res["long_rr_top8_truth"].append(tau(rrl, truth, true8))
+            res["long_gini"].append(gini(list(runl.groups_per.values())))
+            res["long_max_wait"].append(runl.max_wait)
         true_c = {n: s - float(np.mean(list(strength.values()))) for n, s in strength.items()}
         rows = {str(r["ref"]): r for r in lad.rows()}
-        res["coverage"].append(float(np.mean([float(rows[n]["lo95"]) <= true_c[n] <= float(rows[n]["hi95"])
-                                              for n in strength])))
+        if a.bootstrap:   # (no replicates: no intervals to check)
+            held = [float(rows[n]["lo95"]) <= true_c[n] <= float(rows[n]["hi95"]) for n in strength]
+            res["coverage"].append(float(np.mean(held)))
         res["gini"].append(gini(list(run.groups_per.values())))
         res["max_wait"].append(run.max_wait)
-        print(f"seed {seed}: tau {res['tau'][-1]:.3f} top8 {res['tau_top8'][-1]:.3f} coverage "
-              f"{res['coverage'][-1]:.3f} gini {res['gini'][-1]:.3f} max wait {run.max_wait}; groups to "
+        long = (f"; long reference: top8 {res['long_tau_top8'][-1]:.3f}, vs truth ladder "
+                f"{res['long_tau_top8_truth'][-1]:.3f} rr {res['long_rr_top8_truth'][-1]:.3f}"
+                if a.rr_long else "")
+        cover = f"{res['coverage'][-1]:.3f}" if a.bootstrap else "-"
+        print(f"seed {seed}: tau {res['tau'][-1]:.3f} top8 {res['tau_top8'][-1]:.3f} (vs truth: ladder "
+              f"{res['tau_top8_truth'][-1]:.3f}, rr {res['tau_rr_top8_truth'][-1]:.3f}){long} coverage "
+              f"{cover} gini {res['gini'][-1]:.3f} max wait {run.max_wait}; groups to "
               f"tau 0.9: " + ", ".join(f"{m} {need[m][-1] if need[m] else '-'}" for m in need)
               + f" ({time.process_time() - t1:.0f} s CPU)", file=sys.stderr, flush=True)
     settle: dict[str, dict[str, float]] = {}
@@ -279,6 +343,18 @@ def main() -> None:
            "tau_overall": {"mean": mean(res["tau"]), "min": min(res["tau"], default=math.nan)},
            "tau_top8": {"mean": mean(res["tau_top8"]), "min": min(res["tau_top8"], default=math.nan)},
            "tau_vs_truth": {"ladder": mean(res["tau_truth"]), "round_robin": mean(res["tau_rr_truth"])},
+           "tau_top8_vs_truth": {"ladder": mean(res["tau_top8_truth"]),
+                                 "round_robin": mean(res["tau_rr_top8_truth"])},
+           "long_reference": None if not a.rr_long else {
+               "rr_groups": a.rr_long, "ladder_groups": int(a.rr_long * a.share),
+               "tau": mean(res["long_tau"]),
+               "tau_top8": {"mean": mean(res["long_tau_top8"]),
+                            "min": min(res["long_tau_top8"], default=math.nan)},
+               "tau_top8_vs_truth": {"ladder": mean(res["long_tau_top8_truth"]),
+                                     "round_robin": mean(res["long_rr_top8_truth"])},
+               "gini": {"mean": mean(res["long_gini"]), "max": max(res["long_gini"], default=math.nan)},
+               "max_wait_groups": max(res["long_max_wait"], default=0)},
+           "matchmaker_top": a.top or "default",
            "coverage95": mean(res["coverage"]),
            "gini": {"mean": mean(res["gini"]), "max": max(res["gini"], default=math.nan)},
            "max_wait_groups": max(res["max_wait"], default=0), "starvation_groups": a.starvation,
