@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 import os
 from collections import Counter, defaultdict
 from typing import Any
@@ -89,6 +90,16 @@ def _pair(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a < b else (b, a)
 
 
+def _pair_counts(counts: Counter[tuple[str, str]], pairs: int) -> dict[int, int]:
+    """How many of the ``pairs`` entrant pairs (all of them, ``counts`` holding those above 0) have
+    each count: ``Counter(counts[p] for p in every pair)`` without listing every pair."""
+    hist = Counter(c for c in counts.values() if c)
+    never = pairs - sum(hist.values())
+    if never:
+        hist[0] = never
+    return dict(hist)
+
+
 def _game_report(gp: GamePlan, spec: Spec, ents: list[str]) -> tuple[dict[str, Any], Counter[tuple[str, str]],
                                                                     list[str]]:
     g = gp.game
@@ -106,8 +117,8 @@ def _game_report(gp: GamePlan, spec: Spec, ents: list[str]) -> tuple[dict[str, A
             partners[_pair(arr[0], arr[2])] += 1
             partners[_pair(arr[1], arr[3])] += 1
         ids.extend(match_id(gp.seed, g.id, arr, r, b) for b in range(gp.boards) for r in range(g.players))
-    pairs = [_pair(a, b) for a, b in itertools.combinations(ents, 2)]
-    counts = [meet[p] for p in pairs]
+    pairs = math.comb(len(ents), 2)
+    hist = _pair_counts(meet, pairs)
     cost = COSTS[g.id]
     deals = deals_per_match(g.id, g.max_deals)
     by_label = {e.label: e for e in spec.bots}
@@ -132,13 +143,13 @@ def _game_report(gp: GamePlan, spec: Spec, ents: list[str]) -> tuple[dict[str, A
         "deals_per_match": round(deals, 2), "cpu_seconds": round(cpu + think, 3),
         "thinking_cpu_seconds": round(think, 3),
         "moves": round(moves),
-        "meetings": {"min": min(counts), "max": max(counts), "never": counts.count(0), "pairs": len(pairs),
-                     "histogram": {str(c): n for c, n in sorted(Counter(counts).items())},
+        "meetings": {"min": min(hist), "max": max(hist), "never": hist.get(0, 0), "pairs": pairs,
+                     "histogram": {str(c): n for c, n in sorted(hist.items())},
                      "least_spread": least_spread(len(ents), g.players, [appear[e] for e in ents])},
         "appearances": {"min": min(appear[e] for e in ents), "max": max(appear[e] for e in ents)},
     }
     if teams:
-        pc = [partners[p] for p in pairs]
+        pc = _pair_counts(partners, pairs)
         report["partners"] = {"min": min(pc), "max": max(pc)}
     together = Counter({p: c * per_table for p, c in meet.items()})
     return report, together, ids
@@ -165,9 +176,15 @@ def plan_report(spec: Spec, entrants_by_game: dict[str, list[str]], cpus: int | 
             for e in arr:
                 seatings[e] += 1
                 matches[e][gp.game.id] = matches[e].get(gp.game.id, 0) + gp.game.players * gp.boards
+    met_by = {e: dict.fromkeys(labels, 0) for e in labels}   # every other entrant, in spec order
+    for (a, b), c in together.items():
+        if a in met_by and b in met_by:
+            met_by[a][b] = met_by[b][a] = c
+    for e in labels:
+        del met_by[e][e]
     entrants = []
     for e in labels:
-        met = {o: together[_pair(e, o)] for o in labels if o != e}
+        met = met_by[e]
         entrants.append({"entrant": e, "bot": next(b.bot for b in spec.bots if b.label == e),
                          "matches": sum(matches[e].values()), "seatings": seatings[e], "games": matches[e],
                          "met": sum(1 for v in met.values() if v), "meetings": met})

@@ -53,6 +53,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+import numpy as np
+
 from bots.match import derive_seed
 from engine import game_class
 from tournaments.spec import GameEntry, Spec, SpecError
@@ -176,19 +178,38 @@ def sampled_arrangements(entrants: Sequence[str], players: int, teams: bool, cou
 
 def _balanced_tables(n: int, k: int, count: int, copies: int, rng: random.Random) -> list[list[int]]:
     """``count`` tables (sorted index lists) of ``k`` of ``n`` entrants, each combination at most
-    ``copies`` times: greedy on appearances, then swaps between tables to even out the meetings."""
-    appear = [0] * n
-    meet = [[0] * n for _ in range(n)]
+    ``copies`` times: greedy on appearances, then swaps between tables to even out the meetings.
+
+    A seat goes to the entrant of least ``(appearances + noise * u1, meetings with the table so far,
+    u2)``, the first such in entrant order, where every entrant not yet at the table draws ``u1``
+    then ``u2`` from ``rng`` in entrant order.  The draws and the comparisons are vectorised
+    (:class:`_Draws`: numpy's MT19937 continues ``rng``'s own stream, so the doubles are
+    ``rng.random()``'s), which makes 1,000 entrants cheap; the tables are those of the plain loop."""
+    appear = np.zeros(n, dtype=np.int64)
+    meet_np = np.zeros((n, n), dtype=np.int64)
     used: Counter[tuple[int, ...]] = Counter()
     tables: list[list[int]] = []
+    draws = _Draws(rng)
 
     def pick(noise: float) -> tuple[int, ...]:
         chosen: list[int] = []
+        free = np.ones(n, dtype=bool)
+        met = np.zeros(n, dtype=np.int64)        # each entrant's meetings with the chosen so far
         for _ in range(k):
-            best = min((e for e in range(n) if e not in chosen),
-                       key=lambda e: (appear[e] + noise * rng.random(),
-                                      sum(meet[e][c] for c in chosen), rng.random()))
-            chosen.append(best)
+            cand = np.flatnonzero(free)
+            u = draws.take(2 * len(cand)).reshape(len(cand), 2)
+            first = appear[cand] + noise * u[:, 0]
+            best = np.flatnonzero(first == first.min())
+            if len(best) > 1:
+                second = met[cand[best]]
+                best = best[second == second.min()]
+                if len(best) > 1:
+                    third = u[best, 1]
+                    best = best[third == third.min()]
+            e = int(cand[best[0]])
+            chosen.append(e)
+            free[e] = False
+            met += meet_np[e]
         return tuple(sorted(chosen))
 
     while len(tables) < count:
@@ -202,14 +223,37 @@ def _balanced_tables(n: int, k: int, count: int, copies: int, rng: random.Random
             combo = next(c for c in itertools.combinations(range(n), k) if used[c] < copies)
         used[combo] += 1
         tables.append(list(combo))
-        for e in combo:
-            appear[e] += 1
-        for a, b in itertools.combinations(combo, 2):
-            meet[a][b] += 1
-            meet[b][a] += 1
-    _even_appearances(tables, appear, meet, used, copies)
+        idx = np.array(combo)
+        appear[idx] += 1
+        meet_np[np.ix_(idx, idx)] += 1
+        meet_np[idx, idx] -= 1
+    draws.close()
+    meet: list[list[int]] = meet_np.tolist()
+    appear_list: list[int] = appear.tolist()
+    _even_appearances(tables, appear_list, meet, used, copies)
     _even_meetings(tables, meet, used, n, copies, rng)
     return [sorted(t) for t in tables]
+
+
+class _Draws:
+    """``rng.random()``'s doubles, many at a time: a numpy MT19937 (the legacy ``RandomState``,
+    whose ``random_sample`` forms a double from two 32-bit outputs exactly as CPython's
+    ``random()`` does) started from ``rng``'s state; :meth:`close` hands the state back, so ``rng``
+    goes on as if it had drawn every double itself."""
+
+    def __init__(self, rng: random.Random) -> None:
+        version, internal, self._gauss = rng.getstate()
+        self._rng = rng
+        self._version = version
+        self._mt = np.random.RandomState()
+        self._mt.set_state(("MT19937", np.array(internal[:-1], dtype=np.uint32), int(internal[-1]), 0, 0.0))
+
+    def take(self, size: int) -> np.ndarray:
+        return self._mt.random_sample(size)
+
+    def close(self) -> None:
+        _, key, pos, _, _ = self._mt.get_state(legacy=True)
+        self._rng.setstate((self._version, (*(int(x) for x in key), int(pos)), self._gauss))
 
 
 def _even_appearances(tables: list[list[int]], appear: list[int], meet: list[list[int]],
@@ -273,14 +317,20 @@ def least_spread(n: int, k: int, appear: Sequence[int]) -> int:
 
 
 def _graphic(degrees: Sequence[int]) -> bool:
-    """Erdős–Gallai: a simple graph has these degrees."""
-    d = sorted(degrees, reverse=True)
-    if sum(d) % 2:
+    """Erdős–Gallai: a simple graph has these degrees.  With ``d`` sorted descending, for every
+    ``r`` the ``r`` largest sum to at most ``r (r - 1) + sum(min(d_i, r) for i >= r)``; the tail sum
+    is ``r`` for each ``i`` in ``r .. c - 1`` (``c``: how many ``d_i >= r``) and ``d_i`` beyond, so
+    every ``r`` is checked at once from prefix sums (linear after the sort, not quadratic)."""
+    d = np.sort(np.asarray(degrees, dtype=np.int64))[::-1]
+    if int(d.sum()) % 2:
         return False
-    for r in range(1, len(d) + 1):
-        if sum(d[:r]) > r * (r - 1) + sum(min(x, r) for x in d[r:]):
-            return False
-    return True
+    n = len(d)
+    r = np.arange(1, n + 1, dtype=np.int64)
+    suffix = np.zeros(n + 1, dtype=np.int64)
+    suffix[:n] = np.cumsum(d[::-1])[::-1]                 # suffix[i] = sum(d[i:])
+    c = n - np.searchsorted(d[::-1], r, side="left")      # how many d_i >= r
+    rhs = r * (r - 1) + r * np.maximum(0, c - r) + suffix[np.maximum(r, c)]
+    return bool(np.all(np.cumsum(d) <= rhs))
 
 
 def _even_meetings(tables: list[list[int]], meet: list[list[int]], used: Counter[tuple[int, ...]],
@@ -296,7 +346,7 @@ def _even_meetings(tables: list[list[int]], meet: list[list[int]], used: Counter
     nt = len(tables)
     if nt < 2 or n <= k or k < 2:
         return
-    hist = Counter(meet[a][b] for a in range(n) for b in range(a + 1, n))
+    hist = _pair_histogram(meet, n)
 
     def delta(ta: list[int], tb: list[int], x: int, y: int) -> int:
         mx, my = meet[x], meet[y]
@@ -377,6 +427,13 @@ def _even_meetings(tables: list[list[int]], meet: list[list[int]], used: Counter
         if d > 0 and (step >= cool or rng.random() >= math.exp(-d * (1 + 3 * step / cool) / 2)):
             continue
         swap(ia, ib, x, y)
+
+
+def _pair_histogram(meet: list[list[int]], n: int) -> Counter[int]:
+    """How many pairs ``a < b`` meet how often (``Counter(meet[a][b] for a < b)``, in numpy)."""
+    upper = np.asarray(meet, dtype=np.int64)[np.triu_indices(n, 1)]
+    values, counts = np.unique(upper, return_counts=True)
+    return Counter({int(v): int(c) for v, c in zip(values, counts, strict=True)})
 
 
 def _bump(meet: list[list[int]], hist: Counter[int], a: int, b: int, d: int) -> None:

@@ -145,3 +145,80 @@ def test_sampled_seatings_beyond_the_distinct_ones_are_refused(tmp_path: Path) -
     spec = spec_for(tmp_path, [gid], FIVE, schedule={"mode": "sampled", "seatings": 10_000})
     with pytest.raises(SpecError, match=r"schedule\.seatings: 10000 exceeds"):
         plan(spec)
+
+
+def _plain_greedy(n: int, k: int, count: int, copies: int, rng: random.Random) -> list[tuple[int, ...]]:
+    """The greedy phase of the sampled schedule as a plain loop, one ``rng.random()`` at a time: a
+    seat goes to the first entrant of least (appearances + noise * u1, meetings with the table, u2)."""
+    appear = [0] * n
+    meet = [[0] * n for _ in range(n)]
+    used: Counter[tuple[int, ...]] = Counter()
+    tables: list[tuple[int, ...]] = []
+
+    def pick(noise: float) -> tuple[int, ...]:
+        chosen: list[int] = []
+        for _ in range(k):
+            best = min((e for e in range(n) if e not in chosen),
+                       key=lambda e: (appear[e] + noise * rng.random(),
+                                      sum(meet[e][c] for c in chosen), rng.random()))
+            chosen.append(best)
+        return tuple(sorted(chosen))
+
+    while len(tables) < count:
+        combo = None
+        for attempt in range(200):
+            c = pick(noise=attempt / 20)
+            if used[c] < copies:
+                combo = c
+                break
+        if combo is None:
+            combo = next(c for c in itertools.combinations(range(n), k) if used[c] < copies)
+        used[combo] += 1
+        tables.append(combo)
+        for e in combo:
+            appear[e] += 1
+        for a, b in itertools.combinations(combo, 2):
+            meet[a][b] += 1
+            meet[b][a] += 1
+    return tables
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sampled_greedy_vectorised_draws_equal_the_plain_loop(seed: int,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The vectorised greedy (numpy's MT19937 continuing the seeded RNG) seats the same tables and
+    leaves the RNG where the one-draw-at-a-time loop leaves it, so schedules (and match ids) stay
+    those of earlier versions; the repair and the swaps are skipped to compare the greedy alone."""
+    import tournaments.schedule as sch
+    monkeypatch.setattr(sch, "_even_appearances", lambda *a: None)
+    monkeypatch.setattr(sch, "_even_meetings", lambda *a: None)
+    meta = random.Random(seed)
+    for _ in range(8):
+        k = meta.choice([2, 3, 4, 5, 6])
+        n = meta.choice([k, k + 1, k + 3, 12, 40, 130])
+        copies = meta.choice([1, 3])
+        count = meta.randint(1, min(copies * math.comb(n, k), 90))
+        s = meta.randrange(2**32)
+        plain_rng, rng = random.Random(s), random.Random(s)
+        assert [tuple(t) for t in sch._balanced_tables(n, k, count, copies, rng)] == \
+            [tuple(sorted(t)) for t in _plain_greedy(n, k, count, copies, plain_rng)]
+        assert rng.getstate() == plain_rng.getstate()
+
+
+def test_least_spread_graph_check_is_erdos_gallai() -> None:
+    """_graphic (prefix sums) decides as the inequality written out for every r does."""
+    from tournaments.schedule import _graphic
+
+    def plain(degrees: Sequence[int]) -> bool:
+        d = sorted(degrees, reverse=True)
+        return sum(d) % 2 == 0 and all(
+            sum(d[:r]) <= r * (r - 1) + sum(min(x, r) for x in d[r:]) for r in range(1, len(d) + 1))
+
+    rng = random.Random(7)
+    answers: Counter[bool] = Counter()
+    for _ in range(3000):
+        n = rng.randint(0, 12)
+        d = [rng.randint(0, max(0, n - 1) + rng.choice([0, 0, 3])) for _ in range(n)]
+        answers[plain(d)] += 1
+        assert _graphic(d) == plain(d), d
+    assert answers[True] > 100 and answers[False] > 100
