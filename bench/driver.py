@@ -1,0 +1,91 @@
+"""The tournament driver's CPU per committed batch (issue 25 section 5), measured on a real run: the
+local pool (two forked workers) writing local files, tiny batches (``batch_s = 0.01``: one
+Hartenjagen match of random bots a batch, one deal), so that the driver's fixed cost per batch
+dominates.  The cluster one driver can feed at ``batch_s = 1`` is ``1 s / driver CPU per batch``
+cores (each core finishing one batch a second).
+
+    .venv/bin/python -m bench.driver [--small 2] [--large 8] [--profile] [--batch-s 0.01]
+
+Two runs of the same spec, ``--small`` and ``--large`` boards (60 matches a board: 6 entrants, every
+seating of 4 in 4 rotations); the driver's CPU is ``getrusage(RUSAGE_SELF)`` of this process (the
+workers are its forked children, not counted), and the cost per batch is the difference of the two
+runs over the difference of their batches, so start-up (the pool's fork, the preparation, the
+manifest) cancels out.  ``--profile``: cProfile of the larger run's driver, the functions of most
+own time.  On local files the worker commits its own batch (``commit_batch``: write, fsync, rename
+under the lock); the driver submits, collects and accounts (bench/publish.py has the object store's
+publish, which the driver does itself).
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import resource
+import tempfile
+import time
+from typing import Any
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def run(boards: int, out: str, profile: cProfile.Profile | None = None, batch_s: float = 0.01
+        ) -> dict[str, Any]:
+    from tournaments.runners.driver import run_tournament
+    from tournaments.spec import parse_spec
+
+    spec = parse_spec({"name": f"drv{boards}", "seed": 1, "secret": "seed", "matches_per_seating": boards,
+                       "max_deals": 1, "output": out, "games": ["hartenjagen"],
+                       "bots": [{"name": f"r{i}", "bot": "random"} for i in range(6)],
+                       "run": {"batch_s": batch_s, "num_cpus": 2}})
+    batches = 0
+
+    def on_batch(r: object, s: object) -> None:
+        nonlocal batches
+        batches += 1
+
+    c0, t0 = _cpu(), time.monotonic()
+    if profile is not None:
+        profile.enable()
+    s = run_tournament(spec, executor="local", progress=False, on_batch=on_batch)
+    if profile is not None:
+        profile.disable()
+    return {"boards": boards, "matches": s.done_now, "batches": batches, "cpu": _cpu() - c0,
+            "wall": time.monotonic() - t0}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--small", type=int, default=2)
+    ap.add_argument("--large", type=int, default=8)
+    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--batch-s", type=float, default=0.01,
+                    help="the runs' batch_s (default 0.01: one match a batch)")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-driver-") as tmp:
+        run(1, os.path.join(tmp, "warm"))   # imports and first-use costs out of the way
+        small = run(a.small, os.path.join(tmp, "small"), batch_s=a.batch_s)
+        prof = cProfile.Profile() if a.profile else None
+        large = run(a.large, os.path.join(tmp, "large"), prof, a.batch_s)
+    for r in (small, large):
+        print(f"{r['boards']} boards: {r['matches']} matches in {r['batches']} batches, driver CPU "
+              f"{r['cpu']:.3f} s, wall {r['wall']:.2f} s "
+              f"({r['cpu'] / max(1, r['batches']) * 1e3:.2f} ms/batch)")
+    db = large["batches"] - small["batches"]
+    per = (large["cpu"] - small["cpu"]) / db if db > 0 else float("nan")
+    print(f"driver CPU per committed batch (marginal, {db} batches): {per * 1e3:.2f} ms; "
+          f"at batch_s = 1 one driver feeds about {1 / per:,.0f} cores" if per > 0 else
+          f"driver CPU per batch not resolved (difference {per})")
+    print(f"load average {os.getloadavg()[0]:.1f}")
+    if prof is not None:
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(25)
+        print(buf.getvalue())
+
+
+if __name__ == "__main__":
+    main()
