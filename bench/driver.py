@@ -33,8 +33,8 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run(boards: int, out: str, profile: cProfile.Profile | None = None, batch_s: float = 0.01
-        ) -> dict[str, Any]:
+def run(boards: int, out: str, profile: cProfile.Profile | None = None, batch_s: float = 0.01,
+        executor: str = "local") -> dict[str, Any]:
     from tournaments.runners.driver import run_tournament
     from tournaments.spec import parse_spec
 
@@ -51,7 +51,7 @@ def run(boards: int, out: str, profile: cProfile.Profile | None = None, batch_s:
     c0, t0 = _cpu(), time.monotonic()
     if profile is not None:
         profile.enable()
-    s = run_tournament(spec, executor="local", progress=False, on_batch=on_batch)
+    s = run_tournament(spec, executor=executor, progress=False, on_batch=on_batch)
     if profile is not None:
         profile.disable()
     return {"boards": boards, "matches": s.done_now, "batches": batches, "cpu": _cpu() - c0,
@@ -65,12 +65,20 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--batch-s", type=float, default=0.01,
                     help="the runs' batch_s (default 0.01: one match a batch)")
+    ap.add_argument("--executor", choices=("local", "ray"), default="local",
+                    help="ray: the embedded Ray (started once, by the warm-up run)")
     a = ap.parse_args()
+    if a.executor == "ray":   # one embedded Ray for every run, so that none of them pays its start-up
+        import logging
+
+        import ray
+        ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=128 << 20,
+                 logging_level=logging.ERROR, log_to_driver=False)
     with tempfile.TemporaryDirectory(prefix="bench-driver-") as tmp:
-        run(1, os.path.join(tmp, "warm"))   # imports and first-use costs out of the way
-        small = run(a.small, os.path.join(tmp, "small"), batch_s=a.batch_s)
+        run(1, os.path.join(tmp, "warm"), executor=a.executor)   # imports and first-use costs out of the way
+        small = run(a.small, os.path.join(tmp, "small"), batch_s=a.batch_s, executor=a.executor)
         prof = cProfile.Profile() if a.profile else None
-        large = run(a.large, os.path.join(tmp, "large"), prof, a.batch_s)
+        large = run(a.large, os.path.join(tmp, "large"), prof, a.batch_s, a.executor)
     for r in (small, large):
         print(f"{r['boards']} boards: {r['matches']} matches in {r['batches']} batches, driver CPU "
               f"{r['cpu']:.3f} s, wall {r['wall']:.2f} s "
@@ -81,6 +89,8 @@ def main() -> None:
           f"at batch_s = 1 one driver feeds about {1 / per:,.0f} cores" if per > 0 else
           f"driver CPU per batch not resolved (difference {per})")
     print(f"load average {os.getloadavg()[0]:.1f}")
+    if a.executor == "ray":
+        ray.shutdown()
     if prof is not None:
         buf = io.StringIO()
         pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(25)
