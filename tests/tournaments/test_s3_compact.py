@@ -197,13 +197,16 @@ def test_s3_two_compactions_at_once_one_wins_the_other_is_refused_in_one_line(
             Path({str(gate)!r} + ".held").touch()
             while not Path({str(gate)!r}).exists():
                 time.sleep(0.02)""")
-    deadline = time.monotonic() + 60
-    while not Path(f"{gate}.held").exists():
-        assert child.poll() is None and time.monotonic() < deadline, child.communicate()
-        time.sleep(0.02)
-    code, _, err = cli("tournament", "compact", log)
-    assert code == 2 and err.count("\n") == 1 and "cannot compact now" in err and "another driver" in err, err
-    gate.touch()
+    try:
+        deadline = time.monotonic() + 60
+        while not Path(f"{gate}.held").exists():
+            assert child.poll() is None and time.monotonic() < deadline, "no pause reached"
+            time.sleep(0.02)
+        code, _, err = cli("tournament", "compact", log)
+        assert code == 2 and err.count("\n") == 1, err
+        assert "cannot compact now" in err and "another driver" in err, err
+    finally:
+        gate.touch()   # never leave the paused compaction waiting
     stdout, err = child.communicate(timeout=300)
     assert child.returncode == 0 and stdout.startswith("done"), err
     _compacted_once(log, before)
@@ -221,13 +224,15 @@ def test_s3_a_reader_during_a_compaction_sees_the_old_batches_until_the_commit(l
                 Path({str(gate)!r} + ".held").touch()
                 while not Path({str(gate)!r}).exists():
                     time.sleep(0.02)""")
-        deadline = time.monotonic() + 120
-        while not Path(f"{gate}.held").exists():
-            assert child.poll() is None and time.monotonic() < deadline, child.communicate()
-            time.sleep(0.02)
-        assert len(_parts(log)["matches"]) > 2 or where == "committed"   # old and new side by side
-        assert content(log) == before
-        gate.touch()
+        try:
+            deadline = time.monotonic() + 120
+            while not Path(f"{gate}.held").exists():
+                assert child.poll() is None and time.monotonic() < deadline, "no pause reached"
+                time.sleep(0.02)
+            assert len(_parts(log)["matches"]) > 2 or where == "committed"   # old and new side by side
+            assert content(log) == before
+        finally:
+            gate.touch()   # never leave the paused compaction waiting
         _, err = child.communicate(timeout=300)
         assert child.returncode == 0, err
         time.sleep(1.1)
