@@ -502,6 +502,15 @@ class GamePlan:
     def total(self) -> int:
         return len(self.arrangements) * self.game.players * self.boards
 
+    def match_ids(self) -> Iterator[str]:
+        """The ids of :meth:`matches`, in its order, without the rest of each match (the set a run
+        checks its log against, without a Match object, group id or rotation each)."""
+        g, n = self.game.id, self.game.players
+        for b in range(self.boards):
+            for arr in self.arrangements:
+                for r in range(n):
+                    yield match_id(self.seed, g, arr, r, b)
+
     def matches(self, seat_seeds: bool = True) -> Iterator[Match]:
         """Board by board; the rotations of an arrangement one after the other.  ``seat_seeds=False``:
         without the seats' own seeds (an HMAC per seat; the runner's workers derive them from the

@@ -222,3 +222,10 @@ def test_least_spread_graph_check_is_erdos_gallai() -> None:
         answers[plain(d)] += 1
         assert _graphic(d) == plain(d), d
     assert answers[True] > 100 and answers[False] > 100
+
+
+def test_match_ids_are_the_ids_of_the_matches_in_order(tmp_path: Path) -> None:
+    """GamePlan.match_ids (the set a run checks its log against) lists matches()'s ids, in order."""
+    spec = parse_spec(raw_spec(tmp_path, games=["hartenjagen", "manillen"], matches_per_seating=2))
+    for gp in plan(spec, None, secret_from_seed(spec.seed)):
+        assert list(gp.match_ids()) == [m.match_id for m in gp.matches(seat_seeds=False)]

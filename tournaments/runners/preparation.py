@@ -154,7 +154,7 @@ def prepare(spec: Spec, tournament_id: str | None = None, resume: bool = False,
         if held is not None:   # fence off the batches of earlier runs before reading what they finished
             p.epoch = begin_epoch(root, tid)
             p.removed_orphans = len(clean_orphans(root, tid, before_epoch=p.epoch))
-            fixed = repair(root, tid, {m.match_id for gp in p.plans for m in gp.matches(seat_seeds=False)})
+            fixed = repair(root, tid, {i for gp in p.plans for i in gp.match_ids()})
             p.done, p.quarantined = fixed.done, fixed.quarantined
         else:
             p.done = finished_matches(root, tid)
@@ -206,7 +206,7 @@ def _prepare_store(spec: Spec, tid: str, uri: str, new_id: bool, resume: bool, b
         if lease is not None:
             p.epoch = lease.epoch
             p.removed_orphans = removed + len(clean_orphans(mirror.dir, tid, before_epoch=p.epoch))
-            ids = {m.match_id for gp in p.plans for m in gp.matches(seat_seeds=False)}
+            ids = {i for gp in p.plans for i in gp.match_ids()}
             fixed = repair(mirror.dir, tid, ids)
             p.done, p.quarantined = fixed.done, fixed.quarantined
             step("takeover: repaired")
