@@ -184,6 +184,27 @@ def compacted_bytes(table: pa.Table) -> bytes:
     return bytes(sink.getvalue().to_pybytes())
 
 
+def _batches_by_game(root: Path, tournament: str, game: str | None, shown: str,
+                     files: StoreFiles | None = None) -> dict[str, list[str]]:
+    """The committed batches of ``tournament`` per game (only ``game``'s when given), each checked
+    (:func:`check_batch`, not hashing every byte); :class:`CompactError` in one line for a damaged
+    batch or a game without one.  ``shown``: the log's name in messages; ``files``: an object
+    store's read-only view (None: the local directory ``root``)."""
+    by_game: dict[str, list[str]] = {}
+    for p in committed_parts(root, tournament, files=files):
+        c = check_batch(root, part_game(p), p.name, tournament, full=False, files=files)
+        if c.problems:
+            raise CompactError(f"{c.problems[0]}; `cardarena tournament repair {shown}` first")
+        by_game.setdefault(c.game, []).append(p.name)
+    if game is None:
+        return by_game
+    if game not in by_game:
+        have = f" (it has: {', '.join(sorted(by_game))})" if by_game else ""
+        raise CompactError(f"tournament {tournament!r} in {shown} has no committed batch of game "
+                           f"{game!r}{have}")
+    return {game: by_game[game]}
+
+
 def _groups(root: Path, game: str, names: list[str], target: int) -> list[list[str]]:
     """The batches of one game in runs whose moves reach about ``target`` bytes in memory."""
     out: list[list[str]] = [[]]
@@ -223,18 +244,7 @@ def compact(root: str | os.PathLike[str], tournament: str, game: str | None = No
         if stale.exists():
             shutil.rmtree(stale)
             _step("stale")
-        by_game: dict[str, list[str]] = {}
-        for p in committed_parts(base, tournament):
-            c = check_batch(base, part_game(p), p.name, tournament, full=False)
-            if c.problems:
-                raise CompactError(f"{c.problems[0]}; `cardarena tournament repair {root}` first")
-            by_game.setdefault(c.game, []).append(p.name)
-        if game is not None:
-            if game not in by_game:
-                have = f" (it has: {', '.join(sorted(by_game))})" if by_game else ""
-                raise CompactError(f"tournament {tournament!r} in {root} has no committed batch of game "
-                                   f"{game!r}{have}")
-            by_game = {game: by_game[game]}
+        by_game = _batches_by_game(base, tournament, game, str(root))
         for g, names in sorted(by_game.items()):
             before = len(names)
             groups = _groups(base, g, names, target)
@@ -388,18 +398,7 @@ def _compact_store(store: ObjectStore, lease: Lease, tournament: str, game: str 
     _step("marker")
     files = StoreFiles(store)
     root = files.root
-    by_game: dict[str, list[str]] = {}
-    for p in committed_parts(root, tournament, files=files):
-        c = check_batch(root, part_game(p), p.name, tournament, full=False, files=files)
-        if c.problems:
-            raise CompactError(f"{c.problems[0]}; `cardarena tournament repair {shown}` first")
-        by_game.setdefault(c.game, []).append(p.name)
-    if game is not None:
-        if game not in by_game:
-            have = f" (it has: {', '.join(sorted(by_game))})" if by_game else ""
-            raise CompactError(f"tournament {tournament!r} in {shown} has no committed batch of game "
-                               f"{game!r}{have}")
-        by_game = {game: by_game[game]}
+    by_game = _batches_by_game(root, tournament, game, shown, files)
     replaced: dict[str, list[str]] = {}
     written: dict[str, list[str]] = {}
     for g, names in sorted(by_game.items()):
