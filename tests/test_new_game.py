@@ -1,15 +1,15 @@
 """Issue 22 section 6, "a new game that is really one file".
 
 ``tests/toygame/toy_tricks.py`` is a whole trick game written on the kernel's ``PlainTrickState``.
-It is copied into ``engine/games/`` (the package's own folder, not a temporary path; removed after),
-with two variants of it: one whose cards carry no points and one that hides no card.  In a fresh
+It is copied into ``engine/games/`` (the package's own folder, of a copy of the project:
+tests/treecopy.py, so that the suite's other workers never see it come and go), with two variants
+of it: one whose cards carry no points and one that hides no card.  In a fresh
 pytest process the suites that every game must pass then run on the three, and the checks of what a
 game brings besides its file (rules card, playthrough, invariant queries, the generated files) fail,
 each with the message that says what to add or run.  Slow: two pytest processes.
 """
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -18,13 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.core import discover
+from tests.treecopy import copy_env, project_copy
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("engine_games_dir")]
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 TOY = ROOT / "tests" / "toygame" / "toy_tricks.py"
-GAMES_DIR = ROOT / "engine" / "games"
 
 NO_POINTS = ("toy_no_points", [
     ('    id = "toy_tricks"', '    id = "toy_no_points"'),
@@ -65,7 +64,13 @@ STEPS = {
 
 
 @pytest.fixture(scope="module")
-def toy_games() -> Iterator[list[str]]:
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The copy of the project the toy games are added to."""
+    return project_copy(tmp_path_factory.mktemp("toy") / "src")
+
+
+@pytest.fixture(scope="module")
+def toy_games(tree: Path) -> Iterator[list[str]]:
     text = TOY.read_text(encoding="utf-8")
     files = {"toy_tricks": text}
     for gid, edits in (NO_POINTS, OPEN_HANDS):
@@ -74,27 +79,20 @@ def toy_games() -> Iterator[list[str]]:
             assert old in variant, old
             variant = variant.replace(old, new)
         files[gid] = variant
-    written: list[Path] = []
-    try:
-        for gid, body in files.items():
-            path = GAMES_DIR / f"{gid}.py"
-            assert not path.exists(), f"{path} exists already"
-            path.write_text(body, encoding="utf-8")
-            written.append(path)
-        yield list(files)
-    finally:
-        for path in written:
-            path.unlink(missing_ok=True)
-        discover()
+    for gid, body in files.items():
+        path = tree / "engine" / "games" / f"{gid}.py"
+        assert not path.exists(), f"{path} exists already"
+        path.write_text(body, encoding="utf-8")
+    yield list(files)
 
 
-def _pytest(tmp_path: Path, *args: str) -> dict[str, str | None]:
-    """Run pytest on ``args`` in a fresh process: test id -> failure message (None: passed)."""
+def _pytest(tree: Path, tmp_path: Path, *args: str) -> dict[str, str | None]:
+    """Run pytest on ``args`` in a fresh process in the copy ``tree``: test id -> failure message
+    (None: passed)."""
     report = tmp_path / "report.xml"
-    env = {**os.environ, "CARDARENA_COMPILED": "0"}
     subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
                     "-m", "not slow", f"--junitxml={report}", *args],
-                   cwd=ROOT, env=env, capture_output=True, text=True, timeout=3000)
+                   cwd=tree, env=copy_env(tree), capture_output=True, text=True, timeout=3000)
     out: dict[str, str | None] = {}
     for case in ET.parse(report).getroot().iter("testcase"):
         name = f"{case.get('classname', '').replace('.', '/')}.py::{case.get('name')}"
@@ -107,11 +105,11 @@ def _pytest(tmp_path: Path, *args: str) -> dict[str, str | None]:
 
 
 def test_the_suites_every_game_must_pass_pass_on_a_toy_game_in_the_package(
-        toy_games: list[str], tmp_path: Path) -> None:
+        toy_games: list[str], tree: Path, tmp_path: Path) -> None:
     """The toy game, a variant without card points and a variant without hidden cards pass every
     suite parametrized over the games, as any game must: a new trick game is one file."""
     sizes = "tests/rl/test_action_space.py::test_alphabet_size_blocks_and_no_duplicate"
-    results = _pytest(tmp_path, *EVERY_GAME, "-k", " or ".join(toy_games),
+    results = _pytest(tree, tmp_path, *EVERY_GAME, "-k", " or ".join(toy_games),
                       *[f"--deselect={sizes}[{g}]" for g in toy_games])  # a step (STEPS)
     failed = {k: v for k, v in results.items() if v is not None}
     assert not failed, "\n\n".join(f"{k}: {v}" for k, v in failed.items())
@@ -120,11 +118,11 @@ def test_the_suites_every_game_must_pass_pass_on_a_toy_game_in_the_package(
         assert len(ran) >= 15, (gid, sorted(results))
 
 
-def test_each_step_a_new_game_still_lacks_fails_with_what_to_add(toy_games: list[str],
+def test_each_step_a_new_game_still_lacks_fails_with_what_to_add(toy_games: list[str], tree: Path,
                                                                  tmp_path: Path) -> None:
     """Before its rules card, playthrough, queries and ``make regen``, the toy game fails exactly the
     checks that ask for them, each naming what to add or run (engine/README.md, the walk-through)."""
-    results = _pytest(tmp_path, *STEPS)
+    results = _pytest(tree, tmp_path, *STEPS)
     for test, phrase in STEPS.items():
         assert test in results, (test, sorted(results))
         message = results[test]

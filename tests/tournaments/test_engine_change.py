@@ -14,8 +14,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from engine.core import GAME_MODULES, discover
+from engine.core import GAME_MODULES
 from tests.tournaments.conftest import fastest_game, raw_spec, toml_of
+from tests.treecopy import copy_env, project_copy
 from tournaments.log import engine_version, game_sources, logged_engine_versions, record_digests, write_part
 from tournaments.paths import committed_parts, manifest_path
 from tournaments.runner import BatchResult
@@ -96,52 +97,61 @@ def test_a_game_version_is_its_module_and_the_engine_modules_it_imports() -> Non
         game_sources("no_such_game")
 
 
-@pytest.mark.xdist_group("engine_games_dir")
+def _run_in(tree: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """``args`` run by Python in the copied tree ``tree`` (its code, not the checkout's)."""
+    return subprocess.run([sys.executable, *args], cwd=tree, env=copy_env(tree), capture_output=True,
+                          text=True, timeout=timeout)
+
+
 def test_a_tournament_started_before_a_new_game_was_added_resumes_without_allow_engine_change(
         tmp_path: Path) -> None:
-    """Issue 22: a game module added to engine/games/ (really in the package) changes the whole
-    engine's digest but not the version of the tournament's game, so it goes on with no flag."""
-    import engine.games
+    """Issue 22: a game module added to engine/games/ (really in the package, of a copy of the
+    project: tests/treecopy.py) changes the whole engine's digest but not the version of the
+    tournament's game, so the tournament goes on with no flag."""
     raw, root = _half_played(tmp_path)
     game = fastest_game()
-    before, whole = engine_version(game), engine_version()
-    added = Path(engine.games.__file__).parent / "zz_added_since.py"
-    source = Path(engine.games.__file__).parent.parent.parent.joinpath(*GAME_MODULES["manillen"].split("."))
-    text = source.with_suffix(".py").read_text()
-    try:
-        added.write_text(text.replace('    id = "manillen"\n', '    id = "zz_added_since"\n'))
-        engine_version.cache_clear()
-        assert "zz_added_since" in discover()
-        assert engine_version() != whole and engine_version(game) == before
-        s = run_tournament(parse_spec(raw), resume=True, executor="inline", progress=False)
-        assert s.complete and s.done_before >= 2
-        man = json.loads(manifest_path(root, "t").read_text())
-        assert "engine_changes" not in man
-    finally:
-        added.unlink(missing_ok=True)
-        engine_version.cache_clear()
-        discover()
+    tree = project_copy(tmp_path / "src")
+    source = tree.joinpath(*GAME_MODULES["manillen"].split(".")).with_suffix(".py")
+    added = tree / "engine" / "games" / "zz_added_since.py"
+    added.write_text(source.read_text().replace('    id = "manillen"\n', '    id = "zz_added_since"\n'))
+    seen = _run_in(tree, "-c", "import json, engine\nfrom engine.core import discover\n"
+                   "from tournaments.log import engine_version as v\n"
+                   f"print(json.dumps([engine.__file__, discover(), v(), v({game!r})]))")
+    assert seen.returncode == 0, seen.stderr[-2000:]
+    where, games, whole, version = json.loads(seen.stdout.splitlines()[-1])
+    assert Path(where).is_relative_to(tree) and "zz_added_since" in games
+    assert whole != engine_version() and version == engine_version(game)
+    spec_file = tmp_path / "spec.toml"
+    spec_file.write_text(toml_of(raw))
+    resumed = _run_in(tree, "-m", "dashboards.app", "tournament", "run", str(spec_file), "--inline",
+                      "--resume", "--no-progress", "--no-leaderboard", "--json")
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    summary = json.loads(resumed.stdout)
+    assert summary["complete"] and summary["done_before"] >= 2, summary
+    man = json.loads(manifest_path(root, "t").read_text())
+    assert "engine_changes" not in man
 
 
-@pytest.mark.xdist_group("engine_games_dir")
 def test_a_tournament_started_by_the_cli_resumes_by_the_cli_after_the_toy_game_was_added(
         tmp_path: Path) -> None:
     """Issue 22 (Done when), through the real entry point: ``cardarena tournament run`` is stopped
     (Ctrl-C) halfway, the walk-through's toy game file (tests/toygame/toy_tricks.py) is added to
-    engine/games/, and ``tournament run --resume`` finishes the tournament with no
-    --allow-engine-change: the game's version is unchanged, so no engine change is recorded."""
+    engine/games/ (of a copy of the project: tests/treecopy.py), and ``tournament run --resume``
+    finishes the tournament with no --allow-engine-change: the game's version is unchanged, so no
+    engine change is recorded."""
     import signal
     import time
 
-    import engine.games
     raw = raw_spec(tmp_path, **{"matches_per_seating": 60, "run": {"batch_s": 0.01},
                                 "output": str(tmp_path / "out")})
     root = tmp_path / "out"
     spec_file = tmp_path / "spec.toml"
     spec_file.write_text(toml_of(raw))
+    tree = project_copy(tmp_path / "src")
     cli = [sys.executable, "-m", "dashboards.app", "tournament", "run", str(spec_file), "--inline",
            "--no-progress", "--no-leaderboard"]
-    first = subprocess.Popen(cli, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(cli, cwd=tree, env=copy_env(tree), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while not committed_parts(root, "t") and first.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -151,24 +161,16 @@ def test_a_tournament_started_by_the_cli_resumes_by_the_cli_after_the_toy_game_w
     assert 0 < before, (first.returncode, err)
     assert first.returncode != 0 and "Traceback" not in err, (first.returncode, err)
 
-    toy = Path(engine.games.__file__).parent / "toy_tricks.py"
-    assert not toy.exists(), f"{toy} is left over from another run: remove it"
-    try:
-        toy.write_text((Path(__file__).resolve().parents[1] / "toygame" / "toy_tricks.py").read_text())
-        games = subprocess.run([sys.executable, "-m", "dashboards.app", "games", "--json"],
-                               capture_output=True, text=True, timeout=120)
-        assert games.returncode == 0 and "toy_tricks" in games.stdout, games.stderr[-2000:]
-        resumed = subprocess.run([*cli, "--resume", "--json"], capture_output=True, text=True, timeout=600)
-        assert resumed.returncode == 0, resumed.stderr[-2000:]
-        assert "--allow-engine-change" not in resumed.stderr
-        summary = json.loads(resumed.stdout)
-        assert summary["complete"] and summary["done_before"] == before < summary["total"], summary
-        versions = logged_engine_versions(root, "t")
-        assert versions == {engine_version(fastest_game()): summary["total"]}, versions
-        man = json.loads(manifest_path(root, "t").read_text())
-        assert "engine_changes" not in man
-    finally:
-        toy.unlink(missing_ok=True)
-        for cached in toy.parent.glob("__pycache__/toy_tricks.*"):
-            cached.unlink(missing_ok=True)
-        discover()
+    toy = tree / "engine" / "games" / "toy_tricks.py"
+    toy.write_text((tree / "tests" / "toygame" / "toy_tricks.py").read_text())
+    games = _run_in(tree, "-m", "dashboards.app", "games", "--json", timeout=120)
+    assert games.returncode == 0 and "toy_tricks" in games.stdout, games.stderr[-2000:]
+    resumed = _run_in(tree, *cli[1:], "--resume", "--json")
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert "--allow-engine-change" not in resumed.stderr
+    summary = json.loads(resumed.stdout)
+    assert summary["complete"] and summary["done_before"] == before < summary["total"], summary
+    versions = logged_engine_versions(root, "t")
+    assert versions == {engine_version(fastest_game()): summary["total"]}, versions
+    man = json.loads(manifest_path(root, "t").read_text())
+    assert "engine_changes" not in man
