@@ -28,8 +28,8 @@ import time
 from typing import Any
 
 
-def _cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)
+def _cpu(who: int = resource.RUSAGE_SELF) -> float:
+    r = resource.getrusage(who)
     return r.ru_utime + r.ru_stime
 
 
@@ -43,19 +43,22 @@ def run(boards: int, out: str, profile: cProfile.Profile | None = None, batch_s:
                        "bots": [{"name": f"r{i}", "bot": "random"} for i in range(6)],
                        "run": {"batch_s": batch_s, "num_cpus": 2}})
     batches = 0
+    worked = 0.0
 
-    def on_batch(r: object, s: object) -> None:
-        nonlocal batches
+    def on_batch(r: Any, s: object) -> None:
+        nonlocal batches, worked
         batches += 1
+        worked += r.seconds + r.write_seconds
 
-    c0, t0 = _cpu(), time.monotonic()
+    c0, k0, t0 = _cpu(), _cpu(resource.RUSAGE_CHILDREN), time.monotonic()
     if profile is not None:
         profile.enable()
     s = run_tournament(spec, executor=executor, progress=False, on_batch=on_batch)
     if profile is not None:
         profile.disable()
     return {"boards": boards, "matches": s.done_now, "batches": batches, "cpu": _cpu() - c0,
-            "wall": time.monotonic() - t0}
+            "wall": time.monotonic() - t0, "worked": worked,
+            "children": _cpu(resource.RUSAGE_CHILDREN) - k0}
 
 
 def main() -> None:
@@ -88,6 +91,18 @@ def main() -> None:
     print(f"driver CPU per committed batch (marginal, {db} batches): {per * 1e3:.2f} ms; "
           f"at batch_s = 1 one driver feeds about {1 / per:,.0f} cores" if per > 0 else
           f"driver CPU per batch not resolved (difference {per})")
+    dm = large["matches"] - small["matches"]
+    driver = (large["cpu"] - small["cpu"]) / dm
+    worker = large["worked"] / large["matches"]
+    line = (f"per match (marginal, {dm} matches): driver CPU {driver * 1e6:.2f} us, worker "
+            f"{worker * 1e3:.2f} ms (wall in the workers' batches)")
+    if a.executor == "local":
+        children = (large["children"] - small["children"]) / dm
+        line += f", {children * 1e3:.2f} ms CPU (the forked workers' getrusage)"
+        worker = children
+    print(line)
+    print(f"cores fed = worker per match / driver CPU per match = {worker / driver:,.0f}" if driver > 0
+          else f"driver CPU per match not resolved (difference {driver})")
     print(f"load average {os.getloadavg()[0]:.1f}")
     if a.executor == "ray":
         ray.shutdown()

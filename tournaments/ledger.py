@@ -21,7 +21,7 @@ import os
 import re
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,7 +94,7 @@ class Repair:
     """Ids of the (scheduled) matches the quarantined batches held that no whole batch holds."""
 
 
-def repair(root: str | os.PathLike[str], tournament: str, scheduled: set[str] | None = None) -> Repair:
+def repair(root: str | os.PathLike[str], tournament: str, scheduled: Container[str] | None = None) -> Repair:
     """Certify every committed batch of ``tournament`` (:func:`check_batch` with ``full``) and move each
     batch that is not whole, not this tournament's, holds a match outside ``scheduled`` or a match an
     earlier whole batch already holds, with all of its files, to ``OUT/_quarantine/``.

@@ -21,7 +21,9 @@ same deal comes back in the next rotation.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
+import pickle
 import socket
 import time
 import uuid
@@ -36,7 +38,7 @@ from bots.sandbox import Limits as BotLimits
 from engine import game_class, load_game
 from engine.core import Game, State
 from tournaments.log import BatchLog, MoveRow, commit_batch, options_json, stage_batch
-from tournaments.schedule import Match, match_seat_seeds
+from tournaments.schedule import GamePlan, Match, match_seat_seeds
 from tournaments.spec import Limits
 from tournaments.store import ObjectStore, is_uri, open_store
 
@@ -45,6 +47,64 @@ def bot_limits(limits: Limits) -> BotLimits:
     """The sandbox limits of the bots issue from the spec's ``[limits]``."""
     mem = limits.memory_mb << 20
     return BotLimits(move_time=limits.move_s, time_bank=limits.bank_s, memory=mem, group_memory=mem)
+
+
+class SharedPlan:
+    """A game's schedule (:class:`~tournaments.schedule.GamePlan`) as batches carry it to the workers:
+    pickled once in the driver (:attr:`payload`, named by its SHA-256 :attr:`digest`), so that a batch
+    pickles it as a copy of those bytes, and unpickled once per worker process (:data:`_PLANS`, by
+    digest): a later batch of the same plan finds it there and does not unpickle it again."""
+
+    __slots__ = ("digest", "payload", "plan")
+
+    def __init__(self, plan: GamePlan, payload: bytes | None = None, digest: str | None = None) -> None:
+        self.plan = plan
+        self.payload = pickle.dumps(plan, protocol=pickle.HIGHEST_PROTOCOL) if payload is None else payload
+        self.digest = hashlib.sha256(self.payload).hexdigest() if digest is None else digest
+
+    def __reduce__(self) -> tuple[Callable[[str, bytes], SharedPlan], tuple[str, bytes]]:
+        return _shared_plan, (self.digest, self.payload)
+
+    def __repr__(self) -> str:
+        return f"SharedPlan({self.plan.game.id}, {self.digest[:12]})"
+
+
+_PLANS: dict[str, SharedPlan] = {}
+"""This process's plans, by digest (a worker keeps the last :data:`PLANS_KEPT`)."""
+PLANS_KEPT = 64
+
+
+def _shared_plan(digest: str, payload: bytes) -> SharedPlan:
+    """Unpickling a :class:`SharedPlan`: the one this process has under ``digest``, else ``payload``'s."""
+    got = _PLANS.get(digest)
+    if got is None:
+        plan = pickle.loads(payload)
+        if not isinstance(plan, GamePlan):
+            raise TypeError(f"a shared plan holds a {type(plan).__name__}, not a GamePlan")
+        while len(_PLANS) >= PLANS_KEPT:
+            del _PLANS[next(iter(_PLANS))]
+        got = _PLANS[digest] = SharedPlan(plan, payload, digest)
+    return got
+
+
+@dataclass(frozen=True)
+class PlanSlice:
+    """The matches of indices ``start`` .. ``stop`` - 1 of a game's schedule, in its order
+    (:meth:`GamePlan.matches <tournaments.schedule.GamePlan.matches>`), but those in ``skip`` (already
+    committed by an earlier run): what the driver sends instead of the matches themselves.  The worker
+    makes the :class:`~tournaments.schedule.Match` objects with the same code the driver would have
+    used, so the ids and seeds are the schedule's."""
+
+    plan: SharedPlan
+    start: int
+    stop: int
+    skip: frozenset[int] = frozenset()
+
+    def matches(self) -> tuple[Match, ...]:
+        ms = self.plan.plan.matches(False, self.start, self.stop)
+        if not self.skip:
+            return tuple(ms)
+        return tuple(m for i, m in enumerate(ms, self.start) if i not in self.skip)
 
 
 @dataclass(frozen=True)
@@ -73,10 +133,27 @@ class Batch:
     secret: bytes = field(default=b"", repr=False)
     """The tournament secret, from which the worker derives the seat seeds of matches that carry none
     (``schedule.match_seat_seeds``: an HMAC per seat, off the driver).  Never given to a bot."""
+    span: PlanSlice | None = None
+    """The matches as a slice of the game's schedule, which the worker expands (then ``matches`` is
+    empty): the driver neither makes nor pickles a Match per match."""
+    every: int = 0
+    """Commit every ``every`` matches (a part set each, as if each were a batch of its own: one task
+    then carries several commits); 0: one commit for the whole batch."""
+
+    def played(self) -> tuple[Match, ...]:
+        """The batch's matches: ``matches``, or those of ``span``."""
+        return self.span.matches() if self.span is not None else self.matches
 
     @property
     def match_ids(self) -> list[str]:
-        return [m.match_id for m in self.matches]
+        return [m.match_id for m in self.played()]
+
+    @property
+    def key(self) -> str:
+        """Names the batch among a run's (its first match id, or its slice), without expanding a slice."""
+        if self.span is not None:
+            return f"{self.span.plan.digest[:16]}:{self.span.start}"
+        return self.matches[0].match_id if self.matches else ""
 
 
 @dataclass
@@ -147,7 +224,8 @@ def worker_name() -> str:
 
 
 def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
-    """Play ``batch`` and commit its three part files; return counts for the driver."""
+    """Play ``batch`` and commit its part files (three parts and a digest record; one set for every
+    ``batch.every`` matches, else one); return counts for the driver."""
     game = load_game(batch.game, **batch.options)
     if make is None:
         limits = bot_limits(batch.limits)
@@ -160,11 +238,32 @@ def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
     opts = options_json(game.options)
     teams = ([s % 2 for s in range(batch.players)] if game_class(batch.game).teams
              else list(range(batch.players)))
-    log = BatchLog(batch.tournament, batch.game)
     worker = worker_name()
-    faults = errors = 0
+    faults = errors = moves = 0
     t0 = time.perf_counter()
-    for m in batch.matches:
+    played = writing = 0.0
+    attempt = uuid.uuid4().hex[:12] if is_uri(batch.root) else None
+    parts: list[str] = []
+    log = BatchLog(batch.tournament, batch.game)
+
+    def commit() -> None:
+        """The matches so far as one part set: committed (local files) or staged (an object store:
+        the driver publishes every part set of ``attempt`` together)."""
+        nonlocal log, moves, played, writing
+        t1 = time.perf_counter()
+        played = t1 - t0 - writing
+        if attempt is not None:   # no rename or lock there: stage, and the driver publishes
+            parts.extend(stage_batch(_store(batch.root), log, batch.epoch, attempt))
+        else:
+            parts.extend(str(p) for p in commit_batch(batch.root, log, fsync=batch.fsync, epoch=batch.epoch))
+        moves += log.moves_logged
+        log = BatchLog(batch.tournament, batch.game)
+        writing += time.perf_counter() - t1
+
+    matches = batch.played()
+    for k, m in enumerate(matches):
+        if batch.every and k and k % batch.every == 0:
+            commit()
         refs = [batch.bot_refs[label] for label in m.seats]
         own = match_seat_seeds(batch.secret, m)
         if len(own) != batch.players:
@@ -194,15 +293,9 @@ def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
                       sheet=st.score_sheet(), moves=p.moves,
                       events=st.events, faults=fl, duration_s=p.seconds,
                       finished_at_ms=int(time.time() * 1000), worker=worker)
-    played = time.perf_counter() - t0
-    attempt: str | None = None
-    if is_uri(batch.root):   # no rename or lock there: stage, and the driver publishes
-        attempt = uuid.uuid4().hex[:12]
-        parts = stage_batch(_store(batch.root), log, batch.epoch, attempt)
-    else:
-        parts = [str(p) for p in commit_batch(batch.root, log, fsync=batch.fsync, epoch=batch.epoch)]
-    return BatchResult(batch.game, len(batch.matches), log.moves_logged, faults, errors, played,
-                       time.perf_counter() - t0 - played, worker, parts, attempt=attempt)
+    commit()
+    return BatchResult(batch.game, len(matches), moves, faults, errors, played, writing, worker, parts,
+                       attempt=attempt)
 
 
 @functools.cache

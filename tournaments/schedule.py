@@ -511,22 +511,34 @@ class GamePlan:
                 for r in range(n):
                     yield match_id(self.seed, g, arr, r, b)
 
-    def matches(self, seat_seeds: bool = True) -> Iterator[Match]:
+    def matches(self, seat_seeds: bool = True, start: int = 0, stop: int | None = None) -> Iterator[Match]:
         """Board by board; the rotations of an arrangement one after the other.  ``seat_seeds=False``:
         without the seats' own seeds (an HMAC per seat; the runner's workers derive them from the
-        batch's secret, :func:`match_seat_seeds`, so the driver does not)."""
+        batch's secret, :func:`match_seat_seeds`, so the driver does not).  ``start``/``stop``: only
+        the matches of those indices in this order (a worker's slice of the schedule,
+        ``tournaments.runner.PlanSlice``): match ``i`` is board ``i // (A * n)``, arrangement
+        ``i // n % A``, rotation ``i % n`` (``A`` arrangements of ``n`` seats)."""
         g, n = self.game.id, self.game.players
         if len(self.secret) < 16:
             raise ValueError("a game plan needs the tournament secret (at least 16 bytes)")
-        for b in range(self.boards):
+        per_board = len(self.arrangements) * n
+        end = self.total if stop is None else min(stop, self.total)
+        i = max(0, start)
+        while i < end:
+            b, rest = divmod(i, per_board)
+            a0, r0 = divmod(rest, n)
             seed = deal_seed(self.secret, g, b)
-            for arr in self.arrangements:
+            for arr in self.arrangements[a0:]:
                 gid = group_id(self.seed, g, arr, b)
-                for r in range(n):
+                for r in range(r0, n):
+                    if i >= end:
+                        return
                     mid = match_id(self.seed, g, arr, r, b)
                     yield Match(mid, gid, g, b, r, rotate(arr, r), seed,
                                 tuple(bot_seed(self.secret, g, b, mid, s) for s in range(n))
                                 if seat_seeds else ())
+                    i += 1
+                r0 = 0
 
 
 def plan(spec: Spec, entrants_by_game: dict[str, list[str]] | None = None,

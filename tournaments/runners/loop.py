@@ -126,7 +126,7 @@ def run_batches(executor: Executor[H], work: Iterator[Batch], on_result: Callabl
             return
         most = MAX_POOL_LOSSES if error.everything else MAX_ATTEMPTS
         for b in lost:
-            key = (b.match_ids[0], error.everything)
+            key = (b.key, error.everything)
             attempts[key] = attempts.get(key, 0) + 1
             if attempts[key] > most:
                 raise TournamentError(f"a batch of {b.game} failed {most} times: {error.why}"

@@ -78,6 +78,20 @@ def resolve_bots(spec: Spec, bots_data: str | None = None) -> tuple[dict[str, st
 
 
 # ------------------------------------------------------------------------------------------ prepare
+class ScheduledIds:
+    """The match ids of ``plans`` as a set, made when first asked (:func:`~tournaments.ledger.repair`
+    asks only when the log holds a committed batch: a new tournament derives no id per match)."""
+
+    def __init__(self, plans: list[GamePlan]) -> None:
+        self.plans = plans
+        self._ids: set[str] | None = None
+
+    def __contains__(self, match_id: object) -> bool:
+        if self._ids is None:
+            self._ids = {i for gp in self.plans for i in gp.match_ids()}
+        return match_id in self._ids
+
+
 @dataclass
 class Prepared:
     spec: Spec
@@ -154,7 +168,7 @@ def prepare(spec: Spec, tournament_id: str | None = None, resume: bool = False,
         if held is not None:   # fence off the batches of earlier runs before reading what they finished
             p.epoch = begin_epoch(root, tid)
             p.removed_orphans = len(clean_orphans(root, tid, before_epoch=p.epoch))
-            fixed = repair(root, tid, {i for gp in p.plans for i in gp.match_ids()})
+            fixed = repair(root, tid, ScheduledIds(p.plans))
             p.done, p.quarantined = fixed.done, fixed.quarantined
         else:
             p.done = finished_matches(root, tid)
@@ -206,8 +220,7 @@ def _prepare_store(spec: Spec, tid: str, uri: str, new_id: bool, resume: bool, b
         if lease is not None:
             p.epoch = lease.epoch
             p.removed_orphans = removed + len(clean_orphans(mirror.dir, tid, before_epoch=p.epoch))
-            ids = {i for gp in p.plans for i in gp.match_ids()}
-            fixed = repair(mirror.dir, tid, ids)
+            fixed = repair(mirror.dir, tid, ScheduledIds(p.plans))
             p.done, p.quarantined = fixed.done, fixed.quarantined
             step("takeover: repaired")
             mirror.sync_back("")

@@ -2,11 +2,12 @@
 learnt per game from the batches done so far (:class:`Sizer`), the games taken in turn."""
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator
 
-from tournaments.runner import Batch, BatchResult
+from tournaments.runner import Batch, BatchResult, PlanSlice, SharedPlan
 from tournaments.runners.preparation import Prepared
-from tournaments.schedule import GamePlan, Match
+from tournaments.schedule import GamePlan
 
 
 class Sizer:
@@ -46,24 +47,54 @@ class Sizer:
         return max(1, min(self.cap, round(self.target / per)))
 
 
-def batches(p: Prepared, sizer: Sizer, fsync: bool = True, bots_data: str | None = None) -> Iterator[Batch]:
-    """The remaining matches in batches, taking the games in turn (so every game progresses)."""
-    streams: list[tuple[GamePlan, Iterator[Match]]] = [
-        (gp, (m for m in gp.matches(seat_seeds=False) if m.match_id not in p.done)) for gp in p.plans]
+def batches(p: Prepared, sizer: Sizer, fsync: bool = True, bots_data: str | None = None,
+            group: int = 1) -> Iterator[Batch]:
+    """The remaining matches in batches, taking the games in turn (so every game progresses).
+
+    A batch is a slice of its game's schedule (:class:`~tournaments.runner.PlanSlice`: indices, and
+    those of the slice already committed), which the worker expands: the driver makes no Match and
+    derives no id per match (but once, on a resume, the ids of the schedule to find the committed
+    ones' indices).  ``group`` > 1: once the game's batch size is learnt from a steady batch, a task
+    carries ``group`` batches, each committed on its own (:attr:`Batch.every`): fewer, longer tasks
+    where a task costs the driver more than a batch (Ray)."""
+    options = {e.label: e.options for e in p.spec.bots if e.options}
+    streams = [_Stream(gp, p.done) for gp in p.plans]
     while streams:
         alive = []
-        for gp, it in streams:
-            chunk: list[Match] = []
-            for m in it:
-                chunk.append(m)
-                if len(chunk) >= sizer.size(gp.game.id):
-                    break
-            if chunk:
-                g = gp.game
-                yield Batch(p.tournament, p.out, g.id, g.options, g.players, g.max_deals, tuple(chunk),
-                            p.refs, {e.label: e.options for e in p.spec.bots if e.options}, p.spec.limits,
-                            bots_data, fsync, p.epoch, p.secret)
-                alive.append((gp, it))
+        for st in streams:
+            g = st.plan.plan.game
+            size = sizer.size(g.id)
+            n = size * group if group > 1 and sizer.matches.get(g.id) else size
+            span = st.next(n)
+            if span is None:
+                continue
+            yield Batch(p.tournament, p.out, g.id, g.options, g.players, g.max_deals, (), p.refs, options,
+                        p.spec.limits, bots_data, fsync, p.epoch, p.secret, span=span,
+                        every=size if n > size else 0)
+            alive.append(st)
         streams = alive
 
 
+class _Stream:
+    """A game's schedule as the driver walks it: the next index, and the sorted indices already
+    committed (a resume)."""
+
+    def __init__(self, plan: GamePlan, done: set[str]) -> None:
+        self.plan = SharedPlan(plan)
+        self.total = plan.total
+        self.cursor = 0
+        self.done = [i for i, mid in enumerate(plan.match_ids()) if mid in done] if done else []
+
+    def next(self, n: int) -> PlanSlice | None:
+        """The slice holding the next ``n`` matches still to play (fewer at the end); None at the end."""
+        start, done = self.cursor, self.done
+        stop = min(start + n, self.total)
+        lo = bisect_left(done, start)
+        hi = bisect_left(done, stop)
+        while stop < self.total and (stop - start) - (hi - lo) < n:
+            stop = min(stop + n - ((stop - start) - (hi - lo)), self.total)
+            hi = bisect_left(done, stop)
+        self.cursor = stop
+        if (stop - start) - (hi - lo) <= 0:
+            return None
+        return PlanSlice(self.plan, start, stop, frozenset(done[lo:hi]))
