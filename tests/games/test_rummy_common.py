@@ -13,7 +13,12 @@ from engine.cards import JOKER_MASK, TOKENS, base_set, bits, cards_of
 from engine.games.rummy._rummy import RummyState
 from tests import gamekit
 from tests.gamekit import can_discard, events, play, table
-from tests.games.rummy_oracle import SWAP_GAMES, finishable_actions, joker_after_layoff_position
+from tests.games.rummy_oracle import (
+    MELD_PROTOCOL,
+    SWAP_GAMES,
+    finishable_actions,
+    joker_after_layoff_position,
+)
 from tests.games.rummy_oracle import after as oracle_after
 from tests.games.rummy_oracle import can_end as oracle_can_end
 
@@ -319,3 +324,63 @@ def test_use_it_at_once_agrees_with_the_oracle_when_the_freed_jokers_place_needs
         assert (act in st.legal_actions()) == expected, (i, st.observation(0)["hand"], table(st))
         seen[expected] += 1
     assert seen[True] >= 20
+
+
+def plain_finishable(st: Any, actions: list[str]) -> list[str]:
+    """The take-back cap's answer by the plain exact search: each action on a copy of its own, then
+    engine.deadwood.plan_search over the search's moves, a copy per move, a meld built card by card
+    (what RummyState._finishable answered before it searched a meld being built in place)."""
+    from engine.deadwood import plan_search
+    deal = st.deal_no
+    out = []
+    for a in actions:
+        probe = st._light_clone()
+        probe.takebacks = 0
+        probe._apply(a)
+        if plan_search(probe, st._search_moves, st._search_play, lambda s: st._search_goal(s, deal),
+                       st._search_key) is not None:
+            out.append(a)
+    return out
+
+
+CAP_CASES = [(g, {}) for g in MELD_PROTOCOL] + [("jokeren_drift", {"open40": True}),
+                                               ("jokeren_nl", {"open50": True})]
+
+
+@pytest.mark.parametrize(("game", "opts"), CAP_CASES)
+def test_revised_turn_3_the_caps_search_answers_as_the_plain_exact_search(game: str,
+                                                                          opts: dict[str, Any]) -> None:
+    # meld protocol (revised turn 3): the take-back cap's search (a meld being built searched in place,
+    # one memo for all the actions) keeps exactly the table plays the plain search keeps (a copy per
+    # move), at every position of random matches that take back often (capped and not) and build
+    # melds often: positions being built and not, actions kept and refused
+    g = load_game(game, **opts)
+    seen = {"kept": 0, "refused": 0, "building": 0}
+    for seed in range(6):
+        rng = random.Random(seed)
+        st: Any = g.new_match(seed=seed, max_deals=1)
+        for _ in range(600):
+            if st.is_over():
+                break
+            legal = st.legal_actions()
+            if st.phase == "play":
+                probe = st.clone()
+                probe.takebacks = 0
+                probe._legal = None
+                table = [a for a in probe.legal_actions() if a != "takeback" and not a.startswith("discard ")]
+                if table:
+                    st.rg.cache.pop(("finish", tuple(table), *st._position_key()), None)
+                    got = st._finishable(table)
+                    assert got == plain_finishable(st, table), (seed, st.history[-8:], table)
+                    seen["kept"] += len(got)
+                    seen["refused"] += len(table) - len(got)
+                    seen["building"] += bool(st.building)
+            if "takeback" in legal and rng.random() < 0.5:
+                a = "takeback"
+            else:
+                tab = [x for x in legal if not x.startswith("discard ")]
+                a = rng.choice(tab if tab and rng.random() < 0.8 else legal)
+            st.apply(a)
+    # (plain Jokeren Drift has no opening requirement: a meld that can be built can be laid)
+    assert seen["kept"] >= 50 and seen["building"] >= 20, seen
+    assert seen["refused"] >= (0 if (game, opts) == ("jokeren_drift", {}) else 5), seen

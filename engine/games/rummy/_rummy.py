@@ -600,7 +600,11 @@ class RummyState(DrawDiscardState):
     def _finishable(self, actions: list[str]) -> list[str]:
         """The take-back cap (meld protocol, revised turn 3): the table-play ``actions`` after
         which some line still ends the turn (the exact search, :meth:`_can_finish`, one memo for
-        all of them: their lines meet in the same positions).  Memoised per position."""
+        all of them: their lines meet in the same positions).  Memoised per position.
+
+        A ``meld`` action is played on one private copy and undone after its search (a meld card
+        changes only the hand and the meld being built: :meth:`_build_search`); the others each on
+        a copy of their own."""
         if not actions:
             return actions
         key = ("finish", tuple(actions), *self._position_key())
@@ -611,11 +615,26 @@ class RummyState(DrawDiscardState):
         memo: dict[Hashable, bool] = {}
         deal = self.deal_no
         out = []
+        base: RummyState | None = None
         for a in actions:
-            st = self._light_clone()
-            st.takebacks = 0  # the search plays table moves, never a take-back
-            st._apply(a)
-            if self._can_finish(st, memo, deal):
+            if a.startswith("meld "):
+                if base is None:
+                    base = self._light_clone()
+                    base.takebacks = 0  # the search plays table moves, never a take-back
+                st = base
+                seat = st.turn
+                hand = st.hands[seat]
+                nb = len(st.building)
+                st._apply(a)
+                ok = self._can_finish(st, memo, deal)
+                st.hands[seat] = hand  # undone: the copy serves the next meld card
+                del st.building[nb:]
+            else:
+                st = self._light_clone()
+                st.takebacks = 0
+                st._apply(a)
+                ok = self._can_finish(st, memo, deal)
+            if ok:
                 out.append(a)
         if len(cache) > 200_000:
             cache.clear()
@@ -624,9 +643,12 @@ class RummyState(DrawDiscardState):
 
     def _can_finish(self, st: RummyState, memo: dict[Hashable, bool], deal: int) -> bool:
         """Exact: can the turn end from ``st`` (a private copy)?  The DFS of :meth:`_plan_from`
-        over :meth:`_search_moves`, answering yes or no, with ``memo`` shared between searches."""
+        over :meth:`_search_moves`, answering yes or no, with ``memo`` shared between searches.
+        A meld being built is searched in place (:meth:`_can_finish_building`)."""
         if self._search_goal(st, deal):
             return True
+        if st.building:
+            return self._can_finish_building(st, memo, deal)
         k = self._search_key(st)
         hit = memo.get(k)
         if hit is not None:
@@ -635,6 +657,59 @@ class RummyState(DrawDiscardState):
         for mv in self._search_moves(st):
             nxt = self._search_play(st, mv)
             if nxt is not None and self._can_finish(nxt, memo, deal):
+                memo[k] = True
+                return True
+        return False
+
+    def _can_finish_building(self, st: RummyState, memo: dict[Hashable, bool], deal: int) -> bool:
+        """:meth:`_can_finish` from ``st`` while it builds a meld (so not a goal), searched in place
+        by :meth:`_build_search`: a meld card changes only the hand and the meld being built, so
+        the rest of the search key is the same all the way down."""
+        rest = (st.must_use, tuple([m.text() for m in st.melds]), tuple(st.turn_melds), st.turn_swaps,
+                tuple([m.text() for m in st.turn_laid]), len(st.turn_layoffs))
+        return self._build_search(st, memo, deal, rest, st.keep())
+
+    def _build_search(self, st: RummyState, memo: dict[Hashable, bool], deal: int, rest: Hashable,
+                      keep: int) -> bool:
+        """The moves of :meth:`_search_moves` from a meld being built (``confirm`` when the meld is
+        legal, then every card :meth:`_build_offers` offers), refused as :meth:`_search_play`
+        refuses them (a card that would leave fewer than ``keep`` cards), each meld card played on
+        ``st`` itself and undone after its search instead of on a copy (``st`` is left as it
+        was); memoised by the hand, the meld being built (in any order) and ``rest``."""
+        seat = st.turn
+        hand = st.hands[seat]
+        b = st.building
+        k = (hand, tuple(sorted(b)), rest)
+        hit = memo.get(k)
+        if hit is not None:
+            return hit
+        memo[k] = False
+        if st._meld_ok(b) is not None:
+            nxt: RummyState | None = st._light_clone()
+            assert nxt is not None
+            try:
+                nxt._apply("confirm")
+            except IllegalAction:
+                nxt = None
+            if nxt is not None and nxt.deal_no == deal and not nxt._over and nxt.rg.keeps_discard \
+                    and nxt.hands[seat].bit_count() < nxt.keep():
+                nxt = None  # as _search_play refuses it
+            if nxt is not None and self._can_finish(nxt, memo, deal):
+                memo[k] = True
+                return True
+        nb = len(b)
+        keeps = st.rg.keeps_discard
+        for a in st._build_offers(hand, hand.bit_count() - keep):
+            try:
+                st._apply(a)
+            except IllegalAction:
+                ok = False
+            else:
+                ok = (not keeps or st.hands[seat].bit_count() >= keep) and \
+                    self._build_search(st, memo, deal, rest, keep)
+            st.hands[seat] = hand
+            del b[nb:]
+            if ok:
                 memo[k] = True
                 return True
         return False
