@@ -25,7 +25,7 @@ from typing import Any
 from bots.api import BUILTIN, BotSource, Player, bot_source, builtin_player, looks_like_path
 from bots.builtin.random import Bot as RandomBot
 from bots.faults import BotFault, Fault
-from bots.records import MoveRecord
+from bots.records import MoveColumns, MoveRecord
 from bots.sandbox import DEFAULT_LIMITS, Limits, SandboxPlayer, start_players
 from bots.text import clean_lines, clean_text
 from engine import IllegalAction, State, load_game
@@ -141,7 +141,8 @@ def player_clock(player: Any) -> dict[str, float | None]:
 def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int | None = None,
                deal: dict[str, Any] | None = None, *, on_move: Callable[[MoveRecord], None] | None = None,
                contain_errors: bool = False, seeds: Sequence[int] | None = None,
-               on_fault: Callable[[Fault, dict[str, Any]], None] | None = None) -> MatchResult:
+               on_fault: Callable[[Fault, dict[str, Any]], None] | None = None,
+               log: MoveColumns | None = None) -> MatchResult:
     """Play a whole match; each player sees only its own observations; faults are contained.
 
     ``seeds``: the seats' own seeds (what their players were made with; default
@@ -151,7 +152,8 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
     Every observation a player receives has the match's keys (:data:`MATCH_OBSERVATION`): the
     game's ``options`` and the player's ``clock``.
 
-    ``on_move`` gets a :class:`MoveRecord` after every action (the tournament's log); ``on_fault``
+    ``on_move`` gets a :class:`MoveRecord` after every action; ``log``, a fresh :class:`MoveColumns`,
+    gets the same fields column by column, without a record per move (the tournament's log); ``on_fault``
     gets each :class:`Fault` with the observation the faulting player was given (``bots replay``
     writes it to a file).  With
     ``contain_errors`` an exception of the engine itself (a bug) ends the match with
@@ -176,6 +178,12 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
     fallen = [False] * n
     options = game.options
     deal_no, phase, legal = 0, "", 0
+    logged = on_move is not None or log is not None
+    if log is not None:   # the log's columns: three appends a move, and runs of (deal, phase, status)
+        if len(log.seat):
+            raise ValueError("log: a MoveColumns holds one match's moves; give each match a fresh one")
+        log_seat, log_legal, log_think = log.seat.append, log.legal_count.append, log.think_us.append
+    run = (-1, "", "")
     try:
         while not state.is_over():
             seat = state.current_player
@@ -185,7 +193,7 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
             obs["options"] = dict(options)
             obs["clock"] = player_clock(player)
             own[seat] += 1
-            if on_move is not None:
+            if logged:
                 deal_no, phase, legal = state.deal_no, state.phase, len(obs["legal_actions"])
             t = clock()
             dt = 0
@@ -211,6 +219,16 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
                     dt = clock() - t
             # the record step, once per action: (seat, action), and the log's row
             moves.append((seat, action))
+            if log is not None:
+                log_seat(seat)
+                log_legal(legal)
+                log_think(dt // 1000)
+                if deal_no != run[0] or phase != run[1] or status != run[2]:
+                    run = (deal_no, phase, status)
+                    log.run_start.append(len(moves) - 1)
+                    log.run_deal.append(deal_no)
+                    log.run_phase.append(phase)
+                    log.run_status.append(status)
             if on_move is not None:
                 on_move(_record(MoveRecord, (deal_no, len(history) - 1, seat, phase, history[-1], legal,
                                              dt // 1000, status)))
@@ -222,6 +240,14 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
         for seat, p in enumerate(active):   # the fallbacks this loop made
             if p is not players[seat]:
                 _close(p)
+    if log is not None:   # the actions, canonical, from the history (one per logged move)
+        try:
+            log.finish(state.history)
+        except ValueError as e:
+            if not contain_errors:
+                raise
+            log.clear()
+            result.error = result.error or f"{type(e).__name__}: {e}"
     result.placement = (placement(state.ranking(), result.outcomes, bool(game.teams))
                         if result.error is None else [n] * n)
     result.seconds = perf_counter() - t_match
@@ -437,5 +463,6 @@ def play(game_id: str, bot_names: Sequence[str], seed: int, max_deals: int | Non
 
 
 __all__ = ["MATCH_OBSERVATION", "UNTIMED", "Fault",
-           "MatchResult", "MoveRecord", "SandboxPlayer", "close_players", "derive_seed", "make_players",
+           "MatchResult", "MoveColumns", "MoveRecord",
+           "SandboxPlayer", "close_players", "derive_seed", "make_players",
            "parse_ref", "placement", "play", "play_match", "player_clock", "seat_seed", "seat_seeds"]

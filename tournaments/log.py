@@ -42,12 +42,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from bots.faults import Fault
-from bots.records import MoveRecord
+from bots.records import MoveColumns, MoveRecord
 from tournaments.paths import (
     committed_parts,
     digest_path,
@@ -152,8 +153,11 @@ SCHEMAS: dict[str, pa.Schema] = {"moves": MOVES_SCHEMA, "events": EVENTS_SCHEMA,
 
 _META = {b"cardarena.schema_version": str(SCHEMA_VERSION).encode()}
 _EVENT_KEYS = frozenset(("event", "deal", "ply", "seat"))
-_RUN_COLUMNS = frozenset(("tournament", "match_id"))
-"""``moves`` columns :meth:`BatchLog.tables` makes in Arrow from one value or from runs."""
+_EVENT_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+"""``events.data``'s encoder: what ``json.dumps(..., sort_keys=True, separators=(",", ":"))`` makes
+(it builds this encoder on every call)."""
+_RUNS = ("deal", "phase", "status")
+"""``moves`` columns kept as runs: they change a few times a match."""
 
 def options_json(options: dict[str, Any]) -> str:
     """Game options as the canonical JSON stored in ``matches.options`` (sorted keys, no spaces)."""
@@ -164,44 +168,107 @@ def options_json(options: dict[str, Any]) -> str:
 class BatchLog:
     """The rows of one batch of matches (all of one game), kept column-wise until :meth:`tables`.
 
-    The match loop collects its moves as :data:`MoveRow` tuples, cheap to make per action, and hands
-    them over once per match.
+    The match loop collects each match's moves column by column (:class:`bots.records.MoveColumns`:
+    three list appends a move, no record object) and hands them over once per match; a sequence of
+    :data:`MoveRow` records is taken too.  Per move the batch keeps lists of ``seat``,
+    ``legal_count``, ``think_us`` and ``action``; ``match_id``, ``deal``, ``phase`` and ``status`` as
+    runs, ``ply`` as each match's row numbers (or as given by records), ``bot`` as each match's
+    entrants by seat: :meth:`tables` makes those columns in Arrow and numpy (the same values and
+    types, so the part files' bytes do not change).
     """
 
     def __init__(self, tournament: str, game: str) -> None:
         self.tournament = tournament
         self.game = game
         self.match_ids: list[str] = []
-        self._mv: dict[str, list[Any]] = {f.name: [] for f in MOVES_SCHEMA if f.name not in _RUN_COLUMNS}
+        self._seat: list[int] = []
+        self._legal: list[int] = []
+        self._think: list[int] = []
+        self._action: list[str] = []
+        self._ply: list[int] | None = None
+        """``ply`` of every move when a match came as records (else each match's row numbers)."""
         self._mv_ids: list[str] = []
         """The match of each run of moves (a match with moves), in order..."""
         self._mv_ends: list[int] = []
-        """... and the moves logged up to the end of that run: ``moves.match_id``, run-length encoded."""
+        """... the moves logged up to the end of that run: ``moves.match_id``, run-length encoded ..."""
+        self._mv_bots: list[int] = []
+        """... and where that match's entrants by seat start in :attr:`_bots` (``moves.bot``)."""
+        self._bots: list[str] = []
+        self._run_ends: list[int] = []
+        """Runs of equal (deal, phase, status): the moves logged up to the end of each, and its values."""
+        self._runs: dict[str, list[Any]] = {k: [] for k in _RUNS}
         self._ev: dict[str, list[Any]] = {f.name: [] for f in EVENTS_SCHEMA}
         self._ma: dict[str, list[Any]] = {f.name: [] for f in MATCHES_SCHEMA}
 
     @property
     def moves_logged(self) -> int:
-        return len(self._mv["ply"])
+        return len(self._seat)
+
+    def _add_moves(self, moves: Sequence[MoveRow] | MoveColumns) -> int:
+        """Append one match's moves; their number."""
+        at = len(self._seat)
+        runs = self._runs
+        if isinstance(moves, MoveColumns):
+            n = len(moves.seat)
+            if len(moves.action) != n:
+                raise ValueError(f"a match's moves: {len(moves.action)} actions for {n} moves "
+                                 "(MoveColumns.finish was not called)")
+            self._seat.extend(moves.seat)
+            self._legal.extend(moves.legal_count)
+            self._think.extend(moves.think_us)
+            self._action.extend(moves.action)
+            if self._ply is not None:
+                self._ply.extend(range(n))
+            self._run_ends.extend(at + x for x in moves.run_start[1:])
+            if n:
+                self._run_ends.append(at + n)
+            runs["deal"].extend(moves.run_deal)
+            runs["phase"].extend(moves.run_phase)
+            runs["status"].extend(moves.run_status)
+            return n
+        n = len(moves)
+        if not n:
+            return 0
+        deal, ply, seat, phase, action, legal, think, status = zip(*moves, strict=True)
+        if self._ply is None:   # the matches before had row numbers as their plies
+            self._ply = [i - s for s, e in zip([0, *self._mv_ends], self._mv_ends, strict=False)
+                         for i in range(s, e)]
+        self._ply.extend(ply)
+        self._seat.extend(seat)
+        self._legal.extend(legal)
+        self._think.extend(think)
+        self._action.extend(action)
+        last = (None, None, None)
+        for i, key in enumerate(zip(deal, phase, status, strict=True)):
+            if key != last:
+                if i:
+                    self._run_ends.append(at + i)
+                last = key
+                runs["deal"].append(key[0])
+                runs["phase"].append(key[1])
+                runs["status"].append(key[2])
+        self._run_ends.append(at + n)
+        return n
 
     def add_match(self, *, match_id: str, group_id: str, options: str, seed: int, players: int,
                   max_deals: int | None, board: int, rotation: int, bots: Sequence[str],
                   bot_refs: Sequence[str], teams: Sequence[int], scores: Sequence[float],
                   ranking: Sequence[int], engine_ranking: Sequence[int], deals_played: int,
                   sheet: Sequence[Sequence[float]],
-                  moves: Sequence[MoveRow],
+                  moves: Sequence[MoveRow] | MoveColumns,
                   events: Sequence[dict[str, Any]], faults: Sequence[Fault], duration_s: float,
                   finished_at_ms: int, worker: str) -> None:
-        """Add one finished match with its moves and rule events."""
+        """Add one finished match with its moves (:class:`~bots.records.MoveColumns`, or records) and
+        rule events."""
         self.match_ids.append(match_id)
-        n = len(moves)
-        mv = self._mv
+        n = self._add_moves(moves)
         if n:
+            if any(not 0 <= s < len(bots) for s in (min(self._seat[-n:]), max(self._seat[-n:]))):
+                raise ValueError(f"match {match_id}: a move's seat has no entrant in bots {list(bots)}")
             self._mv_ids.append(match_id)
-            self._mv_ends.append(len(mv["ply"]) + n)
-            for name, column in zip(MoveRecord._fields, zip(*moves, strict=True), strict=True):
-                mv[name].extend(column)
-            mv["bot"].extend(map(list(bots).__getitem__, mv["seat"][-n:]))
+            self._mv_ends.append(len(self._seat))
+            self._mv_bots.append(len(self._bots))
+            self._bots.extend(bots)
         ev = self._ev
         for e in events:
             ev["match_id"].append(match_id)
@@ -211,37 +278,73 @@ class BatchLog:
             seat = e.get("seat")
             ev["seat"].append(seat)
             ev["bot"].append(bots[seat] if isinstance(seat, int) and 0 <= seat < len(bots) else None)
-            ev["data"].append(json.dumps({k: v for k, v in e.items() if k not in _EVENT_KEYS},
-                                         sort_keys=True, separators=(",", ":")))
+            ev["data"].append(_EVENT_JSON.encode({k: v for k, v in e.items() if k not in _EVENT_KEYS}))
         first = faults[0] if faults else None
-        row: dict[str, Any] = {
-            "match_id": match_id, "group_id": group_id, "options": options, "seed": seed,
-            "players": players, "max_deals": max_deals, "board": board, "rotation": rotation,
-            "bots": list(bots), "bot_refs": list(bot_refs), "teams": list(teams),
-            "scores": [float(x) for x in scores], "ranking": list(ranking),
-            "engine_ranking": list(engine_ranking), "deals_played": deals_played,
-            "sheet": [[float(x) for x in row] for row in sheet], "engine_version": engine_version(self.game),
-            "moves": n,
-            "status": first.outcome if first else "ok",
-            "fault_seat": first.seat if first else None,
-            "fault_reason": first.detail()[:REASON_CHARS] if first else None,
-            "faults": [{"seat": f.seat, "kind": f.outcome, "ply": f.ply, "reason": f.detail()[:REASON_CHARS]}
-                       for f in faults],
-            "duration_s": duration_s, "finished_at": finished_at_ms, "worker": worker,
+        ma = self._ma
+        ma["match_id"].append(match_id)
+        ma["group_id"].append(group_id)
+        ma["options"].append(options)
+        ma["seed"].append(seed)
+        ma["players"].append(players)
+        ma["max_deals"].append(max_deals)
+        ma["board"].append(board)
+        ma["rotation"].append(rotation)
+        ma["bots"].append(list(bots))
+        ma["bot_refs"].append(list(bot_refs))
+        ma["teams"].append(list(teams))
+        ma["scores"].append([float(x) for x in scores])
+        ma["ranking"].append(list(ranking))
+        ma["engine_ranking"].append(list(engine_ranking))
+        ma["deals_played"].append(deals_played)
+        ma["sheet"].append([[float(x) for x in row] for row in sheet])
+        ma["engine_version"].append(engine_version(self.game))
+        ma["moves"].append(n)
+        ma["status"].append(first.outcome if first else "ok")
+        ma["fault_seat"].append(first.seat if first else None)
+        ma["fault_reason"].append(first.detail()[:REASON_CHARS] if first else None)
+        ma["faults"].append([{"seat": f.seat, "kind": f.outcome, "ply": f.ply,
+                              "reason": f.detail()[:REASON_CHARS]} for f in faults])
+        ma["duration_s"].append(duration_s)
+        ma["finished_at"].append(finished_at_ms)
+        ma["worker"].append(worker)
+
+    def _moves_columns(self) -> dict[str, Any]:
+        """The ``moves`` columns but ``tournament``, as Arrow arrays: the per-move lists converted once
+        (numpy for the integers), the runs decoded and ``bot`` taken from each match's entrants."""
+        n = len(self._seat)
+        ends = np.array(self._mv_ends, np.int64)
+        lengths = np.diff(ends, prepend=0)
+        seat = np.fromiter(self._seat, np.int8, n)
+
+        def runs(values: list[Any], typ: pa.DataType, run_ends: list[int]) -> pa.Array:
+            return pc.run_end_decode(pa.RunEndEncodedArray.from_arrays(
+                pa.array(run_ends, pa.int64()), pa.array(values, typ)))
+
+        if self._ply is None:   # each match's row numbers
+            ply = np.arange(n, dtype=np.int32) - np.repeat(ends - lengths, lengths).astype(np.int32)
+        else:
+            ply = np.fromiter(self._ply, np.int32, n)
+        bot = pa.array(self._bots, pa.string()).take(
+            pa.array(np.repeat(np.array(self._mv_bots, np.int64), lengths) + seat))
+        types = {f.name: f.type for f in MOVES_SCHEMA}
+        return {
+            "match_id": runs(self._mv_ids, pa.string(), self._mv_ends),
+            "deal": runs(self._runs["deal"], types["deal"], self._run_ends),
+            "ply": pa.array(ply),
+            "seat": pa.array(seat),
+            "bot": bot,
+            "phase": runs(self._runs["phase"], types["phase"], self._run_ends),
+            "action": pa.array(self._action, types["action"]),
+            "legal_count": pa.array(np.fromiter(self._legal, np.int32, n)),
+            "think_us": pa.array(np.fromiter(self._think, np.int64, n)),
+            "status": runs(self._runs["status"], types["status"], self._run_ends),
         }
-        for k, v in row.items():
-            self._ma[k].append(v)
 
     def tables(self) -> dict[str, pa.Table]:
         """The three tables of this batch, with their schemas (``game`` is in the path, not here)."""
         out: dict[str, pa.Table] = {}
-        # the columns that repeat one string (the tournament) or run-length encoded ones (the match of
-        # each move) are made in Arrow, not converted string by string from Python lists (the
-        # same arrays: the part files' bytes do not change)
-        moves: dict[str, Any] = dict(self._mv)
-        moves["match_id"] = pc.run_end_decode(pa.RunEndEncodedArray.from_arrays(
-            pa.array(self._mv_ends, pa.int64()), pa.array(self._mv_ids, pa.string())))
-        for name, cols in (("moves", moves), ("events", dict(self._ev)), ("matches", dict(self._ma))):
+        for name, cols in (("moves", self._moves_columns()), ("events", dict(self._ev)),
+                           ("matches", dict(self._ma))):
             schema = SCHEMAS[name]
             n = len(cols["match_id"])
             cols["tournament"] = pa.repeat(pa.scalar(self.tournament, pa.string()), n)

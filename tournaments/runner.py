@@ -34,10 +34,11 @@ from typing import Any
 from bots.api import Player
 from bots.faults import Fault
 from bots.match import close_players, make_players, play_match
+from bots.records import MoveColumns
 from bots.sandbox import Limits as BotLimits
 from engine import game_class, load_game
 from engine.core import Game, State
-from tournaments.log import BatchLog, MoveRow, commit_batch, options_json, stage_batch
+from tournaments.log import BatchLog, commit_batch, options_json, stage_batch
 from tournaments.schedule import GamePlan, Match, match_seat_seeds
 from tournaments.spec import Limits
 from tournaments.store import ObjectStore, is_uri, open_store
@@ -184,7 +185,8 @@ PlayersFactory = Callable[[Game, Sequence[str], int, Sequence[int]], list[Player
 @dataclass
 class Played:
     state: State
-    moves: list[MoveRow]
+    moves: MoveColumns
+    """The match's moves, column by column (a sequence of :data:`~tournaments.log.MoveRow` records)."""
     faults: list[Fault]
     placement: list[int]
     seconds: float
@@ -193,15 +195,16 @@ class Played:
 
 def play_logged(game: Game, players: Sequence[Player], seed: int, max_deals: int | None,
                 seeds: Sequence[int] | None = None) -> Played:
-    """Play one match with ``bots.match.play_match``, keeping a :data:`~tournaments.log.MoveRow` per
-    action (the loop's ``MoveRecord`` is one as it stands: its fields are the row's, in order).
+    """Play one match with ``bots.match.play_match``, keeping its moves' fields column by column
+    (``bots.records.MoveColumns``, what :meth:`~tournaments.log.BatchLog.add_match` takes; read row by
+    row it gives the loop's ``MoveRecord``, a :data:`~tournaments.log.MoveRow`).
     ``seeds``: the seats' own seeds the players were made with (``play_match``'s).
 
     An exception from the engine itself (a bug) ends the match with ``error`` set: the tournament
     goes on and the match is recorded with status ``error``.  The players are not closed here.
     """
-    moves: list[MoveRow] = []
-    r = play_match(game, players, seed, max_deals, on_move=moves.append, contain_errors=True, seeds=seeds)
+    moves = MoveColumns()
+    r = play_match(game, players, seed, max_deals, log=moves, contain_errors=True, seeds=seeds)
     return Played(r.state, moves, list(r.faults), r.placement, r.seconds, r.error)
 
 

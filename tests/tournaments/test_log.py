@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -178,3 +180,115 @@ def test_a_fault_is_one_record_from_the_sandbox_to_the_log() -> None:
                              {"seat": 2, "kind": "illegal", "ply": 7, "reason": bot.detail()}]
     with pytest.raises(ValueError, match="no seat's fault"):
         _ = engine.bot_seat
+
+
+def _add(log: Any, match_id: str, r: Any, moves: Any, bots: list[str]) -> None:
+    n = len(bots)
+    log.add_match(match_id=match_id, group_id="g", options="{}", seed=1, players=n, max_deals=1, board=0,
+                  rotation=0, bots=bots, bot_refs=bots, teams=list(range(n)), scores=r.state.scores(),
+                  ranking=r.placement, engine_ranking=r.state.ranking(), deals_played=r.state.deal_no,
+                  sheet=r.state.score_sheet(), moves=moves, events=r.state.events, faults=r.faults,
+                  duration_s=0.5, finished_at_ms=1, worker="w")
+
+
+@pytest.mark.parametrize("gid", GAMES)
+def test_moves_from_columns_and_from_records_write_the_same_part_bytes(gid: str) -> None:
+    """The match loop hands the log each match's moves column by column (MoveColumns: deal, phase and
+    status as runs, ply the row number, the actions from the history) or as MoveRecord rows
+    (``on_move``, synthetic logs); either way, in any mix, the tables and the part files' bytes are
+    those of the row-by-row writer: the same values, row order and types.  Faults (the faulting move's
+    status, the fallback's rows) and a match without moves included."""
+    from bots.match import MoveColumns, MoveRecord, make_players, play_match
+    from engine import load_game
+    from tests.tournaments.test_runner import Faulty
+    from tournaments.log import BatchLog, part_bytes
+
+    game = load_game(gid)
+    n = game.check_players(None)
+    logs = [BatchLog("t", gid) for _ in range(3)]   # columns; records; columns and records in turn
+    statuses: set[str] = set()
+    for k in range(4):
+        def players(k: int = k) -> list[Any]:
+            ps = make_players(game, ["random"] * n, 100 + k)
+            if k % 2:
+                ps[k % n] = Faulty(k, 1 + k // 2, "crash" if k == 1 else "illegal")
+            return ps
+        records: list[MoveRecord] = []
+        r = play_match(game, players(), 100 + k, 1, on_move=records.append, contain_errors=True)
+        cols = MoveColumns()
+        play_match(game, players(), 100 + k, 1, log=cols, contain_errors=True)
+        cols.think_us[:] = [m.think_us for m in records]   # the only column two plays may differ in
+        if k == 2:   # a match without moves
+            records, cols = [], MoveColumns()
+        statuses.update(m.status for m in records)
+        bots = [f"e{(s + k) % n}" for s in range(n)]
+        _add(logs[0], f"m{k}", r, cols, bots)
+        _add(logs[1], f"m{k}", r, records, bots)
+        _add(logs[2], f"m{k}", r, records if k % 2 else cols, bots)
+    assert "ok" in statuses
+    if gid == "hartenjagen":   # (a short deal of another game may end before the faulty seat moves)
+        assert statuses == {"ok", "crash", "illegal", "fallback"}
+    tables = [log.tables() for log in logs]
+    for t in TABLES:
+        rows = tables[1][t].to_pylist()
+        assert tables[0][t].to_pylist() == rows == tables[2][t].to_pylist()
+        assert part_bytes(tables[0][t]) == part_bytes(tables[1][t]) == part_bytes(tables[2][t]), t
+    moves = tables[0]["moves"].to_pylist()
+    for k in (0, 1, 3):   # ply is each match's history index; bot the seat's entrant
+        mine = [m for m in moves if m["match_id"] == f"m{k}"]
+        assert [m["ply"] for m in mine] == list(range(len(mine)))
+        assert all(m["bot"] == f"e{(m['seat'] + k) % n}" for m in mine)
+
+
+def test_an_engine_apply_that_does_not_append_one_action_ends_the_match_unlogged() -> None:
+    """The log numbers a match's moves by their index in ``state.history`` and takes the actions from
+    it; an engine whose ``apply`` appended two actions (or none) would misnumber them.  The match loop
+    refuses it: contained, the match is an engine error with no moves logged; otherwise ValueError."""
+    from bots.match import MoveColumns, make_players, play_match
+    from engine import load_game
+
+    real = load_game("hartenjagen")
+
+    class Twice:   # a state whose third apply appends its action twice
+        def __init__(self, state: Any) -> None:
+            self.state, self.n = state, 0
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.state, name)
+
+        def apply(self, action: str) -> None:
+            self.state.apply(action)
+            self.n += 1
+            if self.n == 3:
+                self.state.history.append(action)
+
+    class Game:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+        def new_match(self, **kw: Any) -> Any:
+            return Twice(real.new_match(**kw))
+
+    game: Any = Game()
+    cols = MoveColumns()
+    r = play_match(game, make_players(game, ["random"] * 4, 3), 3, 1, log=cols, contain_errors=True)
+    assert r.error is not None and "exactly one" in r.error
+    assert len(cols) == 0 and not cols.seat and not cols.run_start
+    with pytest.raises(ValueError, match="exactly one"):
+        play_match(game, make_players(game, ["random"] * 4, 3), 3, 1, log=MoveColumns())
+
+
+def test_a_move_whose_seat_has_no_entrant_is_refused() -> None:
+    """``moves.bot`` is taken from the match's entrants by seat: a seat beyond them is an error, never
+    another match's entrant."""
+    from bots.match import MoveRecord
+    from tournaments.log import BatchLog
+
+    log = BatchLog("t", "hartenjagen")
+
+    state = SimpleNamespace(scores=lambda: [0.0] * 4, ranking=lambda: [1] * 4, score_sheet=lambda: [],
+                            deal_no=1, events=[])
+    r = SimpleNamespace(state=state, placement=[1, 1, 1, 1], faults=[])
+    _add(log, "a", r, [MoveRecord(1, 0, 0, "play", "play 2C", 13, 1, "ok")], ["a", "b", "c", "d"])
+    with pytest.raises(ValueError, match="no entrant"):
+        _add(log, "b", r, [MoveRecord(1, 0, 4, "play", "play 2C", 13, 1, "ok")], ["a", "b", "c", "d"])

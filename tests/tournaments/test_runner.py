@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from bots.api import Player
-from bots.match import make_players, play_match, seat_seed
+from bots.match import MoveRecord, make_players, play_match, seat_seed
 from engine import GAMES, load_game
 from engine.core import Game
 from tests.tournaments.conftest import FOUR, comparable, raw_spec
@@ -73,7 +73,11 @@ def test_the_same_match_as_bots_play_match(gid: str, how: str) -> None:
     assert at > 0, "seat 1 never moves"
     ref = play_match(game, players(Faulty(7, at, how), seed), seed, max_deals=1)
     got = play_logged(game, players(Faulty(7, at, how), seed), seed, max_deals=1)
+    records: list[MoveRecord] = []
+    play_match(game, players(Faulty(7, at, how), seed), seed, max_deals=1, on_move=records.append)
     assert got.state.history == ref.state.history
+    # the log's columns (MoveColumns) hold the rows on_move hands out, the times aside
+    assert [m._replace(think_us=0) for m in got.moves] == [m._replace(think_us=0) for m in records]
     assert got.placement == ref.placement
     assert got.faults == ref.faults   # the one fault record, as the match loop made it
     assert [m[4] for m in got.moves] == got.state.history
