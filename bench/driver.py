@@ -42,13 +42,15 @@ def run(boards: int, out: str, profile: cProfile.Profile | None = None, batch_s:
                        "max_deals": 1, "output": out, "games": ["hartenjagen"],
                        "bots": [{"name": f"r{i}", "bot": "random"} for i in range(6)],
                        "run": {"batch_s": batch_s, "num_cpus": 2}})
-    batches = 0
-    worked = 0.0
+    batches = commits = 0
+    worked = worker_cpu = 0.0
 
     def on_batch(r: Any, s: object) -> None:
-        nonlocal batches, worked
+        nonlocal batches, commits, worked, worker_cpu
         batches += 1
+        commits += sum(1 for p in r.parts if "/matches/" in str(p))
         worked += r.seconds + r.write_seconds
+        worker_cpu += r.cpu
 
     c0, k0, t0 = _cpu(), _cpu(resource.RUSAGE_CHILDREN), time.monotonic()
     if profile is not None:
@@ -56,8 +58,9 @@ def run(boards: int, out: str, profile: cProfile.Profile | None = None, batch_s:
     s = run_tournament(spec, executor=executor, progress=False, on_batch=on_batch)
     if profile is not None:
         profile.disable()
-    return {"boards": boards, "matches": s.done_now, "batches": batches, "cpu": _cpu() - c0,
-            "wall": time.monotonic() - t0, "worked": worked,
+    return {"boards": boards, "matches": s.done_now, "batches": batches, "commits": commits,
+            "cpu": _cpu() - c0,
+            "wall": time.monotonic() - t0, "worked": worked, "worker_cpu": worker_cpu,
             "children": _cpu(resource.RUSAGE_CHILDREN) - k0}
 
 
@@ -70,36 +73,52 @@ def main() -> None:
                     help="the runs' batch_s (default 0.01: one match a batch)")
     ap.add_argument("--executor", choices=("local", "ray"), default="local",
                     help="ray: the embedded Ray (started once, by the warm-up run)")
+    ap.add_argument("--group", type=int, default=None,
+                    help="batches a Ray task carries (default: the driver's RAY_TASK_BATCHES)")
     a = ap.parse_args()
+    if a.group is not None:
+        from tournaments.runners import driver as drv
+        drv.RAY_TASK_BATCHES = a.group
     if a.executor == "ray":   # one embedded Ray for every run, so that none of them pays its start-up
         import logging
 
         import ray
         ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=128 << 20,
                  logging_level=logging.ERROR, log_to_driver=False)
+    idle = 0.0
     with tempfile.TemporaryDirectory(prefix="bench-driver-") as tmp:
         run(1, os.path.join(tmp, "warm"), executor=a.executor)   # imports and first-use costs out of the way
+        if a.executor == "ray":   # Ray's own threads in the driver spend CPU while it waits: per second
+            c0, t0 = _cpu(), time.monotonic()
+            time.sleep(3.0)
+            idle = (_cpu() - c0) / (time.monotonic() - t0)
         small = run(a.small, os.path.join(tmp, "small"), batch_s=a.batch_s, executor=a.executor)
         prof = cProfile.Profile() if a.profile else None
         large = run(a.large, os.path.join(tmp, "large"), prof, a.batch_s, a.executor)
     for r in (small, large):
-        print(f"{r['boards']} boards: {r['matches']} matches in {r['batches']} batches, driver CPU "
-              f"{r['cpu']:.3f} s, wall {r['wall']:.2f} s "
-              f"({r['cpu'] / max(1, r['batches']) * 1e3:.2f} ms/batch)")
+        print(f"{r['boards']} boards: {r['matches']} matches in {r['commits']} batches "
+              f"({r['batches']} tasks), "
+              f"driver CPU {r['cpu']:.3f} s, wall {r['wall']:.2f} s "
+              f"({r['cpu'] / max(1, r['batches']) * 1e3:.2f} ms/task)")
+    if idle:
+        print(f"the driver idle with Ray up: {idle * 1e3:.1f} ms CPU a second (Ray's threads; subtracted "
+              "below, "
+              "as it does not grow with the work)")
+    busy = {k: r["cpu"] - idle * r["wall"] for k, r in (("small", small), ("large", large))}
     db = large["batches"] - small["batches"]
-    per = (large["cpu"] - small["cpu"]) / db if db > 0 else float("nan")
-    print(f"driver CPU per committed batch (marginal, {db} batches): {per * 1e3:.2f} ms; "
-          f"at batch_s = 1 one driver feeds about {1 / per:,.0f} cores" if per > 0 else
-          f"driver CPU per batch not resolved (difference {per})")
+    per = (busy["large"] - busy["small"]) / db if db > 0 else float("nan")
+    print(f"driver CPU per task (marginal, {db} tasks): {per * 1e3:.2f} ms; at one task a second a core, "
+          f"one driver feeds about {1 / per:,.0f} cores" if per > 0 else
+          f"driver CPU per task not resolved (difference {per})")
     dm = large["matches"] - small["matches"]
-    driver = (large["cpu"] - small["cpu"]) / dm
-    worker = large["worked"] / large["matches"]
-    line = (f"per match (marginal, {dm} matches): driver CPU {driver * 1e6:.2f} us, worker "
-            f"{worker * 1e3:.2f} ms (wall in the workers' batches)")
+    driver = (busy["large"] - busy["small"]) / dm
+    worker = large["worker_cpu"] / large["matches"]
+    line = (f"per match (marginal, {dm} matches): driver CPU {driver * 1e6:.2f} us; worker CPU "
+            f"{worker * 1e3:.2f} ms (the worker processes' own, in each batch), wall "
+            f"{large['worked'] / large['matches'] * 1e3:.2f} ms")
     if a.executor == "local":
         children = (large["children"] - small["children"]) / dm
-        line += f", {children * 1e3:.2f} ms CPU (the forked workers' getrusage)"
-        worker = children
+        line += f"; the forked workers' getrusage: {children * 1e3:.2f} ms CPU"
     print(line)
     print(f"cores fed = worker per match / driver CPU per match = {worker / driver:,.0f}" if driver > 0
           else f"driver CPU per match not resolved (difference {driver})")

@@ -365,7 +365,10 @@ def step(name: str) -> None:
 def publish_batch(store: ObjectStore, lease: Lease, attempt: str, keys: list[str]) -> list[str]:
     """Copy a staged batch (:func:`tournaments.log.stage_batch`: ``keys``, matches part last) to its final
     names, each only while ``lease`` holds (:meth:`Lease.check`), then remove the staged copies; return
-    the final keys.  The matches part, copied last, is the commit record, as on disk.
+    the final keys.  The matches part, copied last, is the commit record, as on disk.  An attempt that
+    staged several batches (a task of several, :attr:`tournaments.runner.Batch.every`) is published
+    together: one check, every batch's moves, events and digest record, a check again, then each
+    batch's matches part.
 
     The fence is the store's, not only this check: a run that takes over removes the staging of every
     earlier epoch *before* it reads the log (:func:`clean_staging`), so a copy by a driver paused past
@@ -373,15 +376,18 @@ def publish_batch(store: ObjectStore, lease: Lease, attempt: str, keys: list[str
     copied before is an orphan the new run removes; what it published before the new run read the
     log, the new run counts.  :func:`late_batches` checks the log again at the end of a run."""
     stage = staging_dir("", lease.tournament, lease.epoch, attempt)
+    commits = [k for k in keys if k.startswith("matches/")]
     lease.check()
     step("publish: checked")
-    for k in keys[:-1]:
-        store.copy(stage / k, k)
-        step(f"publish: copied {k.split('/', 1)[0]}")
+    for k in keys:   # an attempt of several batches (Batch.every): every batch's other files first
+        if not k.startswith("matches/"):
+            store.copy(stage / k, k)
+            step(f"publish: copied {k.split('/', 1)[0]}")
     lease.check()
     step("publish: checked again")
-    store.copy(stage / keys[-1], keys[-1])
-    step("publish: copied matches")
+    for k in commits:
+        store.copy(stage / k, k)
+        step("publish: copied matches")
     for k in keys:
         store.delete(stage / k)
     step("publish: staging removed")

@@ -174,6 +174,9 @@ class BatchResult:
     attempt: str | None = None
     """On an object store: the staging folder of this attempt (``parts`` are then keys relative to it,
     matches part last, published by the driver: :func:`tournaments.ledger.publish_batch`)."""
+    cpu: float = 0.0
+    """CPU seconds of the worker process over the batch, matches and writing (its sandboxed bots'
+    processes not counted)."""
 
 
 PlayersFactory = Callable[[Game, Sequence[str], int, Sequence[int]], list[Player]]
@@ -243,7 +246,7 @@ def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
              else list(range(batch.players)))
     worker = worker_name()
     faults = errors = moves = 0
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     played = writing = 0.0
     attempt = uuid.uuid4().hex[:12] if is_uri(batch.root) else None
     parts: list[str] = []
@@ -298,7 +301,7 @@ def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
                       finished_at_ms=int(time.time() * 1000), worker=worker)
     commit()
     return BatchResult(batch.game, len(matches), moves, faults, errors, played, writing, worker, parts,
-                       attempt=attempt)
+                       attempt=attempt, cpu=time.process_time() - c0)
 
 
 @functools.cache

@@ -401,3 +401,44 @@ def test_s3_wrong_credentials_are_one_line_exit_2(tmp_path: Path) -> None:
     assert len(lines) == 1 and uri in lines[0] and "refused" in lines[0], res.stderr
     assert "ACCESS_DENIED" in lines[0], lines   # the refusal named, not an unreachable endpoint
     assert "Traceback" not in res.stderr
+
+
+def test_s3_tasks_of_several_batches_publish_each_batch(tmp_path: Path, bucket: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A task of several batches (Ray's, Batch.every) stages every batch in one attempt and the driver
+    publishes them together: each batch's matches part after the other files of all of them; the log
+    reads as the same tournament on disk, nothing left staged."""
+    from tournaments.runner import BatchResult, run_batch
+    from tournaments.runners import Sizer, prepare, run_tournament
+    from tournaments.runners.work import batches
+    uri = f"s3://{bucket}/logs/g"
+    run_tournament(_spec(tmp_path, str(tmp_path / "disk"), matches_per_seating=3), executor="inline",
+                   progress=False)
+    from tournaments.store import ObjectStore
+    copied: list[str] = []
+    copy = ObjectStore.copy
+
+    def recorded(self: ObjectStore, src: Any, dst: Any) -> None:
+        copied.append(str(dst))
+        copy(self, src, dst)
+
+    monkeypatch.setattr(ObjectStore, "copy", recorded)
+    p = prepare(_spec(tmp_path, uri, matches_per_seating=3))
+    try:
+        sizer = Sizer(1.0)
+        for w in ("w1", "w2", "w1"):   # a steady size of 2 matches a batch: tasks of 3 batches
+            sizer.learn(BatchResult(p.plans[0].game.id, 2, 0, 0, 0, 1.0, 0.0, w, []))
+        grouped = 0
+        for b in batches(p, sizer, group=3):
+            r = run_batch(b)
+            commits = [k for k in r.parts if k.startswith("matches/")]
+            grouped += b.every > 0 and len(commits) > 1
+            copied.clear()
+            p.publish(r)
+            assert sorted(copied) == sorted(r_k.split(bucket + "/logs/g/", 1)[1] for r_k in r.parts)
+            assert all(k.startswith("matches/") for k in copied[-len(commits):]), copied  # commits last
+        assert grouped
+    finally:
+        p.release()
+    assert _query_rows(uri) == _query_rows(str(tmp_path / "disk"))
+    assert not [k for k in _keys(bucket, "logs/g/") if "/_staging/" in k]

@@ -31,6 +31,10 @@ from tournaments.spec import Spec
 from tournaments.store import StoreError
 
 EXECUTORS = ("auto", "local", "ray", "inline")
+RAY_TASK_BATCHES = 4
+"""Batches a Ray task carries once a game's batch size is learnt (each committed on its own,
+:attr:`~tournaments.runner.Batch.every`): a task costs the driver about 1.4 ms of CPU on Ray (its
+submission and result), a batch in the local pool less than half of that (bench/README.md)."""
 
 
 def _builtins() -> tuple[str, ...]:
@@ -100,7 +104,7 @@ def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool
         if ray_out is not None:
             summary.ray_log = ray_out.attach(p.root, f"cardarena tournament run {p.tournament}")
         sizer = Sizer(p.spec.batch_s)
-        work = batches(p, sizer, fsync, bots_data)
+        work = batches(p, sizer, fsync, bots_data, RAY_TASK_BATCHES if executor == "ray" else 1)
         t0 = time.monotonic()
         pool = (stack.enter_context(LocalPool(spec.num_cpus or machine_cpus())) if executor == "local"
                 else None)   # forked before the progress bar's thread starts
