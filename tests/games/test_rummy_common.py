@@ -384,3 +384,26 @@ def test_revised_turn_3_the_caps_search_answers_as_the_plain_exact_search(game: 
     # (plain Jokeren Drift has no opening requirement: a meld that can be built can be laid)
     assert seen["kept"] >= 50 and seen["building"] >= 20, seen
     assert seen["refused"] >= (0 if (game, opts) == ("jokeren_drift", {}) else 5), seen
+
+
+@pytest.mark.parametrize("game", MELD_PROTOCOL)
+def test_revised_turn_3_the_searchs_meld_legality_memo_agrees_with_meld_ok(game: str) -> None:
+    # meld protocol: the cap's search asks whether the meld being built may be confirmed through a
+    # memo keyed by each item's card (a joker: the card it names) and joker flag; on random melds
+    # in the making (one rank or one suit, 1-7 cards, jokers anywhere, either physical copy of a card)
+    # it answers as _meld_ok itself, whatever was asked before it
+    from engine.cards import PHYS
+    memo: Any = load_game(game).new_match(seed=1)
+    plain: Any = load_game(game).new_match(seed=1)
+    rng = random.Random(5)
+    legal = 0
+    for _ in range(3000):
+        r, s = rng.randrange(13), rng.randrange(4)
+        pool = [q * 13 + r for q in range(4)] if rng.random() < 0.5 else [s * 13 + k for k in range(13)]
+        bases = [rng.choice(pool) for _ in range(rng.randint(1, 7))]
+        items = [(rng.choice(PHYS["JK"]), b) if rng.random() < 0.3 else (rng.choice(PHYS[TOKENS[b]]), None)
+                 for b in bases]
+        want = plain._meld_ok(items) is not None
+        assert memo._meld_legal(items) == want, items
+        legal += want
+    assert legal >= 50

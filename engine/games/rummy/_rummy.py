@@ -684,7 +684,7 @@ class RummyState(DrawDiscardState):
         if hit is not None:
             return hit
         memo[k] = False
-        if st._meld_ok(b) is not None:
+        if st._meld_legal(b):
             nxt: RummyState | None = st._light_clone()
             assert nxt is not None
             try:
@@ -949,7 +949,9 @@ class RummyState(DrawDiscardState):
         return True
 
     def _meld_ok(self, items: list[Item]) -> Meld | None:
-        """The meld that ``items`` make (canonical order), or None."""
+        """The meld that ``items`` make (canonical order), or None.  Whether it is None depends on
+        each item's card (a joker: the card it names) and joker flag alone (:meth:`_meld_legal`
+        memoises it so)."""
         if len(items) < min(self.rg.rrule.min_len, self.rg.srule.min_size):
             return None
         named = [BASE[c] if n is None else n for c, n in items]
@@ -979,6 +981,20 @@ class RummyState(DrawDiscardState):
         if not self._joker_pos_ok(jp):
             return None
         return Meld(list(got), "run", self.turn, lo)
+
+    def _meld_legal(self, items: list[Item]) -> bool:
+        """``_meld_ok(items) is not None``, memoised per game by what :meth:`_meld_ok` reads of
+        the items: each one's card (a joker: the card it names) and whether it is a joker, in
+        order (never which physical copy of a card it is)."""
+        key = ("legal", *[BASE[c] * 2 if nm is None else nm * 2 + 1 for c, nm in items])
+        cache = self.rg.cache
+        hit = cache.get(key)
+        if hit is None:
+            hit = self._meld_ok(items) is not None
+            if len(cache) > 200_000:
+                cache.clear()
+            cache[key] = hit
+        return bool(hit)
 
     # ----- lay-offs and swaps
     def accepts(self, m: Meld) -> list[tuple[int, bool, int]]:
@@ -1376,7 +1392,9 @@ class RummyState(DrawDiscardState):
                 continue
             if not self._completable([(x, None)], bases, jokers, limit - 1):
                 dead += 1
-        if dead > 1 or not self._sets_plain():
+                if dead > 1:
+                    return dead  # a lower bound already above 1: going out is impossible
+        if not self._sets_plain():
             return dead
         # the exact deadwood minimiser, counting the cards no table meld could take (its melds are
         # at least as free as the game's: jokers side by side, any number of them)
