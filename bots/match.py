@@ -12,11 +12,12 @@ process unless ``sandbox=True``), a bot file or folder, or a submitted bot ``NAM
 """
 from __future__ import annotations
 
-import hmac
+import functools
+import hashlib
 import random
 import re
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import perf_counter, perf_counter_ns
@@ -70,9 +71,42 @@ def derive_seed(secret: bytes, *parts: object) -> int:
     ``secret`` nor the result for other ``parts`` can be: what makes a bot's own seed (which the bot
     receives) useless for guessing the deal seed, and one deal useless for guessing another.
     """
-    msg = "|".join(map(str, parts)).encode()
-    digest = hmac.digest(secret, msg, "sha256")   # hmac.new(...).digest()'s bytes, in one C call (2x faster)
+    return derive_seeds(secret, parts[:-1], parts[-1:] or ("",))[0]
+
+
+def derive_seeds(secret: bytes, prefix: Sequence[object], lasts: Iterable[object]) -> list[int]:
+    """``[derive_seed(secret, *prefix, last) for last in lasts]``, the prefix hashed once: HMAC-SHA256
+    (RFC 2104) from the inner and outer hash states keyed by ``secret``, made once per secret and
+    copied per seed (a match's seat seeds: about a third of ``hmac.digest``'s cost each)."""
+    inner, outer = _keyed(secret)
+    head = inner.copy()
+    if prefix:
+        head.update(("|".join(map(str, prefix)) + "|").encode())
+    out = []
+    for last in lasts:
+        h = head.copy()
+        h.update(str(last).encode())
+        o = outer.copy()
+        o.update(h.digest())
+        out.append(_seed(o.digest()))
+    return out
+
+
+def _seed(digest: bytes) -> int:
     return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
+
+
+_IPAD = bytes(x ^ 0x36 for x in range(256))
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+
+
+@functools.lru_cache(maxsize=16)
+def _keyed(secret: bytes) -> tuple[Any, Any]:
+    """HMAC-SHA256's inner and outer SHA-256 states keyed by ``secret`` (RFC 2104: a key longer than
+    the 64-byte block is hashed first, a shorter one padded with zeros)."""
+    key = hashlib.sha256(secret).digest() if len(secret) > 64 else secret
+    key = key.ljust(64, b"\0")
+    return hashlib.sha256(key.translate(_IPAD)), hashlib.sha256(key.translate(_OPAD))
 
 
 def seat_seed(seed: int, seat: int) -> int:

@@ -55,7 +55,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from bots.match import derive_seed
+from bots.match import derive_seed, derive_seeds
 from engine import game_class
 from tournaments.spec import GameEntry, Spec, SpecError
 
@@ -120,10 +120,11 @@ def bot_seed(secret: bytes, game: str, board: int, match: str, seat: int) -> int
 
 
 def match_seat_seeds(secret: bytes, m: Match) -> tuple[int, ...]:
-    """``m``'s seat seeds: those it carries, else derived from ``secret`` (:func:`bot_seed`)."""
+    """``m``'s seat seeds: those it carries, else derived from ``secret`` (:func:`bot_seed` of each
+    seat, the HMAC of the match's part hashed once)."""
     if m.seat_seeds or len(secret) < 16:
         return m.seat_seeds
-    return tuple(bot_seed(secret, m.game, m.board, m.match_id, s) for s in range(len(m.seats)))
+    return tuple(derive_seeds(secret, ("bot", m.game, m.board, m.match_id), range(len(m.seats))))
 
 
 def rotate(arrangement: Sequence[str], rotation: int) -> tuple[str, ...]:

@@ -61,3 +61,33 @@ def test_seeds_a_seat_seed_is_an_hmac_not_arithmetic() -> None:
     assert own[1] != random.Random(123456789 * 1_000_003 + 1).getrandbits(63)
     assert seat_seed(123456790, 0) != seat_seed(123456789, 1)
     assert seat_seed(0, 1) != seat_seed(1, 0)
+
+
+def test_seeds_every_seed_is_hmac_sha256_of_its_parts() -> None:
+    """derive_seed and derive_seeds (a match's seat seeds: the prefix hashed once, HMAC's keyed inner
+    and outer states copied per seed) give HMAC-SHA256(secret, parts joined by ``|``)'s first 63 bits,
+    as ``hmac.new`` computes it, for secrets of every length around SHA-256's 64-byte block (a longer
+    key is hashed first) and for no parts at all; the schedule's seat seeds are bot_seed's."""
+    import hashlib
+    import hmac
+
+    from bots.match import derive_seed, derive_seeds
+    from tournaments.schedule import Match, bot_seed, match_seat_seeds
+
+    def ref(secret: bytes, *parts: object) -> int:
+        digest = hmac.new(secret, "|".join(map(str, parts)).encode(), hashlib.sha256).digest()
+        return int.from_bytes(digest[:8], "big") >> 1
+
+    rng = random.Random(7)
+    for size in (0, 1, 16, 32, 63, 64, 65, 128, 200):
+        for _ in range(8):
+            secret = rng.randbytes(size)
+            parts = ("bot", GAME, rng.randrange(1000), f"{rng.getrandbits(64):016x}")
+            assert derive_seeds(secret, parts, range(5)) == [ref(secret, *parts, s) for s in range(5)]
+            assert derive_seed(secret, *parts) == ref(secret, *parts)
+            assert derive_seed(secret) == ref(secret)
+            assert derive_seeds(secret, (), ["x", 3]) == [ref(secret, "x"), ref(secret, 3)]
+    secret = rng.randbytes(32)
+    m = Match("0123456789abcdef", "g", GAME, 3, 1, ("a", "b", "c", "d"), 5)
+    assert match_seat_seeds(secret, m) == tuple(bot_seed(secret, GAME, 3, m.match_id, s) for s in range(4))
+    assert bot_seed(secret, GAME, 3, m.match_id, 2) == ref(secret, "bot", GAME, 3, m.match_id, 2)
