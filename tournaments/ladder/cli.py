@@ -5,8 +5,10 @@ never a traceback.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -29,6 +31,28 @@ def _root(out: str) -> Path:
         fail(PROG, f"no ladder in {out} (no _ladder/ladder.json); create one with "
                    "`cardarena ladder create SPEC --out DIR`")
     return root
+
+
+@contextlib.contextmanager
+def _opened(out: str, tables: tuple[str, ...] = ()) -> Iterator[Path]:
+    """The ladder's directory; for a ladder in an object store, a temporary local copy of its spec,
+    its records and ``tables`` of its log (tournaments/ladder/remote.py), removed at the end."""
+    from tournaments.ladder.remote import RecordError, local_copy, read_spec
+    from tournaments.ladder.state import LadderError, LadderStore
+    from tournaments.store import StoreError, is_uri, open_store, restore_uri
+
+    if not is_uri(restore_uri(out)):
+        yield _root(out)
+        return
+    with contextlib.ExitStack() as stack:
+        try:
+            store = open_store(restore_uri(out))
+            spec = read_spec(store)
+            root = stack.enter_context(local_copy(store, spec.name, list(tables)))[0]
+            LadderStore(root)   # (the records read now: a damaged one fails here, in one line)
+        except (StoreError, RecordError, LadderError) as e:
+            fail(PROG, str(e))
+        yield root
 
 
 @app.command("create")
@@ -72,13 +96,13 @@ def submit_cmd(
     from tournaments.ladder.state import LadderError, LadderStore
     from tournaments.spec import SpecError
 
-    root = _root(out)
-    try:
-        src = bot_source(path)
-        sp = load_spec(root)
-        v, new, note = LadderStore(root).submit(sp, src, name, author)
-    except (BotLoadError, LadderError, SpecError) as e:
-        fail(PROG, str(e))
+    with _opened(out) as root:
+        try:
+            src = bot_source(path)
+            sp = load_spec(root)
+            v, new, note = LadderStore(root).submit(sp, src, name, author)
+        except (BotLoadError, LadderError, SpecError) as e:
+            fail(PROG, str(e))
     if as_json:
         print(json.dumps({"ref": v.ref, "author": v.author, "state": v.state, "new": new,
                           "duplicate_of": v.duplicate_of, "note": note}))
@@ -111,8 +135,9 @@ def run_cmd(
     from tournaments.ladder.loop import run_ladder
     from tournaments.ladder.state import LadderError
     from tournaments.spec import SpecError
+    from tournaments.store import is_uri, restore_uri
 
-    root = _root(out)
+    root: Path | str = restore_uri(out) if is_uri(restore_uri(out)) else _root(out)
     if for_ is None and groups is None:
         fail(PROG, "give --for DURATION or --groups N (the ladder runs until either is reached or Ctrl-C)")
     duration = _duration(for_) if for_ is not None else None
@@ -149,12 +174,12 @@ def board_cmd(
     from tournaments.ladder.state import LadderError
     from tournaments.log import PartError
 
-    root = _root(out)
-    try:
-        sp = load_spec(root)
-        b = latest_board(root, sp.name)
-    except (LadderError, PartError) as e:
-        fail(PROG, str(e))
+    with _opened(out, ("board",)) as root:
+        try:
+            sp = load_spec(root)
+            b = latest_board(root, sp.name)
+        except (LadderError, PartError) as e:
+            fail(PROG, str(e))
     if game is not None and game not in [g.id for g in sp.games]:
         fail(PROG, f"--game: {game!r} is not a game of this ladder ({', '.join(g.id for g in sp.games)})")
     if b is None:
@@ -220,11 +245,11 @@ def status_cmd(
     from tournaments.ladder.state import LadderError
     from tournaments.log import PartError
 
-    root = _root(out)
-    try:
-        data = status_data(root)
-    except (LadderError, PartError) as e:
-        fail(PROG, str(e))
+    with _opened(out, ("matches", "groups")) as root:
+        try:
+            data = status_data(root)
+        except (LadderError, PartError) as e:
+            fail(PROG, str(e))
     if as_json:
         print(json.dumps(data))
         return
@@ -246,17 +271,17 @@ def retire_cmd(
     """Retire a version: it keeps its history and plays no more."""
     from tournaments.ladder.state import LadderError, LadderStore
 
-    root = _root(out)
-    store = LadderStore(root)
-    try:
-        v = store.version(ref)
-        if v.reference:
-            raise LadderError(f"{ref} is a reference bot: it stays in the pool unchanged")
-        if v.state in ("retired", "rejected"):
-            raise LadderError(f"{ref} is already {v.state}")
-        store.move(ref, "retired", "retired by the organiser or its author")
-    except LadderError as e:
-        fail(PROG, str(e))
+    with _opened(out) as root:
+        try:
+            store = LadderStore(root)
+            v = store.version(ref)
+            if v.reference:
+                raise LadderError(f"{ref} is a reference bot: it stays in the pool unchanged")
+            if v.state in ("retired", "rejected"):
+                raise LadderError(f"{ref} is already {v.state}")
+            store.move(ref, "retired", "retired by the organiser or its author")
+        except LadderError as e:
+            fail(PROG, str(e))
     print(f"{ref}: retired")
 
 
@@ -268,11 +293,11 @@ def choose_cmd(
     """Choose the version that settles for its author (default: the author's latest active one)."""
     from tournaments.ladder.state import LadderError, LadderStore
 
-    root = _root(out)
-    try:
-        LadderStore(root).choose(ref)
-    except LadderError as e:
-        fail(PROG, str(e))
+    with _opened(out) as root:
+        try:
+            LadderStore(root).choose(ref)
+        except LadderError as e:
+            fail(PROG, str(e))
     print(f"{ref}: chosen for the settlement")
 @app.command("close")
 def close_cmd(
@@ -285,7 +310,11 @@ def close_cmd(
     """Settle: lock submissions, freeze one version per author, play fresh secret boards, announce."""
     from tournaments.ladder.settle import close_ladder
     from tournaments.ladder.state import LadderError
+    from tournaments.store import is_uri, restore_uri
 
+    if is_uri(restore_uri(out)):
+        fail(PROG, f"{out}: the settlement of a ladder in an object store is not supported yet "
+                   "(docs/ladder.md)")
     root = _root(out)
     try:
         result = close_ladder(root, budget=budget, say=(lambda _t: None) if as_json else None)

@@ -19,6 +19,7 @@ import json
 import math
 import subprocess
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,17 +33,17 @@ from tournaments.ladder.state import REFERENCE, LadderError, LadderStore, Versio
 from tournaments.ledger import read_manifest, read_secret, secret_fingerprint, write_manifest, write_secret
 from tournaments.log import engine_version
 from tournaments.schedule import new_secret
-from tournaments.store import is_uri
+from tournaments.store import is_uri, restore_uri
 
 CHARGED = ("timeout", "crash", "illegal", "memory")
 """Fault kinds charged to a bot (an engine ``error`` never is)."""
 
 
-def create_ladder(spec: LadderSpec, out: str) -> Path:
-    """Write a new ladder's directory; :class:`LadderError` if ``out`` holds another one."""
-    if is_uri(out):
-        raise LadderError(f"--out {out}: a ladder keeps its versions in SQLite beside the log, so it needs "
-                          "a local (or shared, mounted) directory; object-store URIs are for tournaments")
+def create_ladder(spec: LadderSpec, out: str) -> Path | str:
+    """Write a new ladder's directory (or its objects in a store, ``out`` a URI); :class:`LadderError`
+    if ``out`` holds another one.  Creating the same spec again changes nothing."""
+    if is_uri(restore_uri(out)):
+        return _create_remote(spec, restore_uri(out))
     root = Path(out)
     meta = ladder_dir(root) / "ladder.json"
     if meta.exists():
@@ -56,19 +57,74 @@ def create_ladder(spec: LadderSpec, out: str) -> Path:
     now = datetime.now(UTC).isoformat(timespec="seconds")
     secret = new_secret()
     write_secret(root, spec.name, secret)
-    refs = {r.label: r.bot for r in spec.reference}
-    write_manifest(root, spec.name, {
-        "tournament": spec.name, "ladder": True, "spec_hash": spec.spec_hash(), "spec": spec.to_json(),
-        "name": spec.name, "games": spec.to_json()["games"], "bots": refs, "total_matches": None,
-        "secret": "fresh", "secret_sha256": secret_fingerprint(secret), "engine_version": engine_version(),
-        "created_at": now, "updated_at": now, "complete": False})
+    write_manifest(root, spec.name, _manifest(spec, secret, now))
     store = LadderStore(root)
     store.set_meta(name=spec.name, created_at=now)
     store.add_reference(spec)
     ladder_dir(root).mkdir(parents=True, exist_ok=True)
-    meta.write_text(json.dumps({"name": spec.name, "spec_hash": spec.spec_hash(), "spec": spec.raw,
-                                "created_at": now}, indent=2, sort_keys=True, default=str) + "\n")
+    meta.write_text(json.dumps(_ladder_json(spec, now), indent=2, sort_keys=True, default=str) + "\n")
     return root
+
+
+def _ladder_json(spec: LadderSpec, now: str) -> dict[str, Any]:
+    return {"name": spec.name, "spec_hash": spec.spec_hash(), "spec": spec.raw, "created_at": now}
+
+
+def _manifest(spec: LadderSpec, secret: bytes, now: str) -> dict[str, Any]:
+    refs = {r.label: r.bot for r in spec.reference}
+    return {"tournament": spec.name, "ladder": True, "spec_hash": spec.spec_hash(), "spec": spec.to_json(),
+            "name": spec.name, "games": spec.to_json()["games"], "bots": refs, "total_matches": None,
+            "secret": "fresh", "secret_sha256": secret_fingerprint(secret),
+            "engine_version": engine_version(), "created_at": now, "updated_at": now, "complete": False}
+
+
+def _create_remote(spec: LadderSpec, uri: str) -> str:
+    """:func:`create_ladder` in an object store (:mod:`tournaments.ladder.remote`): the secret (kept
+    apart from the log, as a tournament's), the manifest, the reference bots' records, and last the
+    spec, whose presence makes it a ladder (an interrupted create is finished by running it again)."""
+    import tempfile
+
+    from tournaments.ladder.remote import SPEC, RecordError, Records
+    from tournaments.ledger import secret_store, write_store_secret
+    from tournaments.paths import manifest_path
+    from tournaments.store import StoreError, open_store
+
+    try:
+        store = open_store(uri)
+        secret_store(store)
+        try:
+            old = json.loads(store.get(SPEC))
+        except FileNotFoundError:
+            old = None
+        except ValueError:
+            raise LadderError(f"--out {uri}: {SPEC} there is not a ladder spec") from None
+        if old is not None:
+            if old.get("spec_hash") == spec.spec_hash():
+                return uri
+            raise LadderError(f"--out {uri} holds ladder {old.get('name')!r} of another spec; choose another "
+                              "place")
+        mkey = manifest_path("", spec.name).as_posix()
+        try:
+            held = json.loads(store.get(mkey))
+        except FileNotFoundError:
+            held = None
+        except ValueError:
+            held = {}
+        if held is not None and not held.get("ladder"):
+            raise LadderError(f"--out {uri} holds a tournament {spec.name!r}; choose another place")
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        secret = new_secret()
+        write_store_secret(store, spec.name, secret)
+        with tempfile.TemporaryDirectory(prefix="cardarena-ladder-") as tmp:
+            write_manifest(tmp, spec.name, _manifest(spec, secret, now))
+            store.put(mkey, manifest_path(tmp, spec.name).read_bytes())
+            LadderStore(tmp, Records(store)).add_reference(spec)
+        body = (json.dumps(_ladder_json(spec, now), indent=2, sort_keys=True, default=str) + "\n").encode()
+        if not store.put_if_absent(SPEC, body):
+            raise LadderError(f"--out {uri}: another ladder was created there at the same time")
+    except (StoreError, RecordError) as e:
+        raise LadderError(str(e)) from None
+    return uri
 
 
 def load_spec(root: Path) -> LadderSpec:
@@ -212,7 +268,11 @@ def rating_dicts(rows: list[RatingRow], state: OnlineRatings, tournament: str) -
              "sigma_after": r.sigma_after, **extra} for r in rows]
 
 
-def sync_ratings(view: View) -> tuple[OnlineRatings, int]:
+Sink = Callable[[Path], None]
+"""Where a new file of the ladder's tables goes too (a ladder in an object store: the store)."""
+
+
+def sync_ratings(view: View, sink: Sink | None = None) -> tuple[OnlineRatings, int]:
     """Rebuild the online state from the log, check it against the stored ``ratings_online`` rows
     (the stored ones must be a prefix of the rebuild, equal bit for bit) and append the missing
     rows.  (state, rows appended)."""
@@ -228,7 +288,9 @@ def sync_ratings(view: View) -> tuple[OnlineRatings, int]:
                           "rebuild from the log (a changed openskill or a damaged table)")
     new = rebuilt_sorted[len(stored):]
     if new:
-        tables.append(view.root, "ratings_online", view.tournament, new, first=new[0]["seq"])
+        p = tables.append(view.root, "ratings_online", view.tournament, new, first=new[0]["seq"])
+        if p is not None and sink is not None:
+            sink(p)
     return state, len(new)
 
 
@@ -284,7 +346,7 @@ def _matches(view: View, ref: str, scope: str) -> int:
                and ref in g["arrangement"] for _ in view.committed[g["group_id"]])
 
 
-def store_board(view: View, board: dict[str, Any]) -> int:
+def store_board(view: View, board: dict[str, Any], sink: Sink | None = None) -> int:
     """Append a snapshot to the ``board`` table; its number."""
     old = tables.read(view.root, "board", view.tournament)
     snap = 1 + max((r["snapshot"] for r in old), default=0)
@@ -306,7 +368,9 @@ def store_board(view: View, board: dict[str, Any]) -> int:
                      "author": "", "state": "", "strength": None, "lo95": None, "hi95": None, "rank": None,
                      "rank_lo": None, "rank_hi": None, "groups": 0, "matches": 0, "fault_rate": None,
                      "provisional": True, "mu": None, "sigma": None})
-    tables.append(view.root, "board", view.tournament, rows, first=snap)
+    p = tables.append(view.root, "board", view.tournament, rows, first=snap)
+    if p is not None and sink is not None:
+        sink(p)
     return snap
 
 

@@ -60,12 +60,14 @@ from tournaments.ladder.matchmaking import (
     top_relevance,
 )
 from tournaments.ladder.online import OnlineRatings
+from tournaments.ladder.remote import materialize
 from tournaments.ladder.spec import LadderSpec
 from tournaments.ladder.state import REFERENCE, LadderError, LadderStore, bots_root
-from tournaments.ledger import begin_epoch, clean_orphans
+from tournaments.ledger import Lease, begin_epoch, clean_orphans
 from tournaments.paths import committed_parts
 from tournaments.runner import Batch, BatchResult
 from tournaments.schedule import Match, bot_seed, deal_seed, group_id, match_id, rotate
+from tournaments.store import Mirror, ObjectStore, StoreError, is_uri, open_store, restore_uri
 
 IDLE_S = 30.0
 """A run with ``--groups`` (no ``--for``) ends when no table could be seated for this long."""
@@ -95,8 +97,10 @@ class RunSummary:
 
 
 def make_batch(spec: LadderSpec, root: Path, secret: bytes, g: dict[str, Any], epoch: int,
-               refs: dict[str, str], options: dict[str, dict[str, Any]], fsync: bool = True) -> Batch:
-    """The batch of one group: every rotation of its arrangement on its own board."""
+               refs: dict[str, str], options: dict[str, dict[str, Any]], fsync: bool = True,
+               out: str | None = None) -> Batch:
+    """The batch of one group: every rotation of its arrangement on its own board.  ``out``: where
+    the workers write (a store's URI; default the directory ``root``)."""
     ge = spec.game(g["game"])
     arr = tuple(g["arrangement"])
     board = int(g["board"])
@@ -108,7 +112,8 @@ def make_batch(spec: LadderSpec, root: Path, secret: bytes, g: dict[str, Any], e
         mid = match_id(spec.seed, ge.id, arr, r, board)
         ms.append(Match(mid, gid, ge.id, board, r, rotate(arr, r), seed,
                         tuple(bot_seed(secret, ge.id, board, mid, s) for s in range(ge.players))))
-    return Batch(spec.name, str(root.resolve()), ge.id, ge.options, ge.players, ge.max_deals, tuple(ms),
+    return Batch(spec.name, out or str(root.resolve()), ge.id, ge.options, ge.players, ge.max_deals,
+                 tuple(ms),
                  {a: refs.get(a, a) for a in arr}, {a: options[a] for a in arr if a in options},
                  spec.limits, str(bots_root(root).resolve()), fsync, epoch)
 
@@ -121,19 +126,62 @@ def group_row(spec: LadderSpec, seq: int, t: Table, rating_seq: int, rerun_of: s
             "created_at": datetime.now(UTC)}
 
 
+@dataclass
+class Remote:
+    """A run of a ladder in an object store (:mod:`tournaments.ladder.remote`): the driver works on a
+    local copy (``mirror``) holding the store's lease; every table file it writes there is put in the
+    store (:meth:`push`, the lease checked first), and every group a worker staged in the store is
+    published by the driver (:meth:`publish`) and its matches part copied into the local copy."""
+
+    uri: str
+    store: ObjectStore
+    lease: Lease
+    mirror: Mirror
+    secret: bytes
+
+    def push(self, path: Path) -> None:
+        from tournaments.ledger import Fenced
+        key = path.relative_to(self.mirror.dir).as_posix()
+        try:
+            self.lease.check()
+        except Fenced as e:
+            raise LadderError(str(e)) from None
+        self.store.put(key, path.read_bytes())
+        self.mirror.keys.add(key)
+
+    def publish(self, r: BatchResult) -> None:
+        from tournaments.ledger import Fenced, publish_batch
+        if r.attempt is None or not r.parts:
+            return
+        try:
+            publish_batch(self.store, self.lease, r.attempt, r.parts)
+        except Fenced as e:
+            raise LadderError(str(e)) from None
+        key = r.parts[-1]   # the matches part: all the driver reads
+        target = self.mirror.dir / key
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(self.store.get(key))
+        self.mirror.keys.update(r.parts)
+
+
 class Ladder:
     """The driver's state: the view of the log, the online ratings, what is scheduled."""
 
-    def __init__(self, root: Path, say: Callable[[str], None], fsync: bool = True) -> None:
+    def __init__(self, root: Path, say: Callable[[str], None], fsync: bool = True,
+                 remote: Remote | None = None) -> None:
         self.root = root
+        self.remote = remote
         self.spec = load_spec(root)
         self.store = LadderStore(root)
         self.say = say
         self.fsync = fsync
-        self.secret = secret_of(root, self.spec.name)
+        self.secret = remote.secret if remote is not None else secret_of(root, self.spec.name)
         self.rng = random.Random()
+        self.sink = remote.push if remote is not None else None
+        if self.store.remote is not None:
+            materialize(self.store.remote, root, say)
         self.view: View = load_view(root, self.spec)
-        self.online: OnlineRatings = sync_ratings(self.view)[0]
+        self.online: OnlineRatings = sync_ratings(self.view, self.sink)[0]
         self.rated = len(self.view.rateable_prefix())
         self.refs = {r.label: r.bot for r in self.spec.reference}
         self.options = {r.label: r.options for r in self.spec.reference if r.options}
@@ -212,13 +260,21 @@ class Ladder:
 
     def write_group(self, t: Table, rerun_of: str | None = None) -> dict[str, Any]:
         row = group_row(self.spec, self.next_seq(), t, self.online.seq, rerun_of)
-        tables.append(self.root, "groups", self.spec.name, [row], first=row["seq"], fsync=self.fsync)
+        self.append("groups", [row], row["seq"])
         self.view.groups.append(row)
         return row
+
+    def append(self, table: str, rows: list[dict[str, Any]], first: int) -> None:
+        """A new file of one of the ladder's tables (in the store too, on an object store)."""
+        p = tables.append(self.root, table, self.spec.name, rows, first=first, fsync=self.fsync)
+        if p is not None and self.sink is not None:
+            self.sink(p)
 
     # ------------------------------------------------------------------ validation
     def validate_waiting(self, s: RunSummary) -> None:
         self.view.versions = self.store.versions()
+        if self.store.remote is not None:
+            materialize(self.store.remote, self.root, self.say)
         waiting = [v for v in self.view.versions if v.state == "validating"]
         if waiting:
             require_sandbox()
@@ -259,8 +315,7 @@ class Ladder:
                 rows += nxt.update(self.view.outcome(g))
         if rows:   # (written again after an interruption, the same rows make the same file)
             dicts = rating_dicts(rows, nxt, self.spec.name)
-            tables.append(self.root, "ratings_online", self.spec.name, dicts, first=dicts[0]["seq"],
-                          fsync=self.fsync)
+            self.append("ratings_online", dicts, dicts[0]["seq"])
         self.online, self.rated = nxt, len(prefix)
 
     def govern(self, s: RunSummary) -> None:
@@ -299,7 +354,7 @@ class Ladder:
 
     def snapshot(self, s: RunSummary) -> None:
         board = board_snapshot(self.view, self.online)
-        store_board(self.view, board)
+        store_board(self.view, board, self.sink)
         s.snapshots += 1
         top = ", ".join(f"{r['rank']}. {r['ref']} {r['strength']:+.2f}" for r in board["overall"][:5])
         self.say(f"board: {board['watermark']['groups']} groups rated; {top}")
@@ -368,10 +423,11 @@ class Executed:
 
 def execute(root: Path, spec: LadderSpec, executor: str, address: str | None, work: Iterator[Batch],
             on_result: Callable[[BatchResult], None], max_in_flight: int | None = None,
-            before: Callable[[], None] | None = None) -> Executed:
+            before: Callable[[], None] | None = None, store_uri: str | None = None) -> Executed:
     """Run the batches of ``work`` (lazily) on the local pool, Ray or inline, as a tournament's; each
     result goes to ``on_result`` in the driver.  ``before`` runs once the cluster is joined and before
-    the first batch (under the ladder's lock, taken by the caller)."""
+    the first batch (under the ladder's lock, taken by the caller).  ``store_uri``: the store the
+    workers write to (its settings go to a cluster's workers), else ``root``."""
     from tournaments.runners import (
         LocalExecutor,
         LocalPool,
@@ -394,7 +450,7 @@ def execute(root: Path, spec: LadderSpec, executor: str, address: str | None, wo
             if address is not None:
                 check_address(address)
             ray_out = stack.enter_context(RayOutput())
-            if address is not None and _join(address, ray_out, job_env(root)):
+            if address is not None and _join(address, ray_out, job_env(store_uri or root)):
                 stack.callback(_ray_shutdown)
         if before is not None:
             before()
@@ -430,13 +486,18 @@ def lock_ladder(root: Path, name: str) -> Any:
         raise LadderError(str(e).replace("tournament", "ladder", 1)) from None
 
 
-def run_ladder(root: Path, *, address: str | None = None, duration_s: float | None = None,
+def run_ladder(root: Path | str, *, address: str | None = None, duration_s: float | None = None,
                groups: int | None = None, executor: str = "auto", say: Callable[[str], None] | None = None,
                fsync: bool = True, max_in_flight: int | None = None) -> RunSummary:
-    """Run the ladder until ``duration_s`` passes, ``groups`` new groups are committed, or Ctrl-C."""
+    """Run the ladder until ``duration_s`` passes, ``groups`` new groups are committed, or Ctrl-C.
+    ``root``: its directory, or the URI of a ladder in an object store."""
     from tournaments.runners import choose_executor
 
     speak = say or (lambda text: print(text, flush=True))
+    if is_uri(restore_uri(str(root))):
+        return _run_remote(restore_uri(str(root)), address, duration_s, groups, executor, speak,
+                           max_in_flight)
+    root = Path(root)
     spec = load_spec(root)
     s = RunSummary(spec.name)
     executor = choose_executor(executor, address, spec.num_cpus)
@@ -448,59 +509,129 @@ def run_ladder(root: Path, *, address: str | None = None, duration_s: float | No
     try:
         epoch = begin_epoch(root, spec.name)
         clean_orphans(root, spec.name, before_epoch=epoch)
-        lad = Ladder(root, speak, fsync)
-        if any(not v.reference and v.state in ("placement", "active") for v in lad.view.versions):
-            require_sandbox()   # before a group of a submitted bot faults for want of a sandbox
-        pending = lad.view.pending()
-        deadline = None if duration_s is None else time.monotonic() + duration_s
-        last_board = [time.monotonic()]
-        submitted = [0]
-
-        def done() -> bool:
-            if deadline is not None and time.monotonic() >= deadline:
-                return True
-            return groups is not None and submitted[0] >= groups
-
-        def work() -> Iterator[Batch]:
-            for g in pending:
-                s.groups_resubmitted += 1
-                yield make_batch(spec, root, lad.secret, g, epoch, lad.refs, lad.options, fsync)
-            idle_since: float | None = None
-            while not done():
-                lad.validate_waiting(s)
-                if lad.rerun_queue:
-                    old = lad.rerun_queue.pop(0)
-                    t = Table(old["game"], tuple(old["arrangement"]), old["reason"], old["probability"])
-                    row = lad.write_group(t, rerun_of=old["group_id"])
-                    s.groups_rerun += 1
-                else:
-                    t2 = lad.plan_next()
-                    if t2 is None:   # too few versions for a table: wait for submissions (--for), else end
-                        idle_since = idle_since or time.monotonic()
-                        if deadline is None and time.monotonic() - idle_since > IDLE_S:
-                            speak(f"no table can be seated (too few versions) for {IDLE_S:.0f} s: stopping")
-                            return
-                        time.sleep(0.5)
-                        lad.ingest(s)
-                        continue
-                    idle_since = None
-                    row = lad.write_group(t2)
-                s.groups_new += 1
-                submitted[0] += 1
-                yield make_batch(spec, root, lad.secret, row, epoch, lad.refs, lad.options, fsync)
-
-        def on_result(r: BatchResult) -> None:
-            lad.ingest(s)
-            if time.monotonic() - last_board[0] >= spec.rating.board_every_s:
-                lad.snapshot(s)
-                last_board[0] = time.monotonic()
-
-        ex = execute(root, spec, executor, address, work(), on_result, max_in_flight)
-        s.stopped, s.lost_workers, s.resubmitted_batches = ex.stopped, ex.lost_workers, ex.resubmitted
-        s.lost_nodes = ex.lost_nodes
-        lad.ingest(s)
-        lad.snapshot(s)
+        _loop(root, spec, s, epoch, executor, address, duration_s, groups, speak, fsync, max_in_flight)
     finally:
         held.close()
     s.seconds = time.monotonic() - t0
     return s
+
+
+def _run_remote(uri: str, address: str | None, duration_s: float | None, groups: int | None,
+                executor: str, speak: Callable[[str], None], max_in_flight: int | None) -> RunSummary:
+    """:func:`run_ladder` for a ladder in an object store: the lease (its epoch) instead of the lock
+    file; the staged objects and orphaned parts of earlier runs removed; the loop on a local copy of
+    the log and the records (:class:`Remote`); at the end the fence checked again (batches an earlier
+    run published after this one read the log are quarantined, as a tournament's are)."""
+    from tournaments.ladder.remote import RecordError, clean_store_orphans, local_copy, read_spec
+    from tournaments.ledger import (
+        Fenced,
+        LeaseHeld,
+        acquire_lease,
+        clean_staging,
+        late_batches,
+        read_store_secret,
+    )
+    from tournaments.runners import choose_executor
+
+    t0 = time.monotonic()
+    try:
+        store = open_store(uri)
+        spec = read_spec(store)
+    except (StoreError, RecordError) as e:
+        raise LadderError(str(e)) from None
+    s = RunSummary(spec.name)
+    executor = choose_executor(executor, address, spec.num_cpus)
+    s.executor = executor
+    try:
+        lease = acquire_lease(store, spec.name)
+    except (LeaseHeld, StoreError, ValueError) as e:
+        raise LadderError(str(e).replace("tournament", "ladder", 1)) from None
+    try:
+        clean_staging(store, spec.name, before_epoch=lease.epoch)
+        clean_store_orphans(store, spec.name, lease.epoch)
+        secret = read_store_secret(store, spec.name)
+        if secret is None:
+            raise LadderError(f"the ladder's secret ({uri}.secrets/{spec.name}.secret) is missing")
+        with local_copy(store, spec.name, ["matches", *tables.SIDE_TABLES]) as (root, _, mirror):
+            if LadderStore(root).closed():
+                raise LadderError(f"the ladder in {uri} is closed; `ladder board` shows its last board")
+            remote = Remote(uri, store, lease, mirror, secret)
+            _loop(root, spec, s, lease.epoch, executor, address, duration_s, groups, speak, False,
+                  max_in_flight, remote)
+            try:
+                lease.check()
+            except Fenced as e:
+                raise LadderError(str(e)) from None
+            late = late_batches(store, spec.name, lease.epoch, mirror.keys)
+            if late:
+                speak(f"{len(late)} groups an earlier run published after this one read the log were "
+                      "quarantined (this run played them)")
+            clean_staging(store, spec.name, before_epoch=lease.epoch + 1)
+    except (StoreError, RecordError) as e:
+        raise LadderError(str(e)) from None
+    finally:
+        with contextlib.suppress(StoreError):
+            lease.release()
+    s.seconds = time.monotonic() - t0
+    return s
+
+
+def _loop(root: Path, spec: LadderSpec, s: RunSummary, epoch: int, executor: str, address: str | None,
+          duration_s: float | None, groups: int | None, speak: Callable[[str], None], fsync: bool,
+          max_in_flight: int | None, remote: Remote | None = None) -> None:
+    """The scheduler loop of a run that holds the ladder (its lock or lease, ``epoch``)."""
+    lad = Ladder(root, speak, fsync, remote)
+    out = remote.uri if remote is not None else None
+    if any(not v.reference and v.state in ("placement", "active") for v in lad.view.versions):
+        require_sandbox()   # before a group of a submitted bot faults for want of a sandbox
+    pending = lad.view.pending()
+    deadline = None if duration_s is None else time.monotonic() + duration_s
+    last_board = [time.monotonic()]
+    submitted = [0]
+
+    def done() -> bool:
+        if deadline is not None and time.monotonic() >= deadline:
+            return True
+        return groups is not None and submitted[0] >= groups
+
+    def work() -> Iterator[Batch]:
+        for g in pending:
+            s.groups_resubmitted += 1
+            yield make_batch(spec, root, lad.secret, g, epoch, lad.refs, lad.options, fsync, out)
+        idle_since: float | None = None
+        while not done():
+            lad.validate_waiting(s)
+            if lad.rerun_queue:
+                old = lad.rerun_queue.pop(0)
+                t = Table(old["game"], tuple(old["arrangement"]), old["reason"], old["probability"])
+                row = lad.write_group(t, rerun_of=old["group_id"])
+                s.groups_rerun += 1
+            else:
+                t2 = lad.plan_next()
+                if t2 is None:   # too few versions for a table: wait for submissions (--for), else end
+                    idle_since = idle_since or time.monotonic()
+                    if deadline is None and time.monotonic() - idle_since > IDLE_S:
+                        speak(f"no table can be seated (too few versions) for {IDLE_S:.0f} s: stopping")
+                        return
+                    time.sleep(0.5)
+                    lad.ingest(s)
+                    continue
+                idle_since = None
+                row = lad.write_group(t2)
+            s.groups_new += 1
+            submitted[0] += 1
+            yield make_batch(spec, root, lad.secret, row, epoch, lad.refs, lad.options, fsync, out)
+
+    def on_result(r: BatchResult) -> None:
+        if remote is not None:
+            remote.publish(r)
+        lad.ingest(s)
+        if time.monotonic() - last_board[0] >= spec.rating.board_every_s:
+            lad.snapshot(s)
+            last_board[0] = time.monotonic()
+
+    ex = execute(root, spec, executor, address, work(), on_result, max_in_flight, store_uri=out)
+    s.stopped, s.lost_workers, s.resubmitted_batches = ex.stopped, ex.lost_workers, ex.resubmitted
+    s.lost_nodes = ex.lost_nodes
+    lad.ingest(s)
+    lad.snapshot(s)

@@ -23,15 +23,19 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bots.registry import sqlite_session
 from tournaments.ladder.spec import LadderSpec
+
+if TYPE_CHECKING:
+    from tournaments.ladder.remote import Records
 
 STATES = ("validating", "placement", "active", "retired", "probation", "rejected")
 POOL = ("placement", "active")
@@ -98,15 +102,58 @@ def bots_root(root: Path) -> Path:
     return ladder_dir(root)
 
 
-class LadderStore:
-    """The versions and their changes under ``OUT/_ladder``."""
+REFRESH_S = 1.0
+"""On an object store, how often (at most) the records are listed again while a command reads them."""
 
-    def __init__(self, root: str | Path) -> None:
+
+class LadderStore:
+    """The versions and their changes under ``OUT/_ladder``.
+
+    With ``remote`` (a ladder in an object store, :mod:`tournaments.ladder.remote`) every change is a
+    record created in the store, and ``ladder.sqlite`` under ``root`` (a temporary local copy) is a
+    cache rebuilt from the records (:meth:`sync`); the methods are the same."""
+
+    def __init__(self, root: str | Path, remote: Records | None = None) -> None:
         self.root = Path(root)
         self.db_path = ladder_dir(self.root) / "ladder.sqlite"
+        if remote is None:
+            from tournaments.ladder.remote import attached
+            remote = attached(self.root)
+        self.remote = remote
+        self.synced = -float("inf")
+        if remote is not None:
+            self.sync()
 
     def exists(self) -> bool:
         return self.db_path.is_file()
+
+    def sync(self) -> None:
+        """(On an object store) read the records created since the last call and rebuild the cache."""
+        from tournaments.ladder.remote import RecordError
+        from tournaments.store import StoreError
+
+        assert self.remote is not None
+        try:
+            self.remote.refresh()
+            f = self.remote.fold()
+        except (RecordError, StoreError, KeyError, TypeError, ValueError) as e:
+            raise LadderError(f"the ladder's records cannot be read: {e}") from None
+        with self.db(write=True) as con:
+            for t in ("meta", "versions", "changes"):
+                con.execute(f"DELETE FROM {t}")
+            con.execute("DELETE FROM sqlite_sequence WHERE name = 'changes'")
+            con.executemany("INSERT INTO meta VALUES (?, ?)", sorted(f.meta.items()))
+            con.executemany("INSERT INTO versions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+                (v["ref"], v["name"], int(v["version"]), v["author"], v["hash"], v["submitted_at"],
+                 v["state"], json.dumps(v.get("games") or []), v.get("duplicate_of"), int(bool(v["chosen"])))
+                for v in f.versions])
+            for c in f.changes:
+                _log(con, c["ref"], c["from"], c["to"], c["reason"], c["at"])
+        self.synced = time.monotonic()
+
+    def _fresh(self) -> None:
+        if self.remote is not None and time.monotonic() - self.synced >= REFRESH_S:
+            self.sync()
 
     @contextmanager
     def db(self, write: bool = False) -> Iterator[sqlite3.Connection]:
@@ -119,10 +166,22 @@ class LadderStore:
 
     # ------------------------------------------------------------------ meta
     def meta(self) -> dict[str, str]:
+        self._fresh()
         with self.db() as con:
             return dict(con.execute("SELECT key, value FROM meta").fetchall())
 
     def set_meta(self, **kv: str) -> None:
+        """Set ladder facts (on an object store each is written once: the first value stays)."""
+        if self.remote is not None:
+            from tournaments.ladder.remote import META
+            from tournaments.store import StoreError
+            try:
+                for k, v in kv.items():
+                    self.remote.create(f"{META}/{k}.json", {"value": v})
+            except StoreError as e:
+                raise LadderError(str(e)) from None
+            self.sync()
+            return
         with self.db(write=True) as con:
             for k, v in kv.items():
                 con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (k, v))
@@ -132,6 +191,7 @@ class LadderStore:
 
     # ------------------------------------------------------------------ versions
     def versions(self) -> list[Version]:
+        self._fresh()
         with self.db() as con:
             rows = con.execute("SELECT ref, name, version, author, hash, submitted_at, state, games, "
                                "duplicate_of, chosen FROM versions ORDER BY submitted_at, ref").fetchall()
@@ -145,6 +205,7 @@ class LadderStore:
         raise LadderError(f"no version {ref!r} in the ladder (see `cardarena ladder status {self.root}`)")
 
     def changes(self) -> list[Change]:
+        self._fresh()
         with self.db() as con:
             return [Change(*r) for r in con.execute(
                 "SELECT seq, ref, from_state, to_state, reason, at FROM changes ORDER BY seq")]
@@ -152,6 +213,15 @@ class LadderStore:
     def add_reference(self, spec: LadderSpec) -> None:
         """The reference bots, active from the start, author ``reference``."""
         at = now_iso()
+        if self.remote is not None:
+            from tournaments.ladder.remote import VERSIONS
+            for r in spec.reference:
+                self.remote.create(f"{VERSIONS}/{r.label}.json", {
+                    "ref": r.label, "name": r.label, "version": 0, "author": REFERENCE, "hash": "",
+                    "code_hash": "", "entry": "", "submitted_at": at, "state": "active",
+                    "games": [g.id for g in spec.games], "duplicate_of": None, "reason": "reference bot"})
+            self.sync()
+            return
         with self.db(write=True) as con:
             for r in spec.reference:
                 if con.execute("SELECT 1 FROM versions WHERE ref = ?", (r.label,)).fetchone():
@@ -165,6 +235,20 @@ class LadderStore:
         """Change the state of ``ref`` (logged with ``reason``); ``games``: set its games too."""
         assert to in STATES, to
         at = when or now_iso()
+        if self.remote is not None:
+            from tournaments.ladder.remote import RecordError
+            from tournaments.store import StoreError
+            self.sync()
+            frm = self.version(ref).state
+            try:
+                rec = self.remote.change(ref, {"from": frm, "to": to, "reason": reason, "at": at,
+                                               "games": games})
+            except (RecordError, StoreError) as e:
+                raise LadderError(str(e)) from None
+            self.sync()
+            seq = max((c.seq for c in self.changes() if c.ref == ref and c.at == at and c.to_state == to),
+                      default=0)
+            return Change(seq, ref, rec["from"], to, reason, at)
         with self.db(write=True) as con:
             row = con.execute("SELECT state FROM versions WHERE ref = ?", (ref,)).fetchone()
             if row is None:
@@ -182,6 +266,16 @@ class LadderStore:
             raise LadderError(f"{ref} is a reference bot; an author chooses one of their own versions")
         if v.state not in POOL:
             raise LadderError(f"{ref} is {v.state}; only a version in placement or active can be chosen")
+        if self.remote is not None:
+            from tournaments.ladder.remote import RecordError
+            from tournaments.store import StoreError
+            try:
+                self.remote.change(ref, {"from": v.state, "to": v.state, "chosen": True, "at": now_iso(),
+                                         "reason": "chosen by its author for the settlement"})
+            except (RecordError, StoreError) as e:
+                raise LadderError(str(e)) from None
+            self.sync()
+            return
         with self.db(write=True) as con:
             con.execute("UPDATE versions SET chosen = 0 WHERE author = ?", (v.author,))
             con.execute("UPDATE versions SET chosen = 1 WHERE ref = ?", (ref,))
@@ -228,9 +322,12 @@ class LadderStore:
             raise LadderError(f"quota: {author} has {len(waiting)} versions waiting for validation or "
                               f"placement ({', '.join(v.ref for v in waiting)}; quotas.active = "
                               f"{spec.quotas.active}); submit again once they are rated")
-        dup = _same_code(self.root, src, [v for v in vs if v.author != author and not v.reference])
-        entry = Registry(bots_root(self.root)).add(src, name, [], {"ladder": "queued"})
         at = when.isoformat(timespec="milliseconds")
+        others = [v for v in vs if v.author != author and not v.reference]
+        if self.remote is not None:
+            return self._submit_remote(src, name, author, at, others)
+        dup = _same_code(self.root, src, others)
+        entry = Registry(bots_root(self.root)).add(src, name, [], {"ladder": "queued"})
         v = Version(entry.spec, name, entry.version, author, h, at, "validating", [],
                     dup.ref if dup else None)
         with self.db(write=True) as con:
@@ -240,6 +337,52 @@ class LadderStore:
                 f"; flagged: the same content as {dup.ref} of author {dup.author}" if dup else ""), at)
         note = f"flagged: the same content as {dup.ref} of author {dup.author}" if dup else ""
         return v, True, note
+
+
+    def _submit_remote(self, src: Any, name: str, author: str, at: str, others: list[Version]
+                       ) -> tuple[Version, bool, str]:
+        """:meth:`submit` on an object store: the files first (under their content hash), then the
+        version record, created with a conditional write at the next free version of ``name`` (a
+        concurrent submission that took it first is read, and the next one tried)."""
+        from bots.registry import check_entry_name
+        from tournaments.ladder.remote import CLAIM_TRIES, VERSIONS, RecordError, files_of
+        from tournaments.store import StoreError
+
+        assert self.remote is not None
+        h, code = src.content_hash(), src.code_hash()
+        try:
+            check_entry_name(src.path.name)
+        except ValueError as e:
+            raise LadderError(f"PATH: {e}") from None
+        hashes = self.remote.code_hashes()
+        dup = next((v for v in others if v.hash == h or hashes.get(v.ref) == code), None)
+        try:
+            self.remote.put_code(h, files_of(src))
+            for _ in range(CLAIM_TRIES):
+                vs = [v for v in self.versions() if v.name == name]
+                same = next((v for v in vs if v.hash == h), None)
+                if same is not None:
+                    return same, False, f"identical to {same.ref} ({same.state}): not a new version"
+                if vs and vs[0].author != author:
+                    raise LadderError(f"--name: {name!r} belongs to author {vs[0].author!r}; choose another "
+                                      "name")
+                version = 1 + max((v.version for v in vs), default=0)
+                ref = f"{name}@{version}"
+                body = {"ref": ref, "name": name, "version": version, "author": author, "hash": h,
+                        "code_hash": code, "kind": "package" if src.package else "file",
+                        "entry": src.path.name, "submitted_at": at, "state": "validating", "games": [],
+                        "duplicate_of": dup.ref if dup else None,
+                        "reason": "submitted" + (f"; flagged: the same content as {dup.ref} of author "
+                                                 f"{dup.author}" if dup else "")}
+                if self.remote.create(f"{VERSIONS}/{ref}.json", body):
+                    self.sync()
+                    note = f"flagged: the same content as {dup.ref} of author {dup.author}" if dup else ""
+                    return self.version(ref), True, note
+                self.sync()   # another submission took this version first
+        except (RecordError, StoreError) as e:
+            raise LadderError(str(e)) from None
+        raise LadderError(f"{CLAIM_TRIES} other versions of {name!r} were submitted at the same time; try "
+                          "again")
 
 
 def _same_code(root: Path, src: Any, others: list[Version]) -> Version | None:
