@@ -54,6 +54,7 @@ from tournaments.ladder.matchmaking import (
     Params,
     Table,
     choose_table,
+    focus,
     pick_seed,
     placement_table,
     table_key,
@@ -157,10 +158,11 @@ class Remote:
             publish_batch(self.store, self.lease, r.attempt, r.parts)
         except Fenced as e:
             raise LadderError(str(e)) from None
-        key = r.parts[-1]   # the matches part: all the driver reads
-        target = self.mirror.dir / key
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(self.store.get(key))
+        for key in r.parts:   # the matches parts (the commit records): all the driver reads
+            if key.startswith("matches/"):
+                target = self.mirror.dir / key
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(self.store.get(key))
         self.mirror.keys.update(r.parts)
 
 
@@ -188,7 +190,8 @@ class Ladder:
         self.games = {g.id: (g.players, teams_of(g.id)) for g in self.spec.games}
         mm = self.spec.matchmaking
         self.mm = Params(mm.epsilon, mm.candidates, mm.recent, mm.lru_share, mm.starvation_s,
-                         top_k=mm.top_k, top_weight=mm.top_weight, top_pairs=mm.top_pairs)
+                         top_k=mm.top_k, top_weight=mm.top_weight, top_pairs=mm.top_pairs,
+                         top_share=mm.top_share, top_margin=mm.top_margin)
         self.scheduled_at: dict[str, float] = {}
         self.rerun_queue: list[dict[str, Any]] = [
             g for g in self.view.groups if self.view.errored(g["group_id"])
@@ -237,11 +240,12 @@ class Ladder:
         recent = self.recent_tables(pool)
         now = time.time()
         rel = top_relevance([e for e in pool if e.state == "active"], self.online.overall, self.mm.top_k)
-        seed = pick_seed(pool, now, self.mm, self.rng, rel)
+        among = focus(pool, self.online.overall, self.mm, self.rng)
+        seed = pick_seed(pool, now, self.mm, self.rng, rel, among)
         if seed is None:
             return None
         return choose_table(seed, pool, self.games, self.online.get, recent, self.mm,
-                            self.spec.rating.beta, self.rng, rel)
+                            self.spec.rating.beta, self.rng, rel, among)
 
     def recent_tables(self, pool: list[Entry]) -> set[tuple[str, frozenset[frozenset[str]]]]:
         """The tables of each game's last ``recent`` groups, the window shortened where the pool can
