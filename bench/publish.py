@@ -8,8 +8,14 @@ cores it can feed at ``batch_s = 1`` (cores = batch seconds / driver seconds per
   shared lock); the driver only reads the result.  Measured: ``commit_batch``'s CPU and wall per batch
   (in the worker), and the driver's share, nothing per batch but its bookkeeping.
 - **Object store**: the worker stages the batch (``stage_batch``: 4 PUTs); the driver publishes it
-  (``publish_batch``: two lease checks, 4 server-side copies, 4 deletes).  Measured: the driver's CPU
-  (``time.process_time``) and wall per publish, in one thread.
+  (``publish_batch``: two lease checks, 4 server-side copies, the staged copies deleted).  Measured:
+  the driver's CPU (``time.process_time``, every thread) and wall per batch, four ways in the same
+  run: main's request pattern before the publish pool (boto3 copies, a delete request per object,
+  one batch at a time: the baseline), ``publish_batch`` one at a time (pyarrow's copies, one delete
+  request), the driver's :class:`~tournaments.runners.publish.Publisher` (threads publishing the
+  batches waiting as groups: two lease checks a group) given every staged batch at once (a driver
+  whose workers return batches faster than it publishes them), and the same with Ray's tasks of four
+  batches (one staged attempt each).
 
 The same staged batch contents (one Hartenjagen match of random bots) each time; CPU is the driver's
 own, which on a real cluster does nothing else between publishes.
@@ -26,6 +32,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 
 def _moto() -> tuple[subprocess.Popen[bytes], str]:
@@ -54,9 +61,11 @@ def main() -> None:
     import boto3
 
     from tournaments.analysis.synth import write_log
-    from tournaments.ledger import acquire_lease, publish_batch
+    from tournaments.ledger import acquire_lease, publish_batch, publish_batches
     from tournaments.log import TABLES, commit_batch, stage_batch
     from tournaments.paths import committed_parts
+    from tournaments.runner import BatchResult
+    from tournaments.runners.publish import THREADS, Publisher
     from tournaments.store import open_store
 
     tmp = Path(tempfile.mkdtemp(prefix="cardarena-bench-publish-"))
@@ -98,28 +107,81 @@ def main() -> None:
             boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket=bucket)
             store = open_store(f"s3://{bucket}/log")
             lease = acquire_lease(store, "bench", ttl=600)
-            staged = []
+            n = a.batches
+            count = iter(range(1 << 30))
+
+            def stage(per_attempt: int = 1) -> list[tuple[str, list[str]]]:
+                out = []
+                for i in range(n // per_attempt):
+                    keys: list[str] = []
+                    for _ in range(per_attempt):
+                        keys += stage_batch(store, Staged(next(count)), lease.epoch, f"a{i}-{per_attempt}")
+                    out.append((f"a{i}-{per_attempt}", keys))
+                return out
+
             s0 = time.perf_counter()
-            for i in range(a.batches):
-                attempt = f"a{i}"
-                staged.append((attempt, stage_batch(store, Staged(i), lease.epoch, attempt)))
-            stage_wall = (time.perf_counter() - s0) / a.batches
-            c0, w0 = time.process_time(), time.perf_counter()
-            for attempt, keys in staged:
-                publish_batch(store, lease, attempt, keys)
-            pub_cpu = (time.process_time() - c0) / a.batches
-            pub_wall = (time.perf_counter() - w0) / a.batches
+            staged = {"old": stage(), "serial": stage(), "pool": stage(), "tasks": stage(4)}
+            stage_wall = (time.perf_counter() - s0) / (4 * n)
+            client = store._client()
+            rows = []
+
+            def old_publish(attempt: str, keys: list[str]) -> None:
+                """main's request pattern before the publish pool: boto3 copies, a delete per key."""
+                from tournaments.paths import staging_dir
+                st = staging_dir("", lease.tournament, lease.epoch, attempt)
+                lease.check()
+                for k in keys[:-1]:
+                    src = store.path(st / k).partition("/")[2]
+                    client.copy_object(Bucket=bucket, Key=store.path(k).partition("/")[2],
+                                       CopySource={"Bucket": bucket, "Key": src})
+                lease.check()
+                last = store.path(st / keys[-1]).partition("/")[2]
+                client.copy_object(Bucket=bucket, Key=store.path(keys[-1]).partition("/")[2],
+                                   CopySource={"Bucket": bucket, "Key": last})
+                for k in keys:
+                    store.delete(st / k)
+
+            def timed(what: str, fn: Any) -> None:
+                c0, w0 = time.process_time(), time.perf_counter()
+                fn()
+                rows.append((what, (time.process_time() - c0) / n, (time.perf_counter() - w0) / n))
+
+            def pooled(items: list[tuple[str, list[str]]]) -> None:
+                pub = Publisher(lambda group: publish_batches(store, lease, [(r.attempt or "", r.parts)
+                                                                             for r in group]))
+                try:
+                    for attempt, keys in items:
+                        pub.submit(BatchResult("hartenjagen", 1, 0, 0, 0, 0.0, 0.0, "w", keys,
+                                               attempt=attempt))
+                    pub.finished(wait=True)
+                finally:
+                    pub.close()
+
+            def one_by_one(how: Any, items: list[tuple[str, list[str]]]) -> None:
+                for attempt, keys in items:
+                    how(attempt, keys)
+
+            timed("main's publish_batch, one at a time (boto3 copies, a delete request per object)",
+                  lambda: one_by_one(old_publish, staged["old"]))
+            timed("publish_batch, one at a time (pyarrow copies, one delete request)",
+                  lambda: one_by_one(lambda at, k: publish_batch(store, lease, at, k), staged["serial"]))
+            timed(f"the driver's Publisher ({THREADS} threads, groups of the batches waiting)",
+                  lambda: pooled(staged["pool"]))
+            timed("the same, Ray tasks of 4 batches (an attempt each)", lambda: pooled(staged["tasks"]))
+            left = [k for k in store.list("_staging")]
+            assert not left, left[:3]
         finally:
             proc.terminate()
             proc.wait(10)
-        print(f"{a.batches} batches; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        print(f"{n} batches; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         print("| per batch | CPU ms | wall ms | cores one driver feeds at batch_s = 1 (CPU / wall) |")
         print("|---|---|---|---|")
         print(f"| local files: the worker's commit_batch (the driver: nothing per batch) | "
               f"{local_cpu * 1e3:.1f} | {local_wall * 1e3:.1f} | unbounded by the commit |")
         print(f"| S3 (moto): the worker's stage_batch | - | {stage_wall * 1e3:.1f} | (in the worker) |")
-        print(f"| S3 (moto): the driver's publish_batch | {pub_cpu * 1e3:.1f} | {pub_wall * 1e3:.1f} | "
-              f"{1 / pub_cpu:,.0f} / {1 / pub_wall:,.0f} |")
+        for what, cpu, wall in rows:
+            print(f"| S3 (moto), the driver: {what} | {cpu * 1e3:.2f} | {wall * 1e3:.2f} | "
+                  f"{1 / cpu:,.0f} / {1 / wall:,.0f} |")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -29,8 +29,9 @@ with moto's S3 server (``moto_server``, from ``moto[server]``) started on a free
 6. **Commit cost per batch**, in one process (``executor="inline"``, so every step is timed here): the
    worker's write of a batch (on disk ``commit_batch``: Parquet parts, fsync, renames; on S3
    ``stage_batch``: the same parts PUT under ``_staging/``) and, on S3 only, the driver's publish
-   (``publish_batch``: two lease checks, a server-side copy and a delete per part); batches of
-   0.1 s of play, so that there are many.
+   (``publish_batches``, in a publishing thread, one call per group of the staged batches waiting:
+   two lease checks, a server-side copy per part, one delete request; its calls are counted as
+   ``batches`` in ``s3_publish_batch``); batches of 0.1 s of play, so that there are many.
 """
 from __future__ import annotations
 
@@ -239,14 +240,14 @@ def store_bench(a: argparse.Namespace, deals: int | None, tmp: Path) -> dict[str
                            progress=False, fsync=True)
         disk_s = time.monotonic() - t
         commit.restore()
-        stage, publish = Timed(runner, "stage_batch"), Timed(preparation, "publish_batch")
+        stage, publish = Timed(runner, "stage_batch"), Timed(preparation, "publish_batches")
         parts: list[int] = []
-        orig_publish = publish.module.publish_batch
+        orig_publish = publish.module.publish_batches
 
-        def count(store: Any, lease: Any, attempt: str, keys: list[str]) -> Any:
-            parts.append(len(keys))
-            return orig_publish(store, lease, attempt, keys)
-        preparation.publish_batch = count
+        def count(store: Any, lease: Any, staged: list[tuple[str, list[str]]]) -> Any:
+            parts.extend(len(keys) for _, keys in staged)
+            return orig_publish(store, lease, staged)
+        preparation.publish_batches = count
         t = time.monotonic()
         s = run_tournament(make_spec(a.game, n_commit, deals, Path("s3://bench/c"), "c", a.cpus, 0.1),
                            executor="inline", progress=False)

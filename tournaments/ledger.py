@@ -368,30 +368,41 @@ def publish_batch(store: ObjectStore, lease: Lease, attempt: str, keys: list[str
     the final keys.  The matches part, copied last, is the commit record, as on disk.  An attempt that
     staged several batches (a task of several, :attr:`tournaments.runner.Batch.every`) is published
     together: one check, every batch's moves, events and digest record, a check again, then each
-    batch's matches part.
+    batch's matches part (:func:`publish_batches`).
 
     The fence is the store's, not only this check: a run that takes over removes the staging of every
     earlier epoch *before* it reads the log (:func:`clean_staging`), so a copy by a driver paused past
     its last check fails at its source (a :class:`~tournaments.store.StoreError`), and whatever it
     copied before is an orphan the new run removes; what it published before the new run read the
     log, the new run counts.  :func:`late_batches` checks the log again at the end of a run."""
-    stage = staging_dir("", lease.tournament, lease.epoch, attempt)
-    commits = [k for k in keys if k.startswith("matches/")]
+    return publish_batches(store, lease, [(attempt, keys)])[0]
+
+
+def publish_batches(store: ObjectStore, lease: Lease, staged: list[tuple[str, list[str]]]) -> list[list[str]]:
+    """:func:`publish_batch` of several staged attempts ``(attempt, keys)`` at once: one lease check,
+    the moves, events and digest records of all of them, a check again, every matches part, then the
+    staged copies deleted together (one request per thousand on S3).  Each matches part is the commit
+    of its own batch, so a publish stopped half-way (killed, fenced, the store gone) leaves every
+    batch committed or not, never in part; an uncommitted one's matches are played again by the next
+    run.  Returns each attempt's final keys."""
+    stages = [(staging_dir("", lease.tournament, lease.epoch, attempt), keys) for attempt, keys in staged]
     lease.check()
     step("publish: checked")
-    for k in keys:   # an attempt of several batches (Batch.every): every batch's other files first
-        if not k.startswith("matches/"):
-            store.copy(stage / k, k)
-            step(f"publish: copied {k.split('/', 1)[0]}")
+    for stage, keys in stages:   # every batch's other files first
+        for k in keys:
+            if not k.startswith("matches/"):
+                store.copy(stage / k, k)
+                step(f"publish: copied {k.split('/', 1)[0]}")
     lease.check()
     step("publish: checked again")
-    for k in commits:
-        store.copy(stage / k, k)
-        step("publish: copied matches")
-    for k in keys:
-        store.delete(stage / k)
+    for stage, keys in stages:
+        for k in keys:
+            if k.startswith("matches/"):
+                store.copy(stage / k, k)
+                step("publish: copied matches")
+    store.delete_many([(stage / k).as_posix() for stage, keys in stages for k in keys])
     step("publish: staging removed")
-    return keys
+    return [keys for _, keys in staged]
 
 
 def late_batches(store: ObjectStore, tournament: str, epoch: int, seen: set[str]) -> list[str]:

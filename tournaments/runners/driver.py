@@ -24,6 +24,7 @@ from tournaments.runners.local import LocalExecutor, LocalPool, machine_cpus
 from tournaments.runners.loop import run_batches
 from tournaments.runners.preparation import Prepared, prepare
 from tournaments.runners.progress import Progress
+from tournaments.runners.publish import Publisher
 from tournaments.runners.ray import RayExecutor, RayOutput, _join, _ray_shutdown, check_address, job_env
 from tournaments.runners.summary import Summary, TournamentError
 from tournaments.runners.work import Sizer, batches
@@ -108,10 +109,26 @@ def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool
         t0 = time.monotonic()
         pool = (stack.enter_context(LocalPool(spec.num_cpus or machine_cpus())) if executor == "local"
                 else None)   # forked before the progress bar's thread starts
+        publisher = Publisher(p.publish_group) if p.store is not None else None
+        if publisher is not None:   # closed before the lease is released (the stack unwinds in reverse)
+            stack.callback(publisher.close)
         with Progress(summary, progress, out, err, progress_every) as bar:
 
+            def published(wait: bool = False) -> None:
+                assert publisher is not None
+                try:
+                    done = publisher.finished(wait)
+                except Fenced as e:
+                    raise TournamentError(str(e)) from None
+                for r in done:
+                    _account(r, sizer, summary, bar, on_batch)
+
             def account(r: BatchResult) -> None:
-                _account(r, sizer, summary, bar, on_batch, p.publish)
+                if publisher is not None and r.attempt is not None:   # an object store: this driver commits
+                    publisher.submit(r)
+                    published()
+                else:
+                    _account(r, sizer, summary, bar, on_batch)
 
             if pool is not None:
                 run_batches(LocalExecutor(pool), work, account, summary, bar, max_in_flight)
@@ -119,6 +136,11 @@ def run_tournament(spec: Spec, *, tournament_id: str | None = None, resume: bool
                 run_inline(work, account, summary)
             else:
                 run_batches(RayExecutor(address, p.spec.num_cpus), work, account, summary, bar, max_in_flight)
+            if publisher is not None:
+                try:
+                    published(wait=True)
+                except KeyboardInterrupt:   # what is not published yet is played again by the next run
+                    summary.stopped = True
         summary.seconds = time.monotonic() - t0
         _finish_manifest(p, summary)
     return summary
@@ -160,17 +182,9 @@ def _finish_store(p: Prepared, s: Summary) -> None:
         publish_secret(p.store, p.tournament, p.secret)
 
 
-Publish = Callable[[BatchResult], None]
-
-
-def _account(r: BatchResult, sizer: Sizer, s: Summary, bar: Progress, on_batch: OnBatch | None,
-             publish: Publish | None = None) -> None:
-    if r.attempt is not None and publish is not None:   # an object store: this driver commits the batch
-        try:
-            publish(r)
-        except Fenced as e:
-            raise TournamentError(str(e)) from None
-    elif r.parts and not Path(r.parts[-1]).exists():
+def _account(r: BatchResult, sizer: Sizer, s: Summary, bar: Progress, on_batch: OnBatch | None) -> None:
+    """Count a committed batch (on an object store: once this driver published it)."""
+    if r.attempt is None and r.parts and not Path(r.parts[-1]).exists():
         raise TournamentError(f"worker {r.worker} wrote {r.parts[-1]}, which this machine cannot see: on a "
                               "cluster the output must be a directory every node shares")
     sizer.learn(r)

@@ -27,7 +27,7 @@ from tournaments.ledger import (
     clean_orphans,
     clean_staging,
     mirror_tournament,
-    publish_batch,
+    publish_batches,
     read_manifest,
     read_secret,
     read_store_secret,
@@ -124,16 +124,23 @@ class Prepared:
 
     def publish(self, r: BatchResult) -> None:
         """On an object store, publish a staged batch (the driver alone commits there)."""
-        if self.store is None or r.attempt is None:
+        self.publish_group([r])
+
+    def publish_group(self, results: list[BatchResult]) -> None:
+        """On an object store, publish staged batches together (:func:`publish_batches`: two lease
+        checks for all of them); each result's ``parts`` become their URIs."""
+        staged = [r for r in results if r.attempt is not None]
+        if self.store is None or not staged:
             return
         if self.lease is None:
             raise TournamentError("a staged batch without this run's lease: nothing published")
         try:
-            publish_batch(self.store, self.lease, r.attempt, r.parts)
+            publish_batches(self.store, self.lease, [(r.attempt or "", r.parts) for r in staged])
         except StoreError as e:   # the store went away, or a new run removed this run's staging
             raise TournamentError(f"{e}; the batch was not published: run again with --resume "
                                   "(its matches are played again)") from None
-        r.parts = [self.store.where(k) for k in r.parts]
+        for r in staged:
+            r.parts = [self.store.where(k) for k in r.parts]
 
     def release(self) -> None:
         if self.lease is not None:
