@@ -54,6 +54,7 @@ from tournaments.ladder.matchmaking import (  # noqa: E402
     Entry,
     Params,
     choose_table,
+    focus,
     pick_seed,
     table_key,
     top_relevance,
@@ -96,14 +97,18 @@ class LadderRun:
 
 def run_ladder_sim(strength: dict[str, float], authors: dict[str, str], groups: int, mode: str, seed: int,
                    starvation: int, checkpoints: Sequence[int] = (),
-                   top: tuple[int, float, float] | None = None) -> LadderRun:
+                   top: tuple[float, ...] | None = None) -> LadderRun:
     """The matchmaker and the online layer, one group at a time (a group's time: its index).  ``top``:
-    the matchmaker's (top_k, top_weight, top_pairs), its defaults if None."""
+    the matchmaker's (top_k, top_weight, top_pairs[, top_share[, top_margin]]), its defaults if None."""
     rng = random.Random(seed)
     nrng = np.random.default_rng(seed)
     params = Params(mode=mode, starvation_s=float(starvation))
     if top is not None:
-        params = replace(params, top_k=top[0], top_weight=top[1], top_pairs=top[2])
+        params = replace(params, top_k=int(top[0]), top_weight=top[1], top_pairs=top[2])
+        if len(top) > 3:
+            params = replace(params, top_share=top[3])
+        if len(top) > 4:
+            params = replace(params, top_margin=int(top[4]))
     online = OnlineRatings(OnlineParams(tau=0.05))
     pool = [Entry(v, authors[v], (GAME,), "active") for v in strength]
     by = {e.ref: e for e in pool}
@@ -114,10 +119,11 @@ def run_ladder_sim(strength: dict[str, float], authors: dict[str, str], groups: 
     cps: dict[int, list[MatchRec]] = {}
     for g in range(groups):
         rel = top_relevance(pool, online.overall, params.top_k)
-        seed_e = pick_seed(pool, float(g), params, rng, rel)
+        among = focus(pool, online.overall, params, rng)
+        seed_e = pick_seed(pool, float(g), params, rng, rel, among)
         assert seed_e is not None
         t = choose_table(seed_e, pool, GAMES, online.get, set(recent[-params.recent:]), params, 25 / 6, rng,
-                         rel)
+                         rel, among)
         assert t is not None
         gid = f"g{g}"
         recs = play_group(gid, t.arrangement, strength, nrng)
@@ -218,6 +224,30 @@ def settle_sim(strength: dict[str, float], budget: int, seed: int, bootstrap: in
     return first, shared, stop
 
 
+def tune(first: int, seeds: int, n: int, budget: int, starvation: int, top: tuple[float, ...] | None) -> None:
+    """The ladder's board against the true strengths: tau within the true top 8 and overall, the Gini
+    and the longest wait, per seed and their means (one JSON line)."""
+    out: dict[str, list[float]] = {"top8": [], "tau": [], "gini": [], "max_wait": []}
+    t0 = time.process_time()
+    for seed in range(first, first + seeds):
+        strength, authors = versions(n, seed)
+        truth = Fit(list(strength), np.array(list(strength.values())), np.empty((0, len(strength))))
+        run = run_ladder_sim(strength, authors, budget, "info", seed, starvation, top=top)
+        lad = fit(run.records, 0)
+        out["top8"].append(tau(lad, truth, [truth.names[i] for i in truth.order()[:8]]))
+        out["tau"].append(tau(lad, truth))
+        out["gini"].append(gini(list(run.groups_per.values())))
+        out["max_wait"].append(run.max_wait)
+        print(f"seed {seed}: top8 {out['top8'][-1]:.3f} tau {out['tau'][-1]:.3f} gini {out['gini'][-1]:.3f} "
+              f"max wait {run.max_wait}", file=sys.stderr, flush=True)
+    print(json.dumps({"top": top, "seeds": [first, first + seeds - 1], "ladder_groups": budget,
+                      "top8_vs_truth": {"mean": float(np.mean(out["top8"])), "min": min(out["top8"])},
+                      "tau_vs_truth": float(np.mean(out["tau"])),
+                      "gini": {"mean": float(np.mean(out["gini"])), "max": max(out["gini"])},
+                      "max_wait": max(out["max_wait"]), "cpu_s": round(time.process_time() - t0, 1),
+                      "raw": out}))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=20)
@@ -226,9 +256,9 @@ def main() -> None:
     ap.add_argument("--share", type=float, default=0.25, help="the ladder's groups, as a share of --rr")
     ap.add_argument("--bootstrap", type=int, default=200)
     ap.add_argument("--starvation", type=int, default=40, help="the starvation time, in groups")
-    ap.add_argument("--top", default=None, metavar="K:W:P",
-                    help="the matchmaker's top_k:top_weight:top_pairs (default: its Params defaults; "
-                         "8:0:0 is the matchmaker before them)")
+    ap.add_argument("--top", default=None, metavar="K:W:P[:S[:M]]",
+                    help="the matchmaker's top_k:top_weight:top_pairs[:top_share[:top_margin]] (default: "
+                         "its Params defaults; 8:0:0 is the matchmaker before them)")
     ap.add_argument("--rr-design", choices=("sampled", "rounds"), default="sampled",
                     help="the reference's schedule: tournaments' balanced sampled one (about 15 s CPU for "
                          "2,000 groups of 40 versions) or random partition rounds (cheap)")
@@ -239,8 +269,10 @@ def main() -> None:
     ap.add_argument("--need-seeds", type=int, default=None,
                     help="seeds of the groups-to-tau-0.9 comparison (default --seeds)")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--part", choices=("all", "ladder", "settle"), default="all",
-                    help="only the ladder's figures (1-4) or only the settlement's (5)")
+    ap.add_argument("--part", choices=("all", "ladder", "settle", "tune"), default="all",
+                    help="only the ladder's figures (1-4), only the settlement's (5), or ``tune``: the "
+                         "ladder's board against the true strengths only (no reference; for tuning the "
+                         "matchmaker on seeds apart from the reported ones, e.g. --first-seed 100)")
     ap.add_argument("--settle-seeds", type=int, default=None, help="settlement seeds (default --seeds)")
     ap.add_argument("--first-seed", type=int, default=0, help="seeds --first-seed .. + --seeds - 1 (to split "
                     "a run over processes; --merge adds their JSON outputs up)")
@@ -253,10 +285,11 @@ def main() -> None:
         "tau", "tau_top8", "tau_truth", "tau_rr_truth", "coverage", "gini", "max_wait", "tau_top8_truth",
         "tau_rr_top8_truth", "long_tau", "long_tau_top8", "long_tau_top8_truth", "long_rr_top8_truth",
         "long_gini", "long_max_wait")}
-    top: tuple[int, float, float] | None = None
+    top: tuple[float, ...] | None = None
     if a.top is not None:
-        k, w, pw = a.top.split(":")
-        top = (int(k), float(w), float(pw))
+        top = tuple(float(x) for x in a.top.split(":"))
+        if not 3 <= len(top) <= 5:
+            ap.error(f"--top {a.top}: expected K:W:P, K:W:P:S or K:W:P:S:M")
     need: dict[str, list[float]] = {"info": [], "window": [], "uniform": []}
     if a.merge:
         for path in a.merge:
@@ -266,6 +299,9 @@ def main() -> None:
             for k in need:
                 need[k] += [math.inf if x is None else x for x in raw["need"][k]]
         a.seeds = len(res["tau"])
+    if a.part == "tune":
+        tune(a.first_seed, a.seeds, a.versions, budget, a.starvation, top)
+        return
     for seed in range(a.first_seed, a.first_seed + a.seeds) if a.part != "settle" and not a.merge else ():
         t1 = time.process_time()
         strength, authors = versions(a.versions, seed)

@@ -8,6 +8,7 @@ from tournaments.ladder.matchmaking import (
     Entry,
     Params,
     choose_table,
+    focus,
     pick_seed,
     placement_table,
     table_key,
@@ -140,3 +141,55 @@ def test_a_top_seed_is_seated_with_the_uncertain_top() -> None:
 
     assert table(0.0) >= {"b1@1", "b2@1"}
     assert table(8.0) >= {"t1@1", "t2@1"}
+
+
+def test_top_groups_are_seeded_and_seated_among_the_top_k_plus_margin() -> None:
+    """With ``top_share`` a share of the groups (``focus``) is built among the first ``top_k +
+    top_margin`` versions by online mu: the seed and every opponent from that set; the other groups
+    from the whole pool; with ``top_share = 0`` (or ``top_k = 0``) none."""
+    es, r = spaced(20, 1.0)
+    overall = r.__getitem__
+    params = Params(top_k=4, top_margin=2, top_share=0.4, lru_share=0.0)
+    rng = random.Random(5)
+    top6 = {f"v{i:02d}@1" for i in range(6)}
+    hits = 0
+    for _ in range(500):
+        among = focus(es, overall, params, rng)
+        if among is None:
+            continue
+        hits += 1
+        assert among == top6
+        seed = pick_seed(es, 0.0, params, rng, None, among)
+        assert seed is not None and seed.ref in top6
+        t = choose_table(seed, es, {"ffa": (4, False)}, lambda g, ref: r[ref], set(), params, 4.0, rng, None,
+                         among)
+        assert t is not None and set(t.arrangement) <= top6
+    assert 160 < hits < 240   # 40% of 500
+    assert all(focus(es, overall, Params(top_share=0.0), rng) is None for _ in range(50))
+    assert all(focus(es, overall, Params(top_k=0, top_share=1.0), rng) is None for _ in range(50))
+
+
+def test_a_starved_version_is_served_before_a_top_group() -> None:
+    es, r = spaced(12, 1.0)
+    es[11].last = 0.0   # the bottom version last played at time 0; it is now 1000
+    for e in es[:11]:
+        e.last = 990.0
+    params = Params(top_k=4, top_share=1.0, starvation_s=600.0)
+    among = focus(es, lambda ref: r[ref], params, random.Random(1))
+    assert among is not None and es[11].ref not in among
+    seed = pick_seed(es, 1000.0, params, random.Random(1), None, among)
+    assert seed is not None and seed.ref == es[11].ref
+
+
+def test_a_top_group_falls_back_to_the_pool_when_the_top_cannot_seat_a_table() -> None:
+    """The top set without a feasible table (here: one author holds all but the seed) gives a table of
+    the whole pool, never none."""
+    es = [Entry("s@1", "s", ("ffa",), "active")]
+    es += [Entry(f"x{i}@1", "x", ("ffa",), "active") for i in range(3)]
+    es += [Entry(f"o{i}@1", f"o{i}", ("ffa",), "active") for i in range(4)]
+    r = {e.ref: (30.0 if e.ref[0] in "sx" else 20.0, 1.0) for e in es}
+    t = choose_table(es[0], es, {"ffa": (4, False)}, lambda g, ref: r[ref], set(), Params(), 4.0,
+                     random.Random(2), None, {"s@1", "x0@1", "x1@1", "x2@1"})
+    assert t is not None and t.arrangement[0] == "s@1"
+    assert sum(ref.startswith("x") for ref in t.arrangement) <= 1   # one version per author
+    assert sum(ref.startswith("o") for ref in t.arrangement) >= 2   # from outside the top set

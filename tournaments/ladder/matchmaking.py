@@ -79,6 +79,8 @@ class Params:
     top_k: int = 8
     top_weight: float = 3.0
     top_pairs: float = 3.0
+    top_share: float = 0.0
+    top_margin: int = 4
 
 
 def table_key(game: str, arrangement: Sequence[str], teams: bool) -> tuple[str, frozenset[frozenset[str]]]:
@@ -109,12 +111,27 @@ def top_relevance(pool: Sequence[Entry], overall: Overall, k: int) -> dict[str, 
     return {ref: _phi((m - edge) / s) if s > 0 else float(m > edge) for ref, (m, s) in rs.items()}
 
 
+def focus(pool: Sequence[Entry], overall: Overall, p: Params, rng: random.Random) -> set[str] | None:
+    """With probability ``top_share``, the versions of a **top group**: the first ``top_k +
+    top_margin`` active versions by online mu.  A top group is seeded and seated among them, so that
+    its table compares versions of the top with each other (a table drawn from the whole pool seldom
+    holds more than one of them).  None: a group of the whole pool (always when ``top_share`` or
+    ``top_k`` is 0)."""
+    if p.top_share <= 0.0 or p.top_k <= 0 or rng.random() >= p.top_share:
+        return None
+    active = [e for e in pool if e.state == "active"]
+    rs = {e.ref: overall(e.ref)[0] for e in active}
+    return {e.ref for e in sorted(active, key=lambda e: (-rs[e.ref], e.ref))[:p.top_k + p.top_margin]}
+
+
 def _phi(x: float) -> float:
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
 
 def pick_seed(pool: Sequence[Entry], now: float, p: Params, rng: random.Random,
-              relevance: dict[str, float] | None = None) -> Entry | None:
+              relevance: dict[str, float] | None = None, among: set[str] | None = None) -> Entry | None:
+    """The version the next group is built around (see the module doc); ``among``: a top group's
+    versions (:func:`focus`), from which the seed is drawn by need unless a version is starved."""
     submitted = [e for e in pool if not e.reference and e.state == "active"]
     seeds = submitted or [e for e in pool if e.state == "active"]
     if not seeds:
@@ -122,6 +139,9 @@ def pick_seed(pool: Sequence[Entry], now: float, p: Params, rng: random.Random,
     starved = [e for e in seeds if now - e.last > p.starvation_s and e.last > -math.inf]
     if starved:
         return min(starved, key=lambda e: (e.last, e.ref))
+    top = [e for e in seeds if among is not None and e.ref in among]
+    if top:
+        return rng.choices(top, weights=[1.0 / (e.groups + 1) for e in top])[0]
     if rng.random() < p.lru_share:
         return min(seeds, key=lambda e: (e.last, e.ref))
     rel = relevance or {}
@@ -154,9 +174,16 @@ def _draw(seed: Entry, others: list[Entry], k: int, rng: random.Random) -> list[
 
 def choose_table(seed: Entry, pool: Sequence[Entry], games: dict[str, tuple[int, bool]],
                  rating: Rating, recent: set[tuple[str, frozenset[frozenset[str]]]], p: Params,
-                 beta: float, rng: random.Random, relevance: dict[str, float] | None = None) -> Table | None:
+                 beta: float, rng: random.Random, relevance: dict[str, float] | None = None,
+                 among: set[str] | None = None) -> Table | None:
     """The next matchmade table for ``seed`` (``games``: id -> (players, partnership)); None when no
-    feasible table exists in any of its games."""
+    feasible table exists in any of its games.  ``among``: a top group's versions (:func:`focus`):
+    the candidates are drawn among them, and from the whole pool where they cannot seat one."""
+    if among is not None:
+        t = choose_table(seed, [e for e in pool if e.ref in among or e.ref == seed.ref], games, rating,
+                         recent, p, beta, rng, relevance)
+        if t is not None:
+            return t
     for game in _game_for(seed, list(games)):
         players, teams = games[game]
         others = [e for e in pool if e.ref != seed.ref and game in e.games and e.state in ("active",)]

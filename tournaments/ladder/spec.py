@@ -20,6 +20,8 @@ starvation_s = 600                 # a version waiting longer than this is serve
 top_k = 8                          # the top of the board the matchmaker spends more on (0: none)
 top_weight = 3.0                   # seeding weight (1 + top_weight * P(in the top k)) / (groups + 1)
 top_pairs = 3.0                    # a pair's information weighs 1 + top_pairs * P(both in the top k)
+top_share = 0.0                    # share of top groups: seeded and seated among the first top_k + top_margin
+top_margin = 4
 placement_groups = 2               # placement groups against the reference bots
 [rating]
 tau = 0.05                         # openskill's dynamics (0 only in settlement)
@@ -91,6 +93,8 @@ class Matchmaking:
     top_k: int = 8
     top_weight: float = 3.0
     top_pairs: float = 3.0
+    top_share: float = 0.0
+    top_margin: int = 4
 
 
 @dataclass(frozen=True)
@@ -192,7 +196,8 @@ def parse_ladder_spec(raw: dict[str, Any]) -> LadderSpec:
     mm = Matchmaking(**_table(raw, "matchmaking", {
         "epsilon": (0.0, 1.0), "candidates": (1, 10_000), "recent": (0, 10_000), "lru_share": (0.0, 1.0),
         "starvation_s": (1.0, 1e7), "placement_groups": (1, 1000), "top_k": (0, 10_000),
-        "top_weight": (0.0, 1000.0), "top_pairs": (0.0, 1000.0)}, Matchmaking()))
+        "top_weight": (0.0, 1000.0), "top_pairs": (0.0, 1000.0), "top_share": (0.0, 1.0),
+        "top_margin": (0, 10_000)}, Matchmaking()))
     rating = Rating(**_table(raw, "rating", {
         "tau": (0.0, 100.0), "mu": (-1e6, 1e6), "sigma": (1e-6, 1e6), "beta": (1e-6, 1e6),
         "min_groups": (0, 100_000), "bootstrap": (0, 10_000), "board_every_s": (1.0, 1e7),
