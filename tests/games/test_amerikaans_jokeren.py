@@ -12,7 +12,7 @@ from engine import IllegalAction, State, load_game
 from tests import gamekit
 from tests.conformance import random_playout
 from tests.gamekit import can_discard, events, play, table
-from tests.games.rummy_oracle import capped_positions, check_capped_position
+from tests.games.rummy_oracle import capped_positions, check_capped_position, finishable_actions
 
 FILL = ["2C", "4D", "6S", "8C", "TD", "QS", "KC"]  # no meld among them
 GAME = "amerikaans_jokeren"
@@ -345,3 +345,26 @@ def test_meld_protocol_after_the_third_takeback_exactly_the_finishable_actions_a
         for seed, st in capped_positions("amerikaans_jokeren", range(200), 14, 20, **opts):
             compared += check_capped_position(st, random.Random(seed))
     assert compared >= 40
+
+
+@pytest.mark.parametrize("third_draw", ["8H", "QS"])
+def test_aj10_aj11_after_the_third_takeback_a_run_in_the_set_round_is_offered_only_where_it_goes_out(
+        third_draw: str) -> None:
+    # AJ10/AJ11 with the take-back cap (revised turn 3): before coming out in round 1 a run ends the
+    # turn only by going out (the set of the round laid too), so after the third take-back the run's
+    # cards are offered exactly when every card held but one can still reach the table: with 8H
+    # (run 5H-8H, set 9C 9D 9S, discard KD) but not with QS (KD and QS have no meld)
+    st = new([["5H", "6H", "7H", "9C", "9D", "9S", "2C"], FILL], stock=["KD", "3S", third_draw, "4C"])
+    play(st, "draw stock", "discard 2C", "draw stock", "discard 3S", "draw stock")
+    for _ in range(3):
+        play(st, "meld 9C", "takeback")
+    legal = st.legal_actions()
+    assert "takeback" not in legal and "meld 9C" in legal
+    assert set(legal) == finishable_actions(st)
+    if third_draw == "8H":
+        assert {"meld 5H", "meld 6H", "meld 7H", "meld 8H"} <= set(legal)
+        play(st, "meld 5H", "meld 6H", "meld 7H", "meld 8H", "confirm",
+             "meld 9C", "meld 9D", "meld 9S", "confirm", "discard KD")
+        assert st.is_over() or st.deal_no > 1 or st.hands[0] == 0
+    else:
+        assert not any(a in legal for a in ("meld 5H", "meld 6H", "meld 7H"))

@@ -684,6 +684,8 @@ class RummyState(DrawDiscardState):
         if hit is not None:
             return hit
         memo[k] = False
+        if st._build_hopeless():
+            return False
         if st._meld_legal(b):
             nxt: RummyState | None = st._light_clone()
             assert nxt is not None
@@ -1255,6 +1257,27 @@ class RummyState(DrawDiscardState):
             return not st.rg.keeps_discard
         return bool(st._discards(seat, hand, hand.bit_count()))
 
+    def _build_hopeless(self) -> bool:
+        """Hook: a sound refusal in the take-back cap's search (:meth:`_build_search`) of the meld
+        being built: True only where no line from this position ends the turn (the search then
+        looks no further, so its answers stay exact).  By default never."""
+        return False
+
+    def _out_impossible(self, cards: int) -> bool:
+        """Going out cannot lay ``cards`` (every card the seat holds, a meld being built
+        included) on the table but one: :meth:`_dead_cards`'s lower bound passes 1 (memoised per
+        game by the cards and what the table's melds could take)."""
+        ranks, suits = self._table_takers()
+        key = ("out-dead", cards, ranks, suits)
+        cache = self.rg.cache
+        hit = cache.get(key)
+        if hit is None:
+            hit = self._dead_cards(self.turn, cards, cards.bit_count() - 1) > 1
+            if len(cache) > 200_000:
+                cache.clear()
+            cache[key] = hit
+        return bool(hit)
+
     def _permission_by_meld(self, seat: int) -> bool:
         """Hook: would laying a meld this turn allow lay-offs or swaps not allowed now?"""
         return False
@@ -1377,14 +1400,7 @@ class RummyState(DrawDiscardState):
         ever take (a set of its rank, a run of its suit).  Going out needs it at most 1."""
         bases = base_set(hand)
         jokers = (hand & JOKER_MASK).bit_count()
-        ranks = suits = 0
-        for m in self.melds:
-            c, nm = m.items[0]
-            b = BASE[c] if nm is None else nm
-            if m.kind == "run":
-                suits |= 1 << (b // 13)
-            else:
-                ranks |= 1 << (b % 13)
+        ranks, suits = self._table_takers()
         dead = 0
         for c in bits(hand & ~JOKER_MASK):
             x = BASE[c]
@@ -1410,6 +1426,18 @@ class RummyState(DrawDiscardState):
             cache[key] = solver
         assert isinstance(solver, Solver)
         return solver.deadwood(bits(hand))
+
+    def _table_takers(self) -> tuple[int, int]:
+        """The ranks of the table's sets and the suits of its runs, as masks (13 and 4 bits)."""
+        ranks = suits = 0
+        for m in self.melds:
+            c, nm = m.items[0]
+            b = BASE[c] if nm is None else nm
+            if m.kind == "run":
+                suits |= 1 << (b // 13)
+            else:
+                ranks |= 1 << (b % 13)
+        return ranks, suits
 
     def _melds_may_meet(self, seat: int) -> bool:
         """Hook: while :meth:`_turn_can_end` is False, could more new melds meet the requirement
