@@ -66,15 +66,11 @@ def voids_shown(plays: Sequence[int], seats: int, trick_size: int, trump: int | 
     if rule == FOLLOW_SUIT:
         # no duty beyond following suit (Hartenjagen, a plain game): a play shows only that a seat
         # not following is void in the led suit, whoever wins (absent_after_play's answer, cheaper)
-        for p in plays:
-            if k:
+        for t in range(0, len(plays), trick_size):
+            led = (plays[t] & 63) // 13
+            for p in plays[t + 1:t + trick_size]:
                 if (p & 63) // 13 != led:
                     absent[p >> 6] |= SUIT_MASKS[led]
-            else:
-                led = (p & 63) // 13
-            k += 1
-            if k == trick_size:
-                k = 0
         return absent
     for p in plays:
         seat, c = p >> 6, p & 63

@@ -94,6 +94,10 @@ PASS: Final[tuple[str, ...]] = tuple("pass " + TOKENS[c] for c in range(NCARDS))
 PASS_SUIT: Final = 4
 PLAY_INFO: Final[dict[str, tuple[int, int, int]]] = {s: (c, c // 13, 1 << c) for c, s in enumerate(PLAY)}
 """Action string -> (card id, its suit, its bit): the actions of the play phase."""
+PLAY_CARD: Final[dict[str, int]] = {s: c for c, s in enumerate(PLAY)}
+"""Action string -> card id (the play phase's, for deriving the deal's plays from the history)."""
+SEAT_BITS: Final[tuple[int, ...]] = tuple((k & 3) << 6 for k in range(8))
+"""Leader + place in the trick (0..7) -> the playing seat in the kernel's form ``seat << 6``."""
 PASS_INFO: Final[dict[str, tuple[int, int, int]]] = {s: (c, PASS_SUIT, 1 << c) for c, s in enumerate(PASS)}
 """The same for the passing phase (suit PASS_SUIT).  A state looks actions up in its phase's
 dict (``_info``), so a pass while playing (or a play while passing) is no key: one bit test of
@@ -202,8 +206,17 @@ def deal_hands(y: int) -> list[int]:
     return [h0, h1, h2, FULL ^ h0 ^ h1 ^ h2]
 
 
+SUIT_LETTERS: Final[tuple[tuple[str, ...], ...]] = tuple(tuple(SUITS[s] for s in range(4) if m >> s & 1)
+                                                        for m in range(16))
+"""A 4-bit mask of suits -> their letters, in suit order."""
+WHOLE_SUITS: Final[dict[int, int]] = {
+    (SUIT_MASKS[0] if m & 1 else 0) | (SUIT_MASKS[1] if m & 2 else 0) | (SUIT_MASKS[2] if m & 4 else 0)
+    | (SUIT_MASKS[3] if m & 8 else 0): m for m in range(16)}
+"""A card mask made of whole suits -> the 4-bit mask of those suits (what the voids are)."""
+
+
 def _suit_letters(m: int) -> list[str]:
-    return [SUITS[s] for s in range(4) if m >> s & 1]
+    return list(SUIT_LETTERS[m])
 
 
 # --------------------------------------------------------------------- the state
@@ -588,7 +601,7 @@ class HartenjagenState(TrickState):
         st = self.starts
         hist = self.history
         base = len(hist) - n
-        return [((st[i >> 2] + (i & 3)) & 3) << 6 | PLAY_INFO[hist[base + i]][0] for i in range(n)]
+        return [SEAT_BITS[st[i >> 2] + (i & 3)] | PLAY_CARD[hist[base + i]] for i in range(n)]
 
     def previous_trick(self) -> list[tuple[int, int]]:
         """The kernel's declared view (:meth:`engine.trickplay.TrickState.previous_trick`): the last
@@ -607,7 +620,7 @@ class HartenjagenState(TrickState):
         if plays is None:
             plays = self._deal_plays()
         absent = voids_shown(plays, 4, 4, None, ORDER, FOLLOW_SUIT)
-        if self._must_break:
+        if self._must_break and self.broken:  # (not broken yet: no play broke them, no heart was led)
             # H2: only the play that breaks hearts can be a heart led before they were broken
             qs = QUEEN_SPADES if self._qs_breaks else -1
             for i, p in enumerate(plays):
@@ -621,7 +634,9 @@ class HartenjagenState(TrickState):
     def voids(self, plays: list[int] | None = None) -> list[int]:
         """Per seat, a bitmask of the suits it has shown void in this deal (public): by not
         following suit, or by leading a heart before hearts were broken (H2)."""
-        return [(1 if a & CLUBS_MASK else 0) | (2 if a & DIAMONDS_MASK else 0) | (4 if a & HEARTS_MASK else 0)
+        whole = WHOLE_SUITS
+        return [whole[a] if a in whole else
+                (1 if a & CLUBS_MASK else 0) | (2 if a & DIAMONDS_MASK else 0) | (4 if a & HEARTS_MASK else 0)
                 | (8 if a & SPADES_MASK else 0) for a in self._void_cards(plays)]
 
     # ----------------------------------------------------------------- API
