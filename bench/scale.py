@@ -45,6 +45,9 @@ ROOT = Path(__file__).resolve().parents[1]
 READERS: dict[str, list[str]] = {
     "query (one game, one bot)": ["query", "{R}", "SELECT count(*) AS n, avg(think_us) AS t FROM moves "
                                   "WHERE game = 'hartenjagen' AND bot = 'first'", "--format", "json"],
+    "query --game (one game, one bot)": ["query", "{R}", "SELECT count(*) AS n, avg(think_us) AS t FROM "
+                                         "moves WHERE game = 'hartenjagen' AND bot = 'first'", "--format",
+                                         "json", "--game", "hartenjagen"],
     "rank": ["rank", "{R}", "--json"],
     "coverage": ["coverage", "{R}", "--json"],
     "verify --sample 0.01": ["verify", "{R}", "--sample", "0.01", "--seed", "1", "--workers", "1", "--json"],
@@ -200,20 +203,39 @@ def _files(root: Path) -> tuple[int, int]:
     return len(fs), sum(p.stat().st_size for p in fs)
 
 
+def played(a: argparse.Namespace, flat: Path) -> int:
+    """A real tournament over every game (the four entrants are random players under :data:`BOTS`'
+    labels, so the query's bot exists), ``a.played`` boards, one deal a match, on the local pool; its
+    moves."""
+    from tournaments.runners import run_tournament
+    from tournaments.spec import parse_spec
+    spec = parse_spec({"name": "played", "seed": 3, "secret": "seed", "matches_per_seating": a.played,
+                       "max_deals": 1, "output": str(flat), "games": "all",
+                       "bots": [{"name": b, "bot": "random"} for b in BOTS], "run": {"batch_s": 2.0}})
+    s = run_tournament(spec, executor="local", progress=False)
+    return s.moves
+
+
 def build(a: argparse.Namespace) -> tuple[Path, Path, int, dict[str, Any]]:
     from tournaments.analysis.synth import replicate, write_log
     from tournaments.compact import compact
     shutil.rmtree(a.dir, ignore_errors=True)
     base, flat, packed = a.dir / "base", a.dir / "uncompacted", a.dir / "compacted"
-    write_log(base, GAMES, BOTS, boards=8, seed=11, batch_size=8, tournament="synth")
-    moves_base = replicate(base, a.dir / "probe", 1)
-    shutil.rmtree(a.dir / "probe")
-    factor = max(1, round(a.moves / moves_base))
-    total = replicate(base, flat, factor)
+    if a.played:
+        factor, tid = 0, "played"
+        pw, pc, total = _timed(lambda: played(a, flat))
+        print(f"played: {total:,} moves in {pw:.0f} s wall, {pc:.0f} s CPU (the driver's)", flush=True)
+    else:
+        tid = "synth"
+        write_log(base, GAMES, BOTS, boards=8, seed=11, batch_size=8, tournament="synth")
+        moves_base = replicate(base, a.dir / "probe", 1)
+        shutil.rmtree(a.dir / "probe")
+        factor = max(1, round(a.moves / moves_base))
+        total = replicate(base, flat, factor)
     shutil.copytree(flat, packed)
-    w, c, done = _timed(lambda: compact(packed, "synth", fsync=False))
+    w, c, done = _timed(lambda: compact(packed, tid, fsync=False))
     info = {"moves": total, "copies": factor, "compaction_wall_s": w, "compaction_cpu_s": c,
-            "batches": {g: list(v) for g, v in done.games.items()}}
+            "played": bool(a.played), "batches": {g: list(v) for g, v in done.games.items()}}
     for name, root in (("uncompacted", flat), ("compacted", packed)):
         n, size = _files(root)
         info[name] = {"files": n, "bytes": size}
@@ -223,6 +245,9 @@ def build(a: argparse.Namespace) -> tuple[Path, Path, int, dict[str, Any]]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--moves", type=int, default=1_000_000)
+    ap.add_argument("--played", type=int, default=0, metavar="BOARDS",
+                    help="a played log instead of the synthetic one: a real tournament of every game, "
+                         "four random entrants, BOARDS boards (--moves is then not used)")
     ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "cardarena-bench-scale")
     ap.add_argument("--moto", action="store_true", help="also read both logs in a moto server")
     ap.add_argument("--files", action="store_true", help="count the part files a disk reader opens (strace)")

@@ -76,3 +76,27 @@ def test_query_table_never_breaks_a_number_across_lines(capsys: pytest.CaptureFi
     code, text, err = cardarena(capsys, "query", str(clean_log), sql)
     assert code == 0, err
     assert text.count("9223372036854775807") == 2 and text.count("1234567890123.5") == 2, text
+
+
+def test_query_game_reads_and_checks_only_that_games_files(capsys: pytest.CaptureFixture[str],
+                                                         log_copy: Path) -> None:
+    """`query --game G` (issue 25 §4: one game of a large log reads that game's files alone): the answer
+    is the whole log's answer for game G, another game's damaged part is neither read nor checked, and
+    a game the log does not hold is one line, exit 2."""
+    sql = ("SELECT game, count(*) AS n, sum(think_us) AS t FROM moves WHERE bot = 'first' "
+           "GROUP BY game ORDER BY game")
+    games = ["hartenjagen", "manillen"]
+    whole = json.loads(cardarena(capsys, "query", str(log_copy), sql, "--json")[1])
+    code, text, err = cardarena(capsys, "query", str(log_copy), sql, "--json", *[x for g in games
+                                                                                for x in ("--game", g)])
+    assert code == 0, err
+    assert json.loads(text) == [r for r in whole if r["game"] in games] and len(json.loads(text)) == 2
+    other = sorted((log_copy / "moves" / "game=tonk").glob("*.parquet"))[0]
+    other.write_bytes(other.read_bytes()[:100])   # damaged: a whole-log question is refused
+    code, _, err = cardarena(capsys, "query", str(log_copy), sql, "--json")
+    assert code == 2 and "game=tonk" in err, err
+    code, text, err = cardarena(capsys, "query", str(log_copy), sql, "--json", "--game", "hartenjagen")
+    assert code == 0, err
+    assert json.loads(text) == [r for r in whole if r["game"] == "hartenjagen"]
+    code, _, err = cardarena(capsys, "query", str(log_copy), sql, "--game", "nosuchgame")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "no logged match of game nosuchgame" in err

@@ -91,14 +91,14 @@ def check_out_dir(path: Path, flag: str = "--out") -> None:
         fail(PROG, f"{flag} {path}: the folder is not writable")
 
 
-def _open(root: Path, tables: tuple[str, ...] | None = None) -> Any:
+def _open(root: Path, tables: tuple[str, ...] | None = None, games: tuple[str, ...] | None = None) -> Any:
     from tournaments.analysis.views import LogError, open_log
     from tournaments.spec import usable_path
     if not usable_path(root):
         fail(PROG,
              f"{str(root)[:80]!r}: not a usable path (at most 4096 characters and 255 per name, no NUL)")
     try:
-        return open_log(root, tables=tables) if tables else open_log(root)
+        return open_log(root, tables=tables, games=games) if tables else open_log(root, games=games)
     except LogError as e:
         fail(PROG, str(e))
 
@@ -120,6 +120,9 @@ def query_cmd(
                      ] = 100,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output (--format json)")
                        ] = False,
+    game: Annotated[list[str] | None, typer.Option(
+        "--game", "-g", help="only this game's logs (repeatable): the views hold its rows and only its "
+                             "files are checked and read")] = None,
 ) -> None:
     """Run SQL over a tournament's logs (views: moves, matches, events; `game` is a column; and the
     engine's card tables: card_tables, card_ranks)."""
@@ -132,7 +135,7 @@ def query_cmd(
 
     from tournaments.analysis.verify import register_card_tables
     from tournaments.analysis.views import LogError
-    log = _open(directory)
+    log = _open(directory, games=tuple(dict.fromkeys(game)) if game else None)
     if fmt is Format.parquet and output is None:
         fail(PROG, "--format parquet needs --out FILE.parquet")
     if output is not None:

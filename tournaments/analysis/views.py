@@ -90,6 +90,9 @@ class TournamentLog:
     store's path ``BUCKET/PREFIX``, :attr:`uri` its URI); set from ``root`` when not given."""
     uri: str | None = None
     """The store's URI (with its query) for a log in an object store, else None."""
+    only_games: tuple[str, ...] | None = None
+    """Only these games' parts: the views hold their rows and the checks read only their parts (a
+    question about one game of a large log then reads that game's files alone).  None: every game."""
 
     def __post_init__(self) -> None:
         if self.files is None:
@@ -124,7 +127,14 @@ class TournamentLog:
             raise LogError(f"{root} is not a tournament directory: it has no matches/ folder "
                            "(expected matches/game=<id>/part-*.parquet, as data/README.md describes)")
         for t in TABLES:
-            self.parts[t] = _list_parts(root, t, files)
+            self.parts[t] = _list_parts(root, t, files, self.only_games)
+        if self.only_games is not None:
+            have = {p.game for p in self.parts["matches"]}
+            absent = [g for g in self.only_games if g not in have]
+            if absent:
+                logged = {g for g, _ in partitions(root, "matches", files)}
+                raise LogError(f"{root}: no logged match of game {', '.join(absent)} (it has: "
+                               f"{', '.join(sorted(logged)) or 'none'})")
         # readers follow the commit record: a moves or events part counts only beside its batch's matches
         # part (an orphan of a killed writer, or an old batch a compaction is replacing, is not read)
         committed = {(p.game, p.path.name) for p in self.parts["matches"]}
@@ -233,7 +243,8 @@ class TournamentLog:
         """This log opened again (listed again) with other settings (``tables``, ``check``, ``match_id``,
         ``duplicates``, ``digests``, ``orphans``), in the same place."""
         args: dict[str, Any] = {"tables": self.tables, "check": self.check, "duplicates": self.duplicates,
-                                "digests": self.digests, "orphans": self.orphans, "match_id": self.match_id}
+                                "digests": self.digests, "orphans": self.orphans, "match_id": self.match_id,
+                                "only_games": self.only_games}
         args.update(kw)
         files = self.reader
         if isinstance(files, StoreFiles):
@@ -369,9 +380,10 @@ def _old_events_view(src: str, has: bool, where: str, with_matches: bool) -> str
 
 
 def open_log(root: str | os.PathLike[str], tables: tuple[str, ...] = TABLES, check: bool = True,
-             digests: bool = True) -> TournamentLog:
-    """Open and check a tournament directory (see :class:`TournamentLog`)."""
-    return TournamentLog(Path(restore_uri(root)), tables=tuple(tables), check=check, digests=digests)
+             digests: bool = True, games: tuple[str, ...] | None = None) -> TournamentLog:
+    """Open and check a tournament directory (see :class:`TournamentLog`); ``games``: only theirs."""
+    return TournamentLog(Path(restore_uri(root)), tables=tuple(tables), check=check, digests=digests,
+                         only_games=tuple(games) if games is not None else None)
 
 
 def _quote(text: str) -> str:
@@ -401,12 +413,14 @@ def _holds(path: Path, match_id: str, files: Files | None = None) -> bool:
     return bool(pc.any(pc.equal(ids, match_id)).as_py())
 
 
-def _list_parts(root: Path, table: str, files: Files | None = None) -> list[Part]:
+def _list_parts(root: Path, table: str, files: Files | None = None,
+                games: tuple[str, ...] | None = None) -> list[Part]:
+    """``table``'s part files (only ``games``' folders listed when given)."""
     if files is None or isinstance(files, LocalFiles):
         return [Part(table, game, f) for game, d in partitions(root, table)
-                for f in sorted(d.glob("*.parquet"))]
+                if games is None or game in games for f in sorted(d.glob("*.parquet"))]
     return [Part(table, game, f) for game, d in partitions(root, table, files)
-            for f in files.glob(d, "*.parquet")]
+            if games is None or game in games for f in files.glob(d, "*.parquet")]
 
 
 def check_part(path: Path, table: str, files: Files | None = None) -> int:
