@@ -4,7 +4,8 @@ Hartenjagen match of random bots a batch, one deal), so that the driver's fixed 
 dominates.  The cluster one driver can feed at ``batch_s = 1`` is ``1 s / driver CPU per batch``
 cores (each core finishing one batch a second).
 
-    .venv/bin/python -m bench.driver [--small 2] [--large 8] [--profile] [--batch-s 0.01]
+    .venv/bin/python -m bench.driver [--small 2] [--large 8] [--profile] [--batch-s 0.01] [--executor ray]
+                                    [--group N] [--s3]
 
 Two runs of the same spec, ``--small`` and ``--large`` boards (60 matches a board: 6 entrants, every
 seating of 4 in 4 rotations); the driver's CPU is ``getrusage(RUSAGE_SELF)`` of this process (the
@@ -73,6 +74,8 @@ def main() -> None:
                     help="the runs' batch_s (default 0.01: one match a batch)")
     ap.add_argument("--executor", choices=("local", "ray"), default="local",
                     help="ray: the embedded Ray (started once, by the warm-up run)")
+    ap.add_argument("--s3", action="store_true",
+                    help="the log in a moto server of its own (the driver publishes every batch)")
     ap.add_argument("--group", type=int, default=None,
                     help="batches a Ray task carries (default: the driver's RAY_TASK_BATCHES)")
     a = ap.parse_args()
@@ -86,7 +89,21 @@ def main() -> None:
         ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=128 << 20,
                  logging_level=logging.ERROR, log_to_driver=False)
     idle = 0.0
+    moto = None
+    if a.s3:   # the driver publishes every staged batch (its publish pool)
+        import uuid
+
+        import boto3
+
+        from bench.publish import _moto
+        moto, endpoint = _moto()
+        os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing",
+                          AWS_REGION="us-east-1", AWS_ENDPOINT_URL=endpoint)
+        bucket = f"driver-{uuid.uuid4().hex[:8]}"
+        boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket=bucket)
     with tempfile.TemporaryDirectory(prefix="bench-driver-") as tmp:
+        if moto is not None:
+            tmp = f"s3://{bucket}"
         run(1, os.path.join(tmp, "warm"), executor=a.executor)   # imports and first-use costs out of the way
         if a.executor == "ray":   # Ray's own threads in the driver spend CPU while it waits: per second
             c0, t0 = _cpu(), time.monotonic()
@@ -95,6 +112,9 @@ def main() -> None:
         small = run(a.small, os.path.join(tmp, "small"), batch_s=a.batch_s, executor=a.executor)
         prof = cProfile.Profile() if a.profile else None
         large = run(a.large, os.path.join(tmp, "large"), prof, a.batch_s, a.executor)
+    if moto is not None:
+        moto.terminate()
+        moto.wait(10)
     for r in (small, large):
         print(f"{r['boards']} boards: {r['matches']} matches in {r['commits']} batches "
               f"({r['batches']} tasks), "
