@@ -119,7 +119,7 @@ def bookkeeping_only(spec: Spec, clock: Any = time.perf_counter) -> float:
 
 def parallel_run(spec: Spec, executor: str, rss_at: int | None = None) -> dict[str, Any]:
     """A tournament of ``spec`` on ``executor`` (``auto``: the local path; ``ray``), timed end to end."""
-    marks: dict[str, Any] = {"first_batch": None, "first_done": 0}
+    marks: dict[str, Any] = {"first_batch": None, "first_done": 0, "batch_cpu": 0.0}
     rss: dict[int, float] = {}
 
     def on_batch(r: BatchResult, s: Summary) -> None:
@@ -127,11 +127,13 @@ def parallel_run(spec: Spec, executor: str, rss_at: int | None = None) -> dict[s
         if marks["first_batch"] is None:
             marks["first_batch"], marks["first_done"] = now, s.done_now
         marks["last_batch"], marks["last_done"] = now, s.done_now
+        marks["batch_cpu"] += getattr(r, "cpu", 0.0) or 0.0
         if rss_at is not None and s.done_now >= rss_at and not rss:
             rss[s.done_now] = rss_mib()
 
     load0 = os.getloadavg()[0]
     c0 = cpu_s()
+    own0 = resource.getrusage(resource.RUSAGE_SELF)
     t = time.monotonic()
     s = run_tournament(spec, executor=executor, progress=False, on_batch=on_batch, fsync=True)
     wall = time.monotonic() - t
@@ -140,7 +142,11 @@ def parallel_run(spec: Spec, executor: str, rss_at: int | None = None) -> dict[s
                            "run_s": round(s.seconds - s.startup_seconds, 2),
                            "load_before_after": [round(load0, 1), round(os.getloadavg()[0], 1)]}
     if s.executor == "local":   # its workers are this process's children, reaped at the end of the run
+        own = resource.getrusage(resource.RUSAGE_SELF)
         out["cpu_s"] = round(cpu_s() - c0, 2)
+        out["driver_cpu_s"] = round(own.ru_utime + own.ru_stime - own0.ru_utime - own0.ru_stime, 2)
+        # the workers' CPU inside run_batch (BatchResult.cpu); the rest of theirs is start-up and idle
+        out["workers_batch_cpu_s"] = round(marks["batch_cpu"], 2)
     steady_t = marks.get("last_batch", 0) - (marks["first_batch"] or 0)
     steady_n = marks.get("last_done", 0) - marks["first_done"]
     out["steady_matches_per_s"] = round(steady_n / steady_t, 1) if steady_t > 0 else None
@@ -292,6 +298,8 @@ def main() -> None:
     ap.add_argument("--log-matches", type=int, default=2000, help="matches for the logging cost")
     ap.add_argument("--rss-matches", type=int, default=100_000, help="matches of the memory run (0: skip)")
     ap.add_argument("--cpus", type=int, default=2)
+    ap.add_argument("--no-ray", action="store_true", help="leave Ray out of the throughput run (the local "
+                    "pool against the plain loop only)")
     ap.add_argument("--quick", action="store_true", help="2,000 / 1,000 / 10,000 matches")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--s3", action="store_true", help="only the object-store comparison (sections 5-6) "
@@ -349,7 +357,7 @@ def main() -> None:
         plain_cpu = cpu_s() - c0
         local = parallel_run(spec, "auto")
         spec_ray = make_spec(a.game, matches, deals, tmp / "ray", "ray", a.cpus)
-        r = parallel_run(spec_ray, "ray")
+        r = parallel_run(spec_ray, "ray") if not a.no_ray else None
         c0 = cpu_s()
         base2, _, _ = plain_loop(spec)
         plain_cpu = (plain_cpu + cpu_s() - c0) / 2   # before and after, as the wall clock's baseline
@@ -364,7 +372,7 @@ def main() -> None:
         report["throughput"] = {
             "matches": n, "moves": moves, "plain_s": [round(base1, 2), round(base2, 2)],
             "plain_matches_per_s": round(plain_rate, 1), "local": local, "ray": r,
-            "local_speedup": ratios(local), "ray_speedup": ratios(r), "target": 1.5,
+            "local_speedup": ratios(local), "ray_speedup": ratios(r) if r else None, "target": 1.5,
             "plain_cpu_s": round(plain_cpu, 2),   # the mean of the runs before and after
             "local_cpu_over_plain": round(local["cpu_s"] / plain_cpu, 3)}
         shutil.rmtree(tmp / "local", ignore_errors=True)
@@ -387,10 +395,14 @@ def main() -> None:
           f"{lg['parquet_bytes_per_move']} bytes of Parquet per move")
     print(f"throughput, {tp['matches']} matches ({tp['plain_s']} s of plain loop, before and after): "
           f"plain loop {tp['plain_matches_per_s']}/s")
+    ray_load = f", ray {tp['ray']['load_before_after']}" if tp["ray"] else ""
     print(f"  local path CPU (driver + workers) / plain loop CPU: {tp['local_cpu_over_plain']} "
-          f"(plain {tp['plain_cpu_s']} CPU s); load average before/after: local "
-          f"{tp['local']['load_before_after']}, ray {tp['ray']['load_before_after']}")
-    for key in ("local", "ray"):
+          f"(plain {tp['plain_cpu_s']} CPU s, local {tp['local']['cpu_s']}); load average before/after: "
+          f"local {tp['local']['load_before_after']}{ray_load}")
+    print(f"  of the local path's CPU: driver {tp['local']['driver_cpu_s']} s, workers in their batches "
+          f"{tp['local']['workers_batch_cpu_s']} s, the workers' other CPU "
+          f"{tp['local']['cpu_s'] - tp['local']['driver_cpu_s'] - tp['local']['workers_batch_cpu_s']:.2f} s")
+    for key in ("local", "ray") if tp["ray"] else ("local",):
         r, x = tp[key], tp[f"{key}_speedup"]
         print(f"  {key:5} on {a.cpus} CPUs: {r['matches'] / r['wall_s']:.1f}/s end to end "
               f"(wall {r['wall_s']} s, start-up {r['startup_s']} s), {r['matches'] / r['run_s']:.1f}/s after "

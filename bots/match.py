@@ -217,7 +217,7 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
         if len(log.seat):
             raise ValueError("log: a MoveColumns holds one match's moves; give each match a fresh one")
         log_seat, log_legal, log_think = log.seat.append, log.legal_count.append, log.think_us.append
-    run = (-1, "", "")
+    run_deal, run_phase, run_status = -1, "", ""
     try:
         while not state.is_over():
             seat = state.current_player
@@ -257,8 +257,8 @@ def play_match(game: Game, players: Sequence[Player], seed: int, max_deals: int 
                 log_seat(seat)
                 log_legal(legal)
                 log_think(dt // 1000)
-                if deal_no != run[0] or phase != run[1] or status != run[2]:
-                    run = (deal_no, phase, status)
+                if deal_no != run_deal or phase != run_phase or status != run_status:
+                    run_deal, run_phase, run_status = deal_no, phase, status
                     log.run_start.append(len(moves) - 1)
                     log.run_deal.append(deal_no)
                     log.run_phase.append(phase)
