@@ -158,6 +158,9 @@ _EVENT_JSON = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 (it builds this encoder on every call)."""
 _RUNS = ("deal", "phase", "status")
 """``moves`` columns kept as runs: they change a few times a match."""
+_LISTS = ("bots", "bot_refs", "teams", "scores", "ranking", "engine_ranking", "faults")
+"""``matches`` list columns kept as every match's values in one list and where each match's end (``sheet``,
+a list of lists, likewise per deal row): no list object per match and column."""
 
 def options_json(options: dict[str, Any]) -> str:
     """Game options as the canonical JSON stored in ``matches.options`` (sorted keys, no spaces)."""
@@ -198,7 +201,11 @@ class BatchLog:
         """Runs of equal (deal, phase, status): the moves logged up to the end of each, and its values."""
         self._runs: dict[str, list[Any]] = {k: [] for k in _RUNS}
         self._ev: dict[str, list[Any]] = {f.name: [] for f in EVENTS_SCHEMA}
-        self._ma: dict[str, list[Any]] = {f.name: [] for f in MATCHES_SCHEMA}
+        self._ma: dict[str, list[Any]] = {f.name: [] for f in MATCHES_SCHEMA
+                                          if f.name not in _LISTS and f.name != "sheet"}
+        self._lists: dict[str, tuple[list[Any], list[int]]] = {k: ([], [0]) for k in _LISTS}
+        self._sheet: tuple[list[float], list[int], list[int]] = ([], [0], [0])
+        """``sheet``: every deal row's scores, where each row ends, where each match's rows end."""
 
     @property
     def moves_logged(self) -> int:
@@ -289,21 +296,28 @@ class BatchLog:
         ma["max_deals"].append(max_deals)
         ma["board"].append(board)
         ma["rotation"].append(rotation)
-        ma["bots"].append(list(bots))
-        ma["bot_refs"].append(list(bot_refs))
-        ma["teams"].append(list(teams))
-        ma["scores"].append([float(x) for x in scores])
-        ma["ranking"].append(list(ranking))
-        ma["engine_ranking"].append(list(engine_ranking))
+        lists = self._lists
+        for name, values in (("bots", bots), ("bot_refs", bot_refs), ("teams", teams),
+                             ("scores", map(float, scores)), ("ranking", ranking),
+                             ("engine_ranking", engine_ranking)):
+            flat, ends = lists[name]
+            flat.extend(values)
+            ends.append(len(flat))
         ma["deals_played"].append(deals_played)
-        ma["sheet"].append([[float(x) for x in row] for row in sheet])
+        cells, row_ends, sheet_ends = self._sheet
+        for r in sheet:
+            cells.extend(map(float, r))
+            row_ends.append(len(cells))
+        sheet_ends.append(len(row_ends) - 1)
         ma["engine_version"].append(engine_version(self.game))
         ma["moves"].append(n)
         ma["status"].append(first.outcome if first else "ok")
         ma["fault_seat"].append(first.seat if first else None)
         ma["fault_reason"].append(first.detail()[:REASON_CHARS] if first else None)
-        ma["faults"].append([{"seat": f.seat, "kind": f.outcome, "ply": f.ply,
-                              "reason": f.detail()[:REASON_CHARS]} for f in faults])
+        flat, ends = lists["faults"]
+        flat.extend({"seat": f.seat, "kind": f.outcome, "ply": f.ply, "reason": f.detail()[:REASON_CHARS]}
+                    for f in faults)
+        ends.append(len(flat))
         ma["duration_s"].append(duration_s)
         ma["finished_at"].append(finished_at_ms)
         ma["worker"].append(worker)
@@ -340,11 +354,25 @@ class BatchLog:
             "status": runs(self._runs["status"], types["status"], self._run_ends),
         }
 
+    def _matches_columns(self) -> dict[str, Any]:
+        """The ``matches`` columns but ``tournament``: the list columns from their flat values."""
+        def lists(ends: list[int], values: Any, typ: pa.DataType) -> pa.Array:
+            return pa.ListArray.from_arrays(pa.array(ends, pa.int32()), values, type=typ)
+
+        cols: dict[str, Any] = dict(self._ma)
+        for name, (flat, ends) in self._lists.items():
+            typ = MATCHES_SCHEMA.field(name).type
+            cols[name] = lists(ends, pa.array(flat, typ.value_type), typ)
+        cells, row_ends, sheet_ends = self._sheet
+        typ = MATCHES_SCHEMA.field("sheet").type
+        cols["sheet"] = lists(sheet_ends, lists(row_ends, pa.array(cells, pa.float64()), typ.value_type), typ)
+        return cols
+
     def tables(self) -> dict[str, pa.Table]:
         """The three tables of this batch, with their schemas (``game`` is in the path, not here)."""
         out: dict[str, pa.Table] = {}
         for name, cols in (("moves", self._moves_columns()), ("events", dict(self._ev)),
-                           ("matches", dict(self._ma))):
+                           ("matches", self._matches_columns())):
             schema = SCHEMAS[name]
             n = len(cols["match_id"])
             cols["tournament"] = pa.repeat(pa.scalar(self.tournament, pa.string()), n)
