@@ -180,15 +180,27 @@ class Meld:
         self.acc = None
         self.jn = -1
         """The base cards its jokers name, as a mask (-1: not computed; reset with ``acc``)."""
+        self.txt: str | None = None
+        """:meth:`text`, once asked (None: not computed; reset with ``acc``)."""
+
+    def changed(self) -> None:
+        """Its items changed (a lay-off, a swap, a joker moved): the cached views are dropped."""
+        self.acc = None
+        self.jn = -1
+        self.txt = None
 
     def clone(self) -> Meld:
         m = Meld(list(self.items), self.kind, self.owner, self.lo)
         m.acc = self.acc
         m.jn = self.jn
+        m.txt = self.txt
         return m
 
     def text(self) -> str:
-        return " ".join([item_token(i) for i in self.items])
+        t = self.txt
+        if t is None:
+            t = self.txt = " ".join([item_token(i) for i in self.items])
+        return t
 
     def mask(self) -> int:
         m = 0
@@ -616,17 +628,22 @@ class RummyState(DrawDiscardState):
         deal = self.deal_no
         out = []
         base: RummyState | None = None
+        rest: Hashable = None
+        keep = 0
         for a in actions:
             if a.startswith("meld "):
                 if base is None:
                     base = self._light_clone()
                     base.takebacks = 0  # the search plays table moves, never a take-back
+                    rest = self._build_rest(base)  # (a meld card changes neither)
+                    keep = base.keep()
                 st = base
                 seat = st.turn
                 hand = st.hands[seat]
                 nb = len(st.building)
                 st._apply(a)
-                ok = self._can_finish(st, memo, deal)
+                # _can_finish, with the rest of the key made once for every meld card
+                ok = self._search_goal(st, deal) or self._build_search(st, memo, deal, rest, keep)
                 st.hands[seat] = hand  # undone: the copy serves the next meld card
                 del st.building[nb:]
             else:
@@ -665,9 +682,13 @@ class RummyState(DrawDiscardState):
         """:meth:`_can_finish` from ``st`` while it builds a meld (so not a goal), searched in place
         by :meth:`_build_search`: a meld card changes only the hand and the meld being built, so
         the rest of the search key is the same all the way down."""
-        rest = (st.must_use, tuple([m.text() for m in st.melds]), tuple(st.turn_melds), st.turn_swaps,
+        return self._build_search(st, memo, deal, self._build_rest(st), st.keep())
+
+    @staticmethod
+    def _build_rest(st: RummyState) -> Hashable:
+        """:meth:`_search_key` less the hand and the meld being built: what a meld card leaves as it is."""
+        return (st.must_use, tuple([m.text() for m in st.melds]), tuple(st.turn_melds), st.turn_swaps,
                 tuple([m.text() for m in st.turn_laid]), len(st.turn_layoffs))
-        return self._build_search(st, memo, deal, rest, st.keep())
 
     def _build_search(self, st: RummyState, memo: dict[Hashable, bool], deal: int, rest: Hashable,
                       keep: int) -> bool:
@@ -1580,8 +1601,7 @@ class RummyState(DrawDiscardState):
         self.hands[seat] = hand & ~(1 << c)
         self.must_use &= ~(1 << c)
         self.known[seat] &= ~(1 << c)
-        m.acc = None
-        m.jn = -1
+        m.changed()
         if m.kind == "set":
             m.items.append(item)
             m.items.sort(key=lambda it: (it[1] is not None, BASE[it[0]] if it[1] is None else it[1]))
@@ -1611,8 +1631,7 @@ class RummyState(DrawDiscardState):
                 break
         if m.kind == "set":
             m.items.sort(key=lambda it: (it[1] is not None, BASE[it[0]] if it[1] is None else it[1]))
-        m.acc = None
-        m.jn = -1
+        m.changed()
         self.turn_swaps += 1
         self._after_swap(seat, idx, c)
 

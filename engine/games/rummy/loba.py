@@ -444,8 +444,7 @@ class LobaState(RummyState):
             m.lo -= 1
         else:
             m.items.append((jc, y))
-        m.acc = None
-        m.jn = -1
+        m.changed()
         self.turn_layoffs.append((idx, c))
         self._emit("joker_moved_end", seat=seat, meld=idx + 1, card=tok, joker=f"JK={new_tok[3:]}")
         self._check_out(seat)
