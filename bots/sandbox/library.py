@@ -8,9 +8,9 @@ package folder and its ``numpy.libs`` (the wheel's shared libraries) are bound t
 pyarrow`` and ``import engine`` fail inside.
 
 ``cardarena_rl`` is assembled once per engine source (a digest of ``engine/``, this module's runtime
-and numpy's version) into a folder owned by this user in the temporary directory,
-``cardarena-lib-UID-DIGEST``, world-readable and writable by nobody else; a folder of that name that
-is not (another user's, or changed) is not used.
+and numpy's version) and numpy folder into a folder owned by this user in the temporary directory,
+``cardarena-lib-UID-DIGEST`` (:func:`folder_name`), world-readable and writable by nobody else; a
+folder of that name that is not (another user's, or changed) is not used.
 """
 from __future__ import annotations
 
@@ -82,6 +82,22 @@ def _digest(numpy_version: str) -> str:
     for path in [RUNTIME, *sorted(ENGINE.rglob("*.py"))]:
         h.update(str(path.relative_to(ENGINE.parent)).encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
+
+
+def folder_name(uid: int, digest: str, targets: dict[str, str]) -> str:
+    """The name of ``uid``'s library folder in the temporary directory: the package's digest and
+    the numpy it links to (:func:`_targets`), so two checkouts or environments on one machine, with
+    the same engine but another numpy folder, each have a folder of their own and neither finds the
+    other's links where it expects its own (:func:`_owned` would refuse them, every time)."""
+    h = hashlib.sha256(digest.encode())
+    for name, target in sorted(targets.items()):
+        h.update(b"\0" + name.encode() + b"\0" + target.encode())
+    return f"cardarena-lib-{uid}-{h.hexdigest()[:16]}"
+
+
+def _targets(where: str, libs: str | None) -> dict[str, str]:
+    """The links of a library folder: its name -> numpy's folder (and numpy.libs, where there is one)."""
+    return {"numpy": where, **({"numpy.libs": libs} if libs else {})}
 
 
 def export_tables() -> dict[str, Any]:
@@ -176,7 +192,7 @@ def _owned(root: Path, targets: dict[str, str]) -> bool:
 def _assemble(digest: str, targets: dict[str, str]) -> Path:
     """The folder holding ``cardarena_rl`` and the links to numpy: the cached one, or a new one."""
     base = Path(tempfile.gettempdir())
-    root = base / f"cardarena-lib-{os.geteuid()}-{digest}"
+    root = base / folder_name(os.geteuid(), digest, targets)
     if _owned(root, targets):
         return root
     fresh = Path(tempfile.mkdtemp(prefix="cardarena-lib-new-", dir=base))
@@ -240,7 +256,7 @@ def _library() -> Library | None:
     import numpy
 
     where, libs = dirs
-    targets = {"numpy": where, **({"numpy.libs": libs} if libs else {})}
+    targets = _targets(where, libs)
     digest = _digest(numpy.__version__)
     root = _assemble(digest, targets)
     binds = [(where, f"{LIB_INSIDE}/numpy"), (str(root / PACKAGE), f"{LIB_INSIDE}/{PACKAGE}")]
@@ -249,4 +265,5 @@ def _library() -> Library | None:
     return Library(tuple(binds), str(root), (("numpy", numpy.__version__), (PACKAGE, digest)))
 
 
-__all__ = ["LIB_ENV", "LIB_INSIDE", "PACKAGE", "Library", "export_tables", "library", "numpy_dirs"]
+__all__ = ["LIB_ENV", "LIB_INSIDE", "PACKAGE", "Library", "export_tables", "folder_name", "library",
+           "numpy_dirs"]

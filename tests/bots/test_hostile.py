@@ -735,7 +735,8 @@ def test_issue24_s11_the_offered_libraries_are_read_only_and_nothing_else_of_sit
 
     uid = 0 if organiser == "root" else 65534
     where, libs = lib_mod.numpy_dirs() or ("", None)
-    cache = os.path.join(tempfile.gettempdir(), f"cardarena-lib-{uid}-{lib_mod._digest(numpy.__version__)}")
+    folder = lib_mod.folder_name(uid, lib_mod._digest(numpy.__version__), lib_mod._targets(where, libs))
+    cache = os.path.join(tempfile.gettempdir(), folder)
     from bots.sandbox.launch import hidden_site_dirs
 
     site_dirs = list(hidden_site_dirs())

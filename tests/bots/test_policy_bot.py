@@ -196,7 +196,9 @@ def test_issue24_s11_a_library_folder_not_as_made_is_not_used(fresh_library: Pat
     first = library()
     assert first is not None and Path(first.host_path).parent == fresh_library
     named = Path(first.host_path)
-    assert named.name == f"cardarena-lib-{os.geteuid()}-{lib_mod._digest(numpy.__version__)}"
+    where, libs = lib_mod.numpy_dirs() or ("", None)
+    assert named.name == lib_mod.folder_name(os.geteuid(), lib_mod._digest(numpy.__version__),
+                                             lib_mod._targets(where, libs))
     tables = named / "cardarena_rl" / "tables"
     tampered = [lambda: (named / "cardarena_rl" / "evil.py").write_text("x = 1\n"),
                 lambda: (tables / "hartenjagen.json").chmod(0o666),
@@ -216,6 +218,34 @@ def test_issue24_s11_a_library_folder_not_as_made_is_not_used(fresh_library: Pat
         shutil.rmtree(named)
         lib_mod._library.cache_clear()
         assert library() == first   # made again under its name
+
+
+def test_issue24_s11_two_environments_of_one_engine_each_have_their_library_folder(
+        fresh_library: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two checkouts or virtual environments on one machine, with the same engine sources and numpy
+    version but numpy in another folder, each use a folder of their own under its own name, made
+    once: neither finds the other's links where it expects its own and falls back to a fresh folder
+    at every start (the named folder is used again by each)."""
+    from bots.sandbox import library as lib_mod
+
+    first = library()
+    assert first is not None
+    where, libs = lib_mod.numpy_dirs() or ("", None)
+    other = tmp_path / "other-venv" / "numpy"
+    other.parent.mkdir()
+    other.symlink_to(where)   # another environment's numpy (the same files)
+    numpy_dirs = lib_mod.numpy_dirs
+    monkeypatch.setattr(lib_mod, "numpy_dirs", lambda: (str(other), libs))
+    lib_mod._library.cache_clear()
+    second = library()
+    assert second is not None and second.host_path != first.host_path
+    assert os.readlink(Path(second.host_path) / "numpy") == str(other)
+    assert Path(second.host_path).name.startswith(f"cardarena-lib-{os.geteuid()}-")
+    lib_mod._library.cache_clear()
+    assert library() == second
+    monkeypatch.setattr(lib_mod, "numpy_dirs", numpy_dirs)
+    lib_mod._library.cache_clear()
+    assert library() == first
 
 
 def test_issue24_s11_a_library_folder_that_went_away_is_made_again(fresh_library: Path) -> None:
