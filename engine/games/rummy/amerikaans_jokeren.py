@@ -40,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
-from engine.cards import BASE, DISCARD, JOKER_MASK, PACK, TOKENS, bits, deck_108, value_table
+from engine.cards import BASE, DISCARD, JOKER_MASK, PACK, TOKENS, base_set, bits, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
 from engine.games.rummy._rummy import RummyGame, RummyState, meld_points
 from engine.melds import Item, item_token
@@ -163,10 +163,11 @@ class AmerikaansJokerenState(RummyState):
         """The take-back cap's search, before coming out in a set, run or going-out round: only
         the turn's first meld, of the round's kind, ends the turn without going out (AJ10: exactly
         one meld; AJ4: round 6 only by going out), so a meld being built after another one, or
-        one that can no longer be of the kind (cards of two ranks for a set, two suits for a run),
-        ends it only by going out (AJ11), which needs every card held but one in melds of the
-        held cards: impossible while going out is not yet allowed (two cards are kept), or when
-        the dead-card bound refutes it (:meth:`_out_impossible`)."""
+        one that can no longer be of the kind (cards of two ranks for a set, two suits for a run,
+        a set the hand cannot complete by the test :meth:`_build_offers` completes melds by), ends
+        it only by going out (AJ11), which needs every card held but one in melds of the held
+        cards: impossible while going out is not yet allowed (two cards are kept), or when the
+        dead-card bound refutes it (:meth:`_out_impossible`)."""
         seat = self.turn
         if self.opened[seat]:
             return False
@@ -178,7 +179,10 @@ class AmerikaansJokerenState(RummyState):
             x0 = BASE[b[0][0]] if b[0][1] is None else b[0][1]
             if kind == "set":
                 if all((BASE[c] if nm is None else nm) % 13 == x0 % 13 for c, nm in b):
-                    return False  # may still be the round's set
+                    hand = self.hands[seat]
+                    if self._set_completable(b, base_set(hand), (hand & JOKER_MASK).bit_count(),
+                                             hand.bit_count() - self.keep()):
+                        return False  # may still be the round's set (as _build_offers completes it)
             elif all((BASE[c] if nm is None else nm) // 13 == x0 // 13 for c, nm in b):
                 return False  # may still be the round's run
         if not self.out_allowed():
