@@ -144,7 +144,7 @@ def _committed(uri: str) -> int:
 def test_s3_submit_while_running(tmp_path: Path, lad: str) -> None:
     """A version submitted (by another process) while ``ladder run`` runs is validated, placed and
     played by that run."""
-    p = _start(lad, "--for", "40s", "--json")
+    p = _start(lad, "--for", "60s", "--json")
     try:
         _wait(lambda: _committed(lad) >= 2, 120)
         r = cli("ladder", "submit", lad, str(bot_file(tmp_path, "late", GOOD_BOT)), "--name", "late",
