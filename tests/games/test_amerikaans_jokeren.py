@@ -368,3 +368,18 @@ def test_aj10_aj11_after_the_third_takeback_a_run_in_the_set_round_is_offered_on
         assert st.is_over() or st.deal_no > 1 or st.hands[0] == 0
     else:
         assert not any(a in legal for a in ("meld 5H", "meld 6H", "meld 7H"))
+
+
+def test_aj10_a_set_being_built_is_a_sure_end_of_the_turn_only_as_the_turns_first_meld() -> None:
+    # AJ10 in the take-back cap's search (revised turn 3): before coming out in round 1, a set the
+    # hand can still complete ends the turn (the round's one meld) only while no other meld was laid
+    # this turn; after a run, only going out would end it, and here it cannot (KD and QS have no meld)
+    from tests.games.rummy_oracle import can_end
+    st: Any = new([["5H", "6H", "7H", "9C", "9D", "9S", "2C"], FILL], stock=["KD", "3S", "QS", "4C"])
+    play(st, "draw stock", "discard 2C", "draw stock", "discard 3S", "draw stock")
+    first = st.clone()
+    play(first, "meld 9C")
+    assert first._build_sure() and can_end(first)
+    play(st, "meld 5H", "meld 6H", "meld 7H", "confirm", "meld 9C")
+    assert not st._build_sure() and not can_end(st)
+    assert st._finishable(["meld 9D", "meld 9S"]) == []

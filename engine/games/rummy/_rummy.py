@@ -707,6 +707,9 @@ class RummyState(DrawDiscardState):
         memo[k] = False
         if st._build_hopeless():
             return False
+        if st._build_sure():
+            memo[k] = True
+            return True
         if st._meld_legal(b):
             nxt: RummyState | None = st._light_clone()
             assert nxt is not None
@@ -1282,6 +1285,12 @@ class RummyState(DrawDiscardState):
         """Hook: a sound refusal in the take-back cap's search (:meth:`_build_search`) of the meld
         being built: True only where no line from this position ends the turn (the search then
         looks no further, so its answers stay exact).  By default never."""
+        return False
+
+    def _build_sure(self) -> bool:
+        """Hook: a sound acceptance in the take-back cap's search (:meth:`_build_search`) of the
+        meld being built: True only where some line from this position surely ends the turn (the
+        search then looks no further, so its answers stay exact).  By default never."""
         return False
 
     def _out_impossible(self, cards: int) -> bool:
