@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import game_class
 from tournaments.ladder import tables
@@ -34,6 +34,9 @@ from tournaments.ledger import read_manifest, read_secret, secret_fingerprint, w
 from tournaments.log import engine_version
 from tournaments.schedule import new_secret
 from tournaments.store import is_uri, restore_uri
+
+if TYPE_CHECKING:
+    from tournaments.analysis.ratings import MatchRec
 
 CHARGED = ("timeout", "crash", "illegal", "memory")
 """Fault kinds charged to a bot (an engine ``error`` never is)."""
@@ -299,51 +302,83 @@ def teams_of(game: str) -> bool:
 
 
 # ------------------------------------------------------------------------------------------ the board
-def board_snapshot(view: View, state: OnlineRatings, at: datetime | None = None,
-                   seed: int = 0) -> dict[str, Any]:
-    """The board: overall and per game, every version with a rated group (the batch fit)."""
+@dataclass(frozen=True)
+class BoardInputs:
+    """Everything the batch fit of one board needs, gathered from the view in the driver (cheap) and
+    picklable, so that the fit (:func:`board_from_inputs`, the costly part) can run in another
+    process while the driver goes on scheduling."""
+
+    ladder: str
+    watermark: dict[str, Any]
+    revision: str
+    bootstrap: int
+    seed: int
+    scopes: list[tuple[str, list[MatchRec]]]
+    """``overall`` first, then every game: the match records of the rated groups in it."""
+    columns: dict[str, dict[str, dict[str, Any]]]
+    """Per scope and version: the row's columns besides the fit's (author, state, counts, online)."""
+
+
+def board_inputs(view: View, state: OnlineRatings, at: datetime | None = None, seed: int = 0) -> BoardInputs:
+    """The inputs of the board of ``view`` (its rated groups) and the online ``state``, stamped ``at``."""
     from tournaments.analysis.ratings import MatchRec
-    from tournaments.ladder.board import fit
 
     at = at or datetime.now(UTC)
     rated = view.rateable()
     stats = view.stats()
     vs = {v.ref: v for v in view.versions}
     recs: dict[str, list[MatchRec]] = defaultdict(list)
+    matches: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for g in rated:
-        for m in view.committed[g["group_id"]]:
+        rows = view.committed[g["group_id"]]
+        for m in rows:
             rec = MatchRec(g["game"], m["match_id"], m["group_id"], m["bots"], m["teams"], m["ranking"],
                            [0.0] * len(m["bots"]))
             recs[g["game"]].append(rec)
             recs["overall"].append(rec)
+        for ref in set(g["arrangement"]):
+            matches["overall"][ref] += len(rows)
+            matches[g["game"]][ref] += len(rows)
     last = rated[-1] if rated else None
     mark = {"seq": last["seq"] if last else 0, "group_id": last["group_id"] if last else None,
             "groups": len(rated), "at": at.isoformat(timespec="seconds")}
-    boards: dict[str, list[dict[str, Any]]] = {}
-    for scope in ["overall", *[g.id for g in view.spec.games]]:
-        ms = recs.get(scope, [])
-        if not ms:
-            boards[scope] = []
-            continue
-        f = fit(ms, view.spec.rating.bootstrap, seed)
-        rows = []
-        for r in f.rows():
-            ref = str(r["ref"])
+    scopes = [(scope, recs.get(scope, [])) for scope in ["overall", *[g.id for g in view.spec.games]]]
+    columns: dict[str, dict[str, dict[str, Any]]] = {}
+    for scope, ms in scopes:
+        cols: dict[str, dict[str, Any]] = {}
+        for ref in sorted({str(b) for rec in ms for b in rec.bots}):
             st = stats.get(ref, Stats())
             n = st.groups if scope == "overall" else st.per_game.get(scope, 0)
             v = vs.get(ref)
             mu, sigma = state.overall(ref) if scope == "overall" else state.get(scope, ref)
-            rows.append({**r, "author": v.author if v else REFERENCE, "state": v.state if v else "?",
-                         "groups": n, "matches": _matches(view, ref, scope), "fault_rate": st.fault_rate,
-                         "provisional": n < view.spec.rating.min_groups, "mu": mu, "sigma": sigma})
-        boards[scope] = rows
-    return {"ladder": view.tournament, "watermark": mark, "revision": revision(),
+            cols[ref] = {"author": v.author if v else REFERENCE, "state": v.state if v else "?",
+                         "groups": n, "matches": matches[scope][ref], "fault_rate": st.fault_rate,
+                         "provisional": n < view.spec.rating.min_groups, "mu": mu, "sigma": sigma}
+        columns[scope] = cols
+    return BoardInputs(view.tournament, mark, revision(), view.spec.rating.bootstrap, seed, scopes, columns)
+
+
+def board_from_inputs(inp: BoardInputs) -> dict[str, Any]:
+    """The board of ``inp``: overall and per game, every version with a rated group (the batch fit
+    with its group bootstrap, seeded by ``inp.seed``)."""
+    from tournaments.ladder.board import fit
+
+    boards: dict[str, list[dict[str, Any]]] = {}
+    for scope, ms in inp.scopes:
+        if not ms:
+            boards[scope] = []
+            continue
+        f = fit(ms, inp.bootstrap, inp.seed)
+        boards[scope] = [{**r, **inp.columns[scope][str(r["ref"])]} for r in f.rows()]
+    return {"ladder": inp.ladder, "watermark": inp.watermark, "revision": inp.revision,
             "overall": boards.pop("overall"), "games": boards}
 
 
-def _matches(view: View, ref: str, scope: str) -> int:
-    return sum(1 for g in view.rateable() if (scope == "overall" or g["game"] == scope)
-               and ref in g["arrangement"] for _ in view.committed[g["group_id"]])
+def board_snapshot(view: View, state: OnlineRatings, at: datetime | None = None,
+                   seed: int = 0) -> dict[str, Any]:
+    """The board: overall and per game, every version with a rated group (the batch fit), computed
+    here and now (``ladder run`` computes it in a background process: :class:`BoardInputs`)."""
+    return board_from_inputs(board_inputs(view, state, at, seed))
 
 
 def store_board(view: View, board: dict[str, Any], sink: Sink | None = None) -> int:

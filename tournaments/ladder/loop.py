@@ -18,7 +18,11 @@ against the stored rows, and goes on:
    over ``quotas.active`` retire); a fault rate over ``rating.fault_threshold`` after
    ``rating.fault_min_groups`` groups -> probation; a group with an engine error is played again as a
    new group (``rerun_of``), never rated nor charged;
-4. a board snapshot every ``rating.board_every_s`` seconds and at the end.
+4. a board snapshot every ``rating.board_every_s`` seconds and at the end.  The driver only gathers
+   the fit's inputs (:class:`~tournaments.ladder.core.BoardInputs`); the batch fit with its bootstrap
+   runs in one background process (:class:`BoardWorker`, at most one snapshot in flight), and the
+   board is stored when it is done, so a long ladder's growing fit never holds up scheduling.  At the
+   end the run waits for the last one: the final board is of every rated group.
 
 The groups run on the local pool of processes or on Ray exactly as a tournament's batches do (one
 group = one batch: :func:`tournaments.runner.run_batch`); a lost worker or node re-runs the batch
@@ -28,10 +32,13 @@ from __future__ import annotations
 
 import contextlib
 import math
+import multiprocessing as mp
 import random
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,8 +46,10 @@ from typing import Any
 
 from tournaments.ladder import tables
 from tournaments.ladder.core import (
+    BoardInputs,
     View,
-    board_snapshot,
+    board_from_inputs,
+    board_inputs,
     load_spec,
     load_view,
     rating_dicts,
@@ -357,11 +366,79 @@ class Ladder:
             self.say(f"{old.ref}: retired ({c.reason})")
 
     def snapshot(self, s: RunSummary) -> None:
-        board = board_snapshot(self.view, self.online)
+        """A board snapshot now, in the driver (the end of a run without a worker)."""
+        self.publish_board(board_from_inputs(board_inputs(self.view, self.online)), s)
+
+    def start_snapshot(self, worker: BoardWorker) -> bool:
+        """Gather the board's inputs and hand them to ``worker``; False (nothing done) while the
+        worker still has one in flight."""
+        if worker.busy():
+            return False
+        worker.submit(board_inputs(self.view, self.online))
+        return True
+
+    def collect_snapshot(self, worker: BoardWorker, s: RunSummary, wait: bool = False) -> None:
+        """Store and announce the board of ``worker`` if it is done (``wait``: once it is); an error
+        of the fit is raised here."""
+        board = worker.wait() if wait else worker.done()
+        if board is not None:
+            self.publish_board(board, s)
+
+    def publish_board(self, board: dict[str, Any], s: RunSummary) -> None:
         store_board(self.view, board, self.sink)
         s.snapshots += 1
         top = ", ".join(f"{r['rank']}. {r['ref']} {r['strength']:+.2f}" for r in board["overall"][:5])
         self.say(f"board: {board['watermark']['groups']} groups rated; {top}")
+
+
+BOARD_FIT: Callable[[BoardInputs], dict[str, Any]] = board_from_inputs
+"""What the board worker runs (a module-level function: it is pickled by name)."""
+
+
+def _ignore_sigint() -> None:
+    """The board worker leaves Ctrl-C to the driver, which drains and then waits for the last board."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class BoardWorker:
+    """One background process (spawned: the driver may hold Ray's threads) computing the boards'
+    batch fits, at most one in flight.  A thread would not do: the fit holds the GIL."""
+
+    def __init__(self) -> None:
+        self._pool: ProcessPoolExecutor | None = None
+        self._future: Future[dict[str, Any]] | None = None
+
+    def busy(self) -> bool:
+        return self._future is not None
+
+    def submit(self, inp: BoardInputs) -> None:
+        assert self._future is None, "one snapshot in flight at most"
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn"),
+                                             initializer=_ignore_sigint)
+        self._future = self._pool.submit(BOARD_FIT, inp)
+
+    def done(self) -> dict[str, Any] | None:
+        """The board in flight if it is done (the worker's error raised here), else None."""
+        if self._future is None or not self._future.done():
+            return None
+        return self.wait()
+
+    def wait(self) -> dict[str, Any] | None:
+        """The board in flight once it is done (None if there is none)."""
+        if self._future is None:
+            return None
+        f, self._future = self._future, None
+        return f.result()
+
+    def close(self) -> None:
+        """Stop the process; a fit in flight (a run ending on an error) is abandoned, not waited for."""
+        if self._pool is not None:
+            if self._future is not None:
+                self._future.cancel()
+            self._pool.shutdown(wait=self._future is None, cancel_futures=True)
+            self._pool = None
+            self._future = None
 
 
 def require_sandbox() -> None:
@@ -619,6 +696,7 @@ def _loop(root: Path, spec: LadderSpec, s: RunSummary, epoch: int, executor: str
                         return
                     time.sleep(0.5)
                     lad.ingest(s)
+                    lad.collect_snapshot(boards, s)
                     continue
                 idle_since = None
                 row = lad.write_group(t2)
@@ -630,12 +708,18 @@ def _loop(root: Path, spec: LadderSpec, s: RunSummary, epoch: int, executor: str
         if remote is not None:
             remote.publish(r)
         lad.ingest(s)
-        if time.monotonic() - last_board[0] >= spec.rating.board_every_s:
-            lad.snapshot(s)
+        lad.collect_snapshot(boards, s)
+        if time.monotonic() - last_board[0] >= spec.rating.board_every_s and lad.start_snapshot(boards):
             last_board[0] = time.monotonic()
 
-    ex = execute(root, spec, executor, address, work(), on_result, max_in_flight, store_uri=out)
-    s.stopped, s.lost_workers, s.resubmitted_batches = ex.stopped, ex.lost_workers, ex.resubmitted
-    s.lost_nodes = ex.lost_nodes
-    lad.ingest(s)
-    lad.snapshot(s)
+    boards = BoardWorker()
+    try:
+        ex = execute(root, spec, executor, address, work(), on_result, max_in_flight, store_uri=out)
+        s.stopped, s.lost_workers, s.resubmitted_batches = ex.stopped, ex.lost_workers, ex.resubmitted
+        s.lost_nodes = ex.lost_nodes
+        lad.ingest(s)
+        lad.collect_snapshot(boards, s, wait=True)
+        lad.start_snapshot(boards)   # the final board: of every rated group
+        lad.collect_snapshot(boards, s, wait=True)
+    finally:
+        boards.close()
