@@ -62,6 +62,7 @@ def build(out: Path, quiet: bool) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="compiled-", dir=out.parent))
     paths = [str(_compiled.source_path(m).relative_to(ROOT)) for m in _compiled.MODULES]
+    before = {m: _compiled.source_digest(m) for m in _compiled.MODULES}   # what mypyc is about to read
     script = (
         "import sys\n"
         "from setuptools import setup\n"
@@ -82,7 +83,12 @@ def build(out: Path, quiet: bool) -> None:
                              "engine is unaffected")
         if not quiet:
             print(r.stdout.strip().splitlines()[-1] if r.stdout.strip() else "", file=sys.stderr)
-        _compiled.write_manifest(work / "lib", _compiled.MODULES)
+        edited = [m for m in _compiled.MODULES if _compiled.source_digest(m) != before[m]]
+        if edited:
+            raise SystemExit(f"build_compiled: {_compiled.source_path(edited[0]).relative_to(ROOT)} "
+                             f"changed during the build ({len(edited)} module(s)); nothing was installed: "
+                             "run it again")
+        _compiled.write_manifest(work / "lib", _compiled.MODULES, digests=before)
         if out.exists():
             shutil.rmtree(out)
         (work / "lib").rename(out)

@@ -96,9 +96,12 @@ def cpu_signature() -> str:
     return hashlib.sha256("\n".join([os.uname().machine, *lines]).encode()).hexdigest()
 
 
-def write_manifest(build_dir: Path, modules: Sequence[str], root: Path = ROOT) -> Path:
+def write_manifest(build_dir: Path, modules: Sequence[str], root: Path = ROOT,
+                   digests: dict[str, str] | None = None) -> Path:
     """Record what was built: the Python and CPU it is for, and per module its extension file, its
-    source digest and docstring."""
+    source digest and docstring.  ``digests`` are the sources' digests as the build began to read
+    them (``build_compiled.py``): a source edited while it compiled is then recorded as the text it
+    replaced, so the build counts as stale for it (never a build of older text marked fresh)."""
     import ast
     import json
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
@@ -108,7 +111,8 @@ def write_manifest(build_dir: Path, modules: Sequence[str], root: Path = ROOT) -
         if not (build_dir / rel).is_file():
             raise FileNotFoundError(f"compiled module {m} missing: {build_dir / rel}")
         src = source_path(m, root).read_text(encoding="utf-8")
-        entries[m] = {"file": rel.as_posix(), "sha256": source_digest(m, root),
+        digest = digests[m] if digests is not None else source_digest(m, root)
+        entries[m] = {"file": rel.as_posix(), "sha256": digest,
                       "doc": ast.get_docstring(ast.parse(src), clean=False)}
     lib = GROUP + "__mypyc" + suffix
     if not (build_dir / lib).is_file():

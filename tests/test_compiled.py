@@ -221,6 +221,26 @@ def test_build_is_skipped_in_one_line_without_a_compiler(tmp_path: Path) -> None
     assert (r.returncode, r.stdout.split(":")[:2]) == (1, ["compiled build", " not usable"]), r.stderr
 
 
+def test_a_source_edited_while_it_compiles_installs_no_build(tmp_path: Path) -> None:
+    """The manifest records the sources as the build began to read them, and a build during which a
+    source changed is discarded with one line: a build of the older text is never marked fresh for
+    the newer.  Run in a copy of the tree, with mypyc stood in for by an edit of engine/cards.py."""
+    root = _copy_tree(tmp_path, with_build=False)
+    script = ("import subprocess, sys\nfrom pathlib import Path\nimport build_compiled\n"
+              "def compile_(cmd, **kw):\n"
+              "    p = Path('engine/cards.py'); p.write_text(p.read_text() + '# edited\\n')\n"
+              "    return subprocess.CompletedProcess(cmd, 0, '', '')\n"
+              "build_compiled.subprocess.run = compile_\n"
+              "build_compiled.build(Path('build/compiled'), quiet=True)\n")
+    r = subprocess.run([sys.executable, "-c", script], cwd=root, env=dict(os.environ, PYTHONPATH=str(root)),
+                       text=True, capture_output=True, timeout=120)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert r.stderr.strip() == ("build_compiled: engine/cards.py changed during the build (1 module(s)); "
+                                "nothing was installed: run it again"), r.stderr
+    assert not (root / "build" / "compiled").exists()
+    assert not list((root / "build").glob("compiled-*"))   # the work folder is gone too
+
+
 def test_activate_without_a_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No build: ``auto`` (unset) and ``0`` are the source silently, ``1`` warns once, ``require``
     raises, others are refused; :func:`describe` says which engine runs and why."""
