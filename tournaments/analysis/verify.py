@@ -307,8 +307,14 @@ class ReplayTask:
     deep: bool = False
 
     @property
-    def match_ids(self) -> list[str]:   # (the submission loop keys a task by its first match)
+    def match_ids(self) -> list[str]:
         return list(self.ids)
+
+    @property
+    def key(self) -> str:
+        """Names the task among a replay's, as :attr:`tournaments.runner.Batch.key` names a batch
+        (the submission loop counts a lost task's attempts by it): its part and first match."""
+        return f"{self.name}:{self.ids[0] if self.ids else ''}"
 
 
 def run_replay_task(task: ReplayTask) -> ReplayStats | str:

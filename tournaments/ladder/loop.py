@@ -36,6 +36,7 @@ import multiprocessing as mp
 import random
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -70,7 +71,7 @@ from tournaments.ladder.matchmaking import (
     top_relevance,
 )
 from tournaments.ladder.online import OnlineRatings
-from tournaments.ladder.remote import materialize
+from tournaments.ladder.remote import VERSIONS, Records
 from tournaments.ladder.spec import LadderSpec
 from tournaments.ladder.state import REFERENCE, LadderError, LadderStore, bots_root
 from tournaments.ledger import Lease, begin_epoch, clean_orphans
@@ -439,6 +440,36 @@ class BoardWorker:
             self._pool.shutdown(wait=self._future is None, cancel_futures=True)
             self._pool = None
             self._future = None
+
+
+def materialize(records: Records, root: Path, say: Callable[[str], None] | None = None) -> list[str]:
+    """Copy the files of every submitted version not yet in the bots registry under ``root`` (the
+    local copy) into it, in version order (the registry numbers a name's versions as the records do);
+    the refs added.  A version whose files do not hash to its record's content hash is left out."""
+    from bots.api import BotSource
+    from bots.registry import Registry
+    from tournaments.ladder.state import REFERENCE, bots_root
+
+    reg = Registry(bots_root(root))
+    have = {e.spec for e in reg.entries()}
+    added = []
+    todo = sorted((b for k, b in records.bodies.items() if k.startswith(VERSIONS + "/")
+                   and b["author"] != REFERENCE and b["ref"] not in have),
+                  key=lambda b: (str(b["name"]), int(b["version"])))
+    for b in todo:
+        latest = max((e.version for e in reg.entries(str(b["name"]))), default=0)
+        if int(b["version"]) != latest + 1:
+            continue   # an earlier version's record is not listed yet
+        with tempfile.TemporaryDirectory(prefix="cardarena-ladder-bot-") as tmp:
+            path = records.get_code(b, Path(tmp))
+            src = BotSource(path.resolve(), path.is_dir())
+            if src.content_hash() != b["hash"]:
+                if say is not None:
+                    say(f"{b['ref']}: its stored files do not match its content hash; left out")
+                continue
+            reg.add(src, str(b["name"]), [], {"ladder": "queued"})
+        added.append(str(b["ref"]))
+    return added
 
 
 def require_sandbox() -> None:

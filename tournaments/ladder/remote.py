@@ -26,8 +26,7 @@ disk, as with submitted bots in tournaments; see docs/ladder.md).
 from __future__ import annotations
 
 import json
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -226,36 +225,6 @@ def local_copy(store: ObjectStore, tournament: str | None, tables: list[str], bo
     finally:
         _ATTACHED.pop(key, None)
         mirror.close()
-
-
-def materialize(records: Records, root: Path, say: Callable[[str], None] | None = None) -> list[str]:
-    """Copy the files of every submitted version not yet in the bots registry under ``root`` (the
-    local copy) into it, in version order (the registry numbers a name's versions as the records do);
-    the refs added.  A version whose files do not hash to its record's content hash is left out."""
-    from bots.api import BotSource
-    from bots.registry import Registry
-    from tournaments.ladder.state import REFERENCE, bots_root
-
-    reg = Registry(bots_root(root))
-    have = {e.spec for e in reg.entries()}
-    added = []
-    todo = sorted((b for k, b in records.bodies.items() if k.startswith(VERSIONS + "/")
-                   and b["author"] != REFERENCE and b["ref"] not in have),
-                  key=lambda b: (str(b["name"]), int(b["version"])))
-    for b in todo:
-        latest = max((e.version for e in reg.entries(str(b["name"]))), default=0)
-        if int(b["version"]) != latest + 1:
-            continue   # an earlier version's record is not listed yet
-        with tempfile.TemporaryDirectory(prefix="cardarena-ladder-bot-") as tmp:
-            path = records.get_code(b, Path(tmp))
-            src = BotSource(path.resolve(), path.is_dir())
-            if src.content_hash() != b["hash"]:
-                if say is not None:
-                    say(f"{b['ref']}: its stored files do not match its content hash; left out")
-                continue
-            reg.add(src, str(b["name"]), [], {"ladder": "queued"})
-        added.append(str(b["ref"]))
-    return added
 
 
 def read_spec(store: ObjectStore) -> Any:
