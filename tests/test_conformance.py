@@ -19,8 +19,14 @@ MATCHES = 1000
 the rest in ``make test-slow`` (random play makes rummy matches thousands of actions long: 1,000 of
 them are minutes of CPU per game, and 28 games would not fit ``make test``'s 15 minutes)."""
 FAST_MATCHES = 200
+LONG_MATCHES = {"jokeren_nl": 100, "amerikaans_jokeren": 100}
+"""The games whose random matches cost the most (thousands of actions, the take-back cap's search at
+each): ``make test`` plays their first 100 seeds, the slow test the rest up to ``MATCHES``."""
 DEEP = 25
 """Matches per game checked after every action (invariants, observations, clones)."""
+LONG_DEEP = {"amerikaans_jokeren": 12, "jokeren_drift": 12, "cincinnati_rummy": 12}
+"""The games whose observations cost the most to check at every action and seat: ``make test``
+checks their first 12 of the ``DEEP`` matches, the slow test the rest."""
 DEEP_DEALS = 3
 """Deals per deeply checked match: the first deals and the match end (max_deals) are covered,
 while whole matches are left to test_random_matches_finish."""
@@ -36,14 +42,15 @@ pytestmark = pytest.mark.skipif(not GAMES, reason="no game registered")
 def test_random_matches_finish(game_id: str) -> None:
     """Seeded random matches finish; the legal list is never empty before the end; cards are
     conserved and deal scores meet the game's invariants at every deal boundary; rankings are
-    well-formed.  Seeds 0-199 here, 200-999 in the slow test below."""
-    _random_matches(game_id, range(FAST_MATCHES))
+    well-formed.  Seeds 0-199 here (0-99 for ``LONG_MATCHES``), the rest to 999 in the slow test
+    below."""
+    _random_matches(game_id, range(LONG_MATCHES.get(game_id, FAST_MATCHES)))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game_id", GAMES)
 def test_random_matches_finish_to_a_thousand(game_id: str) -> None:
-    _random_matches(game_id, range(FAST_MATCHES, MATCHES))
+    _random_matches(game_id, range(LONG_MATCHES.get(game_id, FAST_MATCHES), MATCHES))
 
 
 def _random_matches(game_id: str, seeds: range) -> None:
@@ -232,8 +239,20 @@ def test_determinize_for_any_seat_is_a_playable_position(game_id: str) -> None:
 
 @pytest.mark.parametrize("game_id", GAMES)
 def test_observation_never_shows_a_hidden_card(game_id: str) -> None:
+    """At every action, no seat's observation shows a card it cannot know, in ``DEEP`` seeded
+    matches (the first ``LONG_DEEP`` of them for the costliest games; the slow test below the rest)."""
+    _no_hidden_card_shown(game_id, range(LONG_DEEP.get(game_id, DEEP)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_id", sorted(LONG_DEEP))
+def test_observation_never_shows_a_hidden_card_in_the_other_matches(game_id: str) -> None:
+    _no_hidden_card_shown(game_id, range(LONG_DEEP[game_id], DEEP))
+
+
+def _no_hidden_card_shown(game_id: str, seeds: range) -> None:
     game = load_game(game_id)
-    for seed in range(DEEP):
+    for seed in seeds:
         state = game.new_match(seed=seed, max_deals=DEEP_DEALS)
         rng = random.Random(seed)
         while not state.is_over():
