@@ -4,6 +4,7 @@ rated group."""
 from __future__ import annotations
 
 import shutil
+import signal
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -63,6 +64,29 @@ def test_board_worker_gives_the_synchronous_board_of_the_same_view(ladder: Path)
     want = board_snapshot(view, state, at)
     assert got == want   # floats compared exactly: same inputs, same seed
     assert got is not None and got["watermark"]["groups"] == 4 and got["overall"]
+
+
+def test_the_board_worker_starts_with_ctrl_c_blocked(ladder: Path) -> None:
+    """The board process is spawned with SIGINT blocked (and then ignored): a Ctrl-C to the ladder's
+    process group while it still imports cannot interrupt it and leave the driver's drain waiting on
+    it (test_restart's Ctrl-C test hung so once).  Read from the process's /proc status."""
+    run_ladder(ladder, groups=2, executor="inline", say=quiet)
+    view = load_view(ladder)
+    state, _ = view.online(params_of(view.spec))
+    w = BoardWorker()
+    try:
+        w.submit(board_inputs(view, state))
+        pool = w._pool
+        assert pool is not None
+        pids = list(pool._processes)   # (the executor's own record of its process)
+        assert len(pids) == 1
+        status = Path(f"/proc/{pids[0]}/status").read_text()
+        blocked = int(next(ln for ln in status.splitlines() if ln.startswith("SigBlk:")).split()[1], 16)
+        assert blocked & (1 << (signal.SIGINT - 1)), status
+        assert w.wait() is not None
+    finally:
+        w.close()
+    assert not signal.pthread_sigmask(signal.SIG_BLOCK, set()) & {signal.SIGINT}   # the driver's own mask
 
 
 def test_the_stored_board_of_a_run_equals_the_synchronous_board(ladder: Path, tmp_path: Path) -> None:

@@ -417,7 +417,14 @@ class BoardWorker:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn"),
                                              initializer=_ignore_sigint)
-        self._future = self._pool.submit(BOARD_FIT, inp)
+        # the process is spawned by this submit: it starts with SIGINT blocked (the mask survives the
+        # exec), so a Ctrl-C to the process group while it still imports cannot interrupt it before
+        # _ignore_sigint runs (a KeyboardInterrupt there left the driver's drain waiting on it)
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self._future = self._pool.submit(BOARD_FIT, inp)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     def done(self) -> dict[str, Any] | None:
         """The board in flight if it is done (the worker's error raised here), else None."""
