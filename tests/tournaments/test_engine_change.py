@@ -142,8 +142,8 @@ def test_a_tournament_started_by_the_cli_resumes_by_the_cli_after_the_toy_game_w
     import signal
     import time
 
-    raw = raw_spec(tmp_path, **{"matches_per_seating": 60, "run": {"batch_s": 0.01},
-                                "output": str(tmp_path / "out")})
+    raw = raw_spec(tmp_path, **{"matches_per_seating": 600, "run": {"batch_s": 0.01},
+                                "output": str(tmp_path / "out")})   # long enough to be stopped halfway
     root = tmp_path / "out"
     spec_file = tmp_path / "spec.toml"
     spec_file.write_text(toml_of(raw))
