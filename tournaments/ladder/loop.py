@@ -37,6 +37,7 @@ import random
 import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -273,9 +274,10 @@ class Ladder:
         return out
 
     def write_group(self, t: Table, rerun_of: str | None = None) -> dict[str, Any]:
-        row = group_row(self.spec, self.next_seq(), t, self.online.seq, rerun_of)
-        self.append("groups", [row], row["seq"])
-        self.view.groups.append(row)
+        with sigint_deferred():   # the file and the view together: a seq is never handed out twice
+            row = group_row(self.spec, self.next_seq(), t, self.online.seq, rerun_of)
+            self.append("groups", [row], row["seq"])
+            self.view.groups.append(row)
         return row
 
     def append(self, table: str, rows: list[dict[str, Any]], first: int) -> None:
@@ -305,7 +307,13 @@ class Ladder:
 
     # ------------------------------------------------------------------ ingestion
     def ingest(self, s: RunSummary) -> None:
-        """Read newly committed groups, rate them, apply governance."""
+        """Read newly committed groups, rate them, apply governance.  A Ctrl-C meanwhile waits for the
+        end (:func:`sigint_deferred`): interrupted mid-read, a part was marked seen and its group never
+        rated, and every later group waited behind it (the ratings of a drained run stopped short)."""
+        with sigint_deferred():
+            self._ingest(s)
+
+    def _ingest(self, s: RunSummary) -> None:
         new = tables.committed(self.root, self.spec.name, self.seen_parts).by_group
         fresh = [gid for gid in new if gid not in self.view.committed]
         self.view.committed.update(new)
@@ -394,6 +402,28 @@ class Ladder:
 
 BOARD_FIT: Callable[[BoardInputs], dict[str, Any]] = board_from_inputs
 """What the board worker runs (a module-level function: it is pickled by name)."""
+
+
+@contextlib.contextmanager
+def sigint_deferred() -> Iterator[None]:
+    """Run the block whole: a Ctrl-C (SIGINT) arriving inside it is held and delivered to the handler
+    that was in place once the block ends.  Outside the main thread (where Python runs no signal
+    handler) the block just runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+
+    def hold(signum: int, _frame: object) -> None:
+        held.append(signum)
+
+    before = signal.signal(signal.SIGINT, hold)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+    if held and callable(before):
+        before(signal.SIGINT, None)
 
 
 def _ignore_sigint() -> None:

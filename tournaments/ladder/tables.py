@@ -135,11 +135,11 @@ def committed(root: Path, tournament: str, seen: set[Path] | None = None) -> Com
     only the parts not in it (which are added to it)."""
     by: dict[str, list[dict[str, Any]]] = {}
     for p in committed_parts(root, tournament):
-        if seen is not None:
-            if p in seen:
-                continue
-            seen.add(p)
+        if seen is not None and p in seen:
+            continue
         t = read_part(p, "matches", columns=MATCH_COLUMNS)
+        if seen is not None:   # once read: a part whose read is interrupted is read again next time
+            seen.add(p)
         game = part_game(p)
         for r in t.to_pylist():
             if r["tournament"] != tournament:
