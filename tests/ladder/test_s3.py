@@ -193,3 +193,29 @@ def test_s3_sigkilled_run_restarted_loses_and_doubles_no_group(lad: str) -> None
 def test_s3_close_is_refused_in_one_line(lad: str) -> None:
     r = cli("ladder", "close", lad)
     assert r.returncode == 2 and "not supported" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_query_of_a_store_ladder_sees_its_tables_in_place(tmp_path: Path, lad: str) -> None:
+    """``cardarena query s3://.../LADDER`` (the real CLI) has the views ``groups``, ``ratings_online``
+    and ``board`` beside ``matches``, read in place: their rows are the ones the ladder's own readers
+    see in a copy of the store."""
+    r = cli("ladder", "submit", lad, str(bot_file(tmp_path, "good", GOOD_BOT)), "--name", "good",
+            "--author", "ann")
+    assert r.returncode == 0, r.stderr
+    run_ladder(lad, groups=3, executor="inline", say=quiet)
+    with copy_of(lad) as root:
+        want = {t: len(tables.read(root, t, "lad")) for t in tables.SIDE_TABLES}
+        refs = sorted({r["ref"] for r in tables.read(root, "ratings_online", "lad")})
+        snaps = max(r["snapshot"] for r in tables.read(root, "board", "lad"))
+    assert want["groups"] == 3 and want["ratings_online"] > 0 and want["board"] > 0
+    sql = ("SELECT (SELECT count(*) FROM groups) AS g, (SELECT count(*) FROM ratings_online) AS r, "
+           "(SELECT count(*) FROM board) AS b, (SELECT count(DISTINCT group_id) FROM matches) AS m, "
+           "(SELECT max(snapshot) FROM board) AS s, "
+           "(SELECT string_agg(DISTINCT ref, ',' ORDER BY ref) FROM ratings_online) AS refs")
+    r = cli("query", lad, sql, "--json")
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    row = got[0] if isinstance(got, list) else got["rows"][0]
+    assert (row["g"], row["r"], row["b"], row["m"], row["s"]) == (
+        want["groups"], want["ratings_online"], want["board"], 3, snaps)
+    assert row["refs"].split(",") == refs

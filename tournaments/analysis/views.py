@@ -292,8 +292,14 @@ class TournamentLog:
                 con.execute(f"CREATE VIEW {t} AS SELECT * FROM _empty_{t}")
         if "matches" in self.tables:
             con.execute(DEALS_VIEW)
-        for t in SIDE_TABLES if store is None else ():   # a ladder's tables (tournaments/ladder/tables.py)
+        for t in SIDE_TABLES:   # a ladder's tables (tournaments/ladder/tables.py)
             folder = self.root / t
+            if store is not None:   # in place, as the three tables: one listing of the folder
+                found = [str(f) for f in store.glob(folder, "part-*.parquet")] if store.is_dir(folder) else []
+                if found:
+                    con.register(f"_arrow_{t}", _side_dataset(store, t, found))
+                    con.execute(f"CREATE VIEW {t} AS SELECT * FROM _arrow_{t}")
+                continue
             side = sorted(str(f) for f in folder.glob("part-*.parquet")) if folder.is_dir() else []
             if side:
                 lst = ", ".join(_quote(f) for f in side)
@@ -400,6 +406,15 @@ def _dataset(store: StoreFiles, table: str, paths: list[str]) -> Any:
     part = ds.partitioning(pa.schema([pa.field("game", pa.string())]), flavor="hive")
     return ds.dataset(paths, schema=schema, format="parquet", filesystem=store.fs, partitioning=part,
                       partition_base_dir=table_dir(store.root, table).as_posix())
+
+
+def _side_dataset(store: StoreFiles, table: str, paths: list[str]) -> Any:
+    """A ladder table's parts ``paths`` in a store as one Arrow dataset with the table's schema (a part
+    written before a column was added reads nulls there, as ``union_by_name`` gives them locally)."""
+    import pyarrow.dataset as ds
+
+    from tournaments.ladder.tables import SCHEMAS as LADDER_SCHEMAS
+    return ds.dataset(paths, schema=LADDER_SCHEMAS[table], format="parquet", filesystem=store.fs)
 
 
 def _holds(path: Path, match_id: str, files: Files | None = None) -> bool:
