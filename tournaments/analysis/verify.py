@@ -18,6 +18,10 @@ game (:func:`load_queries`).  Before the queries run, the ``card_tables`` table 
 card orders and points from the engine's declarations (:func:`card_table_rows`), so no query writes
 a rank order or a points table again.
 
+With ``sample`` (``verify --sample F``) both check the same random fraction of the matches: the SQL's
+views then hold the sampled matches' rows only (:attr:`TournamentLog.sample`), so its cost follows the
+sample, not the log.
+
 Every :class:`Violation` carries the match id and a command that replays it:
 ``cardarena verify DIR --match ID``.
 
@@ -386,21 +390,32 @@ def replay_tasks(log: TournamentLog, deep: bool = False, sample: float | None = 
     return tasks, drawn
 
 
+def sampled_batches(tasks: list[ReplayTask]) -> dict[tuple[str, str], frozenset[str]]:
+    """The matches ``tasks`` replay, by batch ((game, part name) -> match ids): what
+    :attr:`TournamentLog.sample` takes for the invariant SQL of a sampled verify."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for t in tasks:
+        out.setdefault((t.game, t.name), set()).update(t.ids)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
 def replay_all(log: TournamentLog, workers: int | None = None, deep: bool = False, only: str | None = None,
                progress: Callable[[int, int], None] | None = None, sample: float | None = None,
-               seed: int | None = None, address: str | None = None) -> ReplayStats:
+               seed: int | None = None, address: str | None = None,
+               drawn: tuple[list[ReplayTask], Sample | None] | None = None) -> ReplayStats:
     """Replay every committed match of ``log`` (or ``only`` one, or a ``sample``), by match group, on
     ``workers`` local processes through the submission loop (:mod:`tournaments.runners.loop`: a task
     whose worker died runs again); 1 = in this process.  With ``address`` the tasks run on that Ray
     cluster instead (every node must read ``log.root``: a shared directory, or the object store, which
-    each worker reads in place).  ``stats.sample`` says what was sampled."""
+    each worker reads in place).  ``drawn``: the tasks and sample of :func:`replay_tasks` when already
+    made.  ``stats.sample`` says what was sampled."""
     if only is not None:
         tasks = [ReplayTask(log.location, p.game, p.path.name, (only,), deep) for p in log.parts["matches"]]
-        drawn = None
+        chosen = None
     else:
-        tasks, drawn = replay_tasks(log, deep, sample, seed)
+        tasks, chosen = drawn if drawn is not None else replay_tasks(log, deep, sample, seed)
     total = ReplayStats()
-    total.sample = drawn
+    total.sample = chosen
     t0, cpu0 = time.perf_counter(), time.process_time()
     workers = workers or min(len(tasks), os.cpu_count() or 1) or 1
     done = 0
@@ -597,6 +612,14 @@ def _game_of(con: Any, match_id: str) -> str:
     return str(row[0]) if row else "?"
 
 
+def _sampled(log: TournamentLog, batches: dict[tuple[str, str], frozenset[str]]) -> TournamentLog:
+    """``log`` (its parts as listed, no new listing or check) with views of the ``batches``' matches."""
+    import copy
+    out = copy.copy(log)
+    out.sample, out.parts = batches, dict(log.parts)
+    return out
+
+
 # ------------------------------------------------------------------------------------------ integrity
 class Uncertified(LogError):
     """Parts that are missing or do not decode: :attr:`problems` has one line per problem."""
@@ -643,7 +666,7 @@ class VerifyReport:
     violations: list[Violation]
     unknown_games: list[str]
     sample: Sample | None = None
-    """What ``--sample`` replayed (None: every match)."""
+    """What ``--sample`` replayed and the invariant SQL checked (None: every match)."""
     confidence: str | None = None
     """With a sample: what it says of the whole log (:meth:`Sample.confidence`)."""
     workers: int = 1
@@ -683,22 +706,28 @@ def verify(root: str | os.PathLike[str], workers: int | None = None, deep: bool 
         for g in unknown:
             violations.append(Violation("replay", g, "-", f"game {g!r} is not implemented by this engine "
                                         f"(known: {', '.join(GAMES)}); its matches cannot be replayed"))
+    sub = log
+    if unknown:
+        sub = log.sub(check=False, tables=TABLES, duplicates=True, digests=True, orphans=False)
+        sub.parts = {t: [p for p in log.parts[t] if p.game not in unknown] for t in log.parts}
+    drawn = replay_tasks(sub, deep, sample, seed) if sample is not None and only is None else None
     if replay:
-        sub = log
-        if unknown:
-            sub = log.sub(check=False, tables=TABLES, duplicates=True, digests=True, orphans=False)
-            sub.parts = {t: [p for p in log.parts[t] if p.game not in unknown] for t in log.parts}
         stats = replay_all(sub, workers=workers, deep=deep, only=only, progress=progress, sample=sample,
-                           seed=seed, address=address)
+                           seed=seed, address=address, drawn=drawn)
         violations += stats.violations
+    elif drawn is not None:
+        stats.sample = drawn[1]
     t0 = time.perf_counter()
     ran: list[str] = []
     if sql:
-        v, ran = run_queries(log)
+        # a sample's SQL reads the sampled matches only (and orphan parts): the queries' input is the
+        # sample's rows, read once from the row groups that hold them (TournamentLog.sample)
+        v, ran = run_queries(log if drawn is None else _sampled(log, sampled_batches(drawn[0])))
         violations += v
     confidence = None
     if stats.sample is not None:
-        confidence = stats.sample.confidence(len({v.match_id for v in stats.violations}))
+        chosen = {m for t in drawn[0] for m in t.ids} if drawn is not None else set()
+        confidence = stats.sample.confidence(len({v.match_id for v in violations if v.match_id in chosen}))
     return VerifyReport(stats.matches, stats.moves, stats.seconds, time.perf_counter() - t0, ran, violations,
                         unknown, stats.sample, confidence, workers or 0, stats.resubmitted,
                         stats.driver_seconds)

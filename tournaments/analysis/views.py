@@ -93,6 +93,12 @@ class TournamentLog:
     only_games: tuple[str, ...] | None = None
     """Only these games' parts: the views hold their rows and the checks read only their parts (a
     question about one game of a large log then reads that game's files alone).  None: every game."""
+    sample: dict[tuple[str, str], frozenset[str]] | None = None
+    """When set, the views hold only these matches of the committed batches named ((game, part name) ->
+    match ids; ``verify --sample``), plus every row of a moves or events part that has no matches part
+    (an orphan, read with :attr:`orphans`).  Each table is then read once: only the named batches' parts
+    and, in each, only the row groups whose ``match_id`` statistics may hold a sampled match, filtered
+    to those matches as they are decoded, into an Arrow table the views read (:func:`sampled_table`)."""
 
     def __post_init__(self) -> None:
         if self.files is None:
@@ -244,7 +250,7 @@ class TournamentLog:
         ``duplicates``, ``digests``, ``orphans``), in the same place."""
         args: dict[str, Any] = {"tables": self.tables, "check": self.check, "duplicates": self.duplicates,
                                 "digests": self.digests, "orphans": self.orphans, "match_id": self.match_id,
-                                "only_games": self.only_games}
+                                "only_games": self.only_games, "sample": self.sample}
         args.update(kw)
         files = self.reader
         if isinstance(files, StoreFiles):
@@ -268,7 +274,10 @@ class TournamentLog:
         store = self.reader if isinstance(self.reader, StoreFiles) else None
         for t in sorted(self.tables, key=lambda t: t != "matches"):   # matches first: events' fallback
             files = [str(p.path) for p in self.parts[t]]
-            if store is not None and files:
+            if self.sample is not None and files:
+                con.register(f"_sample_{t}", sampled_table(self, t))
+                src = f"_sample_{t}"
+            elif store is not None and files:
                 # in place: an Arrow dataset over pyarrow.fs, into which DuckDB pushes its projection and
                 # filters (``game`` prunes whole folders; row groups are skipped by their statistics)
                 con.register(f"_arrow_{t}", _dataset(store, t, files))
@@ -280,7 +289,7 @@ class TournamentLog:
                     "bot" in pq.read_schema(f, filesystem=self.reader.fs).names for f in files):
                 has = any("bot" in pq.read_schema(f, filesystem=self.reader.fs).names for f in files)
                 con.execute(_old_events_view(src, has, where, "matches" in self.tables))
-            elif files and store is not None:
+            elif files and (store is not None or self.sample is not None):
                 con.execute(f"CREATE VIEW {t} AS SELECT * FROM {src}{where}")
             elif files:
                 lst = ", ".join(_quote(f) for f in files)
@@ -415,6 +424,67 @@ def _side_dataset(store: StoreFiles, table: str, paths: list[str]) -> Any:
 
     from tournaments.ladder.tables import SCHEMAS as LADDER_SCHEMAS
     return ds.dataset(paths, schema=LADDER_SCHEMAS[table], format="parquet", filesystem=store.fs)
+
+
+def sampled_fragments(log: TournamentLog, table: str) -> tuple[list[Any], list[Any]]:
+    """The pieces of ``table`` a sampled log (:attr:`TournamentLog.sample`) reads, as Arrow fragments
+    (nothing decoded): (for each committed batch with a sampled match, its part's row groups whose
+    ``match_id`` range in the footer's statistics holds one of them; every part that has no matches part,
+    an orphan, whole)."""
+    import bisect
+
+    import pyarrow.dataset as ds
+    import pyarrow.fs as pafs
+    assert log.sample is not None
+    fs = log.reader.fs or pafs.LocalFileSystem()
+    fmt = ds.ParquetFileFormat()
+    committed = {(p.game, p.path.name) for p in log.parts["matches"]}
+    sampled, orphans = [], []
+    for p in log.parts[table]:
+        key = (p.game, p.path.name)
+        game = ds.field("game") == p.game
+        if key not in committed:   # its rows are violations of their own (moves_without_match)
+            orphans.append(fmt.make_fragment(str(p.path), fs, partition_expression=game))
+            continue
+        ids = sorted(log.sample.get(key, ()))
+        if not ids:
+            continue
+        meta = pq.read_metadata(str(p.path), filesystem=log.reader.fs)
+        leaves = [meta.schema.column(j).path for j in range(meta.num_columns)]
+        col = leaves.index("match_id") if "match_id" in leaves else -1
+        keep = []
+        for i in range(meta.num_row_groups):
+            stats = meta.row_group(i).column(col).statistics if col >= 0 else None
+            if stats is None or not stats.has_min_max:
+                keep.append(i)
+                continue
+            at = bisect.bisect_left(ids, stats.min)
+            if at < len(ids) and ids[at] <= stats.max:
+                keep.append(i)
+        if keep:
+            sampled.append(fmt.make_fragment(str(p.path), fs, partition_expression=game, row_groups=keep))
+    return sampled, orphans
+
+
+def sampled_table(log: TournamentLog, table: str) -> pa.Table:
+    """``table``'s rows of the sampled matches, and every row of its orphan parts, in a sampled log
+    (:func:`sampled_fragments`), with the schema's columns and ``game`` (a part written before a column
+    was added reads nulls there).  The sample's filter is applied as each batch is decoded."""
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+    import pyarrow.fs as pafs
+    assert log.sample is not None
+    schema = pa.schema([*list(SCHEMAS[table]), pa.field("game", pa.string())])
+    fs = log.reader.fs or pafs.LocalFileSystem()
+    sampled, orphans = sampled_fragments(log, table)
+    ids = pa.array(sorted({m for v in log.sample.values() for m in v}), pa.string())
+    out = [schema.empty_table()]
+    if sampled:
+        out.append(ds.FileSystemDataset(sampled, schema, ds.ParquetFileFormat(), fs).to_table(
+            filter=pc.field("match_id").isin(ids)))
+    if orphans:
+        out.append(ds.FileSystemDataset(orphans, schema, ds.ParquetFileFormat(), fs).to_table())
+    return pa.concat_tables(out)
 
 
 def _holds(path: Path, match_id: str, files: Files | None = None) -> bool:
