@@ -17,7 +17,7 @@ import hashlib
 import random
 import re
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import perf_counter, perf_counter_ns
@@ -431,9 +431,12 @@ def parse_ref(ref: str) -> tuple[str, dict[str, int | float]]:
 
 def make_players(game: Game, names: Sequence[str], seed: int, sandbox: bool = False,
                  limits: Limits = DEFAULT_LIMITS, data_dir: str | Path | None = None,
-                 seeds: Sequence[int] | None = None) -> list[Player]:
+                 seeds: Sequence[int] | None = None,
+                 sources: Mapping[str, BotSource] | None = None) -> list[Player]:
     """Players for each seat, each with its own seed: ``seeds`` by seat (a tournament's, derived
-    from its secret), by default :func:`seat_seed` of the match seed and the seat.
+    from its secret), by default :func:`seat_seed` of the match seed and the seat.  ``sources``:
+    submitted bots by name whose files the caller holds (checked against their digest), used instead
+    of the registry's copy; they run in a sandbox as every submitted bot does.
 
     Every form ``matches.bot_refs`` holds is a name here (:func:`parse_ref`): a built-in with options
     (``ismcts(iterations=40)``) is made with them, in this process, as the tournament made it.
@@ -457,7 +460,8 @@ def make_players(game: Game, names: Sequence[str], seed: int, sandbox: bool = Fa
             players[seat] = builtin_player(n, game.id, seat, own[seat])
             continue
         try:
-            src, trusted = resolve_bot(n, data_dir)
+            src, trusted = (sources[n], False) if sources is not None and n in sources else \
+                resolve_bot(n, data_dir)
         except LookupError as e:
             why = e.args[0] if e.args else ""
             raise ValueError(f"unknown bot {n!r}: not a built-in ({', '.join(BUILTIN)}), a bot file, or "

@@ -38,6 +38,7 @@ from bots.records import MoveColumns
 from bots.sandbox import Limits as BotLimits
 from engine import game_class, load_game
 from engine.core import Game, State
+from tournaments.ladder.code import BotCode, worker_sources
 from tournaments.log import BatchLog, commit_batch, options_json, stage_batch
 from tournaments.schedule import GamePlan, Match, match_seat_seeds
 from tournaments.spec import Limits
@@ -140,6 +141,10 @@ class Batch:
     every: int = 0
     """Commit every ``every`` matches (a part set each, as if each were a batch of its own: one task
     then carries several commits); 0: one commit for the whole batch."""
+    code: dict[str, BotCode] = field(default_factory=dict)
+    """Bot ref (``NAME@VERSION``) -> its files in the store (a ladder in an object store): the worker
+    copies them into its own machine's cache and checks them against the registered digest before a
+    sandbox runs them, so no node needs the driver's registry (:attr:`bots_data`)."""
 
     def played(self) -> tuple[Match, ...]:
         """The batch's matches: ``matches``, or those of ``span``."""
@@ -235,10 +240,13 @@ def run_batch(batch: Batch, make: PlayersFactory | None = None) -> BatchResult:
     game = load_game(batch.game, **batch.options)
     if make is None:
         limits = bot_limits(batch.limits)
+        sources = None
+        if batch.code:   # (tournaments.ladder: the store's copy, checked against its digest)
+            sources = worker_sources(_store(batch.root), batch.code)
 
         def make(g: Game, refs: Sequence[str], seed: int, seeds: Sequence[int]) -> list[Player]:
             return make_players(g, refs, seed, sandbox=batch.limits.sandbox_builtins, limits=limits,
-                                data_dir=batch.bots_data, seeds=seeds)
+                                data_dir=batch.bots_data, seeds=seeds, sources=sources)
     shown = {label: ref + _options_text(batch.bot_options.get(label, {}))
              for label, ref in batch.bot_refs.items()}
     opts = options_json(game.options)

@@ -4,6 +4,7 @@ writes, submissions while the runner runs, and a SIGKILLed run restarted losing 
 group."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -23,8 +24,9 @@ from tests.tournaments.test_s3 import MOTO, bucket, s3_endpoint, s3_env  # noqa:
 from tournaments.ladder import tables
 from tournaments.ladder.core import create_ladder
 from tournaments.ladder.loop import run_ladder
-from tournaments.ladder.remote import CHANGES, VERSIONS, Records, local_copy
+from tournaments.ladder.remote import CHANGES, SETTLEMENT, VERSIONS, Records, local_copy
 from tournaments.ladder.state import LadderError, LadderStore
+from tournaments.ledger import read_store_secret
 from tournaments.store import open_store
 
 pytestmark = pytest.mark.skipif(not Path(MOTO).exists(), reason="moto[server] is not installed")
@@ -190,9 +192,49 @@ def test_s3_sigkilled_run_restarted_loses_and_doubles_no_group(lad: str) -> None
     assert not [k for k in keys(lad, "") if "_staging" in k]
 
 
-def test_s3_close_is_refused_in_one_line(lad: str) -> None:
-    r = cli("ladder", "close", lad)
-    assert r.returncode == 2 and "not supported" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+def test_s3_close_settles_in_the_store_on_a_fresh_key_and_a_second_close_is_refused(tmp_path: Path,
+                                                                                    lad: str) -> None:
+    """``ladder close s3://...`` (the real CLI): drained and locked, the settlement played in the store
+    under its own lease on a fresh key (not the ladder's), its SHA-256 and then the key in the store's
+    settlement record and the key in the log; ``status`` and ``board`` show the places; a second close
+    and a submission are refused in one line; no staged object is left."""
+    store = open_store(lad)
+    r = cli("ladder", "submit", lad, str(bot_file(tmp_path, "good", GOOD_BOT)), "--name", "good",
+            "--author", "ann")
+    assert r.returncode == 0, r.stderr
+    run_ladder(lad, groups=3, executor="inline", say=quiet)
+    r = cli("ladder", "close", lad, "--budget", "6", "--json")
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    key = bytes.fromhex(res["key"])
+    assert hashlib.sha256(key).hexdigest() == res["key_sha256"]
+    record = json.loads(store.get(SETTLEMENT))
+    assert (record["key"], record["key_sha256"]) == (res["key"], res["key_sha256"])
+    assert read_store_secret(store, "lad-settle") == key != read_store_secret(store, "lad")
+    assert store.get("_tournaments/lad-settle.secret").decode().strip() == res["key"]   # in the log
+    assert sorted(p["ref"] for p in res["places"]) == sorted(res["frozen"]) and "good@1" in res["frozen"]
+    assert res["places"][0]["place"] == 1 and 1 <= res["groups"] <= 6
+    with local_copy(store, ["lad", "lad-settle"], ["matches", "groups"]) as (root, _, _):
+        settle = tables.committed(root, "lad-settle").by_group
+        ladder = tables.committed(root, "lad").by_group
+        assert set(settle) == {g["group_id"] for g in tables.read(root, "groups", "lad-settle")}
+    assert len(settle) == res["groups"]
+    assert not {m["match_id"] for rs in settle.values() for m in rs} & \
+        {m["match_id"] for rs in ladder.values() for m in rs}
+    status = json.loads(cli("ladder", "status", lad, "--json").stdout)
+    board = json.loads(cli("ladder", "board", lad, "--json").stdout)
+    assert status["closed"] and status["settlement"]["places"] == res["places"]
+    assert board["settlement"]["places"] == res["places"]
+    assert board["settlement"]["key_sha256"] == res["key_sha256"]
+    text = cli("ladder", "status", lad).stdout
+    assert f"key SHA-256 {res['key_sha256']}" in text and res["places"][0]["ref"] in text
+    again = cli("ladder", "close", lad)
+    assert again.returncode == 2 and "already settled" in again.stderr
+    assert len(again.stderr.strip().splitlines()) == 1
+    late = cli("ladder", "submit", lad, str(bot_file(tmp_path, "late", OTHER_BOT)), "--name", "late",
+               "--author", "zed")
+    assert late.returncode == 2 and "closed" in late.stderr
+    assert not [k for k in keys(lad, "") if "_staging" in k]
 
 
 def test_query_of_a_store_ladder_sees_its_tables_in_place(tmp_path: Path, lad: str) -> None:
@@ -219,3 +261,106 @@ def test_query_of_a_store_ladder_sees_its_tables_in_place(tmp_path: Path, lad: s
     assert (row["g"], row["r"], row["b"], row["m"], row["s"]) == (
         want["groups"], want["ratings_online"], want["board"], 3, snaps)
     assert row["refs"].split(",") == refs
+
+
+WORKER = """
+import json, pickle, sys
+from tournaments.runner import run_batch
+r = run_batch(pickle.loads(open(sys.argv[1], "rb").read()))
+print(json.dumps({"matches": r.matches, "faults": r.faults, "errors": r.errors}))
+"""
+
+
+def test_a_worker_on_another_machine_plays_submitted_versions_from_the_store(
+        tmp_path: Path, lad: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A group's batch of a ladder in a store names where its submitted versions' files are in the
+    store: a worker with another temporary directory and working directory, after the driver's local
+    copy is gone, fetches them into its own cache, checks them against the registered digest and
+    plays them.  Files in the store that do not hash to the digest are refused, and a cached copy
+    changed on the worker's disk is fetched again."""
+    import pickle
+
+    from tournaments.ladder.code import CACHE, worker_sources
+    from tournaments.ladder.core import load_spec
+    from tournaments.ladder.loop import make_batch
+
+    store = open_store(lad)
+    r = cli("ladder", "submit", lad, str(bot_file(tmp_path, "good", GOOD_BOT)), "--name", "good",
+            "--author", "ann")
+    assert r.returncode == 0, r.stderr
+    run_ladder(lad, groups=2, executor="inline", say=quiet)
+    secret = read_store_secret(store, "lad")
+    assert secret is not None
+    with local_copy(store, "lad", ["matches", "groups"]) as (root, _, _):
+        spec = load_spec(root)
+        LadderStore(root).versions()
+        g = next(g for g in tables.read(root, "groups", "lad") if "good@1" in g["arrangement"])
+        refs = {x.label: x.bot for x in spec.reference}
+        batch = make_batch(spec, root, secret, g, 99, refs, {}, fsync=False, out=lad)
+        h = LadderStore(root).version("good@1").hash
+    assert set(batch.code) == {"good@1"} and batch.code["good@1"].hash == h
+    assert batch.bots_data is not None and not Path(batch.bots_data).exists()   # the driver's copy: gone
+    (tmp_path / "batch.pickle").write_bytes(pickle.dumps(batch))
+    wtmp, wcwd = tmp_path / "worker-tmp", tmp_path / "worker-cwd"
+    wtmp.mkdir()
+    wcwd.mkdir()
+    env = {**os.environ, "CARDARENA_COMPILED": "0", "TMPDIR": str(wtmp), "PYTHONPATH": str(PROJECT)}
+    w = subprocess.run([sys.executable, "-c", WORKER, str(tmp_path / "batch.pickle")], cwd=wcwd, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert w.returncode == 0, w.stderr
+    assert json.loads(w.stdout) == {"matches": spec.game(g["game"]).players, "faults": 0, "errors": 0}
+    cached = wtmp / f"{CACHE}-{os.getuid()}" / h
+    assert (cached / "good.py").read_text() == GOOD_BOT
+    # a changed cached copy is fetched again; files in the store that are not the registered ones: refused
+    monkeypatch.setattr("tempfile.tempdir", str(wtmp))
+    os.chmod(cached, 0o755)
+    os.chmod(cached / "good.py", 0o644)
+    (cached / "good.py").write_text(OTHER_BOT)
+    assert worker_sources(store, batch.code)["good@1"].path.read_text() == GOOD_BOT
+    store.put(f"{batch.code['good@1'].key}/good.py", OTHER_BOT.encode())
+    os.chmod(cached, 0o755)
+    os.chmod(cached / "good.py", 0o644)
+    (cached / "good.py").write_text(OTHER_BOT)
+    with pytest.raises(ValueError, match="do not hash to its registered content hash"):
+        worker_sources(store, batch.code)
+
+
+def test_s3_a_stopped_close_goes_on_under_the_same_key_and_group_ids(
+        tmp_path: Path, lad: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A close stopped after its first settlement group (the others written, not played) is shown as
+    under way, and the next close plays the written groups under their ids with the key whose hash
+    it published first: none is lost or doubled."""
+    import tournaments.ladder.settle as settle
+    from tournaments.ladder.settle import close_ladder
+
+    r = cli("ladder", "submit", lad, str(bot_file(tmp_path, "good", GOOD_BOT)), "--name", "good",
+            "--author", "ann")
+    assert r.returncode == 0, r.stderr
+    run_ladder(lad, groups=2, executor="inline", say=quiet)
+    real = settle.execute
+
+    def one_then_stop(root: Path, spec: Any, executor: str, address: Any, work: Any, on_result: Any,
+                      **kw: Any) -> Any:
+        first = next(work, None)   # (the first call, for the groups of a stopped close: none)
+        ex = real(root, spec, executor, address, iter([first] if first else []), on_result, **kw)
+        ex.stopped = first is not None
+        return ex
+
+    monkeypatch.setattr(settle, "execute", one_then_stop)
+    with pytest.raises(LadderError, match="stopped"):
+        close_ladder(lad, budget=6, executor="inline", say=quiet, seed=1)
+    monkeypatch.setattr(settle, "execute", real)
+    first = json.loads(open_store(lad).get(SETTLEMENT))
+    status = json.loads(cli("ladder", "status", lad, "--json").stdout)
+    assert status["closed"] and status["settlement"]["places"] == [] and "key" not in status["settlement"]
+    with local_copy(open_store(lad), "lad-settle", ["matches", "groups"]) as (root, _, _):
+        written = [g["group_id"] for g in tables.read(root, "groups", "lad-settle")]
+        assert len(tables.committed(root, "lad-settle").by_group) == 1 < len(written)
+    res = close_ladder(lad, budget=6, executor="inline", say=quiet, seed=1)
+    assert res["key_sha256"] == first["key_sha256"] and res["frozen"] == first["frozen"]
+    with local_copy(open_store(lad), "lad-settle", ["matches", "groups"]) as (root, _, _):
+        rows = [g["group_id"] for g in tables.read(root, "groups", "lad-settle")]
+        committed = tables.committed(root, "lad-settle").by_group
+        assert written == rows[:len(written)] and len(rows) == len(set(rows)) == res["groups"]
+        assert set(committed) == set(rows)
+        assert all(len(ms) == len({m["match_id"] for m in ms}) for ms in committed.values())

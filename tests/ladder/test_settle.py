@@ -47,7 +47,12 @@ def test_close_settles_on_a_fresh_key_and_locks_the_ladder(ladder: Path, tmp_pat
     assert code.exit_code == 2 and "closed" in code.stderr
     with pytest.raises(LadderError):
         run_ladder(ladder, groups=1, executor="inline", say=quiet)
-    assert close_ladder(ladder, executor="inline", say=quiet) == res
+    with pytest.raises(LadderError, match="already settled"):   # a second close: refused
+        close_ladder(ladder, executor="inline", say=quiet)
+    status = CliRunner().invoke(app, ["ladder", "status", str(ladder), "--json"])
+    assert json.loads(status.stdout)["settlement"]["places"] == places
+    board = CliRunner().invoke(app, ["ladder", "board", str(ladder), "--json"])
+    assert json.loads(board.stdout)["settlement"]["key"] == res["key"]
 
 
 def test_frozen_is_the_chosen_else_the_latest_of_each_author() -> None:

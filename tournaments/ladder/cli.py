@@ -171,6 +171,7 @@ def board_cmd(
 ) -> None:
     """The latest board snapshot, overall and per game, with its watermark."""
     from tournaments.ladder.core import latest_board, load_spec
+    from tournaments.ladder.settle import settlement_summary
     from tournaments.ladder.state import LadderError
     from tournaments.log import PartError
 
@@ -178,6 +179,7 @@ def board_cmd(
         try:
             sp = load_spec(root)
             b = latest_board(root, sp.name)
+            settled = settlement_summary(root)
         except (LadderError, PartError) as e:
             fail(PROG, str(e))
     if game is not None and game not in [g.id for g in sp.games]:
@@ -188,9 +190,13 @@ def board_cmd(
              "games": {g.id: [] for g in sp.games}}
     if game is not None:
         b = {**b, "overall": [], "games": {game: b["games"].get(game, [])}}
+    b = {**b, "settlement": settled}
     if as_json:
         print(json.dumps(b))
         return
+    if settled is not None:
+        _print_settlement(settled)
+        print()
     w = b["watermark"]
     print(f"{b['ladder']}: snapshot {b['snapshot']} at {w['at']}, watermark group {w['group_id']} "
           f"(seq {w['seq']}); revision {b['revision']}")
@@ -209,6 +215,7 @@ def board_cmd(
 
 def status_data(root: Path) -> dict[str, Any]:
     from tournaments.ladder.core import load_view
+    from tournaments.ladder.settle import settlement_summary
     from tournaments.ladder.state import LadderStore
 
     view = load_view(root)
@@ -233,7 +240,22 @@ def status_data(root: Path) -> dict[str, Any]:
                for c in store.changes()]
     return {"ladder": view.tournament, "closed": store.closed(), "versions": versions, "states": by_state,
             "groups": {"committed": len(view.committed), "in_flight": len(pending),
-                       "waiting": by_state.get("validating", 0)}, "changes": changes}
+                       "waiting": by_state.get("validating", 0)}, "changes": changes,
+            "settlement": settlement_summary(root)}
+
+
+def _print_settlement(st: dict[str, Any] | None) -> None:
+    if st is None:
+        return
+    if not st["places"]:
+        print(f"settlement under way (key SHA-256 {st.get('key_sha256')}); frozen: "
+              f"{', '.join(st.get('frozen', []))}")
+        return
+    print(f"settled at {st['settled_at']} in {st.get('groups')} groups ({st.get('stop')}); key SHA-256 "
+          f"{st.get('key_sha256')}, key {st.get('key')}")
+    for r in st["places"]:
+        print(f"{r['place']:>3}{'=' if r['shared'] else ' '} {r['ref']:<24} {r['author']:<12} "
+              f"{r['strength']:+.3f} [{r['lo95']:+.3f}, {r['hi95']:+.3f}]")
 
 
 @app.command("status")
@@ -261,6 +283,9 @@ def status_cmd(
         since = "-" if v["since_last_group_s"] is None else f"{v['since_last_group_s']:.0f} s ago"
         print(f"{v['ref']:<24} {v['author']:<12} {v['state']:<11} {v['groups']:>6} {since:>12} "
               f"{_fmt(v['fault_rate']):>6}")
+    if data["settlement"] is not None:
+        print()
+        _print_settlement(data["settlement"])
 
 
 @app.command("retire")
@@ -310,16 +335,16 @@ def close_cmd(
     """Settle: lock submissions, freeze one version per author, play fresh secret boards, announce."""
     from tournaments.ladder.settle import close_ladder
     from tournaments.ladder.state import LadderError
+    from tournaments.spec import SpecError
     from tournaments.store import is_uri, restore_uri
 
-    if is_uri(restore_uri(out)):
-        fail(PROG, f"{out}: the settlement of a ladder in an object store is not supported yet "
-                   "(docs/ladder.md)")
-    root = _root(out)
+    root: Path | str = restore_uri(out) if is_uri(restore_uri(out)) else _root(out)
     try:
         result = close_ladder(root, budget=budget, say=(lambda _t: None) if as_json else None)
-    except LadderError as e:
+    except (LadderError, SpecError) as e:
         fail(PROG, str(e))
+    except OSError as e:
+        fail(PROG, f"{(e.strerror or str(e)).lower()} writing {e.filename}")
     if as_json:
         print(json.dumps(result))
         return

@@ -112,7 +112,9 @@ def make_batch(spec: LadderSpec, root: Path, secret: bytes, g: dict[str, Any], e
                refs: dict[str, str], options: dict[str, dict[str, Any]], fsync: bool = True,
                out: str | None = None) -> Batch:
     """The batch of one group: every rotation of its arrangement on its own board.  ``out``: where
-    the workers write (a store's URI; default the directory ``root``)."""
+    the workers write (a store's URI; default the directory ``root``).  In a store, the batch names
+    where each submitted version's files are there (:func:`~tournaments.ladder.remote.code_of`): a
+    worker on any machine reads them and checks their digest, never the driver's local copy."""
     ge = spec.game(g["game"])
     arr = tuple(g["arrangement"])
     board = int(g["board"])
@@ -124,10 +126,17 @@ def make_batch(spec: LadderSpec, root: Path, secret: bytes, g: dict[str, Any], e
         mid = match_id(spec.seed, ge.id, arr, r, board)
         ms.append(Match(mid, gid, ge.id, board, r, rotate(arr, r), seed,
                         tuple(bot_seed(secret, ge.id, board, mid, s) for s in range(ge.players))))
+    code = {}
+    if out is not None and is_uri(out):
+        from tournaments.ladder.remote import RecordError, code_of
+        try:
+            code = {a: code_of(root, a) for a in dict.fromkeys(arr) if a not in refs}
+        except RecordError as e:
+            raise LadderError(str(e)) from None
     return Batch(spec.name, out or str(root.resolve()), ge.id, ge.options, ge.players, ge.max_deals,
                  tuple(ms),
                  {a: refs.get(a, a) for a in arr}, {a: options[a] for a in arr if a in options},
-                 spec.limits, str(bots_root(root).resolve()), fsync, epoch)
+                 spec.limits, str(bots_root(root).resolve()), fsync, epoch, code=code)
 
 
 def group_row(spec: LadderSpec, seq: int, t: Table, rating_seq: int, rerun_of: str | None = None

@@ -20,18 +20,22 @@ applying its change after the winner's.  Every reader folds the records into the
 a local ladder has (``_ladder/ladder.sqlite`` in a temporary local copy, :class:`Records.fold`), so
 the rest of the ladder runs unchanged on that copy: the SQLite file is a cache, rebuilt from the
 objects.  The runner also copies each version's files from ``_ladder/code`` into the bots registry of
-its copy, where its workers read them (so the workers of a Ray cluster must share that machine's
-disk, as with submitted bots in tournaments; see docs/ladder.md).
+its copy, where it validates them.  A group's batch names the versions' files in the store
+(:class:`~tournaments.ladder.code.BotCode`, :func:`code_of`): a worker on any machine copies them into
+its own cache and checks them against the registered content hash (:mod:`tournaments.ladder.code`), so no node
+needs the runner's disk.  ``ladder close`` keeps the settlement in ``_ladder/settlement.json``
+(tournaments/ladder/settle.py).
 """
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tournaments.ladder.code import BotCode
 from tournaments.store import Mirror, ObjectStore, StoreError
 
 PREFIX = "_ladder"
@@ -40,6 +44,9 @@ CHANGES = f"{PREFIX}/changes"
 META = f"{PREFIX}/meta"
 CODE = f"{PREFIX}/code"
 SPEC = f"{PREFIX}/ladder.json"
+SETTLEMENT = f"{PREFIX}/settlement.json"
+"""The settlement (``ladder close``): the key's SHA-256 and the frozen versions, created once before
+the first settlement board is dealt; the result and the key itself once it is settled."""
 CLAIM_TRIES = 20
 """Conditional creates of a record before a submission or a change gives up (one line)."""
 
@@ -179,6 +186,17 @@ class Records:
                           "were written at the same time; try again")
 
 
+def code_of(root: Path, ref: str) -> BotCode:
+    """Where a worker reads the files of the submitted version ``ref`` of the ladder whose local copy
+    is ``root`` (:class:`RecordError` when its record was never read)."""
+    records = attached(root)
+    body = records.bodies.get(f"{VERSIONS}/{ref}.json") if records is not None else None
+    if body is None:
+        raise RecordError(f"no record of {ref} in the ladder's copy {root}")
+    return BotCode(str(body["hash"]), str(body["entry"]), body.get("kind") == "package",
+                   f"{CODE}/{body['hash']}")
+
+
 def files_of(src: Any) -> list[tuple[str, bytes]]:
     """A bot's files as ``(key under its hash, bytes)``: ``ENTRY`` for a file bot, ``ENTRY/REL`` for a
     package."""
@@ -197,22 +215,23 @@ def attached(root: Path) -> Records | None:
 
 
 @contextmanager
-def local_copy(store: ObjectStore, tournament: str | None, tables: list[str], bots: bool = False
+def local_copy(store: ObjectStore, tournament: str | Sequence[str] | None, tables: list[str]
                ) -> Iterator[tuple[Path, Records, Mirror]]:
-    """A temporary local copy of a ladder in ``store``: its spec, manifest and the ``tables`` of its
-    log (the parts of ``tournament``), with the SQLite cache of its records; ``bots``: the submitted
-    versions' files in its bots registry too.  Removed at the end."""
+    """A temporary local copy of a ladder in ``store``: its spec, settlement, manifests and the
+    ``tables`` of its log (the parts of ``tournament``, or of each of several: the ladder and its
+    settlement), with the SQLite cache of its records.  Removed at the end."""
     from tournaments.paths import TOURNAMENTS, part_prefix
 
-    prefix = part_prefix(tournament) if tournament is not None else None
+    names = [tournament] if isinstance(tournament, str) else list(tournament or [])
+    prefixes = tuple(part_prefix(t) for t in names)
 
     def keep(k: str) -> bool:
         name = k.rsplit("/", 1)[-1]
         if k.startswith(PREFIX + "/"):
-            return k == SPEC
+            return k in (SPEC, SETTLEMENT)
         if k.startswith(TOURNAMENTS + "/"):
             return ".lease-e" not in name and not name.endswith(".secret")   # never the secret
-        return prefix is not None and name.startswith(prefix)
+        return bool(prefixes) and name.startswith(prefixes)
 
     try:
         mirror = Mirror(store, [PREFIX, TOURNAMENTS, *tables], keep)

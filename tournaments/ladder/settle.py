@@ -23,6 +23,14 @@
    versions ahead with P at the looks' level (:func:`~tournaments.ladder.board.shared_places`), so
    places the fit cannot order are shared (1, 1, 3).
 
+A ladder in an object store settles the same way (:func:`_close_remote`): the drain is a remote
+``ladder run``, the ladder's lease is held while it is checked drained and marked closed, and the
+settlement holds its own lease (its epoch fences its workers), plays on a local copy and publishes
+every group's parts as ``ladder run`` does; ``_ladder/settlement.json`` is an object of the store
+(created once with the key's hash, the result written under the lease), the key is kept apart as a
+tournament's secret while it plays and joins the log with the result.  A settled ladder refuses a
+second close in one line; ``ladder status`` and ``ladder board`` show the places.
+
 **Anti-collusion report** (:func:`collusion_report`): for each pair of authors, over the ladder's
 free-for-all groups where both sat, each one's place against the place its online rating predicted
 (before the group); a pair where one did much better than predicted and the other much worse
@@ -30,6 +38,7 @@ free-for-all groups where both sat, each one's place against the place its onlin
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -38,6 +47,7 @@ import random
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -45,14 +55,22 @@ from typing import Any
 from tournaments.ladder import tables
 from tournaments.ladder.board import Fit, fit, prob_ahead, shared_places
 from tournaments.ladder.core import load_spec, load_view, teams_of
-from tournaments.ladder.loop import execute, lock_ladder, make_batch, run_ladder
+from tournaments.ladder.loop import Remote, execute, lock_ladder, make_batch, run_ladder
 from tournaments.ladder.matchmaking import Table
 from tournaments.ladder.online import group_outcome
 from tournaments.ladder.spec import LadderSpec
 from tournaments.ladder.state import REFERENCE, LadderError, LadderStore, Version, ladder_dir, now_iso
-from tournaments.ledger import begin_epoch, clean_orphans, read_secret, secret_fingerprint, write_manifest
+from tournaments.ledger import (
+    Lease,
+    begin_epoch,
+    clean_orphans,
+    read_secret,
+    secret_fingerprint,
+    write_manifest,
+)
 from tournaments.ledger import write_secret as keep_secret
 from tournaments.log import engine_version
+from tournaments.paths import manifest_path
 from tournaments.runner import Batch, BatchResult
 from tournaments.schedule import (
     count_arrangements,
@@ -61,6 +79,7 @@ from tournaments.schedule import (
     new_secret,
     sampled_arrangements,
 )
+from tournaments.store import ObjectStore, is_uri, restore_uri
 
 
 def settle_id(name: str) -> str:
@@ -131,16 +150,55 @@ def decided(f: Fit, confidence: float) -> bool:
     return all(int(a["rank_hi"]) < int(b["rank_lo"]) for a, b in itertools.pairwise(top))
 
 
-def close_ladder(root: Path, budget: int | None = None, executor: str = "auto", address: str | None = None,
-                 say: Callable[[str], None] | None = None, seed: int | None = None) -> dict[str, Any]:
+def settled_error(where: str, done: dict[str, Any]) -> LadderError:
+    """A second ``ladder close`` of a settled ladder (one line)."""
+    return LadderError(f"the ladder in {where} is already settled (at {done.get('settled_at')}, key SHA-256 "
+                       f"{done.get('key_sha256')}); `ladder status` and `ladder board` show its places")
+
+
+def read_settlement(root: Path) -> dict[str, Any] | None:
+    """The settlement of the ladder in ``root`` (its directory or a local copy of a store's): the key's
+    SHA-256 and the frozen versions from the close on, the result and the key once settled; None
+    before ``ladder close``."""
+    path = _settle_file(root)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        raise LadderError(f"{path} cannot be read ({e})") from None
+    if not isinstance(data, dict):
+        raise LadderError(f"{path} is not a settlement (not a JSON object)")
+    return data
+
+
+def settlement_summary(root: Path) -> dict[str, Any] | None:
+    """What ``ladder status`` and ``ladder board`` show of the settlement: the settlement record
+    without the anti-collusion report (``ladder close --json`` has it); ``places`` empty and
+    ``settled_at`` None while it is under way; None before ``ladder close``."""
+    done = read_settlement(root)
+    if done is None:
+        return None
+    out = {k: v for k, v in done.items() if k != "collusion"}
+    out.setdefault("places", [])
+    out.setdefault("settled_at", None)
+    return out
+
+
+def close_ladder(root: Path | str, budget: int | None = None, executor: str = "auto",
+                 address: str | None = None, say: Callable[[str], None] | None = None,
+                 seed: int | None = None) -> dict[str, Any]:
+    """Settle the ladder in ``root`` (its directory, or the URI of a ladder in an object store); the
+    result.  A stopped close goes on where it stopped; a settled ladder is refused (one line)."""
     speak = say or (lambda text: print(text, flush=True))
+    if is_uri(restore_uri(str(root))):
+        return _close_remote(restore_uri(str(root)), budget, executor, address, speak, seed)
+    root = Path(root)
     spec = load_spec(root)
     store = LadderStore(root)
-    path = _settle_file(root)
-    if path.exists():
-        done = json.loads(path.read_text())
-        if "places" in done:
-            return dict(done)
+    done = read_settlement(root)
+    if done is not None and "places" in done:
+        raise settled_error(str(root), done)
     if not store.closed():
         run_ladder(root, groups=0, executor=executor, address=address, say=speak)   # drain: written groups
         if load_view(root, spec).pending():
@@ -151,46 +209,193 @@ def close_ladder(root: Path, budget: int | None = None, executor: str = "auto", 
     tid = settle_id(spec.name)
     held = lock_ladder(root, spec.name)
     try:
-        result = _settle(root, spec, store, tid, budget, executor, address, speak, seed)
+        epoch = begin_epoch(root, tid)
+        clean_orphans(root, tid, before_epoch=epoch)
+        result = _settle(Site(root, tid, epoch), spec, store, budget, executor, address, speak, seed)
     finally:
         held.close()
     return result
 
 
-def _settle(root: Path, spec: LadderSpec, store: LadderStore, tid: str, budget: int, executor: str,
+def _close_remote(uri: str, budget: int | None, executor: str, address: str | None,
+                  speak: Callable[[str], None], seed: int | None) -> dict[str, Any]:
+    """:func:`close_ladder` of a ladder in an object store, by the remote run's protocol: the drain is a
+    ``ladder run`` of no new group; the lock is the ladder's lease, held while the ladder is checked
+    drained and marked closed; the settlement (tournament ``<ladder>-settle``) holds its own lease,
+    whose epoch fences its workers, plays on a local copy of the log and publishes every group's
+    parts (:class:`~tournaments.ladder.loop.Remote`); its key is kept apart as a tournament's secret
+    and joins the log with the result."""
+    from tournaments.ladder.loop import Remote
+    from tournaments.ladder.remote import RecordError, clean_store_orphans, local_copy, read_spec
+    from tournaments.ledger import Fenced, LeaseHeld, acquire_lease, clean_staging, late_batches
+    from tournaments.store import StoreError, open_store
+
+    def lease_of(store: ObjectStore, tournament: str) -> Lease:
+        try:
+            return acquire_lease(store, tournament)
+        except (LeaseHeld, ValueError) as e:
+            raise LadderError(str(e).replace("tournament", "ladder", 1)) from None
+
+    try:
+        store = open_store(uri)
+        spec = read_spec(store)
+        done = _store_settlement(store)
+        if done is not None and "places" in done:
+            raise settled_error(uri, done)
+        with local_copy(store, spec.name, []) as (root, _, _):
+            closed = LadderStore(root).closed()
+        if not closed:
+            run_ladder(uri, groups=0, executor=executor, address=address, say=speak)   # drain
+            held = lease_of(store, spec.name)
+            try:
+                with local_copy(store, spec.name, ["matches", "groups"]) as (root, _, _):
+                    if load_view(root, spec).pending():
+                        raise LadderError("the ladder's groups in flight did not all finish; run `ladder "
+                                          "close` again")
+                    LadderStore(root).set_meta(closed_at=now_iso())
+            finally:
+                with contextlib.suppress(StoreError):
+                    held.release()
+            speak("submissions locked")
+        tid = settle_id(spec.name)
+        lease = lease_of(store, tid)
+        try:
+            clean_staging(store, tid, before_epoch=lease.epoch)
+            clean_store_orphans(store, tid, lease.epoch)
+            with local_copy(store, [spec.name, tid], ["matches", *tables.SIDE_TABLES]) as (root, _, mirror):
+                remote = Remote(uri, store, lease, mirror, b"")
+                result = _settle(Site(root, tid, lease.epoch, remote), spec, LadderStore(root),
+                                 budget or spec.settlement.budget, executor, address, speak, seed)
+                try:
+                    lease.check()
+                except Fenced as e:
+                    raise LadderError(str(e)) from None
+                late_batches(store, tid, lease.epoch, mirror.keys)
+                clean_staging(store, tid, before_epoch=lease.epoch + 1)
+        finally:
+            with contextlib.suppress(StoreError):
+                lease.release()
+    except (StoreError, RecordError) as e:
+        raise LadderError(str(e)) from None
+    return result
+
+
+def _store_settlement(store: ObjectStore) -> dict[str, Any] | None:
+    from tournaments.ladder.remote import SETTLEMENT
+    try:
+        data = json.loads(store.get(SETTLEMENT))
+    except FileNotFoundError:
+        return None
+    except ValueError:
+        raise LadderError(f"{store.where(SETTLEMENT)}: not a settlement (unreadable JSON)") from None
+    if not isinstance(data, dict):
+        raise LadderError(f"{store.where(SETTLEMENT)}: not a settlement (not a JSON object)")
+    return data
+
+
+@dataclass
+class Site:
+    """Where a settlement is played and kept: a ladder's directory (under its lock), or a local copy
+    of a ladder in an object store whose files go to the store under the settlement's lease
+    (``remote``).  ``epoch``: the settlement run's (its fence)."""
+
+    root: Path
+    tid: str
+    epoch: int
+    remote: Remote | None = None
+
+    @property
+    def out(self) -> str | None:
+        """Where the workers write: the store's URI, else the directory (None)."""
+        return self.remote.uri if self.remote is not None else None
+
+    def state(self) -> dict[str, Any]:
+        if self.remote is not None:
+            return _store_settlement(self.remote.store) or {}
+        return read_settlement(self.root) or {}
+
+    def save(self, state: dict[str, Any], first: bool = False) -> dict[str, Any]:
+        """Write the settlement; ``first``: its first record (the key's hash), created only if there is
+        none (then the one there is returned)."""
+        path = _settle_file(self.root)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(state, indent=2) + "\n")
+        if self.remote is not None:
+            from tournaments.ladder.remote import SETTLEMENT
+            if first:
+                if not self.remote.store.put_if_absent(SETTLEMENT, path.read_bytes()):
+                    state = self.state()   # another close's, first: it stands
+                    path.write_text(json.dumps(state, indent=2) + "\n")
+            else:
+                self.remote.push(path)
+        return state
+
+    def keep_key(self, key: bytes) -> None:
+        if self.remote is not None:
+            from tournaments.ledger import write_store_secret
+            write_store_secret(self.remote.store, self.tid, key)
+        else:
+            keep_secret(self.root, self.tid, key)
+
+    def read_key(self) -> bytes | None:
+        if self.remote is not None:
+            from tournaments.ledger import read_store_secret
+            return read_store_secret(self.remote.store, self.tid)
+        return read_secret(self.root, self.tid)
+
+    def publish_key(self, key: bytes) -> None:
+        """The settlement is over: its key joins the log, so anyone can replay its deals."""
+        if self.remote is not None:
+            from tournaments.ledger import publish_secret
+            publish_secret(self.remote.store, self.tid, key)
+
+    def manifest(self, data: dict[str, Any]) -> None:
+        write_manifest(self.root, self.tid, data)
+        if self.remote is not None:
+            self.remote.push(manifest_path(self.root, self.tid))
+
+    def append(self, table: str, rows: list[dict[str, Any]], first: int) -> None:
+        p = tables.append(self.root, table, self.tid, rows, first=first, fsync=self.remote is None)
+        if p is not None and self.remote is not None:
+            self.remote.push(p)
+
+    def published(self, r: BatchResult) -> None:
+        if self.remote is not None:
+            self.remote.publish(r)
+
+
+def _settle(site: Site, spec: LadderSpec, store: LadderStore, budget: int, executor: str,
             address: str | None, speak: Callable[[str], None], seed: int | None) -> dict[str, Any]:
     from tournaments.runners import choose_executor
 
-    path = _settle_file(root)
-    state: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
+    root, tid = site.root, site.tid
+    state = site.state()
     versions = {v.ref: v for v in store.versions()}
     if "frozen" not in state:
         frozen = frozen_versions(list(versions.values()))
         key = new_secret()
-        keep_secret(root, tid, key)
-        write_manifest(root, tid, {
+        site.keep_key(key)
+        site.manifest({
             "tournament": tid, "ladder": spec.name, "settlement": True, "spec_hash": spec.spec_hash(),
             "name": tid, "games": spec.to_json()["games"],
             "bots": {v.ref: (v.ref if not v.reference else _ref_bot(spec, v.ref)) for v in frozen},
             "total_matches": None, "secret": "fresh", "secret_sha256": secret_fingerprint(key),
             "engine_version": engine_version(), "created_at": now_iso(), "complete": False})
-        state = {"ladder": spec.name, "tournament": tid, "closed_at": now_iso(),
-                 "key_sha256": hashlib.sha256(key).hexdigest(), "frozen": [v.ref for v in frozen],
-                 "budget": budget}
-        path.write_text(json.dumps(state, indent=2) + "\n")   # the key's hash, before any board is dealt
+        state = site.save({"ladder": spec.name, "tournament": tid, "closed_at": now_iso(),
+                           "key_sha256": hashlib.sha256(key).hexdigest(), "frozen": [v.ref for v in frozen],
+                           "budget": budget}, first=True)   # the key's hash, before any board is dealt
         speak(f"settlement key SHA-256 {state['key_sha256']}; frozen: {', '.join(state['frozen'])}")
-    kept = read_secret(root, tid)
+    kept = site.read_key()
     if kept is None or hashlib.sha256(kept).hexdigest() != state["key_sha256"]:
-        raise LadderError(f"the settlement key {root}/_tournaments/{tid}.secret is missing or not the one "
-                          "whose SHA-256 was published")
+        where = f"{site.remote.uri}.secrets/{tid}.secret" if site.remote is not None else \
+            f"{root}/_tournaments/{tid}.secret"
+        raise LadderError(f"the settlement key {where} is missing or not the one whose SHA-256 was published")
     key = kept
     frozen_refs: list[str] = state["frozen"]
     games_of = {r: (versions[r].games if r in versions else [g.id for g in spec.games]) for r in frozen_refs}
     rng = random.Random(seed if seed is not None else int.from_bytes(key[:8], "big"))
     refs = {r.label: r.bot for r in spec.reference}
     options = {r.label: r.options for r in spec.reference if r.options}
-    epoch = begin_epoch(root, tid)
-    clean_orphans(root, tid, before_epoch=epoch)
     executor = choose_executor(executor, address, spec.num_cpus)
     groups = sorted(tables.read(root, "groups", tid), key=lambda g: g["seq"])
     sspec = _as_settle(spec, tid)
@@ -205,18 +410,16 @@ def _settle(root: Path, spec: LadderSpec, store: LadderStore, tid: str, budget: 
                          "created_at": datetime.now(UTC)})
             groups.append(rows[-1])
         if rows:
-            tables.append(root, "groups", tid, rows, first=int(rows[0]["seq"]))
+            site.append("groups", rows, first=int(rows[0]["seq"]))
         return rows
 
     def play(rows: list[dict[str, Any]]) -> None:
         def work() -> Iterator[Batch]:
             for g in rows:
-                yield make_batch(sspec, root, key, g, epoch, refs, options)
+                yield make_batch(sspec, root, key, g, site.epoch, refs, options, fsync=site.remote is None,
+                                 out=site.out)
 
-        def on_result(_r: BatchResult) -> None:
-            pass
-
-        ex = execute(root, spec, executor, address, work(), on_result)
+        ex = execute(root, spec, executor, address, work(), site.published, store_uri=site.out)
         if ex.stopped:
             raise LadderError("the settlement was stopped; run `ladder close` again to go on")
 
@@ -231,7 +434,7 @@ def _settle(root: Path, spec: LadderSpec, store: LadderStore, tid: str, budget: 
     t0 = time.monotonic()
     level = look_confidence(spec.settlement.confidence)
     stage1_n = sum(1 for g in groups if g["seq"] <= state.setdefault("stage1", len(groups)))
-    path.write_text(json.dumps(state, indent=2) + "\n")
+    site.save(state)
     while True:
         committed = tables.committed(root, tid).by_group
         f = fit(_records(groups, committed), max(spec.rating.bootstrap, 200), seed=len(groups))
@@ -258,7 +461,8 @@ def _settle(root: Path, spec: LadderSpec, store: LadderStore, tid: str, budget: 
                          for ref, place in places],
               "p_first_over_second": (prob_ahead(f, places[0][0], places[1][0]) if len(places) > 1 else 1.0),
               "collusion": collusion_report(root)}
-    path.write_text(json.dumps(result, indent=2) + "\n")   # the key itself, after the result
+    site.publish_key(key)
+    site.save(result)   # the key itself, after the result
     speak(f"settled: {result['groups']} groups ({stop}); key {key.hex()}")
     return result
 
