@@ -235,6 +235,10 @@ def test_s3_close_settles_in_the_store_on_a_fresh_key_and_a_second_close_is_refu
                "--author", "zed")
     assert late.returncode == 2 and "closed" in late.stderr
     assert not [k for k in keys(lad, "") if "_staging" in k]
+    v = cli("verify", lad, "--workers", "1", "--json")   # the ladder's and the settlement's matches replay
+    assert v.returncode == 0, v.stdout[-2000:] + v.stderr
+    report = json.loads(v.stdout)
+    assert report["ok"] and report["matches"] == sum(len(rs) for rs in [*settle.values(), *ladder.values()])
 
 
 def test_query_of_a_store_ladder_sees_its_tables_in_place(tmp_path: Path, lad: str) -> None:
