@@ -74,7 +74,16 @@ from tournaments.ledger import (
     clean_orphans,
     clean_staging,
 )
-from tournaments.log import _META, TABLES, Fenced, check_batch, named_oserror, read_part, write_atomic
+from tournaments.log import (
+    _META,
+    TABLES,
+    Fenced,
+    check_batch,
+    named_oserror,
+    read_part,
+    record_sizes,
+    write_atomic,
+)
 from tournaments.paths import (
     DIGESTS,
     committed_parts,
@@ -284,7 +293,7 @@ def _compact_game(base: Path, tournament: str, game: str, epoch: int, groups: li
             _step(f"write {t}")
         record = {"tournament": tournament, "rows": {t: tables[t].num_rows for t in TABLES},
                   "sha256": {t: hashlib.sha256(blobs[t]).hexdigest() for t in TABLES},
-                  "compacted_from": len(grp)}
+                  "compacted_from": len(grp), **record_sizes(name, {t: len(blobs[t]) for t in TABLES})}
         mpath = part_path(base, "matches", game, name)
         write_atomic(digest_path(mpath), (json.dumps(record, sort_keys=True) + "\n").encode(), fsync)
         _step("write digest")
@@ -423,7 +432,7 @@ def _compact_store(store: ObjectStore, lease: Lease, tournament: str, game: str 
             blobs = {t: compacted_bytes(sorted_rows(tables[t], t)) for t in TABLES}
             record = {"tournament": tournament, "rows": {t: tables[t].num_rows for t in TABLES},
                       "sha256": {t: hashlib.sha256(blobs[t]).hexdigest() for t in TABLES},
-                      "compacted_from": len(grp)}
+                      "compacted_from": len(grp), **record_sizes(name, {t: len(blobs[t]) for t in TABLES})}
             data = [blobs["moves"], blobs["events"], (json.dumps(record, sort_keys=True) + "\n").encode(),
                     blobs["matches"]]
             for key, body in zip(_batch_keys(g, name), data, strict=True):

@@ -509,7 +509,9 @@ def commit_batch(root: str | os.PathLike[str], log: BatchLog, fsync: bool = True
     mpath = part_path(root, "matches", log.game, name)
     data = part_bytes(tables["matches"])
     sha["matches"] = hashlib.sha256(data).hexdigest()
-    record = {"tournament": log.tournament, "rows": {t: tables[t].num_rows for t in TABLES}, "sha256": sha}
+    sizes = {t: p.stat().st_size for t, p in zip(TABLES[:-1], paths, strict=True)}
+    record = {"tournament": log.tournament, "rows": {t: tables[t].num_rows for t in TABLES}, "sha256": sha,
+              **record_sizes(name, {**sizes, "matches": len(data)})}
     dpath = digest_path(mpath)
     write_atomic(dpath, (json.dumps(record, sort_keys=True) + "\n").encode(), fsync)
     paths.append(dpath)
@@ -560,7 +562,8 @@ def stage_batch(store: Any, log: BatchLog, epoch: int, attempt: str) -> list[str
     for t in TABLES:
         blobs[t] = part_bytes(tables[t])
         sha[t] = hashlib.sha256(blobs[t]).hexdigest()
-    record = {"tournament": log.tournament, "rows": {t: tables[t].num_rows for t in TABLES}, "sha256": sha}
+    record = {"tournament": log.tournament, "rows": {t: tables[t].num_rows for t in TABLES}, "sha256": sha,
+              **record_sizes(name, {t: len(b) for t, b in blobs.items()})}
     mpath = part_path("", "matches", log.game, name)
     for t in TABLES[:-1]:
         k = part_path("", t, log.game, name)
@@ -725,9 +728,10 @@ def _check_batch(root: str | os.PathLike[str], game: str, name: str, tournament:
             n = tab.num_rows
             if any(x not in expect for x in tab.column("tournament").unique().to_pylist()):
                 out.problems.append(f"{p}: holds rows of another tournament than its matches part")
-            got: dict[str, int] = {}
-            for x in tab.column("match_id").to_pylist():
-                got[x] = got.get(x, 0) + 1
+            counts = pc.value_counts(tab.column("match_id"))   # (per match, not a string per row)
+            got: dict[str, int] = dict(zip(counts.field("values").to_pylist(),
+                                           counts.field("counts").to_pylist(), strict=True))
+            del tab, counts
             if not set(got) <= set(per_match):
                 out.problems.append(f"{p}: holds rows of matches its matches part does not hold")
             if t == "moves" and any(got.get(k, 0) != v for k, v in per_match.items()):
@@ -747,6 +751,15 @@ def _check_batch(root: str | os.PathLike[str], game: str, name: str, tournament:
         out.problems.append(f"{mpath}: {m.num_rows} rows but the batch's digest record says "
                             f"{rows['matches']}")
     return out
+
+
+def record_sizes(name: str, sizes: dict[str, int]) -> dict[str, Any]:
+    """The digest record's fields that let a reader check a batch without reading it: ``part``, the
+    batch's part name (a record copied with its batch under another name names the original), and
+    ``bytes``, each part's size.  A record with them was written by a writer whose parts have every
+    column of :data:`SCHEMAS` (the :data:`ADDED_COLUMNS` too).  A reader of an object store compares the
+    sizes with its listing instead of reading every part (``tournaments.analysis.views``)."""
+    return {"part": name, "bytes": dict(sizes)}
 
 
 def digest_record(mpath: Path, files: Files | None = None) -> tuple[dict[str, Any] | None, str | None]:
@@ -776,13 +789,14 @@ def digest_record(mpath: Path, files: Files | None = None) -> tuple[dict[str, An
 def record_digests(matches_part: Path) -> None:
     """Write the digest record of a batch from its parts as they are now: for a deliberate edit of a
     committed part (tests that forge a log to show the rule checks catch it)."""
-    sha, rows = {}, {}
+    sha, rows, sizes = {}, {}, {}
     for t in TABLES:
         p = sibling_part(matches_part, t)
         if p.is_file():
             sha[t] = hashlib.sha256(p.read_bytes()).hexdigest()
             rows[t] = pq.read_metadata(p).num_rows
-    record = {"tournament": None, "rows": rows, "sha256": sha}
+            sizes[t] = p.stat().st_size
+    record = {"tournament": None, "rows": rows, "sha256": sha, **record_sizes(matches_part.name, sizes)}
     write_atomic(digest_path(matches_part), (json.dumps(record, sort_keys=True) + "\n").encode(), False)
 
 

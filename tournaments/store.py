@@ -482,6 +482,7 @@ class StoreFiles:
         self.fs: pafs.FileSystem | None = store.fs
         self.root = Path(store.base)
         self._listed: dict[str, dict[str, pafs.FileType]] = {}
+        self._sizes: dict[str, int] = {}
         self._compactions: Compactions | None = None
 
     @property
@@ -504,7 +505,15 @@ class StoreFiles:
             got = {i.base_name: i.type for i in infos
                    if gone is None or i.type != pafs.FileType.File or not gone.hides(i.base_name)}
             self._listed[key] = got
+            self._sizes.update((i.path, i.size) for i in infos if i.type == pafs.FileType.File
+                               and i.base_name in got and i.size is not None)
         return got
+
+    def size(self, p: Path) -> int | None:
+        """The size of the file ``p`` as its folder's listing gave it (None: not a listed file)."""
+        if not self.is_file(p):
+            return None
+        return self._sizes.get(p.as_posix())
 
     def is_file(self, p: Path) -> bool:
         return self._list(p.parent).get(p.name) == pafs.FileType.File

@@ -188,8 +188,8 @@ def test_sample_sql_reads_only_the_row_groups_that_hold_sampled_matches(
     matches = pq.read_table(mpart.path, columns=["match_id", "moves"]).to_pylist()
     one = matches[len(matches) // 2]
     log.sample = {(mpart.game, mpart.path.name): frozenset({one["match_id"]})}
-    sampled, orphans = views_mod.sampled_fragments(log, "moves")
-    assert orphans == [] and [f.path for f in sampled] == [str(moves_part)]
+    sampled, orphans = views_mod.sampled_pieces(log, "moves")
+    assert orphans == [] and [p.path for p, _ in sampled] == [moves_part]
     ids = pq.read_table(moves_part, columns=["match_id"]).column("match_id").to_pylist()
     per_group = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
     holding, start = [], 0
@@ -197,7 +197,7 @@ def test_sample_sql_reads_only_the_row_groups_that_hold_sampled_matches(
         if one["match_id"] in ids[start:start + n]:
             holding.append(i)
         start += n
-    assert [g.id for g in sampled[0].row_groups] == holding and len(holding) < len(per_group)
+    assert sampled[0][1] == holding and len(holding) < len(per_group)
     assert views_mod.sampled_table(log, "moves").num_rows == one["moves"]
     assert log.rows("SELECT count(*) AS n FROM moves") == [{"n": one["moves"]}]
 

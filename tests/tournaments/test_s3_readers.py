@@ -250,6 +250,77 @@ def test_a_damaged_part_in_the_store_is_named_by_its_uri_in_one_line(both: tuple
     assert code == 2 and "not certified" in err and f"{uri}/matches/" in err
 
 
+def _fetched(rec: Path, bucket: str, prefix: str) -> list[str]:
+    """The keys (relative to the log) of the objects the recording's GETs fetched (listings left out)."""
+    from urllib.parse import unquote
+    out = []
+    for r in _requests(rec):
+        if r["method"] != "GET" or "list-type" in r["url"] or "prefix=" in r["url"]:
+            continue
+        path = unquote(r["url"].split("://", 1)[-1].split("/", 1)[-1].split("?", 1)[0])
+        if path.startswith(f"{bucket}/{prefix}/"):
+            out.append(path[len(bucket) + len(prefix) + 2:])
+    return out
+
+
+def test_a_plain_query_in_place_reads_the_digest_records_and_only_the_parts_its_sql_scans(
+        both: tuple[str, str], env: str, recorded: tuple[str, Path]) -> None:
+    """Without --game, a one-game question reads each batch's digest record (the listing's sizes are
+    checked against it) and the parts the SQL scans: ``game`` prunes the other game's files, and no
+    matches or events part is read for a moves question (before: every footer, every matches part
+    whole for its SHA-256).  The answer is the local copy's."""
+    import requests
+    local, uri = both
+    bucket, prefix = uri[5:].split("/", 1)
+    sql = "SELECT count(*) AS n, sum(think_us) AS t FROM moves WHERE game = 'manillen' AND bot = 'r2'"
+    _, rec = recorded
+    api = f"http://{env}/moto-api/recorder"
+    requests.post(f"{api}/reset-recording", timeout=5)
+    requests.post(f"{api}/start-recording", timeout=5)
+    try:
+        code, out, err = cli("query", uri, sql, "--format", "json")
+    finally:
+        requests.post(f"{api}/stop-recording", timeout=5)
+    assert code == 0, err
+    assert json.loads(out) == json.loads(cli("query", local, sql, "--format", "json")[1])
+    got = _fetched(rec, bucket, prefix)
+    parts = [k for k in got if not k.startswith(("_digests/", "_tournaments/"))]
+    assert parts and all(k.startswith("moves/game=manillen/") for k in parts), got
+    records = {k for k in got if k.startswith("_digests/")}
+    assert records == {f"_digests/{p.relative_to(Path(local) / 'matches').as_posix()}.json"
+                       for p in committed_parts(Path(local), "t")}
+
+
+def test_a_part_of_another_size_or_a_batch_copied_with_its_record_is_refused_in_place(
+        both: tuple[str, str], env: str) -> None:
+    """The reader's checks in place, from the listing and the digest records: a part whose size is not
+    the one committed (here a moves part of the other game, which the SQL would not scan) and a batch
+    copied under another name with its digest record are refused in one line naming the file."""
+    local, uri = both
+    bucket, prefix = uri[5:].split("/", 1)
+    c = _client(env)
+    first = committed_parts(Path(local), "t")[0]
+    rel = first.relative_to(Path(local) / "matches")
+    other = "hartenjagen" if "manillen" in str(rel) else "manillen"
+    sql = f"SELECT count(*) FROM moves WHERE game = '{other}'"
+    victim = f"{prefix}/moves/{rel.as_posix()}"
+    body = c.get_object(Bucket=bucket, Key=victim)["Body"].read()
+    c.put_object(Bucket=bucket, Key=victim, Body=body + b"\0")   # (a reader of it alone stops too)
+    code, _, err = cli("query", uri, sql)
+    assert code == 2 and err.count("\n") == 1 and "bytes" in err, err
+    assert f"{uri}/moves/{rel.as_posix()}" in err, err
+    c.put_object(Bucket=bucket, Key=victim, Body=body)
+    assert cli("query", uri, sql)[0] == 0
+    copy = part_name("t", ["copied"], 1)
+    for t in TABLES:
+        c.copy_object(Bucket=bucket, Key=f"{prefix}/{t}/{rel.parent.as_posix()}/{copy}",
+                      CopySource={"Bucket": bucket, "Key": f"{prefix}/{t}/{rel.as_posix()}"})
+    c.copy_object(Bucket=bucket, Key=f"{prefix}/_digests/{rel.parent.as_posix()}/{copy}.json",
+                  CopySource={"Bucket": bucket, "Key": f"{prefix}/_digests/{rel.as_posix()}.json"})
+    code, _, err = cli("query", uri, sql)
+    assert code == 2 and err.count("\n") == 1 and copy in err and "another name" in err, err
+
+
 def test_a_missing_bucket_is_one_line_for_a_reader(env: str) -> None:
     for cmd in (["query", "s3://no-such-bucket-here/x", "SELECT 1"], ["tournament", "status",
                                                                        "s3://no-such-bucket-here/x"]):

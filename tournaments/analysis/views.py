@@ -6,7 +6,9 @@ manifest folder), every part file must have a readable Parquet footer with the s
 ``matches`` part must decode whole (every column, page CRCs checked, the schema's types), and every
 committed batch (a ``matches`` part) must have its ``moves`` and ``events`` parts.  (``cardarena verify``
 certifies more: every part decoded, and each part's bytes against the digest recorded at commit.)  Anything
-else raises :class:`LogError` with a message that names the file; nothing is skipped silently.
+else raises :class:`LogError` with a message that names the file; nothing is skipped silently.  In an
+object store a batch whose digest record names its part and sizes is checked against the listing
+instead, without reading its parts (:meth:`TournamentLog._vouch`).
 
 For notebooks::
 
@@ -90,6 +92,9 @@ class TournamentLog:
     store's path ``BUCKET/PREFIX``, :attr:`uri` its URI); set from ``root`` when not given."""
     uri: str | None = None
     """The store's URI (with its query) for a log in an object store, else None."""
+    vouched: set[tuple[str, str]] = field(default_factory=set)
+    """The batches (game, part name) the check took on their digest record's word (an object store:
+    :meth:`_vouch`); their parts have every column of the schema (no footer was read)."""
     only_games: tuple[str, ...] | None = None
     """Only these games' parts: the views hold their rows and the checks read only their parts (a
     question about one game of a large log then reads that game's files alone).  None: every game."""
@@ -159,12 +164,16 @@ class TournamentLog:
     # ------------------------------------------------------------------ checking
     def _check(self) -> None:
         files = self.reader
+        self.vouched = self._vouch() if isinstance(files, StoreFiles) and self.digests else set()
         rows: dict[tuple[str, str, str], int] = {}
         for t in self.tables:
             for p in self.parts[t]:
-                rows[(t, p.game, p.path.name)] = check_part(p.path, t, files)
+                if (p.game, p.path.name) not in self.vouched:
+                    rows[(t, p.game, p.path.name)] = check_part(p.path, t, files)
         seen: dict[str, Path] = {}
         for p in self.parts["matches"]:   # the commit records, small: decoded whole, page CRCs checked
+            if (p.game, p.path.name) in self.vouched:
+                continue
             try:
                 data = files.read_bytes(p.path)
             except FileNotFoundError:
@@ -190,6 +199,40 @@ class TournamentLog:
                 if not files.is_file(sib):
                     raise LogError(f"{sib}: missing part file (its batch's matches part {p.path} exists; "
                                    "a batch writes moves, events, then matches)")
+
+    def _vouch(self) -> set[tuple[str, str]]:
+        """In an object store: the batches (game, part name) whose digest record vouches for their parts
+        without reading them.  A record that names the batch's part (``part``) and each part's size
+        (``bytes``, :func:`tournaments.log.record_sizes`) is compared with the listing: a size that
+        differs (a part overwritten or cut short since its commit) or a record naming another part (a
+        batch copied under another name with its record) is refused, in one line naming the file.  So a
+        question reads the digest records, small, and then only the parts its SQL scans (``game`` prunes
+        the other games' files) instead of every footer and every matches part of the log.  Batches
+        whose record lacks these fields (written before them) are checked as on disk.  ``verify``
+        hashes every byte and reads every match id."""
+        files = self.reader
+        assert isinstance(files, StoreFiles)
+        out: set[tuple[str, str]] = set()
+        for p in self.parts["matches"]:
+            record, problem = digest_record(p.path, files)
+            if problem:
+                raise LogError(problem)
+            sizes = (record or {}).get("bytes")
+            if record is None or "part" not in record or not isinstance(sizes, dict):
+                continue
+            if record["part"] != p.path.name:
+                raise LogError(f"{p.path}: its batch's digest record names part {record['part']} (a batch "
+                               "copied under another name?): not counted twice; `cardarena tournament "
+                               "repair` quarantines the copy")
+            for t in TABLES:
+                f = self.root / t / p.path.parent.name / p.path.name
+                have, want = files.size(f), sizes.get(t)
+                if have is not None and want is not None and have != want:
+                    raise LogError(f"{f}: {have} bytes but the batch's digest record says {want}: its bytes "
+                                   "changed since the batch was committed; `cardarena tournament repair` "
+                                   "quarantines it")
+            out.add((p.game, p.path.name))
+        return out
 
     def _check_digests(self, p: Part, data: bytes, rows: dict[tuple[str, str, str], int]) -> None:
         """The parts of ``p``'s batch that this log reads, against the batch's digest record (SHA-256 of
@@ -285,9 +328,12 @@ class TournamentLog:
             else:
                 lst = ", ".join(_quote(f) for f in files)
                 src = f"read_parquet([{lst}], hive_partitioning = true, union_by_name = true)"
+            # (a part of a vouched batch has events.bot: its record's writer wrote every column)
+            unknown = [str(p.path) for p in self.parts[t] if (p.game, p.path.name) not in self.vouched]
             if files and t == "events" and not all(
-                    "bot" in pq.read_schema(f, filesystem=self.reader.fs).names for f in files):
-                has = any("bot" in pq.read_schema(f, filesystem=self.reader.fs).names for f in files)
+                    "bot" in pq.read_schema(f, filesystem=self.reader.fs).names for f in unknown):
+                has = len(unknown) < len(files) or any(
+                    "bot" in pq.read_schema(f, filesystem=self.reader.fs).names for f in unknown)
                 con.execute(_old_events_view(src, has, where, "matches" in self.tables))
             elif files and (store is not None or self.sample is not None):
                 con.execute(f"CREATE VIEW {t} AS SELECT * FROM {src}{where}")
@@ -426,25 +472,19 @@ def _side_dataset(store: StoreFiles, table: str, paths: list[str]) -> Any:
     return ds.dataset(paths, schema=LADDER_SCHEMAS[table], format="parquet", filesystem=store.fs)
 
 
-def sampled_fragments(log: TournamentLog, table: str) -> tuple[list[Any], list[Any]]:
-    """The pieces of ``table`` a sampled log (:attr:`TournamentLog.sample`) reads, as Arrow fragments
-    (nothing decoded): (for each committed batch with a sampled match, its part's row groups whose
-    ``match_id`` range in the footer's statistics holds one of them; every part that has no matches part,
-    an orphan, whole)."""
+def sampled_pieces(log: TournamentLog, table: str) -> tuple[list[tuple[Part, list[int]]], list[Part]]:
+    """What ``table`` a sampled log (:attr:`TournamentLog.sample`) reads, nothing decoded: ((part, row
+    groups) for each committed batch with a sampled match: its row groups whose ``match_id`` range in the
+    footer's statistics holds one of them; the parts that have no matches part, orphans, read whole)."""
     import bisect
-
-    import pyarrow.dataset as ds
-    import pyarrow.fs as pafs
     assert log.sample is not None
-    fs = log.reader.fs or pafs.LocalFileSystem()
-    fmt = ds.ParquetFileFormat()
     committed = {(p.game, p.path.name) for p in log.parts["matches"]}
-    sampled, orphans = [], []
+    sampled: list[tuple[Part, list[int]]] = []
+    orphans: list[Part] = []
     for p in log.parts[table]:
         key = (p.game, p.path.name)
-        game = ds.field("game") == p.game
         if key not in committed:   # its rows are violations of their own (moves_without_match)
-            orphans.append(fmt.make_fragment(str(p.path), fs, partition_expression=game))
+            orphans.append(p)
             continue
         ids = sorted(log.sample.get(key, ()))
         if not ids:
@@ -462,29 +502,60 @@ def sampled_fragments(log: TournamentLog, table: str) -> tuple[list[Any], list[A
             if at < len(ids) and ids[at] <= stats.max:
                 keep.append(i)
         if keep:
-            sampled.append(fmt.make_fragment(str(p.path), fs, partition_expression=game, row_groups=keep))
+            sampled.append((p, keep))
     return sampled, orphans
 
 
 def sampled_table(log: TournamentLog, table: str) -> pa.Table:
     """``table``'s rows of the sampled matches, and every row of its orphan parts, in a sampled log
-    (:func:`sampled_fragments`), with the schema's columns and ``game`` (a part written before a column
-    was added reads nulls there).  The sample's filter is applied as each batch is decoded."""
-    import pyarrow.compute as pc
-    import pyarrow.dataset as ds
-    import pyarrow.fs as pafs
+    (:func:`sampled_pieces`), with the schema's columns and ``game`` (a part written before a column was
+    added reads nulls there).  A row group's ``match_id`` column is read first and then each other column
+    alone, filtered to the sampled rows as it is decoded: memory holds one decoded column of one row group
+    beside the sample, however large the row groups (a compacted one is about 128 MB of Arrow)."""
     assert log.sample is not None
     schema = pa.schema([*list(SCHEMAS[table]), pa.field("game", pa.string())])
-    fs = log.reader.fs or pafs.LocalFileSystem()
-    sampled, orphans = sampled_fragments(log, table)
+    fs = log.reader.fs
     ids = pa.array(sorted({m for v in log.sample.values() for m in v}), pa.string())
+    sampled, orphans = sampled_pieces(log, table)
     out = [schema.empty_table()]
-    if sampled:
-        out.append(ds.FileSystemDataset(sampled, schema, ds.ParquetFileFormat(), fs).to_table(
-            filter=pc.field("match_id").isin(ids)))
-    if orphans:
-        out.append(ds.FileSystemDataset(orphans, schema, ds.ParquetFileFormat(), fs).to_table())
+    for p, groups in [*sampled, *((o, None) for o in orphans)]:
+        try:
+            out += _sampled_rows(p, groups, schema, ids, fs)
+        except (OSError, pa.ArrowException) as e:
+            raise LogError(log.reader.shown(f"{p.path}: unreadable Parquet part, truncated or corrupted "
+                                            f"({_one_line(e)})")) from None
     return pa.concat_tables(out)
+
+
+def _sampled_rows(p: Part, groups: list[int] | None, schema: pa.Schema, ids: pa.Array,
+                  fs: Any) -> list[pa.Table]:
+    """The rows of part ``p`` in ``groups`` (None: every row group, every row) whose match is in ``ids``,
+    column by column (see :func:`sampled_table`)."""
+    import pyarrow.compute as pc
+    out = []
+    with pq.ParquetFile(str(p.path), filesystem=fs) as pf:
+        names = set(pf.schema_arrow.names)
+        for i in range(pf.num_row_groups) if groups is None else groups:
+            mask = None
+            if groups is not None:
+                mask = pc.is_in(pf.read_row_group(i, columns=["match_id"]).column(0), value_set=ids)
+                n = int(pc.sum(mask).as_py() or 0)
+                if not n:
+                    continue
+            else:
+                n = pf.metadata.row_group(i).num_rows
+            cols: list[Any] = []
+            for f in schema:
+                if f.name == "game":
+                    cols.append(pa.array([p.game] * n, f.type))
+                elif f.name not in names:
+                    cols.append(pa.nulls(n, f.type))
+                else:
+                    c = pf.read_row_group(i, columns=[f.name]).column(0)
+                    c = c if mask is None else c.filter(mask)
+                    cols.append(c if c.type == f.type else c.cast(f.type))
+            out.append(pa.Table.from_arrays(cols, schema=schema))
+    return out
 
 
 def _holds(path: Path, match_id: str, files: Files | None = None) -> bool:
