@@ -324,7 +324,7 @@ class Game:
         """The number of seats of a match of this game (``None``: :attr:`default_players`), or a
         one-line ``ValueError``: the one players check (``new_match`` and the tournament spec call it)."""
         n = self.default_players if players is None else players
-        if not _is_int(n) or not self.min_players <= n <= self.max_players:
+        if (type(n) is not int and not _is_int(n)) or not self.min_players <= n <= self.max_players:
             seats = (str(self.min_players) if self.min_players == self.max_players
                      else f"{self.min_players} to {self.max_players}")
             got = repr(players)
@@ -340,12 +340,16 @@ class Game:
         ``new_match(seed=state.seed)`` replays the same match.  (The arguments are typed ``Any``
         because they are checked here: compiled code would raise a bare ``TypeError`` instead.)
         """
-        if seed is None:
+        # ``type(x) is int`` first: the usual int passes without a call to :func:`_is_int`
+        if type(seed) is int:
+            pass
+        elif seed is None:
             seed = random.SystemRandom().randrange(2**63)
         elif not _is_int(seed):
             raise ValueError(f"seed must be an int (or None for a fresh one), got {seed!r}")
         n = self.check_players(players)
-        if max_deals is not None and (not _is_int(max_deals) or max_deals < 1):
+        if max_deals is not None and (
+                (type(max_deals) is not int and not _is_int(max_deals)) or max_deals < 1):
             raise ValueError(f"max_deals must be a positive int or None, got {max_deals!r}")
         if deal is not None and not isinstance(deal, dict):
             raise ValueError(f"deal must be a dict (CONTRACT.md) or None, got {type(deal).__name__}")

@@ -36,6 +36,9 @@ from engine.tricks import PLAY, mask_function
 SEVEN, NINE, TEN, JACK, QUEEN, KING, ACE = 5, 7, 8, 9, 10, 11, 12
 DECK32 = mask_of(deck_32())
 DECK24 = mask_of(deck_24())
+CARDS32: tuple[int, ...] = tuple(bits(DECK32))
+CARDS24: tuple[int, ...] = tuple(bits(DECK24))
+"""The card ids of each pack, lowest first: what a deal shuffles (made once, not per deal)."""
 
 TABLE = TEN_LOW
 """The "10 low" jass table of ``engine.games.jass._jass`` (141 + 5)."""
@@ -238,7 +241,8 @@ class HonderdenState(TrickState):
 
     def _deal(self) -> None:
         self._reset()
-        deck = sorted(bits(self.deck_mask), key=lambda _: self.rng.random())
+        r = self.rng.random  # once: ``rng`` is a property (the match RNG made on first use)
+        deck = sorted(CARDS24 if self.three else CARDS32, key=lambda _: r())
         first = self._nxt(self.dealer)
         order = [first]
         while len(order) < len(self.act):

@@ -238,7 +238,8 @@ class HandjasState(TrickState):
 
     def _deal(self) -> None:
         self._reset()
-        deck = sorted(bits(DECK), key=lambda _: self.rng.random())
+        r = self.rng.random  # once: ``rng`` is a property (the match RNG made on first use)
+        deck = sorted(bits(DECK), key=lambda _: r())
         n = self.players
         holders: list[int] = list(self.act) + ([-1, -2] if n == 2 else [])
         got: dict[int, list[int]] = {h: [] for h in holders}
