@@ -49,25 +49,30 @@ def plan_search(root: S, moves: Callable[[S], Iterable[Sequence[str]]],
     ``moves(state)`` lists macro moves (action sequences); ``play(state, move)`` returns a new
     state after them (None if the game refuses one); states are memoised by ``key``.
     """
-    refuted: set[Hashable] = set()
+    return _plan_dfs(root, moves, play, goal, key, set())
 
-    def dfs(st: S) -> list[str] | None:
-        if goal(st):
-            return []
-        k = key(st)
-        if k in refuted:
-            return None
-        for mv in moves(st):
-            nxt = play(st, mv)
-            if nxt is None:
-                continue
-            rest = dfs(nxt)
-            if rest is not None:
-                return [*mv, *rest]
-        refuted.add(k)
+
+def _plan_dfs(st: S, moves: Callable[[S], Iterable[Sequence[str]]],
+              play: Callable[[S, Sequence[str]], S | None], goal: Callable[[S], bool],
+              key: Callable[[S], Hashable], refuted: set[Hashable]) -> list[str] | None:
+    """:func:`plan_search`'s DFS from ``st``.  A module function, not a closure calling itself: a
+    recursive closure is a reference cycle (the function, its cell) holding every state and
+    callable it reaches, freed only by the cyclic garbage collector, whose collections then cost
+    the whole game more (issue 28 §4: 4-5% of Amerikaans Jokeren's random deals)."""
+    if goal(st):
+        return []
+    k = key(st)
+    if k in refuted:
         return None
-
-    return dfs(root)
+    for mv in moves(st):
+        nxt = play(st, mv)
+        if nxt is None:
+            continue
+        rest = _plan_dfs(nxt, moves, play, goal, key, refuted)
+        if rest is not None:
+            return [*mv, *rest]
+    refuted.add(k)
+    return None
 
 
 # ===================================================================== deadwood minimiser

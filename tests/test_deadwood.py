@@ -266,3 +266,65 @@ def test_rk1_one_search_finds_every_knock_discard_the_per_card_loop_finds() -> N
     # the comparison has teeth: every kind of answer occurs
     assert min(seen[k] for k in ("out", "none", "not every card", "two packs, out", "a 2 or joker out",
                                  "game, out")) >= 10, seen
+
+
+def _engine_cycles(play: object) -> list[object]:
+    """The engine objects (states, melds, the engine's functions) that ``play()`` leaves in
+    reference cycles: collected with ``DEBUG_SAVEALL``, so the cycle collector keeps them."""
+    import gc
+    import types
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        assert callable(play)
+        play()
+        gc.collect()
+        found = list(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+
+    def engine_owned(o: object) -> bool:
+        if isinstance(o, types.FunctionType):
+            return o.__module__.startswith("engine")
+        return type(o).__module__.startswith("engine")
+    return [o for o in found if engine_owned(o)]
+
+
+def test_the_use_it_at_once_search_leaves_no_reference_cycle() -> None:
+    """plan_search (the "use it at once" turn search, J2/J12, AJ15, JD5, RD6) leaves nothing for the
+    cycle collector: a DFS written as a closure that calls itself is a cycle (the function, its
+    cell) holding every search state it reached, freed only by the collector, whose collections
+    then cost the whole game (issue 28 §4: Amerikaans Jokeren, Jokeren NL and Drift, Ramino Drift).
+    Random one-deal matches of the rummies that run the search (each runs it in these seeds)."""
+    import engine.core
+    from engine import _compiled, load_game
+    from engine.games.rummy._rummy import RummyState
+
+    if _compiled.is_compiled(engine.core):
+        pytest.skip("the source's search (a compiled class's method cannot be wrapped to count calls)")
+    calls = 0
+    search = RummyState._plan_from
+
+    def counted(self: RummyState, root: RummyState) -> list[str] | None:
+        nonlocal calls
+        calls += 1
+        return search(self, root)
+
+    def play() -> None:
+        for gid in ("jokeren_nl", "jokeren_drift", "amerikaans_jokeren", "ramino_drift"):
+            game = load_game(gid)
+            for seed in range(6):
+                rng = random.Random(seed)
+                st = game.new_match(seed=seed, max_deals=1)
+                while not st.is_over():
+                    st.apply(rng.choice(st.legal_actions()))
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(RummyState, "_plan_from", counted)
+    try:
+        left = _engine_cycles(play)
+    finally:
+        mp.undo()
+    assert calls > 20, "the seeds no longer reach the search: choose others"
+    assert left == [], f"{len(left)} engine objects in reference cycles, e.g. {left[:3]}"

@@ -51,30 +51,35 @@ class JokerenDriftOptions(ReformOptions):
 class JokerenDriftState(RummyState):
     melded: list[bool]
     """Seat has a meld on the table this deal (JD4)."""
+    open40: bool
+    """Option ``open40`` (JD6), read once a match: the rules ask it a few times an action."""
+
+    def _match_setup(self) -> None:
+        self.open40 = self.rg.opts(JokerenDriftOptions).open40
 
     def _deal_setup(self) -> None:
         self.melded = [False] * self.players
 
     # ----------------------------------------------------------------- rules
     def _may_swap(self, seat: int) -> bool:
-        if self.rg.opts(JokerenDriftOptions).open40:
+        if self.open40:
             return self.opened[seat]  # JD6: swaps from the turn after the opening turn
         return self.melded[seat] or bool(self.turn_melds)  # JD4: a meld laid earlier this turn counts
 
     def _may_layoff(self, seat: int, idx: int) -> bool:
-        if self.rg.opts(JokerenDriftOptions).open40 and not self.opened[seat]:
+        if self.open40 and not self.opened[seat]:
             return idx in self.turn_melds  # JD6: in the opening turn only onto his own new melds
         return True  # JD3/AJ2: onto any meld, own or others', sets included
 
     def _permission_by_meld(self, seat: int) -> bool:
         # JD4: a meld laid this turn allows swaps
-        return not self.rg.opts(JokerenDriftOptions).open40 and not self.melded[seat]
+        return not self.open40 and not self.melded[seat]
 
     def _build_key(self) -> object:
         return None
 
     def _turn_can_end(self, seat: int, going_out: bool) -> bool:
-        if self.rg.opts(JokerenDriftOptions).open40 and not self.opened[seat] and self.turn_melds:
+        if self.open40 and not self.opened[seat] and self.turn_melds:
             return self._turn_points() >= 40  # JD6: the opening turn's melds total at least 40
         return True
 
@@ -97,10 +102,10 @@ class JokerenDriftState(RummyState):
         self._emit("joker_swapped", seat=seat, meld=idx + 1, card=_tok((c, None)))
 
     def _after_turn(self, seat: int) -> None:
-        if self.rg.opts(JokerenDriftOptions).open40 and not self.opened[seat] and self.turn_melds:
+        if self.open40 and not self.opened[seat] and self.turn_melds:
             self.opened[seat] = True
             self._emit("open40_met", seat=seat, points=self._turn_points())
-        elif not self.rg.opts(JokerenDriftOptions).open40 and self.melded[seat]:
+        elif not self.open40 and self.melded[seat]:
             self.opened[seat] = True
 
     # ----------------------------------------------------------------- scoring
