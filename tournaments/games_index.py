@@ -5,6 +5,8 @@ Importing a game builds its tables (all of them about a second, one rummy family
 the index is read instead.  It carries a digest of the sources it was built from (``engine/core.py``
 and ``engine/games/**.py``): when they differ (a game added, removed or changed since the index was
 written), :func:`listing` builds the rows from the games themselves, which is slow but never wrong.
+It also carries every game's engine version (``engine``: :func:`engine_entry`), read by
+``tournaments.log.engine_version`` while no engine source has changed since.
 ``tests/test_startup.py`` keeps the shipped index in sync; regenerate it with ``make regen`` (which
 also rebuilds the other generated files), or alone with::
 
@@ -78,11 +80,20 @@ def listing(path: Path = INDEX_PATH) -> tuple[list[dict[str, Any]], bool]:
     return build_rows(), False
 
 
+def engine_entry() -> dict[str, Any]:
+    """The index's ``engine`` entry: the whole engine's digest and every game's engine version made
+    from the sources (``tournaments.log.engine_version``, which reads them back while the digest
+    matches, so that a tournament worker does not parse a game's sources on its first batch)."""
+    from engine import GAMES
+    from tournaments.log import engine_digest, sources_version
+    return {"digest": engine_digest(), "versions": {g: sources_version(g) for g in GAMES}}
+
+
 def write_index(path: Path = INDEX_PATH) -> int:
     """Rebuild the index from the games; the number of games in it."""
     rows = build_rows()
-    path.write_text(json.dumps({"version": INDEX_VERSION, "digest": sources_digest(), "games": rows},
-                               indent=1) + "\n", encoding="utf-8")
+    path.write_text(json.dumps({"version": INDEX_VERSION, "digest": sources_digest(), "games": rows,
+                                "engine": engine_entry()}, indent=1) + "\n", encoding="utf-8")
     return len(rows)
 
 

@@ -381,17 +381,62 @@ class BatchLog:
 
 
 @functools.cache
+def engine_digest() -> str:
+    """The SHA-256 (64 hex digits) of every engine source file (``engine/**/*.py``, paths and bytes,
+    sorted): :func:`engine_version` without a game is its first 12 digits, and it keys the shipped
+    table of game versions (:func:`shipped_game_versions`).  About 2 ms, once per process."""
+    import engine
+    root = Path(engine.__file__).parent
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+@functools.cache
 def engine_version(game: str | None = None) -> str:
     """12 hex digits of the SHA-256 of the rules code: with ``game``, of that game's module and of
     every engine module it imports, directly or through another (:func:`game_sources`), so adding or
     changing another game leaves its version as it was; without, of every engine source file.  Two
     logs of a game with the same value were played by the same rules code, so a replay must
-    reproduce them exactly."""
+    reproduce them exactly.
+
+    A game's version is read from the table shipped in ``tournaments/games_index.json`` when that
+    table was written from this very engine (:func:`shipped_game_versions`: the whole engine's
+    digest matches), else made from the sources (:func:`sources_version`: 50-80 ms of parsing per
+    game, which every tournament worker paid on its first batch of each game); once per process
+    either way."""
+    if game is None:
+        return engine_digest()[:12]
+    v = shipped_game_versions().get(game)
+    return v if v is not None else sources_version(game)
+
+
+@functools.cache
+def shipped_game_versions() -> dict[str, str]:
+    """Game id -> :func:`sources_version` as ``make regen`` wrote them into
+    ``tournaments/games_index.json`` (its ``engine`` entry), if that entry's ``digest`` is this
+    engine's :func:`engine_digest` (every engine source byte for byte the same, so every game's
+    import closure and bytes too); else empty (an edited engine: the versions come from the
+    sources)."""
+    from tournaments.games_index import read_index
+    data = read_index()
+    entry = data.get("engine") if data is not None else None
+    if not isinstance(entry, dict) or entry.get("digest") != engine_digest():
+        return {}
+    versions = entry.get("versions")
+    if not isinstance(versions, dict):
+        return {}
+    return {k: v for k, v in versions.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def sources_version(game: str) -> str:
+    """:func:`engine_version` of ``game`` made from the sources: the SHA-256 over the paths (from
+    the engine folder) and bytes of :func:`game_sources`, 12 hex digits."""
     import engine
     root = Path(engine.__file__).parent
-    files = sorted(root.rglob("*.py")) if game is None else game_sources(game)
     h = hashlib.sha256()
-    for f in files:
+    for f in game_sources(game):
         h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()[:12]
 

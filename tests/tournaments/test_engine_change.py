@@ -174,3 +174,67 @@ def test_a_tournament_started_by_the_cli_resumes_by_the_cli_after_the_toy_game_w
     assert versions == {engine_version(fastest_game()): summary["total"]}, versions
     man = json.loads(manifest_path(root, "t").read_text())
     assert "engine_changes" not in man
+
+
+@pytest.fixture
+def fresh_versions() -> Any:
+    """engine_version's per-process caches emptied before and after (as in a new worker)."""
+    import tournaments.log as log
+    caches = (log.engine_version, log.shipped_game_versions, log.engine_digest)
+    for c in caches:
+        c.cache_clear()
+    yield log
+    for c in caches:
+        c.cache_clear()
+
+
+def _count_parses(log: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every game whose sources :func:`game_sources` reads (parses) from now on."""
+    parsed: list[str] = []
+    real = log.game_sources
+
+    def counted(game: str) -> list[Path]:
+        parsed.append(game)
+        return real(game)
+    monkeypatch.setattr(log, "game_sources", counted)
+    return parsed
+
+
+def test_the_shipped_game_versions_are_this_engines() -> None:
+    """tournaments/games_index.json's ``engine`` entry holds this engine's digest and every game's
+    version made from the sources: else every worker parses each game's sources again."""
+    from engine import GAMES
+    from tournaments.games_index import INDEX_PATH, read_index
+    from tournaments.log import engine_digest, sources_version
+    data = read_index()
+    assert data is not None and isinstance(data.get("engine"), dict), f"{INDEX_PATH}: run `make regen`"
+    assert data["engine"]["digest"] == engine_digest() and data["engine"]["versions"] == {
+        g: sources_version(g) for g in GAMES}, f"{INDEX_PATH}'s engine versions are stale: run `make regen`"
+
+
+def test_a_worker_reads_the_game_versions_without_parsing_a_source(
+        fresh_versions: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28 §2: engine_version(game) cost each worker 45-80 ms per game (the parse of the
+    game's sources); with the shipped table of this engine it parses nothing, and says what the
+    sources say."""
+    from engine import GAMES
+    log = fresh_versions
+    parsed = _count_parses(log, monkeypatch)
+    got = {g: log.engine_version(g) for g in GAMES}
+    assert parsed == []
+    assert got == {g: log.sources_version(g) for g in GAMES}
+
+
+def test_an_edited_engine_parses_each_game_once_per_process(
+        fresh_versions: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When any engine source differs from the one the table was written from (its digest), the
+    table is not used: each game's version comes from its sources, parsed once per process."""
+    log = fresh_versions
+    shipped = {g: log.engine_version(g) for g in ("hartenjagen", "honderden")}
+    for c in (log.engine_version, log.shipped_game_versions):
+        c.cache_clear()
+    monkeypatch.setattr(log, "engine_digest", lambda: "0" * 64)  # as if a source had changed
+    parsed = _count_parses(log, monkeypatch)
+    for _ in range(3):
+        assert {g: log.engine_version(g) for g in shipped} == shipped
+    assert sorted(parsed) == ["hartenjagen", "honderden"]
