@@ -657,6 +657,18 @@ def read_part(path: Path, table: str, columns: list[str] | None = None,
     except (OSError, pa.ArrowException, ValueError, EOFError) as e:   # truncated, empty, junk, bad CRC
         raise PartError(f"{path}: unreadable Parquet part, truncated or corrupted ({_one_line(e)[:300]})"
                         ) from None
+    added = _schema_checked(path, table, schema)
+    for c in added:   # a part written before the column was added: nulls, where the schema has it
+        if columns is None or c in columns:
+            f = SCHEMAS[table].field(c)
+            at = min(SCHEMAS[table].get_field_index(c), got.num_columns)
+            got = got.add_column(at, f, pa.nulls(got.num_rows, f.type))
+    return got
+
+
+def _schema_checked(path: Path, table: str, schema: pa.Schema) -> list[str]:
+    """The :data:`ADDED_COLUMNS` a part of ``table`` with ``schema`` lacks; :class:`PartError` when a
+    column of the schema is missing or of another type."""
     names = set(schema.names)
     added = [c for c in ADDED_COLUMNS.get(table, ()) if c not in names]
     bad = [f.name for f in SCHEMAS[table] if f.name not in added
@@ -664,12 +676,30 @@ def read_part(path: Path, table: str, columns: list[str] | None = None,
     if bad:   # (a column beyond the schema's, e.g. a ``game`` a rewrite took from the path, is no harm)
         raise PartError(f"{path}: not a {table} part of schema version {SCHEMA_VERSION}: missing or mistyped "
                         f"column(s) {', '.join(bad)}")
-    for c in added:   # a part written before the column was added: nulls, where the schema has it
-        if columns is None or c in columns:
-            f = SCHEMAS[table].field(c)
-            at = min(SCHEMAS[table].get_field_index(c), got.num_columns)
-            got = got.add_column(at, f, pa.nulls(got.num_rows, f.type))
-    return got
+    return added
+
+
+def part_match_rows(path: Path, table: str, data: bytes) -> tuple[int, set[str], dict[str, int]]:
+    """(rows, tournaments, rows per match id) of a moves or events part's bytes ``data``: its
+    ``tournament`` and ``match_id`` columns decoded row group by row group (page CRCs checked, the
+    schema's columns and types), so memory holds one row group's two columns, not the part's;
+    :class:`PartError` when it does not decode."""
+    rows, owners, per_match = 0, set[str](), dict[str, int]()
+    try:
+        with pq.ParquetFile(pa.BufferReader(_arrow_buffer(data)), page_checksum_verification=True) as pf:
+            _schema_checked(path, table, pf.schema_arrow)
+            for i in range(pf.num_row_groups):
+                got = pf.read_row_group(i, columns=["tournament", "match_id"], use_threads=False)
+                rows += got.num_rows
+                owners.update(got.column("tournament").unique().to_pylist())
+                counts = pc.value_counts(got.column("match_id"))   # (per match, not a string per row)
+                for x, n in zip(counts.field("values").to_pylist(), counts.field("counts").to_pylist(),
+                                strict=True):
+                    per_match[x] = per_match.get(x, 0) + n
+    except (OSError, pa.ArrowException, ValueError, EOFError) as e:   # truncated, empty, junk, bad CRC
+        raise PartError(f"{path}: unreadable Parquet part, truncated or corrupted ({_one_line(e)[:300]})"
+                        ) from None
+    return rows, owners, per_match
 
 
 @dataclass
@@ -766,17 +796,12 @@ def _check_batch(root: str | os.PathLike[str], game: str, name: str, tournament:
         n: int | None = None
         if full and t in data:
             try:
-                tab = read_part(p, t, columns=["tournament", "match_id"], data=data[t])
+                n, tournaments, got = part_match_rows(p, t, data.pop(t))
             except PartError as e:
                 out.fail(str(e))
                 continue
-            n = tab.num_rows
-            if any(x not in expect for x in tab.column("tournament").unique().to_pylist()):
+            if any(x not in expect for x in tournaments):
                 out.problems.append(f"{p}: holds rows of another tournament than its matches part")
-            counts = pc.value_counts(tab.column("match_id"))   # (per match, not a string per row)
-            got: dict[str, int] = dict(zip(counts.field("values").to_pylist(),
-                                           counts.field("counts").to_pylist(), strict=True))
-            del tab, counts
             if not set(got) <= set(per_match):
                 out.problems.append(f"{p}: holds rows of matches its matches part does not hold")
             if t == "moves" and any(got.get(k, 0) != v for k, v in per_match.items()):
