@@ -19,12 +19,13 @@ MATCHES = 1000
 the rest in ``make test-slow`` (random play makes rummy matches thousands of actions long: 1,000 of
 them are minutes of CPU per game, and 28 games would not fit ``make test``'s 15 minutes)."""
 FAST_MATCHES = 200
-LONG_MATCHES = {"jokeren_nl": 100, "amerikaans_jokeren": 100}
+LONG_MATCHES = {"jokeren_nl": 100, "amerikaans_jokeren": 100, "jokeren_drift": 100}
 """The games whose random matches cost the most (thousands of actions, the take-back cap's search at
 each): ``make test`` plays their first 100 seeds, the slow test the rest up to ``MATCHES``."""
 DEEP = 25
 """Matches per game checked after every action (invariants, observations, clones)."""
-LONG_DEEP = {"amerikaans_jokeren": 12, "jokeren_drift": 12, "cincinnati_rummy": 12}
+LONG_DEEP = {"amerikaans_jokeren": 12, "jokeren_drift": 12, "cincinnati_rummy": 12, "jokeren_nl": 12,
+             "ramino_drift": 12}
 """The games whose observations cost the most to check at every action and seat: ``make test``
 checks their first 12 of the ``DEEP`` matches, the slow test the rest."""
 DEEP_DEALS = 3
