@@ -3,6 +3,7 @@ object store (moto's standalone server), and what each reader pays on each.
 
     .venv/bin/python -m bench.scale --moves 1000000 [--moto] [--files] [--results bench/scale.json]
     .venv/bin/python -m bench.scale --fit bench/scale.json        # growth exponents over the sizes run
+    .venv/bin/python -m bench.scale --moves 100000000 --reuse --layouts uncompacted   # the logs built before
 
 It plays a small synthetic log (:func:`tournaments.analysis.synth.write_log`), replicates it under new
 match ids up to ``--moves`` moves (:func:`~tournaments.analysis.synth.replicate`: small parts, as a run
@@ -216,9 +217,23 @@ def played(a: argparse.Namespace, flat: Path) -> int:
     return s.moves
 
 
+def reused(a: argparse.Namespace) -> tuple[Path, Path, int, dict[str, Any]] | None:
+    """``--reuse``: the logs an earlier run left in ``--dir`` (its ``log.json``), when there."""
+    flat, packed, saved = a.dir / "uncompacted", a.dir / "compacted", a.dir / "log.json"
+    if not (a.reuse and saved.is_file() and flat.is_dir() and packed.is_dir()):
+        return None
+    info: dict[str, Any] = json.loads(saved.read_text())
+    shutil.rmtree(a.dir / "tmp", ignore_errors=True)
+    print(f"reusing the logs in {a.dir}", flush=True)
+    return flat, packed, int(info["moves"]), info
+
+
 def build(a: argparse.Namespace) -> tuple[Path, Path, int, dict[str, Any]]:
     from tournaments.analysis.synth import replicate, write_log
     from tournaments.compact import compact
+    got = reused(a)
+    if got is not None:
+        return got
     shutil.rmtree(a.dir, ignore_errors=True)
     base, flat, packed = a.dir / "base", a.dir / "uncompacted", a.dir / "compacted"
     if a.played:
@@ -239,6 +254,7 @@ def build(a: argparse.Namespace) -> tuple[Path, Path, int, dict[str, Any]]:
     for name, root in (("uncompacted", flat), ("compacted", packed)):
         n, size = _files(root)
         info[name] = {"files": n, "bytes": size}
+    (a.dir / "log.json").write_text(json.dumps(info))   # (for --reuse)
     return flat, packed, total, info
 
 
@@ -254,6 +270,8 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated readers (default: all)")
     ap.add_argument("--layouts", default="uncompacted,compacted")
     ap.add_argument("--results", type=Path, help="append this run's rows to this JSON file")
+    ap.add_argument("--reuse", action="store_true",
+                    help="read the logs an earlier run built in --dir instead of building them again")
     ap.add_argument("--fit", type=Path, help="print growth exponents from a --results file, and stop")
     a = ap.parse_args()
     if a.fit:

@@ -220,8 +220,10 @@ def test_sample_sql_reads_only_the_row_groups_that_hold_sampled_matches(
     assert read["moves"] == sum(r["moves"] for r in every if r["match_id"] in chosen)
 
 
-def test_a_sample_of_every_match_reports_what_the_full_run_reports(small_log: Path, tmp_path: Path) -> None:
-    """--sample 1: the same violations as no sample, an orphan part's rows and a planted one included."""
+def test_a_sample_of_every_match_reports_what_the_full_run_reports(small_log: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """--sample 1: the same violations as no sample, an orphan part's rows and a planted one included,
+    with the SQL in one chunk of sampled matches or several."""
     import shutil
     root = tmp_path / "t"
     shutil.copytree(small_log, root)
@@ -238,6 +240,11 @@ def test_a_sample_of_every_match_reports_what_the_full_run_reports(small_log: Pa
     assert whole.sample is not None and whole.sample.sampled == whole.sample.of == full.matches
     assert {"ranking_without_faults", "moves_without_match"} <= {v.check for v in full.violations}
     assert _sql_view(whole) == _sql_view(full) and whole.queries == full.queries
+    monkeypatch.setattr(verify_mod, "SQL_SAMPLE_MATCHES", 5)   # the SQL in chunks of 5 matches
+    assert len(verify_mod.sample_chunks(verify_mod.sampled_batches(replay_tasks(TournamentLog(root))[0]),
+                                        5)) >= 4
+    chunked = verify(root, workers=1, sample=1.0, seed=11)
+    assert _sql_view(chunked) == _sql_view(full)   # each violation once, the orphan's too
 
 
 def test_an_unreachable_ray_address_is_one_line(small_log: Path) -> None:
