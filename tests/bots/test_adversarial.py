@@ -162,17 +162,28 @@ def test_allocating_4_gib_is_a_memory_fault() -> None:
 
 
 @pytest.mark.skipif(not CGROUP, reason="no writable cgroup here: forks are not capped (docs/bots.md)")
-def test_forking_children_is_capped_and_nothing_survives() -> None:
-    result, box = run_bot(HERE / "fork_children.py", Limits(move_time=10.0, start_time=15.0))
+def test_forking_children_is_capped_and_nothing_survives(tmp_path: Path) -> None:
+    mark = sleep_mark()
+    bot = copy_bot("fork_children.py", tmp_path, **{'MARK = "987654"': f"MARK = {mark!r}"})
+    result, box = run_bot(bot, Limits(move_time=10.0, start_time=15.0))
     assert_contained(result, box, "ok")
     out = box.sandbox.stdout.decode()
     forked = int(out.split("forked ")[1].split(";")[0])
     assert 0 < forked < FAST.pids and "BlockingIOError" in out
     time.sleep(0.05)
-    assert not _sleepers("987654"), "a forked child survived the match"
+    assert not _sleepers(mark), "a forked child survived the match"
+
+
+def sleep_mark() -> str:
+    """The seconds of the ``sleep`` a fork-bomb bot's children run, new for each test: survivors are
+    looked for machine-wide by that command line, and a fixed one finds another test's children
+    (the same bot in another xdist worker, or another checkout's run on this machine), alive in its
+    own match (test_hostile's two wrappers ran at once: "a forked child survived the match")."""
+    return str(10**8 + random.SystemRandom().randrange(9 * 10**8))
 
 
 def _sleepers(mark: str) -> list[int]:
+    """The processes on this machine running ``sleep <mark>``."""
     out = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:

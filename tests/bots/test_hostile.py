@@ -40,6 +40,7 @@ from bots.sandbox import (
     start_players,
 )
 from bots.text import clean_text
+from tests.bots.test_adversarial import _sleepers, sleep_mark
 from tests.bots.toygame import toy
 
 HERE = Path(__file__).parent / "adversarial"
@@ -157,8 +158,9 @@ def test_issue11_host_writes_secret_reads_and_cgroup_escape_fail(wrapper: str, t
         'WRITE: list[str] = ["/etc/cardarena-escape"]': f"WRITE = {[str(p) for p in targets]!r}",
         'READ: list[str] = ["/etc/shadow"]': f"READ = {['/etc/shadow', str(victim), str(PROJECT_FILE)]!r}"})
     try:
-        result, boxes = play_seats([write_host, HERE / "cgroup_escape.py", HERE / "proc_snoop.py",
-                                    HERE / "proc_snoop.py"])
+        sleep = sleep_mark()
+        escape = copy_bot("cgroup_escape.py", tmp_path, **{'MARK = "876543"': f"MARK = {sleep!r}"})
+        result, boxes = play_seats([write_host, escape, HERE / "proc_snoop.py", HERE / "proc_snoop.py"])
     finally:
         planted = [p for p in targets if p != victim and p.exists()]
         for p in planted:
@@ -172,18 +174,7 @@ def test_issue11_host_writes_secret_reads_and_cgroup_escape_fail(wrapper: str, t
     cg = report(boxes[1])
     assert not cg["escaped"] and 0 < cg["forks"] < FAST.pids and cg["failed"], cg
     time.sleep(0.05)
-    assert not _sleepers("876543"), "a forked child survived the match"
-
-
-def _sleepers(mark: str) -> list[int]:
-    out = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if Path(f"/proc/{pid}/cmdline").read_bytes() == b"sleep\0" + mark.encode() + b"\0":
-                out.append(int(pid))
-        except OSError:
-            continue
-    return out
+    assert not _sleepers(sleep), "a forked child survived the match"
 
 
 # --------------------------------------------------------------------------- faults: text and forged records
