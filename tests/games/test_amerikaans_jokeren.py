@@ -383,3 +383,19 @@ def test_aj10_a_set_being_built_is_a_sure_end_of_the_turn_only_as_the_turns_firs
     play(st, "meld 5H", "meld 6H", "meld 7H", "confirm", "meld 9C")
     assert not st._build_sure() and not can_end(st)
     assert st._finishable(["meld 9D", "meld 9S"]) == []
+
+
+def test_aj15_after_the_third_takeback_a_meld_that_strands_the_freed_joker_is_not_offered() -> None:
+    # meld protocol (revised turn 3) and AJ15: once out, the joker freed by a swap must go into a new
+    # meld this turn; after the third take-back, completing the set being built with the natural 9S
+    # would leave the joker alone in hand (no new meld for it), so the turn could not end: only the
+    # joker completes it (the search's sure ends after coming out need no card owed in hand)
+    st = new([["6C", "6D", "JK", "6S", "9C", "9D"], ["3D", "5S", "2C", "JH", "KD"]],
+             stock=["4D", "8C", "9S", "QS"], round_no=1)
+    play(st, "draw stock", "meld 6C", "meld 6D", "meld JK=6S", "confirm", "discard 4D")
+    play(st, "draw stock", "discard 8C", "draw stock")
+    for _ in range(3):
+        play(st, "swap 6S 1", "takeback")
+    play(st, "swap 6S 1", "meld 9C", "meld 9D")
+    assert table(st) == ["6C 6D 6S"] and "takeback" not in st.legal_actions()
+    assert sorted(st.legal_actions()) == sorted(finishable_actions(st)) == ["meld JK=9H", "meld JK=9S"]

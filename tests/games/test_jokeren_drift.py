@@ -275,3 +275,18 @@ def test_meld_protocol_after_the_third_takeback_exactly_the_finishable_actions_a
         for seed, st in capped_positions("jokeren_drift", range(100), 14, 12, **opts):
             compared += check_capped_position(st, random.Random(seed))
     assert compared >= 40
+
+
+def test_jd5_after_the_third_takeback_a_meld_that_strands_the_freed_joker_is_not_offered() -> None:
+    # meld protocol (revised turn 3) and JD5: the joker freed by a swap must go into a new meld this
+    # turn; after the third take-back, completing the set being built with the natural 9S would leave
+    # only the joker and one card (none to add to the set, no new meld with the joker), so the turn
+    # could not end: only the joker completes it (the search's sure ends need no card owed in hand)
+    st = new([["5H", "JK", "7H", "6H", "9C", "9D", "9S"], ["8S", "9S", "TS", "3C", "4D", "QD", "KH"]],
+             stock=["AC", "3D", "3D", "KS"])
+    play(st, "draw stock")
+    for _ in range(3):
+        play(st, "meld 5H", "meld JK=6H", "meld 7H", "confirm", "swap 6H 1", "takeback")
+    play(st, "meld 5H", "meld JK=6H", "meld 7H", "confirm", "swap 6H 1", "meld 9C", "meld 9D")
+    assert table(st) == ["5H 6H 7H"] and "takeback" not in st.legal_actions()
+    assert sorted(st.legal_actions()) == sorted(finishable_actions(st)) == ["meld JK=9H", "meld JK=9S"]

@@ -193,20 +193,27 @@ class AmerikaansJokerenState(RummyState):
         return self._out_impossible(cards)
 
     def _build_sure(self) -> bool:
-        """The take-back cap's search, before coming out in the set round: the turn's first meld,
-        of one rank, that the hand can still make a set (:meth:`_set_completable`, the test
-        :meth:`_build_offers` offers each card by, so the set can be built card by card and
-        confirmed) ends the turn: the set is the round's requirement (AJ10: one meld, no lay-offs,
-        at least 3 cards), the card kept for the discard stays in hand, and with no card owed to
-        the table (``must_use``) any card may then be discarded."""
+        """The take-back cap's search, with no card owed to the table in the hand (``must_use``:
+        AJ15's freed joker): after coming out, any meld the hand can still complete
+        (:meth:`_completable`, the test :meth:`_build_offers` offers each card by, so it can be
+        built card by card and confirmed) ends the turn (AJ2: melds and lay-offs are free then,
+        nothing is required of the turn); before coming out in the set round, the turn's first
+        meld, of one rank, that the hand can still make a set (:meth:`_set_completable`) ends it:
+        the set is the round's requirement (AJ10: one meld, no lay-offs, at least 3 cards).  Either
+        way the card kept for the discard stays in hand, and any card may then be discarded."""
         seat = self.turn
-        if self.opened[seat] or self.turn_melds or self.turn_layoffs:
-            return False
-        kind, _ = REQUIREMENT[self.round()]
         hand = self.hands[seat]
-        if kind != "set" or self.must_use & hand:
+        if self.must_use & hand:
             return False
         b = self.building
+        if self.opened[seat]:
+            return self._completable(b, base_set(hand), (hand & JOKER_MASK).bit_count(),
+                                     hand.bit_count() - self.keep())
+        if self.turn_melds or self.turn_layoffs:
+            return False
+        kind, _ = REQUIREMENT[self.round()]
+        if kind != "set":
+            return False
         x0 = BASE[b[0][0]] if b[0][1] is None else b[0][1]
         if not all((BASE[c] if nm is None else nm) % 13 == x0 % 13 for c, nm in b):
             return False

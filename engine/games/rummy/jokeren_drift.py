@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from engine.cards import bits, deck_108, value_table
+from engine.cards import JOKER_MASK, base_set, bits, deck_108, value_table
 from engine.core import NO_CARD_TABLES, Option, rank_by, register
 from engine.games.rummy._rummy import RummyGame, RummyState, meld_points
 from engine.melds import Item
@@ -77,6 +77,22 @@ class JokerenDriftState(RummyState):
 
     def _build_key(self) -> object:
         return None
+
+    def _build_sure(self) -> bool:
+        """The take-back cap's search (revised turn 3): with no opening requirement left (plain
+        Jokeren Drift, or open40 once opened: JD6) and no card owed to the table left in the hand
+        (``must_use``: the joker a swap freed, JD5), a meld being built that the hand
+        can still complete within the cards table play may use (:meth:`_completable`, the test
+        :meth:`_build_offers` offers each card by, so it can be built card by card and confirmed)
+        ends the turn: the card kept for the discard stays in hand, and any card may be discarded."""
+        seat = self.turn
+        if self.open40 and not self.opened[seat]:
+            return False
+        hand = self.hands[seat]
+        if self.must_use & hand:
+            return False
+        return self._completable(self.building, base_set(hand), (hand & JOKER_MASK).bit_count(),
+                                 hand.bit_count() - self.keep())
 
     def _turn_can_end(self, seat: int, going_out: bool) -> bool:
         if self.open40 and not self.opened[seat] and self.turn_melds:
