@@ -412,16 +412,23 @@ def engine_version(game: str | None = None) -> str:
     return v if v is not None else sources_version(game)
 
 
+SHIPPED_INDEX = Path(__file__).with_name("games_index.json")
+"""``tournaments.games_index.INDEX_PATH``: where ``make regen`` writes the game versions."""
+
+
 @functools.cache
 def shipped_game_versions() -> dict[str, str]:
     """Game id -> :func:`sources_version` as ``make regen`` wrote them into
     ``tournaments/games_index.json`` (its ``engine`` entry), if that entry's ``digest`` is this
     engine's :func:`engine_digest` (every engine source byte for byte the same, so every game's
     import closure and bytes too); else empty (an edited engine: the versions come from the
-    sources)."""
-    from tournaments.games_index import read_index
-    data = read_index()
-    entry = data.get("engine") if data is not None else None
+    sources).  The file is read here, not through :mod:`tournaments.games_index`, which imports this
+    module to write the entry."""
+    try:
+        data = json.loads(SHIPPED_INDEX.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    entry = data.get("engine") if isinstance(data, dict) else None
     if not isinstance(entry, dict) or entry.get("digest") != engine_digest():
         return {}
     versions = entry.get("versions")

@@ -205,7 +205,8 @@ def test_the_shipped_game_versions_are_this_engines() -> None:
     version made from the sources: else every worker parses each game's sources again."""
     from engine import GAMES
     from tournaments.games_index import INDEX_PATH, read_index
-    from tournaments.log import engine_digest, sources_version
+    from tournaments.log import SHIPPED_INDEX, engine_digest, sources_version
+    assert SHIPPED_INDEX == INDEX_PATH
     data = read_index()
     assert data is not None and isinstance(data.get("engine"), dict), f"{INDEX_PATH}: run `make regen`"
     assert data["engine"]["digest"] == engine_digest() and data["engine"]["versions"] == {
