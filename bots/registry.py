@@ -257,19 +257,25 @@ def _copy_readonly(src: BotSource, dest: Path) -> None:
                 shutil.copyfile(p, out)
         else:
             shutil.copyfile(src.path, target)
-        for root, dirs, files in os.walk(tmp, topdown=False):
-            for f in files:
-                os.chmod(os.path.join(root, f), stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
-            for d in dirs:
-                os.chmod(os.path.join(root, d), 0o555)
-        os.chmod(tmp, 0o555)
+        make_readonly(tmp)
         os.rename(tmp, dest)
     except BaseException:
-        _rmtree_readonly(tmp)
+        rmtree_readonly(tmp)
         raise
 
 
-def _rmtree_readonly(path: Path) -> None:
+def make_readonly(folder: Path) -> None:
+    """Every file under ``folder`` read-only (0444), every folder and ``folder`` itself 0555."""
+    for root, dirs, files in os.walk(folder, topdown=False):
+        for f in files:
+            os.chmod(os.path.join(root, f), stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+        for d in dirs:
+            os.chmod(os.path.join(root, d), 0o555)
+    os.chmod(folder, 0o555)
+
+
+def rmtree_readonly(path: Path) -> None:
+    """Remove a folder :func:`make_readonly` made (its folders made writable first)."""
     for root, dirs, _ in os.walk(path):
         for d in dirs:
             os.chmod(os.path.join(root, d), 0o755)

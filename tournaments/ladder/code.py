@@ -10,7 +10,6 @@ of the ladder's: the runner's workers import it.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import tempfile
 from collections.abc import Mapping
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bots.api import BotSource
+from bots.registry import make_readonly, rmtree_readonly
 from tournaments.store import ObjectStore
 
 
@@ -58,7 +58,7 @@ def worker_sources(store: ObjectStore, code: Mapping[str, BotCode]) -> dict[str,
             if src.content_hash() == bc.hash:
                 out[ref] = src
                 continue
-            _remove(dest)   # a damaged or foreign copy: fetched again
+            rmtree_readonly(dest)   # a damaged or foreign copy: fetched again
         out[ref] = _fetch(store, bc, base, ref)
     return out
 
@@ -83,33 +83,20 @@ def _fetch(store: ObjectStore, bc: BotCode, base: Path, ref: str) -> BotSource:
         if got != bc.hash:
             raise ValueError(f"{store.where(prefix)}: the files of {ref} do not hash to its registered "
                              f"content hash ({got[:16]} against {bc.hash[:16]})")
-        for d, dirs, files in os.walk(tmp, topdown=False):
-            for f in files:
-                os.chmod(os.path.join(d, f), 0o444)
-            for sub in dirs:
-                os.chmod(os.path.join(d, sub), 0o555)
-        os.chmod(tmp, 0o555)
+        make_readonly(tmp)
         dest = base / bc.hash
         try:
             os.rename(tmp, dest)
         except OSError:   # another worker of this machine put it there first
-            _remove(tmp)
+            rmtree_readonly(tmp)
         src = BotSource((dest / bc.entry).resolve(), bc.package)
         if src.content_hash() != bc.hash:
             raise ValueError(f"{dest}: the cached files of {ref} do not hash to its registered content hash")
         return src
     except BaseException:
         if tmp.exists():
-            _remove(tmp)
+            rmtree_readonly(tmp)
         raise
 
-
-def _remove(path: Path) -> None:
-    for d, dirs, _ in os.walk(path):
-        for sub in dirs:
-            os.chmod(os.path.join(d, sub), 0o755)
-    if path.exists():
-        os.chmod(path, 0o755)
-        shutil.rmtree(path, ignore_errors=True)
 
 
